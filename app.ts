@@ -1,0 +1,43 @@
+/** createApp: the whole service from its dependencies (KV, clock, logger, …). */
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import { ApiError } from "./lib/errors.ts";
+import { type AppEnv, errorResponse, requestLog } from "./lib/http.ts";
+import { type AppOptions, createServices, type Services } from "./lib/services.ts";
+import { adminPageRoutes } from "./routes/api/admin/pages.ts";
+import { adminSiteRoutes } from "./routes/api/admin/sites.ts";
+import { searchRoutes } from "./routes/api/search.ts";
+import { siteRoutes } from "./routes/api/site.ts";
+
+export type { AppOptions };
+
+/** Headers a page on another origin may read from our public API. */
+const EXPOSED = ["RateLimit", "RateLimit-Policy", "Retry-After", "X-Request-Id"];
+
+export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Services } {
+  const s = createServices(opts);
+  const app = new Hono<AppEnv>();
+  app.use("*", requestLog(s.log, () => performance.timeOrigin + performance.now()));
+  // Any origin may call the public API; a site's allowedOrigins is enforced per request.
+  for (const path of ["/api/search", "/api/site", "/api/summarize"]) {
+    app.use(
+      path,
+      cors({
+        origin: "*",
+        allowMethods: ["GET", "POST", "OPTIONS"],
+        allowHeaders: ["X-API-Key", "Content-Type"],
+        exposeHeaders: EXPOSED,
+        maxAge: 600,
+      }),
+    );
+  }
+  app.route("/", searchRoutes(s));
+  app.route("/", siteRoutes(s));
+  app.route("/", adminSiteRoutes(s));
+  app.route("/", adminPageRoutes(s));
+  app.notFound(() => {
+    throw new ApiError("NOT_FOUND", "No such endpoint.");
+  });
+  app.onError((err, c) => errorResponse(err, c, s.log));
+  return { app, services: s };
+}

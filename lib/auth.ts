@@ -1,0 +1,89 @@
+/** Who is calling: public search keys for the public API, bearer tokens for the admin API. */
+import type { Context } from "hono";
+import { ApiError } from "./errors.ts";
+import { constantTimeEqual, isAdminKey, isPublicKey } from "./keys.ts";
+import type { Site, SiteStore } from "./sites.ts";
+
+/** The public key of a request: the `X-API-Key` header wins over the `key` parameter. */
+export function publicKeyOf(c: Context): string {
+  const header = c.req.header("x-api-key");
+  const params = c.req.queries("key") ?? [];
+  const key = header ?? params[0];
+  if (key === undefined || key === "") {
+    throw new ApiError(
+      "MISSING_API_KEY",
+      "Send the site's public search key as X-API-Key or ?key=.",
+    );
+  }
+  if (header === undefined && params.length > 1) {
+    throw new ApiError("INVALID_PARAMETER", "key must be given once.", { param: "key" });
+  }
+  if (!isPublicKey(key)) {
+    const hint = isAdminKey(key) ? " An admin key is never a search key." : "";
+    throw new ApiError("INVALID_API_KEY", "The search key is not valid." + hint);
+  }
+  return key;
+}
+
+/** The origin refusal for a site, or null when the request's origin may call it. */
+export function originError(site: Site, origin: string | undefined): ApiError | null {
+  const allowed = site.settings.allowedOrigins;
+  if (!origin || allowed.length === 0 || allowed.includes(origin)) return null;
+  return new ApiError("ORIGIN_NOT_ALLOWED", "This site does not accept requests from this origin.");
+}
+
+/** The site of a public key (cached briefly), its origin checked. */
+export async function publicSite(
+  c: Context,
+  sites: SiteStore,
+): Promise<{ site: Site; key: string }> {
+  const key = publicKeyOf(c);
+  const site = await sites.byPublicKeyCached(key);
+  if (!site) throw new ApiError("INVALID_API_KEY", "The search key is not valid.");
+  const refused = originError(site, c.req.header("origin"));
+  if (refused) throw refused;
+  return { site, key };
+}
+
+export interface AdminCaller {
+  operator: boolean;
+  /** The site a site admin key belongs to (null for the operator). */
+  site: Site | null;
+}
+
+/** Authenticates `Authorization: Bearer <admin key | operator token>`. */
+export async function adminCaller(
+  c: Context,
+  sites: SiteStore,
+  operatorToken: string | null,
+): Promise<AdminCaller> {
+  const auth = c.req.header("authorization") ?? "";
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  if (!m) {
+    throw new ApiError(
+      "MISSING_API_KEY",
+      "Send Authorization: Bearer <admin key or operator token>.",
+    );
+  }
+  const token = m[1];
+  if (operatorToken && constantTimeEqual(token, operatorToken)) {
+    return { operator: true, site: null };
+  }
+  if (isAdminKey(token)) {
+    const site = await sites.byAdminKey(token);
+    if (site) return { operator: false, site };
+  }
+  const hint = isPublicKey(token) ? " A public search key never authorises an admin call." : "";
+  throw new ApiError("INVALID_API_KEY", "The admin key is not valid." + hint);
+}
+
+/** The site an admin call names; another site's id answers 404 as if it did not exist. */
+export async function adminSite(
+  caller: AdminCaller,
+  id: string,
+  sites: SiteStore,
+): Promise<Site> {
+  const site = caller.operator ? await sites.get(id) : caller.site?.id === id ? caller.site : null;
+  if (!site) throw new ApiError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
+  return site;
+}

@@ -1,0 +1,21 @@
+/** Milliseconds since the epoch; injected so tests can cross minute and month boundaries. */
+export type Clock = () => number;
+
+export const systemClock: Clock = () => Date.now();
+
+/** The minute window a time falls in, and the seconds until it ends. */
+export function minuteWindow(now: number): { id: number; resetIn: number } {
+  const id = Math.floor(now / 60_000);
+  return { id, resetIn: Math.max(1, Math.ceil(((id + 1) * 60_000 - now) / 1000)) };
+}
+
+/** The UTC calendar month a time falls in ("2026-11"), and when the next one starts. */
+export function monthWindow(now: number): { id: string; resetsAt: Date; resetIn: number } {
+  const d = new Date(now);
+  const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return {
+    id: d.toISOString().slice(0, 7),
+    resetsAt: new Date(next),
+    resetIn: Math.max(1, Math.ceil((next - now) / 1000)),
+  };
+}

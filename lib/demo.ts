@@ -1,0 +1,56 @@
+/** The demo site `deno task start` creates on first run, so search and answers work at once. */
+import { DEMO_PAGES, DEMO_SITE_NAME } from "./demo_pages.ts";
+import { PLANS } from "./plans.ts";
+import type { Services } from "./services.ts";
+
+const DEMO_KEY = ["config", "demo"];
+
+export interface DemoInfo {
+  siteId: string;
+  publicKey: string;
+  /** Kept for the local demo only, so each start can print it; real sites see theirs once. */
+  adminKey: string;
+  created: boolean;
+}
+
+/** Creates the demo site once (Business plan, AI summaries on) and returns its keys. */
+export async function ensureDemoSite(s: Services): Promise<DemoInfo> {
+  const known = (await s.kv.get<Omit<DemoInfo, "created">>(DEMO_KEY)).value;
+  const site = known ? await s.sites.get(known.siteId) : null;
+  if (known && site) return { ...known, publicKey: site.publicKey, created: false };
+  const created = await s.sites.create({
+    name: DEMO_SITE_NAME,
+    plan: "business",
+    domain: null,
+  });
+  await s.sites.update(created.site.id, (cur) => ({
+    ...cur,
+    settings: {
+      ...cur.settings,
+      aiSummaries: true,
+      followups: true,
+      resultsPage: "/demo/search-results",
+    },
+  }));
+  for (const page of DEMO_PAGES) {
+    await s.pages.upsert(created.site.id, { ...page, lang: "en" }, PLANS.business.maxPages);
+  }
+  const info = {
+    siteId: created.site.id,
+    publicKey: created.publicKey,
+    adminKey: created.adminKey,
+  };
+  await s.kv.set(DEMO_KEY, info);
+  return { ...info, created: true };
+}
+
+/** The operator token: the environment's, else one generated once and kept in KV. */
+export async function operatorToken(kv: Deno.Kv, fromEnv: string | undefined): Promise<string> {
+  if (fromEnv) return fromEnv;
+  const key = ["config", "operatorToken"];
+  const stored = (await kv.get<string>(key)).value;
+  if (stored) return stored;
+  const token = "op_" + crypto.randomUUID().replaceAll("-", "");
+  await kv.set(key, token);
+  return token;
+}

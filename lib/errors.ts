@@ -1,0 +1,85 @@
+/** Every error code the API answers, with its status and type: the one table of API.md's errors. */
+export const ERRORS = {
+  INVALID_PARAMETER: { status: 400, type: "invalid_request_error" },
+  INVALID_JSON: { status: 400, type: "invalid_request_error" },
+  MISSING_API_KEY: { status: 401, type: "authentication_error" },
+  INVALID_API_KEY: { status: 401, type: "authentication_error" },
+  ORIGIN_NOT_ALLOWED: { status: 403, type: "permission_error" },
+  SUMMARIES_DISABLED: { status: 403, type: "permission_error" },
+  FOLLOWUP_REQUIRES_PAID_PLAN: { status: 403, type: "permission_error" },
+  PLAN_FEATURE_UNAVAILABLE: { status: 403, type: "permission_error" },
+  // Not in API.md's table: a site admin key calling an operator-only endpoint or field.
+  OPERATOR_ONLY: { status: 403, type: "permission_error" },
+  NOT_FOUND: { status: 404, type: "not_found_error" },
+  CONVERSATION_NOT_FOUND: { status: 404, type: "not_found_error" },
+  METHOD_NOT_ALLOWED: { status: 405, type: "invalid_request_error" },
+  CONVERSATION_TURN_LIMIT_REACHED: { status: 409, type: "invalid_request_error" },
+  CRAWL_IN_PROGRESS: { status: 409, type: "invalid_request_error" },
+  PAYLOAD_TOO_LARGE: { status: 413, type: "invalid_request_error" },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, type: "invalid_request_error" },
+  SEARCH_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  MONTHLY_SEARCH_QUOTA_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  AI_CREDITS_EXHAUSTED: { status: 429, type: "rate_limit_error" },
+  SUMMARY_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  INTERNAL_ERROR: { status: 500, type: "api_error" },
+  UPSTREAM_ERROR: { status: 502, type: "upstream_error" },
+  SERVICE_UNAVAILABLE: { status: 503, type: "api_error" },
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Extra fields an error may carry into its envelope. */
+export interface ErrorExtras {
+  param?: string | null;
+  retryAfter?: number;
+  resetsAt?: string;
+  headers?: Record<string, string>;
+}
+
+/** A typed API error; thrown anywhere, turned into the envelope in one place (toErrorBody). */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly extras: ErrorExtras;
+  constructor(code: ErrorCode, message: string, extras: ErrorExtras = {}) {
+    super(message);
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.extras = extras;
+  }
+}
+
+/** The inner object of the error envelope (also the `data` of an SSE `error` event). */
+export function errorObject(err: ApiError, requestId: string) {
+  const body: Record<string, unknown> = {
+    code: err.code,
+    type: ERRORS[err.code].type,
+    status: err.status,
+    message: err.message,
+    param: err.extras.param ?? null,
+    request_id: requestId,
+  };
+  if (err.extras.retryAfter !== undefined) body.retry_after = err.extras.retryAfter;
+  if (err.extras.resetsAt !== undefined) body.resets_at = err.extras.resetsAt;
+  return body;
+}
+
+/** Any thrown value as an ApiError; unknown failures become INTERNAL_ERROR without details. */
+export function asApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof URIError) {
+    return new ApiError("INVALID_PARAMETER", "The request URL is not correctly percent-encoded.");
+  }
+  if (err instanceof Error && err.name === "TypeError" && /KV|database/i.test(err.message)) {
+    return new ApiError("SERVICE_UNAVAILABLE", "Storage is unavailable. Retry shortly.", {
+      retryAfter: 5,
+      headers: { "Retry-After": "5" },
+    });
+  }
+  return new ApiError("INTERNAL_ERROR", "Something went wrong on our side.");
+}
+
+/** Shorthand for the most common error: a bad parameter named by `param`. */
+export function invalid(param: string, message: string): ApiError {
+  return new ApiError("INVALID_PARAMETER", message, { param });
+}

@@ -1,0 +1,99 @@
+/** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
+import { WORD_RE } from "./text.ts";
+
+export interface Highlight {
+  field: "title" | "description" | "body";
+  snippet: string;
+  matches: [number, number][];
+}
+
+/** A word matches a query term when it starts with the term's stem (or the term itself). */
+export interface Matcher {
+  (word: string): boolean;
+}
+
+/** True when two words differ by at most one edit (or one swap of neighbours). */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [s, l] = a.length <= b.length ? [a, b] : [b, a];
+  if (l.length - s.length > 1) return false;
+  let i = 0;
+  while (i < s.length && s[i] === l[i]) i++;
+  if (s.length < l.length) return s.slice(i) === l.slice(i + 1);
+  return s.slice(i + 1) === l.slice(i + 1) ||
+    (s[i] === l[i + 1] && s[i + 1] === l[i] && s.slice(i + 2) === l.slice(i + 2));
+}
+
+/** Builds a matcher from query words and their stems; `typos` also accepts one edit. */
+export function makeMatcher(words: string[], stems: string[], typos = false): Matcher {
+  // Porter stems may end in "i" where the text has "y" (policy -> polici): match the shorter root too.
+  const roots = new Set<string>();
+  for (const s of [...words, ...stems]) {
+    if (s.length === 0) continue;
+    roots.add(s.length > 3 && s.endsWith("i") ? s.slice(0, -1) : s);
+  }
+  const list = [...roots];
+  const fuzzy = typos ? words.filter((w) => w.length >= 4) : [];
+  return (word) => {
+    const w = word.toLowerCase();
+    return list.some((r) => w.startsWith(r) && (r.length >= 3 || w.length === r.length)) ||
+      fuzzy.some((f) => withinOneEdit(f, w) || withinOneEdit(f, w.slice(0, f.length)));
+  };
+}
+
+/** Offsets of the matching words in a text, in UTF-16 code units. */
+function findMatches(text: string, match: Matcher, limit = 2_000): [number, number][] {
+  const out: [number, number][] = [];
+  for (const m of text.matchAll(WORD_RE)) {
+    if (match(m[0])) out.push([m.index!, m.index! + m[0].length]);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/** The whole field with its matches, or null when nothing matches. */
+export function highlightField(
+  field: Highlight["field"],
+  text: string,
+  match: Matcher,
+): Highlight | null {
+  const matches = findMatches(text, match);
+  return matches.length ? { field, snippet: text, matches } : null;
+}
+
+/** The window of about `size` characters of `text` that holds the most matches. */
+export function highlightSnippet(
+  text: string,
+  match: Matcher,
+  size = 180,
+  scanLimit = 200_000,
+): Highlight | null {
+  const scanned = text.length > scanLimit ? text.slice(0, scanLimit) : text;
+  const all = findMatches(scanned, match);
+  if (all.length === 0) return null;
+  // Slide over the matches: the best window starts at the match that has most others within `size`.
+  let best = 0, bestCount = 0;
+  for (let i = 0, j = 0; i < all.length; i++) {
+    while (j < all.length && all[j][1] - all[i][0] <= size) j++;
+    if (j - i > bestCount) [best, bestCount] = [i, j - i];
+  }
+  const first = all[best][0];
+  let start = Math.max(0, first - 40);
+  let end = Math.min(scanned.length, start + size);
+  // Cut on word boundaries so no word is shown in half.
+  if (start > 0) {
+    const sp = scanned.indexOf(" ", start);
+    start = sp >= 0 && sp < first ? sp + 1 : start;
+  }
+  if (end < scanned.length) {
+    const sp = scanned.lastIndexOf(" ", end);
+    end = sp > all[best][1] ? sp : end;
+  }
+  const prefix = start > 0 ? "…" : "";
+  const suffix = end < text.length ? "…" : "";
+  const snippet = prefix + scanned.slice(start, end) + suffix;
+  const matches = all
+    .filter(([s, e]) => s >= start && e <= end)
+    .map(([s, e]) => [s - start + prefix.length, e - start + prefix.length] as [number, number]);
+  return { field: "body", snippet, matches };
+}

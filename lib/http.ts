@@ -1,0 +1,92 @@
+/** HTTP plumbing shared by all routes: request ids, logging, the error envelope, JSON bodies. */
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { ApiError, asApiError, errorObject } from "./errors.ts";
+import { randomBase62 } from "./keys.ts";
+
+export type AppEnv = { Variables: { requestId: string; siteId?: string } };
+export type Logger = (line: Record<string, unknown>) => void;
+
+export const jsonLogger: Logger = (line) => console.log(JSON.stringify(line));
+
+/** Gives every request an id and logs one structured line for it; never keys or query strings. */
+export function requestLog(log: Logger, now: () => number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = now();
+    const requestId = "req_" + randomBase62(20);
+    c.set("requestId", requestId);
+    try {
+      await next();
+    } finally {
+      c.header("X-Request-Id", requestId);
+      log({
+        time: new Date(started).toISOString(),
+        request_id: requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((now() - started) * 10) / 10,
+        site: c.get("siteId") ?? null,
+      });
+    }
+  };
+}
+
+/** The error envelope of API.md, for any thrown value. */
+export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Response {
+  const e = asApiError(err);
+  if (e.code === "INTERNAL_ERROR") {
+    log({
+      level: "error",
+      request_id: c.get("requestId"),
+      error: String(err),
+      stack: (err as Error)?.stack,
+    });
+  }
+  const headers = { "X-Request-Id": c.get("requestId") ?? "", ...e.extras.headers };
+  return c.json({ error: errorObject(e, c.get("requestId") ?? "") }, e.status as 400, headers);
+}
+
+/** Registers 405 answers (with `Allow`) for the methods a path does not take. */
+export function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {
+  const allow = [...methods, "OPTIONS"].join(", ");
+  app.all(path, () => {
+    throw new ApiError("METHOD_NOT_ALLOWED", `This endpoint takes ${methods.join(" or ")}.`, {
+      headers: { Allow: allow },
+    });
+  });
+}
+
+/** Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse. */
+export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+  }
+  const text = new TextDecoder().decode(await readBody(c, maxBytes));
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
+  }
+}
+
+/** Reads a raw body, refusing it as soon as it passes `maxBytes`. */
+export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new ApiError("PAYLOAD_TOO_LARGE", `The body must be at most ${maxBytes} bytes.`);
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > maxBytes) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) return new Uint8Array();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of body) {
+    size += part.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    parts.push(part);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) out.set(p, (at += p.byteLength) - p.byteLength);
+  return out;
+}

@@ -1,0 +1,229 @@
+/**
+ * Pages in Deno KV. A page's metadata is one value; its body is stored in chunks
+ * (a KV value holds at most 64 KiB), keyed by content hash so a half-written
+ * update never mixes two versions. Every change bumps the site's index version
+ * and logs the changed URL, which is how every instance's search index catches up.
+ */
+import { ApiError } from "./errors.ts";
+import { sha256Hex } from "./keys.ts";
+
+export interface PageInput {
+  url: string;
+  title: string;
+  description?: string;
+  body: string;
+  lang?: string;
+}
+
+export interface PageMeta {
+  url: string;
+  title: string;
+  description: string;
+  lang: string;
+  hash: string;
+  chars: number;
+  chunks: number;
+  updatedAt: string;
+}
+
+export interface Page extends PageMeta {
+  body: string;
+}
+
+export interface IndexVersion {
+  version: number;
+  pages: number;
+}
+
+export type UpsertStatus = "created" | "updated" | "unchanged";
+
+/** 15,000 UTF-16 units encode to at most 60,000 bytes of UTF-8, under KV's 64 KiB. */
+const CHUNK_CHARS = 15_000;
+/** Log entries outlive any instance that could still need them; older gaps mean a rebuild. */
+const LOG_TTL_MS = 7 * 24 * 3600_000;
+
+const metaKey = (site: string, url: string) => ["page", site, url];
+const bodyPrefix = (site: string, url: string, hash: string) => ["pagebody", site, url, hash];
+const versionKey = (site: string) => ["idxver", site];
+const logKey = (site: string, v: number) => ["idxlog", site, v];
+
+/** Splits text into chunks without cutting a surrogate pair in two. */
+export function chunkText(text: string, size = CHUNK_CHARS): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length;) {
+    let end = Math.min(text.length, i + size);
+    const c = text.charCodeAt(end - 1);
+    if (end < text.length && c >= 0xd800 && c <= 0xdbff) end--;
+    out.push(text.slice(i, end));
+    i = end;
+  }
+  return out.length ? out : [""];
+}
+
+/** Page storage for all sites. */
+export class PageStore {
+  constructor(private kv: Deno.Kv, private now: () => number) {}
+
+  async version(site: string): Promise<IndexVersion> {
+    return (await this.kv.get<IndexVersion>(versionKey(site))).value ?? { version: 0, pages: 0 };
+  }
+
+  /** Stores a page unless identical; refuses a new page beyond `maxPages`. */
+  async upsert(site: string, input: PageInput, maxPages: number): Promise<UpsertStatus> {
+    const page = {
+      url: input.url,
+      title: input.title,
+      description: input.description ?? "",
+      lang: input.lang ?? "",
+    };
+    const hash = await sha256Hex(
+      JSON.stringify([page.title, page.description, page.lang, input.body]),
+    );
+    const chunks = chunkText(input.body);
+    let bodyWritten = false;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const [old, ver] = await this.kv.getMany<[PageMeta, IndexVersion]>([
+        metaKey(site, input.url),
+        versionKey(site),
+      ]);
+      if (old.value?.hash === hash) return "unchanged";
+      const v = ver.value ?? { version: 0, pages: 0 };
+      if (!old.value && v.pages >= maxPages) {
+        throw new ApiError(
+          "PLAN_FEATURE_UNAVAILABLE",
+          `The site holds ${v.pages} pages, the most its plan allows. Remove pages or upgrade.`,
+          { param: "pages" },
+        );
+      }
+      // Large bodies go in first, in their own commits; the metadata switch below publishes them.
+      if (chunks.length > 1 && !bodyWritten) {
+        for (let i = 0; i < chunks.length; i += 10) {
+          const op = this.kv.atomic();
+          chunks.slice(i, i + 10).forEach((c, j) =>
+            op.set([...bodyPrefix(site, input.url, hash), i + j], c)
+          );
+          await op.commit();
+        }
+        bodyWritten = true;
+      }
+      const meta: PageMeta = {
+        ...page,
+        hash,
+        chars: input.body.length,
+        chunks: chunks.length,
+        updatedAt: new Date(this.now()).toISOString(),
+      };
+      const next = { version: v.version + 1, pages: v.pages + (old.value ? 0 : 1) };
+      const op = this.kv.atomic().check(old, ver)
+        .set(metaKey(site, input.url), meta)
+        .set(versionKey(site), next)
+        .set(logKey(site, next.version), input.url, { expireIn: LOG_TTL_MS });
+      if (chunks.length === 1) op.set([...bodyPrefix(site, input.url, hash), 0], chunks[0]);
+      if ((await op.commit()).ok) {
+        if (old.value) await this.deleteBody(site, input.url, old.value.hash);
+        return old.value ? "updated" : "created";
+      }
+    }
+    throw new ApiError("SERVICE_UNAVAILABLE", "The site's pages are busy. Retry.", {
+      retryAfter: 1,
+      headers: { "Retry-After": "1" },
+    });
+  }
+
+  /** Removes a page; false when there was none. */
+  async remove(site: string, url: string): Promise<boolean> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const [old, ver] = await this.kv.getMany<[PageMeta, IndexVersion]>([
+        metaKey(site, url),
+        versionKey(site),
+      ]);
+      if (!old.value) return false;
+      const v = ver.value ?? { version: 0, pages: 1 };
+      const next = { version: v.version + 1, pages: Math.max(0, v.pages - 1) };
+      const ok = await this.kv.atomic().check(old, ver)
+        .delete(metaKey(site, url))
+        .set(versionKey(site), next)
+        .set(logKey(site, next.version), url, { expireIn: LOG_TTL_MS })
+        .commit();
+      if (ok.ok) {
+        await this.deleteBody(site, url, old.value.hash);
+        return true;
+      }
+    }
+    throw new ApiError("SERVICE_UNAVAILABLE", "The site's pages are busy. Retry.", {
+      retryAfter: 1,
+      headers: { "Retry-After": "1" },
+    });
+  }
+
+  private async deleteBody(site: string, url: string, hash: string) {
+    for await (const e of this.kv.list({ prefix: bodyPrefix(site, url, hash) })) {
+      await this.kv.delete(e.key);
+    }
+  }
+
+  /** One page with its body, or null. */
+  async get(site: string, url: string): Promise<Page | null> {
+    const meta = (await this.kv.get<PageMeta>(metaKey(site, url))).value;
+    if (!meta) return null;
+    const parts: string[] = [];
+    for await (const e of this.kv.list<string>({ prefix: bodyPrefix(site, url, meta.hash) })) {
+      parts.push(e.value);
+    }
+    return { ...meta, body: parts.join("") };
+  }
+
+  /** A page of metadata, in URL order, with a cursor for the next. */
+  async list(site: string, opts: { cursor?: string; limit: number }) {
+    const iter = this.kv.list<PageMeta>({ prefix: ["page", site] }, {
+      cursor: opts.cursor,
+      limit: opts.limit,
+    });
+    const pages: PageMeta[] = [];
+    for await (const e of iter) pages.push(e.value);
+    return { pages, cursor: pages.length === opts.limit ? iter.cursor : null };
+  }
+
+  /** Every page of a site with its body, for building an index. */
+  async *all(site: string): AsyncGenerator<Page> {
+    const metas = new Map<string, PageMeta>();
+    for await (const e of this.kv.list<PageMeta>({ prefix: ["page", site] })) {
+      metas.set(e.value.url, e.value);
+    }
+    // Bodies come back grouped by URL then hash, chunks in order: join them as they stream.
+    let url = "", hash = "", parts: string[] = [];
+    const flush = function* () {
+      const meta = metas.get(url);
+      if (meta && meta.hash === hash && parts.length === meta.chunks) {
+        metas.delete(url);
+        yield { ...meta, body: parts.join("") };
+      }
+    };
+    for await (const e of this.kv.list<string>({ prefix: ["pagebody", site] })) {
+      const [, , u, h] = e.key as [string, string, string, string];
+      if (u !== url || h !== hash) {
+        yield* flush();
+        [url, hash, parts] = [u, h, []];
+      }
+      parts.push(e.value);
+    }
+    yield* flush();
+  }
+
+  /** URLs changed after `since`, or null when the log no longer reaches back that far. */
+  async changesSince(site: string, since: number, until: number): Promise<string[] | null> {
+    if (until <= since) return [];
+    const urls = new Set<string>();
+    let expected = since + 1;
+    for await (
+      const e of this.kv.list<string>({
+        start: logKey(site, since + 1),
+        end: logKey(site, until + 1),
+      })
+    ) {
+      if (e.key[2] !== expected++) return null;
+      urls.add(e.value);
+    }
+    return expected === until + 1 ? [...urls] : null;
+  }
+}

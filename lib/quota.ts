@@ -1,0 +1,167 @@
+/**
+ * Search quotas in Deno KV. Requests for one site queue up and are admitted in
+ * groups: one read of the site and its two counters, one atomic commit guarded
+ * by their versionstamps. That is exact under any concurrency, also across
+ * instances sharing the KV (a lost race re-reads and decides again), and under
+ * load one KV round trip serves many requests. Each site has its own queue, so
+ * a busy site never delays another.
+ */
+import { type Clock, minuteWindow, monthWindow } from "./clock.ts";
+import { ApiError } from "./errors.ts";
+import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
+import type { Site } from "./sites.ts";
+
+export const minuteKey = (site: string, minute: number) => ["qmin", site, minute];
+export const monthKey = (site: string, month: string) => ["qmon", site, month];
+
+/** What the RateLimit headers need, for admitted and refused requests alike. */
+export interface QuotaState {
+  limits: EffectiveLimits;
+  minute: { used: number; resetIn: number };
+  month: { used: number; resetIn: number; resetsAt: string };
+}
+
+export interface Admitted {
+  site: Site;
+  state: QuotaState;
+}
+
+/** Decides, against the freshly read site, whether this request may count at all. */
+export type Verify = (site: Site | null) => ApiError | null;
+
+interface Waiter {
+  verify: Verify;
+  resolve: (a: Admitted) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Admits searches within each site's per-minute and monthly limits. */
+export class SearchQuota {
+  private queues = new Map<string, Waiter[]>();
+  /** KV round trips made, for the benchmark's figures. */
+  stats = { batches: 0, commits: 0, conflicts: 0, admitted: 0 };
+
+  constructor(private kv: Deno.Kv, private clock: Clock) {}
+
+  /** Resolves when admitted; rejects with the error that refused it. */
+  admit(siteId: string, verify: Verify): Promise<Admitted> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(siteId);
+      if (queue) return queue.push({ verify, resolve, reject });
+      this.queues.set(siteId, [{ verify, resolve, reject }]);
+      this.drain(siteId);
+    });
+  }
+
+  private async drain(siteId: string) {
+    const queue = this.queues.get(siteId)!;
+    while (queue.length) {
+      const batch = queue.splice(0, 500);
+      try {
+        await this.decide(siteId, batch);
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.queues.delete(siteId);
+  }
+
+  private async decide(siteId: string, batch: Waiter[]) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const now = this.clock();
+      const min = minuteWindow(now);
+      const mon = monthWindow(now);
+      this.stats.batches++;
+      const [siteE, minE, monE] = await this.kv.getMany<[Site, number, number]>([
+        ["site", siteId],
+        minuteKey(siteId, min.id),
+        monthKey(siteId, mon.id),
+      ]);
+      const site = siteE.value;
+      const limits = site ? effectiveLimits(site.plan, site.limits) : null;
+      let minuteUsed = minE.value ?? 0, monthUsed = monE.value ?? 0;
+      const outcomes = batch.map((w) => {
+        const refused = w.verify(site);
+        if (refused || !site || !limits) {
+          return refused ?? new ApiError("INVALID_API_KEY", "The search key is not valid.");
+        }
+        const state = (): QuotaState => ({
+          limits,
+          minute: { used: minuteUsed, resetIn: min.resetIn },
+          month: { used: monthUsed, resetIn: mon.resetIn, resetsAt: mon.resetsAt.toISOString() },
+        });
+        if (limits.perMonth !== null && monthUsed >= limits.perMonth) {
+          const s = state();
+          return rateLimited("MONTHLY_SEARCH_QUOTA_EXCEEDED", s, mon.resetIn, mon.resetsAt);
+        }
+        if (minuteUsed >= limits.perMinute) {
+          return rateLimited("SEARCH_RATE_LIMIT_EXCEEDED", state(), min.resetIn);
+        }
+        minuteUsed++, monthUsed++;
+        return { site, state: state() } satisfies Admitted;
+      });
+      const admitted = outcomes.filter((o) => !(o instanceof ApiError)).length;
+      if (admitted > 0) {
+        this.stats.commits++;
+        const res = await this.kv.atomic().check(siteE, minE, monE)
+          .set(minuteKey(siteId, min.id), minuteUsed, { expireIn: 120_000 })
+          .set(monthKey(siteId, mon.id), monthUsed, { expireIn: 40 * 86_400_000 })
+          .commit();
+        if (!res.ok) {
+          this.stats.conflicts++;
+          continue;
+        }
+        this.stats.admitted += admitted;
+      }
+      outcomes.forEach((o, i) =>
+        o instanceof ApiError ? batch[i].reject(o) : batch[i].resolve(o as Admitted)
+      );
+      return;
+    }
+    throw new ApiError("SERVICE_UNAVAILABLE", "Too much contention on the quota. Retry.", {
+      retryAfter: 1,
+      headers: { "Retry-After": "1" },
+    });
+  }
+
+  /** Current use, for the usage endpoint. */
+  async usage(siteId: string) {
+    const now = this.clock();
+    const [m, M] = await this.kv.getMany<[number, number]>([
+      minuteKey(siteId, minuteWindow(now).id),
+      monthKey(siteId, monthWindow(now).id),
+    ]);
+    return { minute: m.value ?? 0, month: M.value ?? 0 };
+  }
+}
+
+function rateLimited(
+  code: "MONTHLY_SEARCH_QUOTA_EXCEEDED" | "SEARCH_RATE_LIMIT_EXCEEDED",
+  state: QuotaState,
+  retryAfter: number,
+  resetsAt?: Date,
+): ApiError {
+  const message = code === "SEARCH_RATE_LIMIT_EXCEEDED"
+    ? `Search limit of ${state.limits.perMinute} per minute reached. Retry in ${retryAfter} s.`
+    : `Monthly search quota of ${state.limits.perMonth} reached. It resets on ${
+      resetsAt!.toISOString().slice(0, 10)
+    }.`;
+  return new ApiError(code, message, {
+    retryAfter,
+    resetsAt: resetsAt?.toISOString(),
+    headers: { ...rateLimitHeaders(state), "Retry-After": String(retryAfter) },
+  });
+}
+
+/** The RateLimit-Policy and RateLimit headers of API.md. */
+export function rateLimitHeaders(s: QuotaState): Record<string, string> {
+  const policies = [`"minute";q=${s.limits.perMinute};w=60`];
+  const minuteLeft = Math.max(0, s.limits.perMinute - s.minute.used);
+  let closest = `"minute";r=${minuteLeft};t=${s.minute.resetIn}`;
+  if (s.limits.perMonth !== null) {
+    policies.push(`"month";q=${s.limits.perMonth};w=2592000`);
+    const monthLeft = Math.max(0, s.limits.perMonth - s.month.used);
+    if (monthLeft < minuteLeft) closest = `"month";r=${monthLeft};t=${s.month.resetIn}`;
+  }
+  return { "RateLimit-Policy": policies.join(", "), "RateLimit": closest };
+}

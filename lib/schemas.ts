@@ -1,0 +1,111 @@
+/** One zod schema per request shape, shared by routes and tests. */
+import { z } from "zod";
+import { invalid } from "./errors.ts";
+import { PLAN_NAMES } from "./plans.ts";
+
+/** Parses `data` or throws INVALID_PARAMETER naming the first bad field. */
+export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""): z.output<T> {
+  const r = schema.safeParse(data);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const param = prefix + issue.path.map(String).join(".");
+  const name = param || prefix.replace(/\.$/, "");
+  const bare = issue.message.split(" ")[0] === name.split(".").at(-1);
+  throw invalid(name, bare || !name ? issue.message : `${name}: ${issue.message}`);
+}
+
+/** A whole number written in digits, within [min, max]. */
+const wholeNumber = (name: string, min: number, max: number) =>
+  z.string().regex(/^\d{1,12}$/, `${name} must be a whole number`).transform(Number)
+    .refine((n) => n >= min, `${name} must be at least ${min}`)
+    .refine((n) => n <= max, `${name} must be at most ${max}`);
+
+const codePoints = (s: string) => [...s].length;
+
+export const MAX_QUERY_CHARS = 200;
+export const MAX_PAGE = 1000;
+
+/** GET /api/search parameters (after repeated ones were refused). */
+export const SearchParams = z.object({
+  q: z.string({ error: "q is required" }).transform((s) => s.trim())
+    .refine((s) => s.length > 0, "q must not be empty")
+    .refine(
+      (s) => codePoints(s) <= MAX_QUERY_CHARS,
+      `q must be at most ${MAX_QUERY_CHARS} characters`,
+    ),
+  page: wholeNumber("page", 1, MAX_PAGE).optional().transform((n) => n ?? 1),
+  per_page: wholeNumber("per_page", 1, 1000).optional().transform((n) => n ?? 10),
+});
+
+const plan = z.enum(PLAN_NAMES as [string, ...string[]], {
+  error: `plan must be one of ${PLAN_NAMES.join(", ")}`,
+});
+
+/** A browser origin such as "https://example.com" (scheme, host, optional port). */
+const origin = z.string().max(300).refine((s) => {
+  try {
+    const u = new URL(s);
+    return (u.protocol === "https:" || u.protocol === "http:") && u.origin === s;
+  } catch {
+    return false;
+  }
+}, "must be an origin like https://example.com, without a path or a trailing slash");
+
+/** A site-relative path: "/", "/pricing", "/blog/post#section". */
+export const sitePath = z.string().min(1).max(1000).refine(
+  (s) => s.startsWith("/") && !s.startsWith("//") && !/[\s\u0000-\u001f\u007f\\]/.test(s),
+  "must be a site-relative path starting with / (no spaces, no //)",
+);
+
+export const CreateSite = z.object({
+  name: z.string().trim().min(1).max(200),
+  plan,
+  domain: z.string().trim().max(253).regex(/^[a-z0-9.-]+(:\d+)?$/i, "must be a host name")
+    .nullable().optional(),
+}).strict();
+
+const limitValue = z.number().int().min(0).max(1e12).nullable().optional();
+
+export const PatchSite = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  aiSummaries: z.boolean().optional(),
+  externalKnowledge: z.boolean().optional(),
+  followups: z.boolean().optional(),
+  allowedOrigins: z.array(origin).max(50).optional(),
+  resultsPage: sitePath.optional(),
+  plan: plan.optional(),
+  limits: z.object({
+    searchesPerMinute: limitValue,
+    searchesPerMonth: limitValue,
+    aiCreditsPerMonth: limitValue,
+    maxPerPage: z.number().int().min(1).max(1000).nullable().optional(),
+  }).strict().optional(),
+}).strict();
+
+export const MAX_BODY_CHARS = 2_000_000;
+
+export const PageItem = z.object({
+  url: sitePath,
+  title: z.string().trim().min(1).max(500),
+  description: z.string().max(1000).optional(),
+  body: z.string().max(MAX_BODY_CHARS, `body must be at most ${MAX_BODY_CHARS} characters`),
+  lang: z.string().regex(
+    /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/,
+    "must be a language tag like en or pt-BR",
+  )
+    .optional(),
+}).strict();
+
+export const UpsertPages = z.object({
+  pages: z.array(z.unknown()).min(1, "pages must not be empty").max(
+    500,
+    "at most 500 pages at once",
+  ),
+}).strict();
+
+export const RotateKey = z.object({ key: z.enum(["public", "admin"]) }).strict();
+
+export const ListParams = z.object({
+  cursor: z.string().max(500).optional(),
+  limit: wholeNumber("limit", 1, 1000).optional().transform((n) => n ?? 100),
+});

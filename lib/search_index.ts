@@ -1,0 +1,154 @@
+/**
+ * One Orama database per site, built from KV on first use and kept current by
+ * replaying the site's change log (lib/pages.ts). Local writes call `refresh`;
+ * writes by other instances sharing the KV are noticed by a version check at
+ * most `staleMs` old, so they show up here within that time.
+ */
+import { create, insert, type Orama, remove, search } from "@orama/orama";
+import { type Highlight, highlightField, highlightSnippet, makeMatcher } from "./highlight.ts";
+import type { Page, PageStore } from "./pages.ts";
+import { queryWords } from "./text.ts";
+
+const SCHEMA = { title: "string", description: "string", body: "string" } as const;
+type Db = Orama<typeof SCHEMA>;
+type Doc = { id: string; title: string; description: string; body: string };
+
+/** Title weighs most, then description, then body. */
+const BOOST = { title: 3, description: 1.5, body: 1 };
+
+export interface SearchHit {
+  title: string;
+  description: string;
+  url: string;
+  highlights: Highlight[];
+}
+
+export interface SearchResult {
+  found: number;
+  hits: SearchHit[];
+}
+
+interface SiteIndex {
+  db: Db;
+  version: number;
+  checkedAt: number;
+  /** Serialises catch-ups so two never replay the same log at once. */
+  busy: Promise<void>;
+}
+
+function newDb(): Db {
+  return create({
+    schema: SCHEMA,
+    components: { tokenizer: { language: "english", stemming: true } },
+  }) as Db;
+}
+
+function toDoc(p: Page): Doc {
+  return { id: p.url, title: p.title, description: p.description, body: p.body };
+}
+
+/** The description shown for a result: the page's own, else the start of its text. */
+function describe(doc: Doc): string {
+  if (doc.description) return doc.description;
+  const text = doc.body.slice(0, 400).replace(/\s+/g, " ").trim();
+  if (text.length <= 160) return text;
+  const cut = text.lastIndexOf(" ", 157);
+  return text.slice(0, cut > 80 ? cut : 157) + "…";
+}
+
+/** Search indexes for all sites this instance has served. */
+export class SearchIndexes {
+  private sites = new Map<string, Promise<SiteIndex>>();
+
+  constructor(
+    private pages: PageStore,
+    private clock: () => number,
+    private staleMs = 500,
+  ) {}
+
+  /** Builds a site's index from KV. */
+  private async build(site: string): Promise<SiteIndex> {
+    const { version } = await this.pages.version(site);
+    const db = newDb();
+    for await (const page of this.pages.all(site)) insert(db, toDoc(page));
+    return { db, version, checkedAt: this.clock(), busy: Promise.resolve() };
+  }
+
+  private load(site: string): Promise<SiteIndex> {
+    let p = this.sites.get(site);
+    if (!p) {
+      p = this.build(site);
+      p.catch(() => this.sites.delete(site));
+      this.sites.set(site, p);
+    }
+    return p;
+  }
+
+  /** Replays changes since the index's version; rebuilds if the log has a gap. */
+  async refresh(site: string): Promise<void> {
+    const idx = await this.load(site);
+    const run = idx.busy.then(async () => {
+      idx.checkedAt = this.clock();
+      const { version } = await this.pages.version(site);
+      if (version === idx.version) return;
+      const urls = await this.pages.changesSince(site, idx.version, version);
+      if (urls === null) {
+        const fresh = await this.build(site);
+        [idx.db, idx.version] = [fresh.db, fresh.version];
+        return;
+      }
+      const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
+      urls.forEach((url, i) => {
+        remove(idx.db, url);
+        const page = pages[i];
+        if (page) insert(idx.db, toDoc(page));
+      });
+      idx.version = version;
+    });
+    idx.busy = run.catch(() => {});
+    await run;
+  }
+
+  /** The site's index, caught up if its last check is older than `staleMs`. */
+  private async current(site: string): Promise<SiteIndex> {
+    const idx = await this.load(site);
+    if (this.clock() - idx.checkedAt >= this.staleMs) await this.refresh(site);
+    return idx;
+  }
+
+  /** Ranked, highlighted results for a query. */
+  async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
+    const { db } = await this.current(site);
+    const params = {
+      term: q,
+      properties: ["title", "description", "body"] as ("title" | "description" | "body")[],
+      boost: BOOST,
+      limit: perPage,
+      offset: (page - 1) * perPage,
+      threshold: 1,
+    };
+    let res = await search(db, { ...params, tolerance: 0 });
+    // Only when nothing matches as typed: allow one typo per word.
+    const typos = res.count === 0;
+    if (typos) res = await search(db, { ...params, tolerance: 1 });
+    const words = queryWords(q);
+    const stems = db.tokenizer.tokenize(q, "english") as string[];
+    const match = makeMatcher(words, stems, typos);
+    const hits = res.hits.map(({ document }) => {
+      const doc = document as unknown as Doc;
+      const description = describe(doc);
+      const highlights = [
+        highlightField("title", doc.title, match),
+        highlightField("description", description, match),
+        highlightSnippet(doc.body, match),
+      ].filter((h): h is Highlight => h !== null);
+      return { title: doc.title, description, url: doc.id, highlights };
+    });
+    return { found: res.count, hits };
+  }
+
+  /** Forgets an index (tests, memory pressure); the next search rebuilds it. */
+  drop(site: string) {
+    this.sites.delete(site);
+  }
+}

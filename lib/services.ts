@@ -1,0 +1,47 @@
+/** Everything the routes need, built once from the app's dependencies. */
+import { type Clock, systemClock } from "./clock.ts";
+import { Credits } from "./credits.ts";
+import { jsonLogger, type Logger } from "./http.ts";
+import { PageStore } from "./pages.ts";
+import { SearchQuota } from "./quota.ts";
+import { SearchIndexes } from "./search_index.ts";
+import { SiteStore } from "./sites.ts";
+
+export interface AppOptions {
+  kv: Deno.Kv;
+  clock?: Clock;
+  /** Token for the operator's admin calls; null disables them. */
+  operatorToken?: string | null;
+  log?: Logger;
+  /** How old another instance's writes may be before a search notices them. */
+  indexStaleMs?: number;
+}
+
+export interface Services {
+  kv: Deno.Kv;
+  clock: Clock;
+  log: Logger;
+  operatorToken: string | null;
+  sites: SiteStore;
+  pages: PageStore;
+  indexes: SearchIndexes;
+  quota: SearchQuota;
+  credits: Credits;
+}
+
+/** Wires the stores around one KV. */
+export function createServices(opts: AppOptions): Services {
+  const clock = opts.clock ?? systemClock;
+  const pages = new PageStore(opts.kv, clock);
+  return {
+    kv: opts.kv,
+    clock,
+    log: opts.log ?? jsonLogger,
+    operatorToken: opts.operatorToken ?? null,
+    sites: new SiteStore(opts.kv, clock),
+    pages,
+    indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),
+    quota: new SearchQuota(opts.kv, clock),
+    credits: new Credits(opts.kv, clock),
+  };
+}

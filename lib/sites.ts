@@ -1,0 +1,158 @@
+/** Sites and their keys in Deno KV: create, read, change settings, rotate keys. */
+import { ApiError } from "./errors.ts";
+import { constantTimeEqual, newAdminKey, newId, newPublicKey, sha256Hex } from "./keys.ts";
+import type { LimitOverrides, PlanName } from "./plans.ts";
+
+export interface SiteSettings {
+  aiSummaries: boolean;
+  externalKnowledge: boolean;
+  followups: boolean;
+  allowedOrigins: string[];
+  resultsPage: string;
+}
+
+export interface Site {
+  id: string;
+  name: string;
+  domain: string | null;
+  plan: PlanName;
+  createdAt: string;
+  publicKey: string;
+  adminKeyHash: string;
+  settings: SiteSettings;
+  limits: LimitOverrides;
+}
+
+export const DEFAULT_SETTINGS: SiteSettings = {
+  aiSummaries: true,
+  externalKnowledge: false,
+  followups: true,
+  allowedOrigins: [],
+  resultsPage: "/search-results",
+};
+
+const siteKey = (id: string) => ["site", id];
+const publicKeyKey = (pk: string) => ["pk", pk];
+const adminKeyKey = (hash: string) => ["ak", hash];
+
+/** What an API answers about a site: everything but the admin key's hash. */
+export function publicView(site: Site) {
+  const { adminKeyHash: _, ...rest } = site;
+  return rest;
+}
+
+/** Site storage: the one place that reads and writes site records and key lookups. */
+export class SiteStore {
+  /** Public key -> site, briefly cached; searches re-check the key against a fresh read. */
+  private cache = new Map<string, { site: Site | null; at: number }>();
+
+  constructor(private kv: Deno.Kv, private now: () => number, private cacheMs = 2_000) {}
+
+  /** Like byPublicKey, answered from a cache at most `cacheMs` old. */
+  async byPublicKeyCached(pk: string): Promise<Site | null> {
+    const hit = this.cache.get(pk);
+    if (hit && this.now() - hit.at < this.cacheMs) return hit.site;
+    const site = await this.byPublicKey(pk);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(pk, { site, at: this.now() });
+    return site;
+  }
+
+  /** Records a freshly read site so cached lookups see its current keys and settings. */
+  remember(site: Site) {
+    for (const [pk, hit] of this.cache) if (hit.site?.id === site.id) this.cache.delete(pk);
+    this.cache.set(site.publicKey, { site, at: this.now() });
+  }
+
+  /** Creates a site with fresh keys; the admin key is returned once and stored as a hash. */
+  async create(input: { name: string; plan: PlanName; domain?: string | null }) {
+    const publicKey = newPublicKey();
+    const adminKey = newAdminKey();
+    const site: Site = {
+      id: newId("site"),
+      name: input.name,
+      domain: input.domain ?? null,
+      plan: input.plan,
+      createdAt: new Date(this.now()).toISOString(),
+      publicKey,
+      adminKeyHash: await sha256Hex(adminKey),
+      settings: { ...DEFAULT_SETTINGS },
+      limits: {},
+    };
+    const res = await this.kv.atomic()
+      .check({ key: siteKey(site.id), versionstamp: null })
+      .set(siteKey(site.id), site)
+      .set(publicKeyKey(publicKey), site.id)
+      .set(adminKeyKey(site.adminKeyHash), site.id)
+      .commit();
+    if (!res.ok) throw new Error("site id collision");
+    return { site, publicKey, adminKey };
+  }
+
+  /** The site, with the versionstamp callers use to write it back safely. */
+  async getEntry(id: string) {
+    return await this.kv.get<Site>(siteKey(id));
+  }
+
+  async get(id: string): Promise<Site | null> {
+    return (await this.getEntry(id)).value;
+  }
+
+  /** The site a public key belongs to, if the key is current. */
+  async byPublicKey(pk: string): Promise<Site | null> {
+    const id = (await this.kv.get<string>(publicKeyKey(pk))).value;
+    const site = id ? await this.get(id) : null;
+    return site && site.publicKey === pk ? site : null;
+  }
+
+  /** The site an admin key belongs to, compared by hash in constant time. */
+  async byAdminKey(key: string): Promise<Site | null> {
+    const hash = await sha256Hex(key);
+    const id = (await this.kv.get<string>(adminKeyKey(hash))).value;
+    const site = id ? await this.get(id) : null;
+    return site && constantTimeEqual(site.adminKeyHash, hash) ? site : null;
+  }
+
+  /** Applies `change` to the stored site, retrying if someone else wrote it meanwhile. */
+  async update(id: string, change: (site: Site) => Site): Promise<Site> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const entry = await this.getEntry(id);
+      if (!entry.value) throw new ApiError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
+      const next = change(structuredClone(entry.value));
+      const op = this.kv.atomic().check(entry).set(siteKey(id), next);
+      if (next.publicKey !== entry.value.publicKey) {
+        op.delete(publicKeyKey(entry.value.publicKey)).set(publicKeyKey(next.publicKey), id);
+      }
+      if (next.adminKeyHash !== entry.value.adminKeyHash) {
+        op.delete(adminKeyKey(entry.value.adminKeyHash)).set(adminKeyKey(next.adminKeyHash), id);
+      }
+      if ((await op.commit()).ok) {
+        this.remember(next);
+        return next;
+      }
+    }
+    throw new ApiError("SERVICE_UNAVAILABLE", "The site is being changed by others. Retry.", {
+      retryAfter: 1,
+      headers: { "Retry-After": "1" },
+    });
+  }
+
+  /** Replaces one key; the old one stops working with this commit. */
+  async rotate(id: string, which: "public" | "admin"): Promise<string> {
+    const fresh = which === "public" ? newPublicKey() : newAdminKey();
+    const hash = which === "admin" ? await sha256Hex(fresh) : "";
+    await this.update(
+      id,
+      (site) =>
+        which === "public" ? { ...site, publicKey: fresh } : { ...site, adminKeyHash: hash },
+    );
+    return fresh;
+  }
+
+  /** Every site id (for the operator and start-up). */
+  async listIds(): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const e of this.kv.list<Site>({ prefix: ["site"] })) ids.push(e.value.id);
+    return ids;
+  }
+}

@@ -1,0 +1,40 @@
+/** Entry point: reads the environment, opens KV, seeds the demo site, serves. */
+import { createApp } from "./app.ts";
+import { ensureDemoSite, operatorToken } from "./lib/demo.ts";
+
+const env = (name: string) => Deno.env.get(name) || undefined;
+
+/** Deno Deploy provides its KV; elsewhere a local file (or DENO_KV_URL for a shared denokv). */
+async function openKv(): Promise<Deno.Kv> {
+  if (env("DENO_DEPLOYMENT_ID")) return await Deno.openKv();
+  const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
+  if (!target.includes("://") && target !== ":memory:") {
+    await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });
+  }
+  return await Deno.openKv(target);
+}
+
+const kv = await openKv();
+const token = await operatorToken(kv, env("SITESEARCH_OPERATOR_TOKEN"));
+const { app, services } = createApp({ kv, operatorToken: token });
+const demo = await ensureDemoSite(services);
+
+const port = Number(env("PORT") ?? 8000);
+const hostname = env("HOSTNAME") ?? "127.0.0.1";
+Deno.serve({
+  port,
+  hostname,
+  onListen: ({ hostname, port }) => {
+    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+    const url = `http://${host}:${port}`;
+    console.log(`SiteSearch is running at ${url}
+  demo site:       ${url}/demo/        (${demo.created ? "created now" : "kept from last run"})
+  demo site id:    ${demo.siteId}
+  public key:      ${demo.publicKey}
+  admin key:       ${demo.adminKey}
+  operator token:  ${token}${
+      env("SITESEARCH_OPERATOR_TOKEN") ? " (from SITESEARCH_OPERATOR_TOKEN)" : ""
+    }
+  try:             curl '${url}/api/search?q=shipping&key=${demo.publicKey}'`);
+  },
+}, app.fetch);

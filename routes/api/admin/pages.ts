@@ -1,0 +1,72 @@
+/** Admin API for pages: batch upsert with per-item results, list, delete. */
+import { Hono } from "hono";
+import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import { ApiError, asApiError } from "../../../lib/errors.ts";
+import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
+import { PLANS } from "../../../lib/plans.ts";
+import { ListParams, PageItem, parse, sitePath, UpsertPages } from "../../../lib/schemas.ts";
+import type { Services } from "../../../lib/services.ts";
+
+/** 500 pages of up to 2 M characters would be 1 GB; a request this size is plenty per batch. */
+const PAGES_BODY_LIMIT = 32 * 1024 * 1024;
+
+export function adminPageRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  const site = async (c: Parameters<typeof adminCaller>[0]) => {
+    const who = await adminCaller(c, s.sites, s.operatorToken);
+    const found = await adminSite(who, c.req.param("id") ?? "", s.sites);
+    c.set("siteId", found.id);
+    return found;
+  };
+
+  app.put("/api/admin/sites/:id/pages", async (c) => {
+    const target = await site(c);
+    const { pages } = parse(UpsertPages, await readJson(c, PAGES_BODY_LIMIT));
+    const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+    const results = [];
+    // One at a time: each is its own atomic commit, and a failure never undoes the others.
+    for (const [i, raw] of pages.entries()) {
+      try {
+        const page = parse(PageItem, raw, `pages.${i}.`);
+        const status = await s.pages.upsert(target.id, page, PLANS[target.plan].maxPages);
+        counts[status]++;
+        results.push({ index: i, url: page.url, status });
+      } catch (err) {
+        const e = asApiError(err);
+        counts.failed++;
+        results.push({
+          index: i,
+          url: (raw as { url?: unknown })?.url ?? null,
+          status: "failed",
+          error: { code: e.code, message: e.message, param: e.extras.param ?? null },
+        });
+      }
+    }
+    if (counts.created + counts.updated > 0) await s.indexes.refresh(target.id);
+    return c.json({ counts, results });
+  });
+
+  app.get("/api/admin/sites/:id/pages", async (c) => {
+    const target = await site(c);
+    const { cursor, limit } = parse(ListParams, c.req.query());
+    try {
+      return c.json(await s.pages.list(target.id, { cursor, limit }));
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new ApiError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
+    }
+  });
+
+  app.delete("/api/admin/sites/:id/pages", async (c) => {
+    const target = await site(c);
+    const url = parse(sitePath, c.req.query("url"), "url");
+    if (!(await s.pages.remove(target.id, url))) {
+      throw new ApiError("NOT_FOUND", `No page with url ${JSON.stringify(url)}.`, { param: "url" });
+    }
+    await s.indexes.refresh(target.id);
+    return c.json({ deleted: url });
+  });
+
+  allowOnly(app, "/api/admin/sites/:id/pages", ["GET", "PUT", "DELETE"]);
+  return app;
+}

@@ -1,0 +1,105 @@
+/** Admin API for sites: create, read, settings and limits, usage, key rotation. */
+import { Hono } from "hono";
+import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import { minuteWindow, monthWindow } from "../../../lib/clock.ts";
+import { ApiError } from "../../../lib/errors.ts";
+import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
+import { effectiveLimits, PLANS } from "../../../lib/plans.ts";
+import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/schemas.ts";
+import type { Services } from "../../../lib/services.ts";
+import { publicView } from "../../../lib/sites.ts";
+
+const SMALL_BODY = 64 * 1024;
+const OPERATOR_FIELDS = ["plan", "limits"] as const;
+
+export function adminSiteRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  const caller = (c: Parameters<typeof adminCaller>[0]) => adminCaller(c, s.sites, s.operatorToken);
+
+  app.post("/api/admin/sites", async (c) => {
+    if (!(await caller(c)).operator) {
+      throw new ApiError("OPERATOR_ONLY", "Only the operator creates sites.");
+    }
+    const input = parse(CreateSite, await readJson(c, SMALL_BODY));
+    const created = await s.sites.create(input as Parameters<typeof s.sites.create>[0]);
+    c.set("siteId", created.site.id);
+    return c.json({ ...created, site: publicView(created.site) }, 201);
+  });
+
+  app.get("/api/admin/sites", async (c) => {
+    if (!(await caller(c)).operator) {
+      throw new ApiError("OPERATOR_ONLY", "Only the operator lists all sites.");
+    }
+    const ids = await s.sites.listIds();
+    const sites = await Promise.all(ids.map((id) => s.sites.get(id)));
+    return c.json({ sites: sites.filter((x) => x).map((x) => publicView(x!)) });
+  });
+
+  app.get("/api/admin/sites/:id", async (c) => {
+    const site = await adminSite(await caller(c), c.req.param("id"), s.sites);
+    c.set("siteId", site.id);
+    return c.json({ site: publicView(site) });
+  });
+
+  app.patch("/api/admin/sites/:id", async (c) => {
+    const who = await caller(c);
+    const site = await adminSite(who, c.req.param("id"), s.sites);
+    c.set("siteId", site.id);
+    const patch = parse(PatchSite, await readJson(c, SMALL_BODY));
+    for (const field of OPERATOR_FIELDS) {
+      if (patch[field] !== undefined && !who.operator) {
+        throw new ApiError("OPERATOR_ONLY", `Only the operator changes ${field}.`, {
+          param: field,
+        });
+      }
+    }
+    const { name, plan, limits, ...settings } = patch;
+    const next = await s.sites.update(site.id, (cur) => ({
+      ...cur,
+      name: name ?? cur.name,
+      plan: (plan as typeof cur.plan | undefined) ?? cur.plan,
+      limits: limits ? { ...cur.limits, ...limits } : cur.limits,
+      settings: { ...cur.settings, ...settings },
+    }));
+    return c.json({ site: publicView(next) });
+  });
+
+  app.get("/api/admin/sites/:id/usage", async (c) => {
+    const site = await adminSite(await caller(c), c.req.param("id"), s.sites);
+    c.set("siteId", site.id);
+    const now = s.clock();
+    const limits = effectiveLimits(site.plan, site.limits);
+    const [searches, credits, index] = await Promise.all([
+      s.quota.usage(site.id),
+      s.credits.used(site.id),
+      s.pages.version(site.id),
+    ]);
+    const monthEnd = monthWindow(now).resetsAt.toISOString();
+    return c.json({
+      plan: site.plan,
+      performance_profile: PLANS[site.plan].profile,
+      minute: {
+        used: searches.minute,
+        limit: limits.perMinute,
+        resets_at: new Date((minuteWindow(now).id + 1) * 60_000).toISOString(),
+      },
+      month: { used: searches.month, limit: limits.perMonth, resets_at: monthEnd },
+      aiCredits: { used: credits, limit: limits.aiCredits, resets_at: monthEnd },
+      pages: { count: index.pages, limit: PLANS[site.plan].maxPages },
+    });
+  });
+
+  app.post("/api/admin/sites/:id/keys/rotate", async (c) => {
+    const site = await adminSite(await caller(c), c.req.param("id"), s.sites);
+    c.set("siteId", site.id);
+    const { key } = parse(RotateKey, await readJson(c, SMALL_BODY));
+    const fresh = await s.sites.rotate(site.id, key);
+    return c.json(key === "public" ? { publicKey: fresh } : { adminKey: fresh });
+  });
+
+  allowOnly(app, "/api/admin/sites", ["GET", "POST"]);
+  allowOnly(app, "/api/admin/sites/:id", ["GET", "PATCH"]);
+  allowOnly(app, "/api/admin/sites/:id/usage", ["GET"]);
+  allowOnly(app, "/api/admin/sites/:id/keys/rotate", ["POST"]);
+  return app;
+}

@@ -1,0 +1,58 @@
+/** GET /api/search: key, origin, parameters, quota, then the site's index. */
+import { Hono } from "hono";
+import { originError, publicSite } from "../../lib/auth.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { allowOnly, type AppEnv } from "../../lib/http.ts";
+import { PLANS } from "../../lib/plans.ts";
+import { rateLimitHeaders } from "../../lib/quota.ts";
+import { parse, SearchParams } from "../../lib/schemas.ts";
+import type { Services } from "../../lib/services.ts";
+
+/** Query parameters as one value each; a repeated one is refused rather than guessed. */
+function singleParams(all: Record<string, string[]>, names: string[]) {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const values = all[name];
+    if (!values) continue;
+    if (values.length > 1) {
+      throw new ApiError("INVALID_PARAMETER", `${name} must be given once.`, { param: name });
+    }
+    out[name] = values[0];
+  }
+  return out;
+}
+
+export function searchRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  app.get("/api/search", async (c) => {
+    const { site: cached, key } = await publicSite(c, s.sites);
+    c.set("siteId", cached.id);
+    const params = parse(SearchParams, singleParams(c.req.queries(), ["q", "page", "per_page"]));
+    const origin = c.req.header("origin");
+    const { site, state } = await s.quota.admit(cached.id, (fresh) => {
+      if (fresh?.publicKey !== key) {
+        return new ApiError("INVALID_API_KEY", "The search key is not valid.");
+      }
+      return originError(fresh, origin);
+    });
+    s.sites.remember(site);
+    const perPage = Math.min(params.per_page, state.limits.maxPerPage);
+    const { found, hits } = await s.indexes.search(site.id, params.q, params.page, perPage);
+    return c.json(
+      {
+        results: hits,
+        meta: {
+          found,
+          page: params.page,
+          per_page: perPage,
+          performance_tier: site.plan,
+          performance_profile: PLANS[site.plan].profile,
+        },
+      },
+      200,
+      rateLimitHeaders(state),
+    );
+  });
+  allowOnly(app, "/api/search", ["GET"]);
+  return app;
+}

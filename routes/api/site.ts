@@ -1,0 +1,27 @@
+/** GET /api/site: the public settings the browser scripts need before they draw. */
+import { Hono } from "hono";
+import { publicSite } from "../../lib/auth.ts";
+import { allowOnly, type AppEnv } from "../../lib/http.ts";
+import { PLANS } from "../../lib/plans.ts";
+import type { Services } from "../../lib/services.ts";
+
+export function siteRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  app.get("/api/site", async (c) => {
+    const { site } = await publicSite(c, s.sites);
+    c.set("siteId", site.id);
+    return c.json(
+      {
+        name: site.name,
+        resultsPage: site.settings.resultsPage,
+        aiSummaries: site.settings.aiSummaries,
+        followups: PLANS[site.plan].followups && site.settings.followups,
+        performance_tier: site.plan,
+      },
+      200,
+      { "Cache-Control": "public, max-age=60", Vary: "X-API-Key, Origin" },
+    );
+  });
+  allowOnly(app, "/api/site", ["GET"]);
+  return app;
+}

@@ -53,6 +53,7 @@ const origin = z.string().max(300).refine((s) => {
 
 /** A site-relative path: "/", "/pricing", "/blog/post#section". */
 export const sitePath = z.string().min(1).max(1000).refine(
+  // deno-lint-ignore no-control-regex -- control characters are exactly what we refuse
   (s) => s.startsWith("/") && !s.startsWith("//") && !/[\s\u0000-\u001f\u007f\\]/.test(s),
   "must be a site-relative path starting with / (no spaces, no //)",
 );

@@ -4,10 +4,15 @@ import { cors } from "hono/cors";
 import { ApiError } from "./lib/errors.ts";
 import { type AppEnv, errorResponse, requestLog } from "./lib/http.ts";
 import { type AppOptions, createServices, type Services } from "./lib/services.ts";
+import { adminCrawlRoutes } from "./routes/api/admin/crawl.ts";
+import { adminDocumentRoutes } from "./routes/api/admin/documents.ts";
 import { adminPageRoutes } from "./routes/api/admin/pages.ts";
 import { adminSiteRoutes } from "./routes/api/admin/sites.ts";
 import { searchRoutes } from "./routes/api/search.ts";
 import { siteRoutes } from "./routes/api/site.ts";
+import { summarizeRoutes } from "./routes/api/summarize.ts";
+import { demoRoutes } from "./routes/demo.ts";
+import { scriptRoutes } from "./routes/scripts.ts";
 
 export type { AppOptions };
 
@@ -34,7 +39,12 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   app.route("/", searchRoutes(s));
   app.route("/", siteRoutes(s));
   app.route("/", adminSiteRoutes(s));
+  app.route("/", summarizeRoutes(s));
   app.route("/", adminPageRoutes(s));
+  app.route("/", adminCrawlRoutes(s));
+  app.route("/", adminDocumentRoutes(s));
+  app.route("/", scriptRoutes(s));
+  app.route("/", demoRoutes(s));
   app.notFound(() => {
     throw new ApiError("NOT_FOUND", "No such endpoint.");
   });

@@ -42,10 +42,6 @@ const CHUNK_CHARS = 15_000;
 /** Log entries outlive any instance that could still need them; older gaps mean a rebuild. */
 const LOG_TTL_MS = 7 * 24 * 3600_000;
 
-const metaKey = (site: string, url: string) => ["page", site, url];
-const bodyPrefix = (site: string, url: string, hash: string) => ["pagebody", site, url, hash];
-const versionKey = (site: string) => ["idxver", site];
-const logKey = (site: string, v: number) => ["idxlog", site, v];
 
 /** Splits text into chunks without cutting a surrogate pair in two. */
 export function chunkText(text: string, size = CHUNK_CHARS): string[] {
@@ -60,12 +56,25 @@ export function chunkText(text: string, size = CHUNK_CHARS): string[] {
   return out.length ? out : [""];
 }
 
-/** Page storage for all sites. */
+/**
+ * Page storage for all sites. `prefix` names the key space, so uploaded
+ * documents ("doc") are kept the same way as pages ("page") yet apart from them.
+ */
 export class PageStore {
-  constructor(private kv: Deno.Kv, private now: () => number) {}
+  constructor(private kv: Deno.Kv, private now: () => number, readonly prefix = "page") {}
+
+  private metaKey = (site: string, url: string) => [this.prefix, site, url];
+  private bodyPrefix = (site: string, url: string, hash: string) => [
+    this.prefix + "body",
+    site,
+    url,
+    hash,
+  ];
+  private versionKey = (site: string) => [this.prefix + "ver", site];
+  private logKey = (site: string, v: number) => [this.prefix + "log", site, v];
 
   async version(site: string): Promise<IndexVersion> {
-    return (await this.kv.get<IndexVersion>(versionKey(site))).value ?? { version: 0, pages: 0 };
+    return (await this.kv.get<IndexVersion>(this.versionKey(site))).value ?? { version: 0, pages: 0 };
   }
 
   /** Stores a page unless identical; refuses a new page beyond `maxPages`. */
@@ -83,8 +92,8 @@ export class PageStore {
     let bodyWritten = false;
     for (let attempt = 0; attempt < 50; attempt++) {
       const [old, ver] = await this.kv.getMany<[PageMeta, IndexVersion]>([
-        metaKey(site, input.url),
-        versionKey(site),
+        this.metaKey(site, input.url),
+        this.versionKey(site),
       ]);
       if (old.value?.hash === hash) return "unchanged";
       const v = ver.value ?? { version: 0, pages: 0 };
@@ -100,7 +109,7 @@ export class PageStore {
         for (let i = 0; i < chunks.length; i += 10) {
           const op = this.kv.atomic();
           chunks.slice(i, i + 10).forEach((c, j) =>
-            op.set([...bodyPrefix(site, input.url, hash), i + j], c)
+            op.set([...this.bodyPrefix(site, input.url, hash), i + j], c)
           );
           await op.commit();
         }
@@ -115,10 +124,10 @@ export class PageStore {
       };
       const next = { version: v.version + 1, pages: v.pages + (old.value ? 0 : 1) };
       const op = this.kv.atomic().check(old, ver)
-        .set(metaKey(site, input.url), meta)
-        .set(versionKey(site), next)
-        .set(logKey(site, next.version), input.url, { expireIn: LOG_TTL_MS });
-      if (chunks.length === 1) op.set([...bodyPrefix(site, input.url, hash), 0], chunks[0]);
+        .set(this.metaKey(site, input.url), meta)
+        .set(this.versionKey(site), next)
+        .set(this.logKey(site, next.version), input.url, { expireIn: LOG_TTL_MS });
+      if (chunks.length === 1) op.set([...this.bodyPrefix(site, input.url, hash), 0], chunks[0]);
       if ((await op.commit()).ok) {
         if (old.value) await this.deleteBody(site, input.url, old.value.hash);
         return old.value ? "updated" : "created";
@@ -134,16 +143,16 @@ export class PageStore {
   async remove(site: string, url: string): Promise<boolean> {
     for (let attempt = 0; attempt < 50; attempt++) {
       const [old, ver] = await this.kv.getMany<[PageMeta, IndexVersion]>([
-        metaKey(site, url),
-        versionKey(site),
+        this.metaKey(site, url),
+        this.versionKey(site),
       ]);
       if (!old.value) return false;
       const v = ver.value ?? { version: 0, pages: 1 };
       const next = { version: v.version + 1, pages: Math.max(0, v.pages - 1) };
       const ok = await this.kv.atomic().check(old, ver)
-        .delete(metaKey(site, url))
-        .set(versionKey(site), next)
-        .set(logKey(site, next.version), url, { expireIn: LOG_TTL_MS })
+        .delete(this.metaKey(site, url))
+        .set(this.versionKey(site), next)
+        .set(this.logKey(site, next.version), url, { expireIn: LOG_TTL_MS })
         .commit();
       if (ok.ok) {
         await this.deleteBody(site, url, old.value.hash);
@@ -157,17 +166,17 @@ export class PageStore {
   }
 
   private async deleteBody(site: string, url: string, hash: string) {
-    for await (const e of this.kv.list({ prefix: bodyPrefix(site, url, hash) })) {
+    for await (const e of this.kv.list({ prefix: this.bodyPrefix(site, url, hash) })) {
       await this.kv.delete(e.key);
     }
   }
 
   /** One page with its body, or null. */
   async get(site: string, url: string): Promise<Page | null> {
-    const meta = (await this.kv.get<PageMeta>(metaKey(site, url))).value;
+    const meta = (await this.kv.get<PageMeta>(this.metaKey(site, url))).value;
     if (!meta) return null;
     const parts: string[] = [];
-    for await (const e of this.kv.list<string>({ prefix: bodyPrefix(site, url, meta.hash) })) {
+    for await (const e of this.kv.list<string>({ prefix: this.bodyPrefix(site, url, meta.hash) })) {
       parts.push(e.value);
     }
     return { ...meta, body: parts.join("") };
@@ -175,7 +184,7 @@ export class PageStore {
 
   /** A page of metadata, in URL order, with a cursor for the next. */
   async list(site: string, opts: { cursor?: string; limit: number }) {
-    const iter = this.kv.list<PageMeta>({ prefix: ["page", site] }, {
+    const iter = this.kv.list<PageMeta>({ prefix: [this.prefix, site] }, {
       cursor: opts.cursor,
       limit: opts.limit,
     });
@@ -187,7 +196,7 @@ export class PageStore {
   /** Every page of a site with its body, for building an index. */
   async *all(site: string): AsyncGenerator<Page> {
     const metas = new Map<string, PageMeta>();
-    for await (const e of this.kv.list<PageMeta>({ prefix: ["page", site] })) {
+    for await (const e of this.kv.list<PageMeta>({ prefix: [this.prefix, site] })) {
       metas.set(e.value.url, e.value);
     }
     // Bodies come back grouped by URL then hash, chunks in order: join them as they stream.
@@ -199,7 +208,7 @@ export class PageStore {
         yield { ...meta, body: parts.join("") };
       }
     };
-    for await (const e of this.kv.list<string>({ prefix: ["pagebody", site] })) {
+    for await (const e of this.kv.list<string>({ prefix: [this.prefix + "body", site] })) {
       const [, , u, h] = e.key as [string, string, string, string];
       if (u !== url || h !== hash) {
         yield* flush();
@@ -217,8 +226,8 @@ export class PageStore {
     let expected = since + 1;
     for await (
       const e of this.kv.list<string>({
-        start: logKey(site, since + 1),
-        end: logKey(site, until + 1),
+        start: this.logKey(site, since + 1),
+        end: this.logKey(site, until + 1),
       })
     ) {
       if (e.key[2] !== expected++) return null;

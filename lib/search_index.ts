@@ -11,7 +11,7 @@ import { queryWords } from "./text.ts";
 
 const SCHEMA = { title: "string", description: "string", body: "string" } as const;
 type Db = Orama<typeof SCHEMA>;
-type Doc = { id: string; title: string; description: string; body: string };
+export type Doc = { id: string; title: string; description: string; body: string };
 
 /** Title weighs most, then description, then body. */
 const BOOST = { title: 3, description: 1.5, body: 1 };
@@ -145,6 +145,19 @@ export class SearchIndexes {
       return { title: doc.title, description, url: doc.id, highlights };
     });
     return { found: res.count, hits };
+  }
+
+  /** The best-matching whole documents (id = url or document id), for summary retrieval. */
+  async top(site: string, q: string, limit: number): Promise<(Doc & { score: number })[]> {
+    const { db } = await this.current(site);
+    const res = await search(db, {
+      term: q,
+      properties: ["title", "description", "body"],
+      boost: BOOST,
+      limit,
+      threshold: 1,
+    });
+    return res.hits.map((h) => ({ ...(h.document as unknown as Doc), score: h.score }));
   }
 
   /** Forgets an index (tests, memory pressure); the next search rebuilds it. */

@@ -24,7 +24,11 @@ export interface Services {
   operatorToken: string | null;
   sites: SiteStore;
   pages: PageStore;
+  /** Search indexes of pages: what /api/search answers from. */
   indexes: SearchIndexes;
+  /** Uploaded documents, kept like pages but apart: summaries cite them, search never shows them. */
+  documents: PageStore;
+  documentIndexes: SearchIndexes;
   quota: SearchQuota;
   credits: Credits;
 }
@@ -32,7 +36,8 @@ export interface Services {
 /** Wires the stores around one KV. */
 export function createServices(opts: AppOptions): Services {
   const clock = opts.clock ?? systemClock;
-  const pages = new PageStore(opts.kv, clock);
+  const pages = new PageStore(opts.kv, clock, "page");
+  const documents = new PageStore(opts.kv, clock, "doc");
   return {
     kv: opts.kv,
     clock,
@@ -41,6 +46,8 @@ export function createServices(opts: AppOptions): Services {
     sites: new SiteStore(opts.kv, clock),
     pages,
     indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),
+    documents,
+    documentIndexes: new SearchIndexes(documents, clock, opts.indexStaleMs ?? 500),
     quota: new SearchQuota(opts.kv, clock),
     credits: new Credits(opts.kv, clock),
   };

@@ -1,0 +1,8 @@
+/** crawls (issue 6): being written. */
+import { Hono } from "hono";
+import type { AppEnv } from "../../../lib/http.ts";
+import type { Services } from "../../../lib/services.ts";
+
+export function adminCrawlRoutes(_s: Services) {
+  return new Hono<AppEnv>();
+}

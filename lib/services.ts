@@ -15,6 +15,17 @@ export interface AppOptions {
   log?: Logger;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
+  /** Crawler settings (env CRAWL_ALLOW_LOOPBACK, CRAWL_DELAY_MS in main.ts). */
+  crawl?: Partial<CrawlConfig>;
+}
+
+export interface CrawlConfig {
+  /** Also allow 127.0.0.0/8 and [::1], for the demo and tests; nothing else internal. */
+  allowLoopback: boolean;
+  /** Politeness delay between two requests to one host. */
+  delayMs: number;
+  /** Resolves a host name to addresses; tests inject one so no DNS packet leaves. */
+  resolve?: (host: string) => Promise<string[]>;
 }
 
 export interface Services {
@@ -31,6 +42,7 @@ export interface Services {
   documentIndexes: SearchIndexes;
   quota: SearchQuota;
   credits: Credits;
+  crawl: CrawlConfig;
 }
 
 /** Wires the stores around one KV. */
@@ -50,5 +62,6 @@ export function createServices(opts: AppOptions): Services {
     documentIndexes: new SearchIndexes(documents, clock, opts.indexStaleMs ?? 500),
     quota: new SearchQuota(opts.kv, clock),
     credits: new Credits(opts.kv, clock),
+    crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
   };
 }

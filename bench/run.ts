@@ -1,0 +1,7 @@
+/** `deno task bench`: every benchmark, printing figures. BENCH_PAGES and BENCH_SECONDS adjust size. */
+import { benchSearch } from "./search.ts";
+
+const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
+const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
+console.log(`# SiteSearch benchmarks (Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores)`);
+await benchSearch({ pages, seconds });

@@ -1,0 +1,54 @@
+/** Drives wrk (Debian's package) at a local URL list and reads its figures back as JSON. */
+
+const LUA = `
+local paths = {}
+for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i])
+end
+done = function(summary, latency, requests)
+  io.write(string.format('WRKJSON {"requests":%d,"seconds":%f,"p50":%f,"p99":%f,"errors":%d,"non2xx":%d}\\n',
+    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
+    summary.errors.status))
+end
+`;
+
+export interface WrkResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+/** Runs wrk with `connections` for `seconds` against origin + each path in turn. */
+export async function wrk(origin: string, paths: string[], connections = 50, seconds = 10): Promise<WrkResult> {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/paths.txt`, paths.join("\n"));
+  await Deno.writeTextFile(`${dir}/script.lua`, LUA);
+  const out = await new Deno.Command("wrk", {
+    args: ["-t", "1", "-c", String(connections), "-d", `${seconds}s`, "-s", `${dir}/script.lua`, origin],
+    env: { WRK_PATHS: `${dir}/paths.txt` },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  await Deno.remove(dir, { recursive: true });
+  const text = new TextDecoder().decode(out.stdout);
+  const line = text.split("\n").find((l) => l.startsWith("WRKJSON "));
+  if (!line) throw new Error("wrk failed: " + new TextDecoder().decode(out.stderr) + text);
+  const r = JSON.parse(line.slice(8));
+  return { rps: r.requests / r.seconds, p50: r.p50, p99: r.p99, errors: r.errors, non2xx: r.non2xx };
+}
+
+/** True when wrk is installed. */
+export async function haveWrk(): Promise<boolean> {
+  try {
+    await new Deno.Command("wrk", { args: ["--version"], stdout: "null", stderr: "null" }).output();
+    return true;
+  } catch {
+    return false;
+  }
+}

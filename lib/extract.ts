@@ -1,0 +1,378 @@
+/**
+ * HTML page → what the index needs: title, description, language, robots flags,
+ * canonical URL, outgoing links, and the readable text split into sections.
+ * Pure and synchronous. It streams htmlparser2's tokenizer events instead of
+ * building a DOM: on a 5 MB page the DOM alone costs more time and memory than
+ * everything else together, and nothing here needs to look backwards.
+ */
+import { Parser } from "htmlparser2";
+import { squash } from "./text.ts";
+
+export interface PageSection {
+  heading: string;
+  anchor: string;
+  text: string;
+}
+
+export interface ExtractedPage {
+  title: string;
+  description: string;
+  lang: string;
+  text: string;
+  sections: PageSection[];
+  noindex: boolean;
+  nofollow: boolean;
+  canonical: string | null;
+  links: string[];
+}
+
+type Attribs = Record<string, string>;
+
+/** Never readable text: code, embedded media, form controls, page chrome. */
+// deno-fmt-ignore
+const DROP_TAGS = new Set([
+  "head", "title", "meta", "link", "script", "style", "noscript", "template", "svg", "math",
+  "iframe", "object", "embed", "canvas", "nav", "select", "button", "input", "textarea",
+]);
+const DROP_ROLES = new Set(["navigation", "banner", "contentinfo"]);
+/**
+ * Generated documentation marks its chrome with classes, not landmarks: DocBook
+ * (PostgreSQL) wraps prev/up/next bars in div.navheader/navfooter, Sphinx (Python,
+ * Django) puts them in div.related and div.sphinxsidebar and appends a "¶" a.headerlink
+ * to every heading. Indexed, these repeat on every page and drown the real text.
+ */
+const DROP_CLASS_RE =
+  /(?:^|\s)(?:navheader|navfooter|sphinxsidebar|related|headerlink|skip-link|breadcrumbs?)(?:\s|$)/;
+const HIDDEN_STYLE_RE = /display\s*:\s*none|visibility\s*:\s*hidden/i;
+/** Elements that end a line, so words in neighbouring blocks never run together. */
+// deno-fmt-ignore
+const BLOCKS = new Set([
+  "address", "article", "aside", "blockquote", "body", "br", "caption", "center", "dd", "details",
+  "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2",
+  "h3", "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend", "li", "main", "menu", "ol",
+  "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+]);
+const HEADING_RE = /^h[1-6]$/;
+/**
+ * htmlparser2 keeps its open elements with Array#unshift, so each tag costs time in
+ * proportion to the nesting depth: a 5 MB page of unclosed <div>s would take minutes.
+ * Reading stops where a page nests deeper than Blink's parser ever builds (512); the
+ * text before that point is kept. The parser is fed in chunks so it can stop early.
+ */
+const MAX_DEPTH = 512;
+const CHUNK = 64 * 1024;
+const WEB = new Set(["http:", "https:"]);
+
+/** Extracts metadata, main text, sections and links from one HTML page fetched from `baseUrl`. */
+export function extractPage(html: string, baseUrl: string): ExtractedPage {
+  const meta = new MetaReader();
+  const body = new TextReader();
+  let depth = 0;
+  let stopped = false;
+  const parser = new Parser({
+    onopentag(name, attribs) {
+      if (stopped || (stopped = ++depth > MAX_DEPTH)) return;
+      meta.open(name, attribs);
+      body.open(name, attribs);
+    },
+    ontext(data) {
+      if (stopped) return;
+      meta.text(data);
+      body.text(data);
+    },
+    onclosetag() {
+      if (stopped) return;
+      depth--;
+      meta.close();
+      body.close();
+    },
+  });
+  for (let i = 0; i < html.length && !stopped; i += CHUNK) parser.write(html.slice(i, i + CHUNK));
+  parser.end();
+  const base = (meta.baseHref !== undefined && URL.parse(meta.baseHref, baseUrl)) ||
+    URL.parse(baseUrl) || undefined;
+  return {
+    title: meta.title || meta.h1,
+    description: squash(meta.description ?? meta.ogDescription ?? ""),
+    lang: primaryLang(meta.lang),
+    ...body.result(),
+    noindex: meta.noindex,
+    nofollow: meta.nofollow,
+    canonical: meta.canonical === undefined ? null : webUrl(meta.canonical, base),
+    links: [...new Set(meta.hrefs.map((h) => webUrl(h, base)).filter((u) => u !== null))],
+  };
+}
+
+/** Title, language, description, robots, base, canonical and link targets of the whole page. */
+class MetaReader {
+  title = "";
+  h1 = "";
+  lang = "";
+  description?: string;
+  ogDescription?: string;
+  noindex = false;
+  nofollow = false;
+  baseHref?: string;
+  canonical?: string;
+  hrefs: string[] = [];
+  #depth = 0;
+  /** Depth of the open <svg>/<math>: their <title> and <a> are not the page's. */
+  #foreignAt = 0;
+  #capture: { field: "title" | "h1"; at: number; text: string } | null = null;
+
+  open(name: string, a: Attribs): void {
+    this.#depth++;
+    if (this.#foreignAt) return;
+    switch (name) {
+      case "svg":
+      case "math":
+        this.#foreignAt = this.#depth;
+        break;
+      case "html":
+        this.lang ||= a.lang ?? a["xml:lang"] ?? "";
+        break;
+      case "title":
+      case "h1":
+        if (!this.#capture && !this[name]) {
+          this.#capture = { field: name, at: this.#depth, text: "" };
+        }
+        break;
+      case "base":
+        this.baseHref ??= a.href;
+        break;
+      case "link":
+        if (a.href !== undefined && /(?:^|\s)canonical(?:\s|$)/i.test(a.rel ?? "")) {
+          this.canonical ??= a.href;
+        }
+        break;
+      case "a":
+        // Same-document references ("#top", "") would only point back at this page.
+        if (a.href && !a.href.trim().startsWith("#")) this.hrefs.push(a.href);
+        break;
+      case "meta":
+        this.#meta(a);
+        break;
+    }
+  }
+
+  text(data: string): void {
+    if (this.#capture) this.#capture.text += data;
+  }
+
+  close(): void {
+    if (this.#foreignAt === this.#depth) this.#foreignAt = 0;
+    if (this.#capture?.at === this.#depth) {
+      this[this.#capture.field] = squash(this.#capture.text);
+      this.#capture = null;
+    }
+    this.#depth--;
+  }
+
+  #meta(a: Attribs): void {
+    const name = (a.name ?? a.property ?? "").trim().toLowerCase();
+    const content = a.content ?? "";
+    if (name === "description") this.description ??= content;
+    else if (name === "og:description") this.ogDescription ??= content;
+    else if (name === "robots" || name === "googlebot") {
+      const words = content.toLowerCase().split(/[\s,]+/);
+      this.noindex ||= words.includes("noindex") || words.includes("none");
+      this.nofollow ||= words.includes("nofollow") || words.includes("none");
+    }
+  }
+}
+
+interface Frame {
+  name: string;
+  /** "skip": starts an excluded subtree; "inert": inside one; "in": readable. */
+  state: "skip" | "inert" | "in";
+  main: boolean;
+}
+
+interface Mark {
+  heading: string;
+  anchor: string;
+  /** Index in `lines` of the heading's first line, and of its section's first line. */
+  headingAt: number;
+  bodyAt: number;
+}
+
+interface Span {
+  frame: Frame;
+  lineStart: number;
+  markStart: number;
+  lineEnd?: number;
+  markEnd?: number;
+}
+
+/**
+ * Readable text, one block per line, with heading marks. The whole page is read; the
+ * spans of the first main landmark and of the articles are noted, and `result` slices
+ * the content root out of the lines afterwards, so one pass serves both cases.
+ */
+class TextReader {
+  #lines: string[] = [];
+  #marks: Mark[] = [];
+  #line = "";
+  #stack: Frame[] = [];
+  #skipping = false;
+  #pre = 0;
+  #mainDepth = 0;
+  #sectionDepth = 0;
+  #main?: Span;
+  #article?: Span;
+  #articles = 0;
+  // Anchor candidates: ids of open elements and the last <a id|name>, each stamped with
+  // its entry order so only those met since the previous heading count for the next one.
+  #seq = 0;
+  #fenceSeq = 0;
+  #openIds: { frame: Frame; id: string; seq: number }[] = [];
+  #lastA = { id: "", seq: 0 };
+  #heading: { frame: Frame; at: number; own: string; inner: string; before: string } | null = null;
+
+  open(name: string, a: Attribs): void {
+    const frame: Frame = { name, state: "inert", main: false };
+    this.#stack.push(frame);
+    if (this.#skipping) return;
+    if (excluded(name, a, this.#mainDepth > 0, this.#sectionDepth > 0)) {
+      frame.state = "skip";
+      this.#skipping = true;
+      return;
+    }
+    frame.state = "in";
+    frame.main = name === "main" || name === "article" || roleOf(a) === "main";
+    const id = a.id?.trim() ?? "";
+    const seq = ++this.#seq;
+    if (BLOCKS.has(name)) this.#flush();
+    if (name === "pre") this.#pre++;
+    if (name === "section") this.#sectionDepth++;
+    if (frame.main) {
+      this.#mainDepth++;
+      const span = { frame, lineStart: this.#lines.length, markStart: this.#marks.length };
+      if (name === "article" && ++this.#articles === 1) this.#article = span;
+      if (name !== "article") this.#main ??= span;
+    }
+    const heading = this.#heading;
+    if (heading && !heading.inner) heading.inner = id || (name === "a" ? a.name?.trim() ?? "" : "");
+    if (HEADING_RE.test(name) && !heading) {
+      const top = this.#openIds.at(-1);
+      const open = top && top.seq > this.#fenceSeq ? top : undefined;
+      const last = this.#lastA.seq > this.#fenceSeq ? this.#lastA : undefined;
+      const before = (last && (!open || last.seq > open.seq) ? last : open)?.id ?? "";
+      this.#heading = { frame, at: this.#lines.length, own: id, inner: "", before };
+      this.#fenceSeq = seq;
+    }
+    if (id) this.#openIds.push({ frame, id, seq });
+    if (name === "a" && (id || a.name?.trim())) this.#lastA = { id: id || a.name.trim(), seq };
+    // Page-wide wrappers' ids ("docContent", "main") name no section of their own.
+    if (name === "html" || name === "body" || (frame.main && name !== "article")) {
+      this.#fenceSeq = seq;
+    }
+  }
+
+  text(data: string): void {
+    if (this.#skipping) return;
+    if (!this.#pre) {
+      this.#line += data;
+      return;
+    }
+    // Keep a listing's lines apart; everywhere else source newlines are just spaces.
+    const parts = data.split("\n");
+    this.#line += parts[0];
+    for (let i = 1; i < parts.length; i++) {
+      this.#flush();
+      this.#line += parts[i];
+    }
+  }
+
+  close(): void {
+    const frame = this.#stack.pop();
+    if (!frame || frame.state === "inert") return;
+    if (frame.state === "skip") {
+      this.#skipping = false;
+      return;
+    }
+    const name = frame.name;
+    if (BLOCKS.has(name)) this.#flush();
+    if (name === "pre") this.#pre--;
+    if (name === "section") this.#sectionDepth--;
+    if (frame.main) this.#mainDepth--;
+    for (const span of [this.#main, this.#article]) {
+      if (span?.frame === frame) {
+        span.lineEnd = this.#lines.length;
+        span.markEnd = this.#marks.length;
+      }
+    }
+    if (this.#openIds.at(-1)?.frame === frame) this.#openIds.pop();
+    const heading = this.#heading;
+    if (heading?.frame === frame) {
+      const text = this.#lines.slice(heading.at).join(" ");
+      if (text) {
+        this.#marks.push({
+          heading: text,
+          anchor: heading.own || heading.inner || heading.before,
+          headingAt: heading.at,
+          bodyAt: this.#lines.length,
+        });
+      }
+      this.#heading = null;
+    }
+  }
+
+  /** The content root's text and sections: main landmark, else a lone article, else all. */
+  result(): { text: string; sections: PageSection[] } {
+    this.#flush();
+    const lines = this.#lines;
+    const span = this.#main ?? (this.#articles === 1 ? this.#article : undefined);
+    const start = span?.lineStart ?? 0;
+    const end = span?.lineEnd ?? lines.length;
+    const lead: Mark = { heading: "", anchor: "", headingAt: start, bodyAt: start };
+    const marks = [lead, ...this.#marks.slice(span?.markStart ?? 0, span?.markEnd)];
+    const sections = marks.map((m, i) => ({
+      heading: m.heading,
+      anchor: m.anchor,
+      text: lines.slice(m.bodyAt, marks[i + 1]?.headingAt ?? end).join("\n"),
+    })).filter((s, i) => i > 0 || s.text);
+    return { text: lines.slice(start, end).join("\n"), sections };
+  }
+
+  #flush(): void {
+    const s = squash(this.#line);
+    if (s) this.#lines.push(s);
+    this.#line = "";
+  }
+}
+
+/**
+ * Whether an element is left out of the readable text. `inMain` and `inSection` follow
+ * HTML-AAM: a header/footer inside main, article or section belongs to that content (an
+ * article's title and byline); only page-level ones are banner/contentinfo chrome.
+ */
+function excluded(name: string, a: Attribs, inMain: boolean, inSection: boolean): boolean {
+  if (DROP_TAGS.has(name)) return true;
+  if ((name === "header" || name === "footer") && !inMain && !inSection) return true;
+  if (name === "aside" && !inMain) return true;
+  if (a.hidden !== undefined || a["data-nosnippet"] !== undefined) return true;
+  if (a["aria-hidden"]?.trim().toLowerCase() === "true") return true;
+  if (a.role !== undefined && DROP_ROLES.has(roleOf(a))) return true;
+  if (a.style !== undefined && HIDDEN_STYLE_RE.test(a.style)) return true;
+  return a.class !== undefined && DROP_CLASS_RE.test(a.class);
+}
+
+/** The element's ARIA role: the first token wins, as in browsers. */
+function roleOf(a: Attribs): string {
+  return a.role?.trim().toLowerCase().split(/\s+/)[0] ?? "";
+}
+
+/** Resolves a URL reference to an absolute http(s) URL without fragment, else null. */
+function webUrl(ref: string, base: URL | undefined): string | null {
+  const url = URL.parse(ref.trim(), base);
+  if (!url || !WEB.has(url.protocol)) return null;
+  url.hash = "";
+  return url.href;
+}
+
+/** "en-US" → "en"; anything that is not a language subtag → "". */
+function primaryLang(tag: string): string {
+  const primary = tag.trim().toLowerCase().split(/[-_]/)[0];
+  return /^[a-z]{2,3}$/.test(primary) ? primary : "";
+}

@@ -10,6 +10,8 @@ export const ERRORS = {
   PLAN_FEATURE_UNAVAILABLE: { status: 403, type: "permission_error" },
   // Not in API.md's table: a site admin key calling an operator-only endpoint or field.
   OPERATOR_ONLY: { status: 403, type: "permission_error" },
+  // Not in API.md's table: a follow-up on a paid site that turned follow-ups off.
+  FOLLOWUPS_DISABLED: { status: 403, type: "permission_error" },
   NOT_FOUND: { status: 404, type: "not_found_error" },
   CONVERSATION_NOT_FOUND: { status: 404, type: "not_found_error" },
   METHOD_NOT_ALLOWED: { status: 405, type: "invalid_request_error" },
@@ -77,6 +79,11 @@ export function asApiError(err: unknown): ApiError {
     });
   }
   return new ApiError("INTERNAL_ERROR", "Something went wrong on our side.");
+}
+
+/** SQLite's busy answer when two processes write one local KV file at once: worth a retry. */
+export function isLocked(err: unknown): boolean {
+  return err instanceof Error && /database is locked/i.test(err.message);
 }
 
 /** Shorthand for the most common error: a bad parameter named by `param`. */

@@ -7,7 +7,7 @@
  * a busy site never delays another.
  */
 import { type Clock, minuteWindow, monthWindow } from "./clock.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, isLocked } from "./errors.ts";
 import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
 import type { Site } from "./sites.ts";
 
@@ -68,60 +68,71 @@ export class SearchQuota {
 
   private async decide(siteId: string, batch: Waiter[]) {
     for (let attempt = 0; attempt < 100; attempt++) {
-      const now = this.clock();
-      const min = minuteWindow(now);
-      const mon = monthWindow(now);
-      this.stats.batches++;
-      const [siteE, minE, monE] = await this.kv.getMany<[Site, number, number]>([
-        ["site", siteId],
-        minuteKey(siteId, min.id),
-        monthKey(siteId, mon.id),
-      ]);
-      const site = siteE.value;
-      const limits = site ? effectiveLimits(site.plan, site.limits) : null;
-      let minuteUsed = minE.value ?? 0, monthUsed = monE.value ?? 0;
-      const outcomes = batch.map((w) => {
-        const refused = w.verify(site);
-        if (refused || !site || !limits) {
-          return refused ?? new ApiError("INVALID_API_KEY", "The search key is not valid.");
-        }
-        const state = (): QuotaState => ({
-          limits,
-          minute: { used: minuteUsed, resetIn: min.resetIn },
-          month: { used: monthUsed, resetIn: mon.resetIn, resetsAt: mon.resetsAt.toISOString() },
-        });
-        if (limits.perMonth !== null && monthUsed >= limits.perMonth) {
-          const s = state();
-          return rateLimited("MONTHLY_SEARCH_QUOTA_EXCEEDED", s, mon.resetIn, mon.resetsAt);
-        }
-        if (minuteUsed >= limits.perMinute) {
-          return rateLimited("SEARCH_RATE_LIMIT_EXCEEDED", state(), min.resetIn);
-        }
-        minuteUsed++, monthUsed++;
-        return { site, state: state() } satisfies Admitted;
-      });
-      const admitted = outcomes.filter((o) => !(o instanceof ApiError)).length;
-      if (admitted > 0) {
-        this.stats.commits++;
-        const res = await this.kv.atomic().check(siteE, minE, monE)
-          .set(minuteKey(siteId, min.id), minuteUsed, { expireIn: 120_000 })
-          .set(monthKey(siteId, mon.id), monthUsed, { expireIn: 40 * 86_400_000 })
-          .commit();
-        if (!res.ok) {
-          this.stats.conflicts++;
-          continue;
-        }
-        this.stats.admitted += admitted;
+      try {
+        if (await this.tryDecide(siteId, batch)) return;
+      } catch (err) {
+        // Two processes on one local KV file: SQLite says "locked" where Deploy's KV would conflict.
+        if (!isLocked(err)) throw err;
+        await new Promise((r) => setTimeout(r, 2 + Math.random() * 10));
       }
-      outcomes.forEach((o, i) =>
-        o instanceof ApiError ? batch[i].reject(o) : batch[i].resolve(o as Admitted)
-      );
-      return;
     }
     throw new ApiError("SERVICE_UNAVAILABLE", "Too much contention on the quota. Retry.", {
       retryAfter: 1,
       headers: { "Retry-After": "1" },
     });
+  }
+
+  /** One read-decide-commit round; false when another writer won the race. */
+  private async tryDecide(siteId: string, batch: Waiter[]): Promise<boolean> {
+    const now = this.clock();
+    const min = minuteWindow(now);
+    const mon = monthWindow(now);
+    this.stats.batches++;
+    const [siteE, minE, monE] = await this.kv.getMany<[Site, number, number]>([
+      ["site", siteId],
+      minuteKey(siteId, min.id),
+      monthKey(siteId, mon.id),
+    ]);
+    const site = siteE.value;
+    const limits = site ? effectiveLimits(site.plan, site.limits) : null;
+    let minuteUsed = minE.value ?? 0, monthUsed = monE.value ?? 0;
+    const outcomes = batch.map((w) => {
+      const refused = w.verify(site);
+      if (refused || !site || !limits) {
+        return refused ?? new ApiError("INVALID_API_KEY", "The search key is not valid.");
+      }
+      const state = (): QuotaState => ({
+        limits,
+        minute: { used: minuteUsed, resetIn: min.resetIn },
+        month: { used: monthUsed, resetIn: mon.resetIn, resetsAt: mon.resetsAt.toISOString() },
+      });
+      if (limits.perMonth !== null && monthUsed >= limits.perMonth) {
+        const s = state();
+        return rateLimited("MONTHLY_SEARCH_QUOTA_EXCEEDED", s, mon.resetIn, mon.resetsAt);
+      }
+      if (minuteUsed >= limits.perMinute) {
+        return rateLimited("SEARCH_RATE_LIMIT_EXCEEDED", state(), min.resetIn);
+      }
+      minuteUsed++, monthUsed++;
+      return { site, state: state() } satisfies Admitted;
+    });
+    const admitted = outcomes.filter((o) => !(o instanceof ApiError)).length;
+    if (admitted > 0) {
+      this.stats.commits++;
+      const res = await this.kv.atomic().check(siteE, minE, monE)
+        .set(minuteKey(siteId, min.id), minuteUsed, { expireIn: 120_000 })
+        .set(monthKey(siteId, mon.id), monthUsed, { expireIn: 40 * 86_400_000 })
+        .commit();
+      if (!res.ok) {
+        this.stats.conflicts++;
+        return false;
+      }
+      this.stats.admitted += admitted;
+    }
+    outcomes.forEach((o, i) =>
+      o instanceof ApiError ? batch[i].reject(o) : batch[i].resolve(o as Admitted)
+    );
+    return true;
   }
 
   /** Current use, for the usage endpoint. */

@@ -1,6 +1,7 @@
 /** Entry point: reads the environment, opens KV, seeds the demo site, serves. */
 import { createApp } from "./app.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo.ts";
+import { createOpenAISummarizer } from "./lib/llm.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
 
@@ -16,7 +17,24 @@ async function openKv(): Promise<Deno.Kv> {
 
 const kv = await openKv();
 const token = await operatorToken(kv, env("SITESEARCH_OPERATOR_TOKEN"));
-const { app, services } = createApp({ kv, operatorToken: token });
+const apiKey = env("OPENAI_API_KEY");
+const summarizer = apiKey
+  ? createOpenAISummarizer({
+    apiKey,
+    baseURL: env("OPENAI_BASE_URL"),
+    model: env("SUMMARY_MODEL") ?? "gpt-4o-mini",
+  })
+  : undefined; // the built-in extractive summarizer: everything works offline
+const { app, services } = createApp({
+  kv,
+  operatorToken: token,
+  summarizer,
+  summaryIpLimitPerMinute: Number(env("SUMMARY_IP_LIMIT_PER_MINUTE") ?? 30),
+  crawl: {
+    allowLoopback: env("CRAWL_ALLOW_LOOPBACK") === "true",
+    delayMs: Number(env("CRAWL_DELAY_MS") ?? 250),
+  },
+});
 const demo = await ensureDemoSite(services);
 
 const port = Number(env("PORT") ?? 8000);
@@ -32,6 +50,11 @@ Deno.serve({
   demo site id:    ${demo.siteId}
   public key:      ${demo.publicKey}
   admin key:       ${demo.adminKey}
+  AI answers:      ${
+      summarizer
+        ? `${env("SUMMARY_MODEL") ?? "gpt-4o-mini"} via OPENAI_API_KEY`
+        : "built-in extractive summarizer (set OPENAI_API_KEY for a model)"
+    }
   operator token:  ${token}${
       env("SITESEARCH_OPERATOR_TOKEN") ? " (from SITESEARCH_OPERATOR_TOKEN)" : ""
     }

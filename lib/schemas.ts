@@ -104,6 +104,26 @@ export const UpsertPages = z.object({
   ),
 }).strict();
 
+export const MAX_QUESTION_CHARS = 600;
+
+/** POST /api/summarize; unknown fields (model, max_tokens, …) are ignored. */
+export const SummaryBody = z.object({
+  query: z.string({ error: "query is required and must be a string" }).transform((s) => s.trim())
+    .refine((s) => s.length > 0, "query must not be empty")
+    .refine(
+      (s) => codePoints(s) <= MAX_QUESTION_CHARS,
+      `query must be at most ${MAX_QUESTION_CHARS} characters`,
+    ),
+  mode: z.enum(["initial", "followup"], { error: "mode must be initial or followup" }).default(
+    "initial",
+  ),
+  stream: z.boolean({ error: "stream must be true or false" }).default(false),
+  conversationId: z.string({ error: "conversationId must be a string" }).max(100).optional(),
+}).refine((b) => b.mode !== "followup" || b.conversationId, {
+  message: "conversationId is required for a follow-up",
+  path: ["conversationId"],
+});
+
 export const RotateKey = z.object({ key: z.enum(["public", "admin"]) }).strict();
 
 export const ListParams = z.object({

@@ -1,11 +1,15 @@
 /** Everything the routes need, built once from the app's dependencies. */
 import { type Clock, systemClock } from "./clock.ts";
+import { Conversations } from "./conversations.ts";
 import { Credits } from "./credits.ts";
+import { createExtractiveSummarizer } from "./extractive.ts";
+import { IpLimit } from "./ip_limit.ts";
 import { jsonLogger, type Logger } from "./http.ts";
 import { PageStore } from "./pages.ts";
 import { SearchQuota } from "./quota.ts";
 import { SearchIndexes } from "./search_index.ts";
 import { SiteStore } from "./sites.ts";
+import type { Summarizer } from "./summarizer.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -15,6 +19,12 @@ export interface AppOptions {
   log?: Logger;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
+  /** The answerer; the built-in extractive one when none is given. */
+  summarizer?: Summarizer;
+  /** Summaries a minute per client IP and site (SUMMARY_IP_LIMIT_PER_MINUTE). */
+  summaryIpLimitPerMinute?: number;
+  /** How long a streamed answer may stay silent before a `: ping` comment. */
+  ssePingMs?: number;
   /** Crawler settings (env CRAWL_ALLOW_LOOPBACK, CRAWL_DELAY_MS in main.ts). */
   crawl?: Partial<CrawlConfig>;
 }
@@ -42,6 +52,10 @@ export interface Services {
   documentIndexes: SearchIndexes;
   quota: SearchQuota;
   credits: Credits;
+  conversations: Conversations;
+  ipLimit: IpLimit;
+  summarizer: Summarizer;
+  ssePingMs: number;
   crawl: CrawlConfig;
 }
 
@@ -62,6 +76,10 @@ export function createServices(opts: AppOptions): Services {
     documentIndexes: new SearchIndexes(documents, clock, opts.indexStaleMs ?? 500),
     quota: new SearchQuota(opts.kv, clock),
     credits: new Credits(opts.kv, clock),
+    conversations: new Conversations(opts.kv, clock),
+    ipLimit: new IpLimit(opts.kv, clock, opts.summaryIpLimitPerMinute ?? 30),
+    summarizer: opts.summarizer ?? createExtractiveSummarizer(),
+    ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
   };
 }

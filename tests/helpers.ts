@@ -1,5 +1,5 @@
 /** Test helpers: the real app on a real KV, driven through its fetch handler. */
-import { createApp } from "../app.ts";
+import { type AppOptions, createApp } from "../app.ts";
 import type { PlanName } from "../lib/plans.ts";
 
 export const OPERATOR = "op_test_operator_token";
@@ -18,24 +18,21 @@ export interface TestApp {
   kv: Deno.Kv;
   call: (path: string, init?: RequestInit) => Promise<Response>;
   services: ReturnType<typeof createApp>["services"];
+  /** The app's fetch handler, for serving it with Deno.serve. */
+  fetch: ReturnType<typeof createApp>["app"]["fetch"];
   close: () => void;
 }
 
 /** The app on `:memory:` (or a shared KV file), with a silent logger. */
 export async function startApp(
-  opts: { kvPath?: string; clock?: () => number; indexStaleMs?: number } = {},
+  opts: Partial<Omit<AppOptions, "kv">> & { kvPath?: string } = {},
 ): Promise<TestApp> {
-  const kv = await Deno.openKv(opts.kvPath ?? ":memory:");
-  const { app, services } = createApp({
-    kv,
-    clock: opts.clock,
-    operatorToken: OPERATOR,
-    log: () => {},
-    indexStaleMs: opts.indexStaleMs,
-  });
+  const { kvPath, ...rest } = opts;
+  const kv = await Deno.openKv(kvPath ?? ":memory:");
+  const { app, services } = createApp({ operatorToken: OPERATOR, log: () => {}, ...rest, kv });
   const call = (path: string, init?: RequestInit) =>
     Promise.resolve(app.fetch(new Request("http://127.0.0.1" + path, init)));
-  return { kv, call, services, close: () => kv.close() };
+  return { kv, call, services, fetch: app.fetch, close: () => kv.close() };
 }
 
 export const admin = (token: string, body?: unknown, method = body ? "POST" : "GET") => ({

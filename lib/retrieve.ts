@@ -1,0 +1,90 @@
+/**
+ * Retrieval for summaries: the site's best pages (and, on plans with
+ * documents, its best documents), cut into passages, the passages that best
+ * cover the question kept. One source per page or document, numbered as the
+ * answer cites them ([n] is sources[n - 1]).
+ */
+import { terms } from "./extractive.ts";
+import { splitPassages } from "./passages.ts";
+import { PLANS } from "./plans.ts";
+import type { Services } from "./services.ts";
+import type { Site } from "./sites.ts";
+import type { SourceText, Turn } from "./summarizer.ts";
+
+export type SourceRef =
+  | { type: "page"; title: string; url: string }
+  | { type: "document"; title: string; documentId: string }
+  | { type: "external"; label: string };
+
+export interface Retrieved {
+  texts: SourceText[];
+  refs: SourceRef[];
+}
+
+const MAX_SOURCES = 5;
+const PASSAGES_PER_SOURCE = 2;
+
+/** What to search for: the question, plus the previous question for a follow-up's context. */
+export function retrievalQuery(question: string, history: Turn[]): string {
+  const previous = history.filter((t) => t.role === "user").slice(-1).map((t) => t.content);
+  return [question, ...previous].join(" ").slice(0, 600);
+}
+
+/** Share of the query's terms a passage covers, rarer terms weighing more. */
+function scorer(queryTerms: string[], passages: string[][]) {
+  const df = new Map<string, number>();
+  for (const p of passages) {
+    const set = new Set(p);
+    for (const t of queryTerms) if (set.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  }
+  const idf = (t: string) => Math.log(1 + (passages.length + 1) / ((df.get(t) ?? 0) + 0.5));
+  return (p: string[]) => {
+    const set = new Set(p);
+    return queryTerms.reduce((sum, t) => sum + (set.has(t) ? idf(t) : 0), 0);
+  };
+}
+
+/** The numbered source texts and their references for one question. */
+export async function retrieve(
+  s: Services,
+  site: Site,
+  question: string,
+  history: Turn[],
+): Promise<Retrieved> {
+  const q = retrievalQuery(question, history);
+  const [pages, docs] = await Promise.all([
+    s.indexes.top(site.id, q, 8),
+    PLANS[site.plan].documents ? s.documentIndexes.top(site.id, q, 4) : [],
+  ]);
+  const candidates = [
+    ...pages.map((d) => ({
+      ref: { type: "page", title: d.title, url: d.id } as SourceRef,
+      doc: d,
+    })),
+    ...docs.map((d) => ({
+      ref: { type: "document", title: d.title, documentId: d.id } as SourceRef,
+      doc: d,
+    })),
+  ].map((c) => {
+    const passages = splitPassages(c.doc.body);
+    return { ...c, passages, terms: passages.map((p) => terms(c.doc.title + " " + p)) };
+  });
+  const queryTerms = [...new Set(terms(q))];
+  const score = scorer(queryTerms, candidates.flatMap((c) => c.terms));
+  const ranked = candidates.map((c) => {
+    const scored = c.passages.map((text, i) => ({ text, i, score: score(c.terms[i]) }));
+    const best = scored.filter((p) => p.score > 0).sort((a, b) => b.score - a.score)
+      .slice(0, PASSAGES_PER_SOURCE).sort((a, b) => a.i - b.i);
+    return { ...c, best, top: best.reduce((m, p) => Math.max(m, p.score), 0) };
+  }).filter((c) => c.best.length > 0)
+    .sort((a, b) => b.top - a.top)
+    .slice(0, MAX_SOURCES);
+  return {
+    texts: ranked.map((c, i) => ({
+      n: i + 1,
+      title: c.doc.title,
+      text: c.best.map((p) => p.text).join("\n…\n"),
+    })),
+    refs: ranked.map((c) => c.ref),
+  };
+}

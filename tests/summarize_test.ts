@@ -3,7 +3,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { createOpenAISummarizer, SOURCES_CLOSE, SOURCES_OPEN } from "../lib/llm.ts";
 import { citedSources } from "../lib/extractive.ts";
 import { MAX_USER_TURNS } from "../lib/conversations.ts";
-import { type FakeLLM, startFakeLLM } from "./fixtures/fake_llm.ts";
+import { startFakeLLM } from "./fixtures/fake_llm.ts";
 import {
   admin,
   createSite,

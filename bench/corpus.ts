@@ -74,8 +74,9 @@ export function makeQueries(pages: PageInput[], n = 300): string[] {
     const i = Math.floor(rand() * w.length);
     const kind = out.length % 3;
     if (kind === 0) out.push(w[i]);
-    else if (kind === 1 && w.length > 1) out.push(`${w[Math.min(i, w.length - 2)]} ${w[Math.min(i, w.length - 2) + 1]}`);
-    else {
+    else if (kind === 1 && w.length > 1) {
+      out.push(`${w[Math.min(i, w.length - 2)]} ${w[Math.min(i, w.length - 2) + 1]}`);
+    } else {
       const word = w[i];
       const at = 1 + Math.floor(rand() * (word.length - 2));
       out.push(word.slice(0, at) + word[at + 1] + word[at] + word.slice(at + 2)); // swap two letters

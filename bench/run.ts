@@ -1,7 +1,12 @@
 /** `deno task bench`: every benchmark, printing figures. BENCH_PAGES and BENCH_SECONDS adjust size. */
 import { benchSearch } from "./search.ts";
+import { benchSummarize } from "./summarize.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
-console.log(`# SiteSearch benchmarks (Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores)`);
-await benchSearch({ pages, seconds });
+console.log(
+  `# SiteSearch benchmarks (Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores)`,
+);
+const run = await benchSearch({ pages, seconds });
+await benchSummarize(run.app, run.publicKey, run.queries);
+await run.close();

@@ -14,7 +14,8 @@ function topUp(pages: PageInput[], n: number): PageInput[] {
   const rand = rng(7);
   const out = [...pages];
   for (let i = 0; out.length < n; i++) {
-    const a = pages[Math.floor(rand() * pages.length)], b = pages[Math.floor(rand() * pages.length)];
+    const a = pages[Math.floor(rand() * pages.length)],
+      b = pages[Math.floor(rand() * pages.length)];
     out.push({
       url: `/generated/${i}`,
       title: `${a.title} and ${b.title}`.slice(0, 200),
@@ -26,21 +27,36 @@ function topUp(pages: PageInput[], n: number): PageInput[] {
 
 export async function benchSearch(opts: { pages: number; seconds: number }) {
   const corpus = await loadCorpus();
-  const pages = corpus.length >= opts.pages ? corpus.slice(0, opts.pages) : topUp(corpus, opts.pages);
+  const pages = corpus.length >= opts.pages
+    ? corpus.slice(0, opts.pages)
+    : topUp(corpus, opts.pages);
   const real = Math.min(corpus.length, pages.length);
   const textMb = pages.reduce((n, p) => n + p.body.length, 0) / 1048576;
-  console.log(`\n## Search: ${pages.length} pages (${real} real, ${pages.length - real} recombined), ${textMb.toFixed(1)} MB of text`);
+  console.log(
+    `\n## Search: ${pages.length} pages (${real} real, ${pages.length - real} recombined), ${
+      textMb.toFixed(1)
+    } MB of text`,
+  );
 
   const dir = await Deno.makeTempDir();
   const kv = await Deno.openKv(`${dir}/bench.kv`);
-  const { app, services: s } = createApp({ kv, operatorToken: "op_bench", log: () => {} });
+  const { app, services: s } = createApp({
+    kv,
+    operatorToken: "op_bench",
+    log: () => {},
+    summaryIpLimitPerMinute: 1e9,
+  });
   const { site, publicKey } = await s.sites.create({ name: "Bench", plan: "enterprise" });
   await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e12 } }));
 
   let t = performance.now();
   for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
   const ingest = performance.now() - t;
-  console.log(`KV ingest (admin upsert path): ${(ingest / 1000).toFixed(1)} s, ${(pages.length / ingest * 1000).toFixed(0)} pages/s`);
+  console.log(
+    `KV ingest (admin upsert path): ${(ingest / 1000).toFixed(1)} s, ${
+      (pages.length / ingest * 1000).toFixed(0)
+    } pages/s`,
+  );
 
   gc();
   const before = Deno.memoryUsage();
@@ -51,7 +67,11 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   const after = Deno.memoryUsage();
   const heap = after.heapUsed - before.heapUsed;
   console.log(`index build from KV: ${(build / 1000).toFixed(2)} s`);
-  console.log(`heap for the index: ${mb(heap)} (${mb(heap / pages.length * 1000)} per 1,000 pages); RSS after build: ${mb(after.rss)}`);
+  console.log(
+    `heap for the index: ${mb(heap)} (${
+      mb(heap / pages.length * 1000)
+    } per 1,000 pages); RSS after build: ${mb(after.rss)}`,
+  );
 
   const queries = makeQueries(pages, 300);
   for (const q of queries.slice(0, 50)) await s.indexes.search(site.id, q, 1, 10);
@@ -61,11 +81,17 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     await s.indexes.search(site.id, q, 1, 10);
     lat.push(performance.now() - t0);
   }
-  console.log(`in-process search (${queries.length} queries, 10 results with highlights): p50 ${ms(percentile(lat, 50))}, p99 ${ms(percentile(lat, 99))}, max ${ms(Math.max(...lat))}`);
+  console.log(
+    `in-process search (${queries.length} queries, 10 results with highlights): p50 ${
+      ms(percentile(lat, 50))
+    }, p99 ${ms(percentile(lat, 99))}, max ${ms(Math.max(...lat))}`,
+  );
 
   let n = 0;
   t = performance.now();
-  while (performance.now() - t < opts.seconds * 1000) await s.indexes.search(site.id, queries[n++ % queries.length], 1, 10);
+  while (performance.now() - t < opts.seconds * 1000) {
+    await s.indexes.search(site.id, queries[n++ % queries.length], 1, 10);
+  }
   const inProcessRps = n / ((performance.now() - t) / 1000);
   console.log(`in-process rate: ${inProcessRps.toFixed(0)} searches/s (one core, sequential)`);
 
@@ -78,18 +104,44 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     const api = await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, opts.seconds);
     const after = s.quota.stats;
     await server.shutdown();
-    const bare = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
-      Response.json({ results: [], meta: { found: 0 } }));
+    const bare = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      () => Response.json({ results: [], meta: { found: 0 } }),
+    );
     const base = await wrk(`http://127.0.0.1:${bare.addr.port}`, ["/"], 50, opts.seconds);
     await bare.shutdown();
     const admitted = after.admitted - before.admitted;
     const kvOps = (after.batches - before.batches) + (after.commits - before.commits);
-    console.log(`/api/search under wrk (50 connections, ${opts.seconds} s): ${api.rps.toFixed(0)} req/s, p50 ${ms(api.p50)}, p99 ${ms(api.p99)}, errors ${api.errors}, non-2xx ${api.non2xx}`);
-    console.log(`bare Deno.serve, fixed JSON (same settings): ${base.rps.toFixed(0)} req/s, p50 ${ms(base.p50)}, p99 ${ms(base.p99)}`);
-    console.log(`ratios: endpoint / in-process = ${(api.rps / inProcessRps).toFixed(2)}; endpoint / bare Deno.serve = ${(api.rps / base.rps).toFixed(3)}`);
-    console.log(`quota KV work: ${kvOps} KV round trips for ${admitted} admitted searches (${(kvOps / Math.max(1, admitted)).toFixed(3)} per search; ${after.conflicts - before.conflicts} conflicts)`);
+    console.log(
+      `/api/search under wrk (50 connections, ${opts.seconds} s): ${
+        api.rps.toFixed(0)
+      } req/s, p50 ${ms(api.p50)}, p99 ${ms(api.p99)}, errors ${api.errors}, non-2xx ${api.non2xx}`,
+    );
+    console.log(
+      `bare Deno.serve, fixed JSON (same settings): ${base.rps.toFixed(0)} req/s, p50 ${
+        ms(base.p50)
+      }, p99 ${ms(base.p99)}`,
+    );
+    console.log(
+      `ratios: endpoint / in-process = ${
+        (api.rps / inProcessRps).toFixed(2)
+      }; endpoint / bare Deno.serve = ${(api.rps / base.rps).toFixed(3)}`,
+    );
+    console.log(
+      `quota KV work: ${kvOps} KV round trips for ${admitted} admitted searches (${
+        (kvOps / Math.max(1, admitted)).toFixed(3)
+      } per search; ${after.conflicts - before.conflicts} conflicts)`,
+    );
   }
-  kv.close();
-  await Deno.remove(dir, { recursive: true });
-  return { site, pages };
+  return {
+    app,
+    site,
+    publicKey,
+    pages,
+    queries,
+    async close() {
+      kv.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
 }

@@ -25,12 +25,27 @@ export interface WrkResult {
 }
 
 /** Runs wrk with `connections` for `seconds` against origin + each path in turn. */
-export async function wrk(origin: string, paths: string[], connections = 50, seconds = 10): Promise<WrkResult> {
+export async function wrk(
+  origin: string,
+  paths: string[],
+  connections = 50,
+  seconds = 10,
+): Promise<WrkResult> {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/paths.txt`, paths.join("\n"));
   await Deno.writeTextFile(`${dir}/script.lua`, LUA);
   const out = await new Deno.Command("wrk", {
-    args: ["-t", "1", "-c", String(connections), "-d", `${seconds}s`, "-s", `${dir}/script.lua`, origin],
+    args: [
+      "-t",
+      "1",
+      "-c",
+      String(connections),
+      "-d",
+      `${seconds}s`,
+      "-s",
+      `${dir}/script.lua`,
+      origin,
+    ],
     env: { WRK_PATHS: `${dir}/paths.txt` },
     stdout: "piped",
     stderr: "piped",
@@ -40,7 +55,13 @@ export async function wrk(origin: string, paths: string[], connections = 50, sec
   const line = text.split("\n").find((l) => l.startsWith("WRKJSON "));
   if (!line) throw new Error("wrk failed: " + new TextDecoder().decode(out.stderr) + text);
   const r = JSON.parse(line.slice(8));
-  return { rps: r.requests / r.seconds, p50: r.p50, p99: r.p99, errors: r.errors, non2xx: r.non2xx };
+  return {
+    rps: r.requests / r.seconds,
+    p50: r.p50,
+    p99: r.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+  };
 }
 
 /** True when wrk is installed. */

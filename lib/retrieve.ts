@@ -23,6 +23,8 @@ export interface Retrieved {
 
 const MAX_SOURCES = 5;
 const PASSAGES_PER_SOURCE = 2;
+/** The best passages of a very long page are nearly always early; reading further costs time. */
+const MAX_TEXT_PER_SOURCE = 40_000;
 
 /** What to search for: the question, plus the previous question for a follow-up's context. */
 export function retrievalQuery(question: string, history: Turn[]): string {
@@ -53,7 +55,7 @@ export async function retrieve(
 ): Promise<Retrieved> {
   const q = retrievalQuery(question, history);
   const [pages, docs] = await Promise.all([
-    s.indexes.top(site.id, q, 8),
+    s.indexes.top(site.id, q, 6),
     PLANS[site.plan].documents ? s.documentIndexes.top(site.id, q, 4) : [],
   ]);
   const candidates = [
@@ -65,13 +67,20 @@ export async function retrieve(
       ref: { type: "document", title: d.title, documentId: d.id } as SourceRef,
       doc: d,
     })),
-  ].map((c) => {
-    const passages = splitPassages(c.doc.body);
+  ];
+  const queryTerms = [...new Set(terms(q))];
+  // Stemming every word is the costly part: only passages that contain a query stem need it.
+  const roots = queryTerms.map((t) => t.slice(0, Math.max(3, t.length - 1)));
+  const mayMatch = (p: string) => {
+    const lower = p.toLowerCase();
+    return roots.some((r) => lower.includes(r));
+  };
+  const withTerms = candidates.map((c) => {
+    const passages = splitPassages(c.doc.body.slice(0, MAX_TEXT_PER_SOURCE)).filter(mayMatch);
     return { ...c, passages, terms: passages.map((p) => terms(c.doc.title + " " + p)) };
   });
-  const queryTerms = [...new Set(terms(q))];
-  const score = scorer(queryTerms, candidates.flatMap((c) => c.terms));
-  const ranked = candidates.map((c) => {
+  const score = scorer(queryTerms, withTerms.flatMap((c) => c.terms));
+  const ranked = withTerms.map((c) => {
     const scored = c.passages.map((text, i) => ({ text, i, score: score(c.terms[i]) }));
     const best = scored.filter((p) => p.score > 0).sort((a, b) => b.score - a.score)
       .slice(0, PASSAGES_PER_SOURCE).sort((a, b) => a.i - b.i);

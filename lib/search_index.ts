@@ -7,7 +7,7 @@
 import { create, insert, type Orama, remove, search } from "@orama/orama";
 import { type Highlight, highlightField, highlightSnippet, makeMatcher } from "./highlight.ts";
 import type { Page, PageStore } from "./pages.ts";
-import { queryWords } from "./text.ts";
+import { queryWords, STOP_WORDS } from "./text.ts";
 
 const SCHEMA = { title: "string", description: "string", body: "string" } as const;
 type Db = Orama<typeof SCHEMA>;
@@ -39,7 +39,8 @@ interface SiteIndex {
 function newDb(): Db {
   return create({
     schema: SCHEMA,
-    components: { tokenizer: { language: "english", stemming: true } },
+    // Stop words carry no ranking signal and have the longest posting lists.
+    components: { tokenizer: { language: "english", stemming: true, stopWords: [...STOP_WORDS] } },
   }) as Db;
 }
 

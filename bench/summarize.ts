@@ -1,0 +1,44 @@
+/** Summary benchmark: time to first delta and total time of streamed extractive answers. */
+import type { Hono } from "hono";
+import type { AppEnv } from "../lib/http.ts";
+import { ms, percentile } from "./corpus.ts";
+
+export async function benchSummarize(
+  app: Hono<AppEnv>,
+  publicKey: string,
+  queries: string[],
+  n = 100,
+) {
+  console.log(`\n## Summaries: ${n} streamed extractive answers on the same corpus`);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const url = `http://127.0.0.1:${server.addr.port}/api/summarize`;
+  const firstDelta: number[] = [], total: number[] = [], sizes: number[] = [];
+  for (let i = 0; i < n + 10; i++) {
+    const query = `What is ${queries[i % queries.length]} and how do I use it?`;
+    const t0 = performance.now();
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-API-Key": publicKey },
+      body: JSON.stringify({ query, stream: true }),
+    });
+    let first = 0, text = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body!) {
+      text += decoder.decode(chunk, { stream: true });
+      if (!first && text.includes("event: delta")) first = performance.now() - t0;
+    }
+    if (i < 10) continue; // warm-up
+    firstDelta.push(first);
+    total.push(performance.now() - t0);
+    const done = text.split("event: done\ndata: ")[1];
+    sizes.push(done ? JSON.parse(done.split("\n")[0]).answer.length : 0);
+  }
+  await server.shutdown();
+  console.log(
+    `first delta: p50 ${ms(percentile(firstDelta, 50))}, p99 ${ms(percentile(firstDelta, 99))}`,
+  );
+  console.log(`whole answer: p50 ${ms(percentile(total, 50))}, p99 ${ms(percentile(total, 99))}`);
+  console.log(
+    `answer length: median ${percentile(sizes, 50)} characters, max ${Math.max(...sizes)}`,
+  );
+}

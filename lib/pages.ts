@@ -42,7 +42,6 @@ const CHUNK_CHARS = 15_000;
 /** Log entries outlive any instance that could still need them; older gaps mean a rebuild. */
 const LOG_TTL_MS = 7 * 24 * 3600_000;
 
-
 /** Splits text into chunks without cutting a surrogate pair in two. */
 export function chunkText(text: string, size = CHUNK_CHARS): string[] {
   const out: string[] = [];
@@ -74,7 +73,8 @@ export class PageStore {
   private logKey = (site: string, v: number) => [this.prefix + "log", site, v];
 
   async version(site: string): Promise<IndexVersion> {
-    return (await this.kv.get<IndexVersion>(this.versionKey(site))).value ?? { version: 0, pages: 0 };
+    return (await this.kv.get<IndexVersion>(this.versionKey(site))).value ??
+      { version: 0, pages: 0 };
   }
 
   /** Stores a page unless identical; refuses a new page beyond `maxPages`. */

@@ -315,3 +315,24 @@ Deno.test("search - GET /api/site tells the scripts what they need and spends no
   assert.equal(usage.month.used, 0);
   t.close();
 });
+
+Deno.test("search - logs one structured line per request, without keys or query strings", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const t = await startApp({ log: (l) => lines.push(l) });
+  const site = await createSite(t, "free");
+  lines.length = 0;
+  await search(t, site.publicKey, "q=secret%20words");
+  await search(t, "pk_" + "x".repeat(24), "q=x");
+  assert.equal(lines.length, 2);
+  const [ok, bad] = lines;
+  assert.equal(ok.method, "GET");
+  assert.equal(ok.path, "/api/search");
+  assert.equal(ok.status, 200);
+  assert.equal(typeof ok.ms, "number");
+  assert.equal(ok.site, site.id);
+  assert.match(String(ok.request_id), /^req_/);
+  assert.equal(bad.status, 401);
+  const text = JSON.stringify(lines);
+  assert.ok(!text.includes(site.publicKey) && !text.includes("secret"), text);
+  t.close();
+});

@@ -1,6 +1,7 @@
 /** `deno task bench`: every benchmark, printing figures. BENCH_PAGES and BENCH_SECONDS adjust size. */
 import { benchSearch } from "./search.ts";
 import { benchSummarize } from "./summarize.ts";
+import { evaluate } from "./eval.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
@@ -10,3 +11,9 @@ console.log(
 const run = await benchSearch({ pages, seconds });
 await benchSummarize(run.app, run.publicKey, run.queries);
 await run.close();
+try {
+  await Deno.stat("/usr/share/doc/python-django-doc/html");
+  await evaluate();
+} catch {
+  console.log("\n(relevance skipped: apt-get install -y python-django-doc)");
+}

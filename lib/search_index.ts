@@ -4,17 +4,15 @@
  * writes by other instances sharing the KV are noticed by a version check at
  * most `staleMs` old, so they show up here within that time.
  */
-import { create, insert, type Orama, remove, search } from "@orama/orama";
+import { create, insert, type Orama, remove } from "@orama/orama";
 import { type Highlight, highlightField, highlightSnippet, makeMatcher } from "./highlight.ts";
 import type { Page, PageStore } from "./pages.ts";
+import { docAt, rank } from "./rank.ts";
 import { queryWords, STOP_WORDS } from "./text.ts";
 
 const SCHEMA = { title: "string", description: "string", body: "string" } as const;
 type Db = Orama<typeof SCHEMA>;
 export type Doc = { id: string; title: string; description: string; body: string };
-
-/** Title weighs most, then description, then body. */
-const BOOST = { title: 3, description: 1.5, body: 1 };
 
 export interface SearchHit {
   title: string;
@@ -120,23 +118,12 @@ export class SearchIndexes {
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);
-    const params = {
-      term: q,
-      properties: ["title", "description", "body"] as ("title" | "description" | "body")[],
-      boost: BOOST,
-      limit: perPage,
-      offset: (page - 1) * perPage,
-      threshold: 1,
-    };
-    let res = await search(db, { ...params, tolerance: 0 });
-    // Only when nothing matches as typed: allow one typo per word.
-    const typos = res.count === 0;
-    if (typos) res = await search(db, { ...params, tolerance: 1 });
+    const { ids, typos } = rank(db, q);
     const words = queryWords(q);
     const stems = db.tokenizer.tokenize(q, "english") as string[];
     const match = makeMatcher(words, stems, typos);
-    const hits = res.hits.map(({ document }) => {
-      const doc = document as unknown as Doc;
+    const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
+      const doc = docAt<Doc>(db, id);
       const description = describe(doc);
       const highlights = [
         highlightField("title", doc.title, match),
@@ -145,20 +132,13 @@ export class SearchIndexes {
       ].filter((h): h is Highlight => h !== null);
       return { title: doc.title, description, url: doc.id, highlights };
     });
-    return { found: res.count, hits };
+    return { found: ids.length, hits };
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
-  async top(site: string, q: string, limit: number): Promise<(Doc & { score: number })[]> {
+  async top(site: string, q: string, limit: number): Promise<Doc[]> {
     const { db } = await this.current(site);
-    const res = await search(db, {
-      term: q,
-      properties: ["title", "description", "body"],
-      boost: BOOST,
-      limit,
-      threshold: 1,
-    });
-    return res.hits.map((h) => ({ ...(h.document as unknown as Doc), score: h.score }));
+    return rank(db, q).ids.slice(0, limit).map((id) => docAt<Doc>(db, id));
   }
 
   /** Forgets an index (tests, memory pressure); the next search rebuilds it. */

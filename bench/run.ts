@@ -11,9 +11,9 @@ console.log(
 const run = await benchSearch({ pages, seconds });
 await benchSummarize(run.app, run.publicKey, run.queries);
 await run.close();
-try {
-  await Deno.stat("/usr/share/doc/python-django-doc/html");
-  await evaluate();
-} catch {
-  console.log("\n(relevance skipped: apt-get install -y python-django-doc)");
-}
+const hasDjango = await Deno.stat("/usr/share/doc/python-django-doc/html").then(
+  () => true,
+  () => false,
+);
+if (hasDjango) await evaluate();
+else console.log("\n(relevance skipped: apt-get install -y python-django-doc)");

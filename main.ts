@@ -1,6 +1,7 @@
 /** Entry point: reads the environment, opens KV, seeds the demo site, serves. */
 import { createApp } from "./app.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo.ts";
+import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/llm.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
@@ -15,6 +16,7 @@ async function openKv(): Promise<Deno.Kv> {
   return await Deno.openKv(target);
 }
 
+await ensureBuilt(); // widget.js and results.js, when missing or older than widget/
 const kv = await openKv();
 const token = await operatorToken(kv, env("SITESEARCH_OPERATOR_TOKEN"));
 const apiKey = env("OPENAI_API_KEY");

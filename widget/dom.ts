@@ -1,0 +1,128 @@
+/// <reference lib="dom" />
+/** DOM helpers shared by widget.js and results.js: an element builder, guarded handlers, styles. */
+
+export type Child = Node | string | number | null | undefined | false;
+export type Attrs = Record<string, string | boolean | undefined>;
+
+/** Builds an element; strings become text nodes, never markup. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === true) node.setAttribute(name, "");
+    else if (typeof value === "string") node.setAttribute(name, value);
+  }
+  append(node, children);
+  return node;
+}
+
+/** Appends children, strings as text nodes. */
+export function append(parent: Node, children: Child[]): void {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    parent.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+  }
+}
+
+/** Reports an error of ours without ever letting it reach the host page. */
+export function report(err: unknown): void {
+  try {
+    console.warn("[SiteSearch]", err);
+  } catch { /* nothing to do */ }
+}
+
+/** Wraps a handler so an error inside it stays ours. */
+export function guard<A extends unknown[]>(fn: (...args: A) => unknown): (...args: A) => void {
+  return (...args: A) => {
+    try {
+      const out = fn(...args);
+      if (out instanceof Promise) out.catch(report);
+    } catch (err) {
+      report(err);
+    }
+  };
+}
+
+/** Adds a guarded event listener. */
+export function on<E extends Event = Event>(
+  target: EventTarget,
+  type: string,
+  fn: (e: E) => unknown,
+  opts?: AddEventListenerOptions,
+): void {
+  target.addEventListener(type, guard(fn as (e: Event) => unknown), opts);
+}
+
+/** Runs `fn` once the document has parsed (at once when it already has). */
+export function ready(fn: () => unknown): void {
+  if (document.readyState === "loading") on(document, "DOMContentLoaded", fn, { once: true });
+  else guard(fn)();
+}
+
+const sheets = new Map<string, CSSStyleSheet>();
+
+/**
+ * A shadow root styled by a constructable stylesheet, which a strict CSP allows (no inline
+ * `<style>`, no `style=""`). Browsers without them get a `<style>` element instead.
+ */
+export function shadowHost(css: string, kind: string, theme: string): [HTMLElement, ShadowRoot] {
+  const host = el("div", { "data-sitesearch": kind });
+  const root = host.attachShadow({ mode: "open" });
+  try {
+    let sheet = sheets.get(css);
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(css);
+      sheets.set(css, sheet);
+    }
+    root.adoptedStyleSheets = [sheet];
+  } catch {
+    root.appendChild(el("style", {}, css));
+  }
+  host.setAttribute("data-theme", theme);
+  return [host, root];
+}
+
+/** Text with `[start, end)` UTF-16 ranges wrapped in `<mark>`, built only from text nodes. */
+export function marked(text: string, matches: unknown): DocumentFragment {
+  const out = document.createDocumentFragment();
+  const ranges = (Array.isArray(matches) ? matches : [])
+    .filter((m): m is [number, number] =>
+      Array.isArray(m) && Number.isInteger(m[0]) && Number.isInteger(m[1])
+    )
+    .map(([s, e]) => [Math.max(0, s), Math.min(text.length, e)])
+    .filter(([s, e]) => s < e)
+    .sort((a, b) => a[0] - b[0]);
+  let at = 0;
+  for (const [s, e] of ranges) {
+    if (s < at) continue; // overlapping ranges: keep the first
+    if (s > at) out.appendChild(document.createTextNode(text.slice(at, s)));
+    out.appendChild(el("mark", {}, text.slice(s, e)));
+    at = e;
+  }
+  if (at < text.length) out.appendChild(document.createTextNode(text.slice(at)));
+  return out;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A small decorative icon from one SVG path. */
+export function icon(d: string, cls = "icon"): SVGSVGElement {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  svg.setAttribute("class", cls);
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", d);
+  svg.appendChild(path);
+  return svg;
+}
+
+/** A magnifying glass. */
+export const SEARCH_ICON =
+  "M10.5 3a7.5 7.5 0 0 1 5.96 12.06l4.74 4.74-1.4 1.4-4.74-4.74A7.5 7.5 0 1 1 " +
+  "10.5 3Zm0 2a5.5 5.5 0 1 0 0 11 5.5 5.5 0 0 0 0-11Z";

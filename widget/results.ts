@@ -1,0 +1,227 @@
+/// <reference lib="dom" />
+/**
+ * results.js, on the search results page: reads `q` and `page` from the URL and draws the
+ * count, the results, pagination (history.pushState; Back restores) and a box to refine; with
+ * `data-summary="true"`, the AI answer above them when the site has summaries on.
+ */
+import { type Conversation, conversation } from "./answer.ts";
+import { api, ApiFailure, friendly, type Hit, isAbort, parts, type SearchResponse } from "./api.ts";
+import { baseConfig, ownScript, safeUrl } from "./config.ts";
+import { el, icon, marked, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
+import { RESULTS } from "./styles.ts";
+
+type Config = ReturnType<typeof baseConfig> & { summary: boolean; perPage: number };
+
+function mount(config: Config) {
+  const client = api(config.apiOrigin, config.key);
+  const [host, root] = shadowHost(RESULTS, "results", config.theme);
+  const input = el("input", {
+    type: "search",
+    class: "input",
+    "aria-label": "Search this site",
+    placeholder: "Search this site…",
+    autocomplete: "off",
+    enterkeyhint: "search",
+    maxlength: "200",
+  });
+  const form = el(
+    "form",
+    { class: "rform", role: "search", action: "" },
+    el("div", { class: "field" }, icon(SEARCH_ICON), input),
+    el("button", { type: "submit", class: "btn" }, "Search"),
+  );
+  const answer = el(
+    "section",
+    { class: "answer", "aria-label": "AI answer", hidden: true },
+    el("p", { class: "badge" }, icon(SPARKLE), "AI answer"),
+  );
+  const count = el("p", { class: "count", role: "status", tabindex: "-1" });
+  const notice = el("p", { class: "notice", hidden: true });
+  const hits = el("ol", { class: "hits" });
+  const pager = el("nav", { class: "pager", "aria-label": "Pages of results", hidden: true });
+  const rp = el("div", { class: "rp" }, form, answer, count, notice, hits, pager);
+  root.appendChild(el("div", { class: "root" }, rp));
+  const target = document.querySelector("[data-site-search-results]") ??
+    document.querySelector("main") ?? document.body;
+  target.appendChild(host);
+
+  // Summaries: only with data-summary="true", and only when GET /api/site says they are on.
+  const site = config.summary ? client.site().catch(() => null) : Promise.resolve(null);
+  const answers = new Map<string, Conversation>();
+  let answering = "";
+  const showAnswer = async (q: string) => {
+    answering = q;
+    for (const [k, c] of answers) {
+      if (k !== q && c.busy()) { // a half-streamed answer is not kept: asking again is honest
+        c.abort();
+        answers.delete(k);
+      }
+    }
+    const info = q ? await site : null;
+    if (answering !== q) return;
+    if (!info?.aiSummaries) return void (answer.hidden = true);
+    let conv = answers.get(q);
+    if (!conv) {
+      conv = conversation(client, q, {
+        baseUrl: config.baseUrl,
+        followups: info.followups === true,
+        onFail: () => {
+          answers.set(q, failed);
+          if (answering === q) answer.hidden = true;
+        },
+      });
+      answers.set(q, conv);
+    }
+    answer.replaceChildren(answer.firstChild!, conv.node);
+    answer.hidden = conv === failed;
+  };
+
+  let shown = 0; // the latest draw wins
+  const show = async (q: string, page: number) => {
+    const mine = ++shown;
+    input.value = q;
+    showAnswer(q).catch(report);
+    notice.hidden = true;
+    if (!q) {
+      count.textContent = "Type what you are looking for.";
+      hits.replaceChildren();
+      pager.hidden = true;
+      return;
+    }
+    rp.setAttribute("aria-busy", "true");
+    count.textContent = "Searching…";
+    let data: SearchResponse;
+    try {
+      data = await client.search(q, page, config.perPage);
+    } catch (err) {
+      if (mine !== shown || isAbort(err)) return;
+      rp.removeAttribute("aria-busy");
+      return fail(err, () => show(q, page));
+    }
+    if (mine !== shown) return;
+    rp.removeAttribute("aria-busy");
+    const { found, per_page } = data.meta;
+    const pages = Math.max(1, Math.ceil(found / (per_page || config.perPage)));
+    count.replaceChildren(
+      found === 0
+        ? `No results for “${q}”.`
+        : `${found} ${found === 1 ? "result" : "results"} for “${q}”` +
+          (pages > 1 ? ` · page ${Math.min(page, pages)} of ${pages}` : ""),
+    );
+    hits.replaceChildren(...data.results.map((h) => hit(h, config.baseUrl)));
+    if (found === 0) {
+      notice.textContent = "Check the spelling, or try fewer or different words.";
+      notice.hidden = false;
+    } else if (data.results.length === 0) {
+      notice.replaceChildren("This page is past the last result. ", pageLink(q, 1, "Go to page 1"));
+      notice.hidden = false;
+    }
+    drawPager(q, Math.min(page, pages + 1), pages);
+  };
+
+  const fail = (err: unknown, retry: () => void) => {
+    count.textContent = "";
+    hits.replaceChildren();
+    pager.hidden = true;
+    const again = !(err instanceof ApiFailure) || err.status === 0 || err.status >= 500;
+    const button = again ? el("button", { type: "button", class: "btn ghost" }, "Try again") : null;
+    if (button) on(button, "click", retry);
+    notice.replaceChildren(friendly(err), button ?? "");
+    notice.hidden = false;
+  };
+
+  const urlFor = (q: string, page: number) => {
+    const u = new URL(location.href);
+    u.searchParams.set("q", q);
+    if (page > 1) u.searchParams.set("page", String(page));
+    else u.searchParams.delete("page");
+    return u.href;
+  };
+  const navigate = (q: string, page: number) => {
+    history.pushState(null, "", urlFor(q, page));
+    show(q, page).catch(report);
+  };
+  const pageLink = (q: string, n: number, label: string, current = false) => {
+    const a = el("a", { href: urlFor(q, n), "aria-current": current ? "page" : undefined }, label);
+    on(a, "click", (e: MouseEvent) => {
+      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      navigate(q, n);
+      count.focus({ preventScroll: true });
+      if (host.getBoundingClientRect().top < 0) host.scrollIntoView({ block: "start" });
+    });
+    return a;
+  };
+  const drawPager = (q: string, page: number, pages: number) => {
+    pager.hidden = pages < 2;
+    const items: (HTMLElement | string)[] = [];
+    if (page > 1) items.push(pageLink(q, page - 1, "‹ Previous"));
+    let last = 0;
+    for (let n = 1; n <= pages; n++) {
+      if (n !== 1 && n !== pages && Math.abs(n - page) > 2) continue;
+      if (n - last > 1) items.push(el("span", { class: "gap", "aria-hidden": "true" }, "…"));
+      const a = pageLink(q, n, String(n), n === page);
+      a.setAttribute("aria-label", `Page ${n}`);
+      items.push(a);
+      last = n;
+    }
+    if (page < pages) items.push(pageLink(q, page + 1, "Next ›"));
+    pager.replaceChildren(...items);
+  };
+
+  const fromUrl = () => {
+    const p = new URLSearchParams(location.search);
+    const page = Number.parseInt(p.get("page") ?? "1", 10);
+    return [(p.get("q") ?? "").trim(), page >= 1 ? page : 1] as const;
+  };
+  on(form, "submit", (e: Event) => {
+    e.preventDefault();
+    const q = input.value.trim();
+    if (q) navigate(q, 1);
+  });
+  on(globalThis, "popstate", () => show(...fromUrl()));
+  show(...fromUrl()).catch(report);
+}
+
+/** A placeholder for a question whose answer failed: the box stays hidden for it. */
+const failed: Conversation = { node: el("div", {}), busy: () => false, abort: () => {} };
+
+/** One result: title linking to its page, its path, description and highlighted snippet. */
+function hit(h: Hit, baseUrl: string): HTMLElement {
+  const { title, description, body } = parts(h);
+  const href = safeUrl(h.url, baseUrl);
+  const heading = marked(title.snippet || String(h.url ?? ""), title.matches);
+  return el(
+    "li",
+    { class: "hit" },
+    el("h3", {}, href ? el("a", { href }, heading) : heading),
+    href ? el("p", { class: "path" }, readable(new URL(href).pathname)) : null,
+    description
+      ? el("p", { class: "desc" }, marked(description.snippet, description.matches))
+      : null,
+    body ? el("p", { class: "snip" }, marked(body.snippet, body.matches)) : null,
+  );
+}
+
+/** Four-pointed sparkle for the AI answer's label. */
+const SPARKLE = "M12 2l2.2 6.6L21 11l-6.8 2.4L12 20l-2.2-6.6L3 11l6.8-2.4L12 2z";
+
+/** A path as people read it: percent-escapes decoded where they form valid UTF-8. */
+function readable(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}
+
+try {
+  const tag = ownScript("results.js");
+  const data = tag?.dataset ?? {};
+  const perPage = Math.min(100, Math.max(1, Number.parseInt(data.perPage ?? "", 10) || 10));
+  const config = { ...baseConfig(tag), summary: data.summary === "true", perPage };
+  if (!config.key) report("results.js: the script tag has no data-key.");
+  ready(() => mount(config));
+} catch (err) {
+  report(err);
+}

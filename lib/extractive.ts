@@ -175,6 +175,8 @@ export function extractiveAnswer(
       if (follows && !picked.includes(follows)) continue; // elaboration only after its lead
       const sim = Math.max(0, ...picked.map((p) => jaccard(p.terms, pool[i].s.terms)));
       if (sim > 0.7) continue; // near-duplicate (shared boilerplate, repeated pages)
+      // Sites repeat a fact across pages in other words: skip a sentence that adds little new.
+      if (picked.length && novelty(pool[i].s.terms, picked) < MIN_NOVELTY) continue;
       const v = LAMBDA * pool[i].rel - (1 - LAMBDA) * sim;
       if (v > bv) [bi, bv] = [i, v];
     }
@@ -191,7 +193,16 @@ export function extractiveAnswer(
   return picked.map(cited).join(" ");
 }
 
+const MIN_NOVELTY = 0.35;
 const cited = (s: Sentence) => `${s.text} [${s.n}]`;
+
+/** Share of a sentence's terms that no picked sentence has yet. */
+function novelty(terms: Set<string>, picked: Sentence[]): number {
+  if (terms.size === 0) return 0;
+  let fresh = 0;
+  for (const t of terms) if (!picked.some((p) => p.terms.has(t))) fresh++;
+  return fresh / terms.size;
+}
 
 function jaccard(a: Set<string>, b: Set<string>): number {
   if (a.size === 0 || b.size === 0) return 0;

@@ -80,11 +80,13 @@ export async function retrieve(
     return { ...c, passages, terms: passages.map((p) => terms(c.doc.title + " " + p)) };
   });
   const score = scorer(queryTerms, withTerms.flatMap((c) => c.terms));
-  const ranked = withTerms.map((c) => {
+  const ranked = withTerms.map((c, rank) => {
     const scored = c.passages.map((text, i) => ({ text, i, score: score(c.terms[i]) }));
     const best = scored.filter((p) => p.score > 0).sort((a, b) => b.score - a.score)
       .slice(0, PASSAGES_PER_SOURCE).sort((a, b) => a.i - b.i);
-    return { ...c, best, top: best.reduce((m, p) => Math.max(m, p.score), 0) };
+    // The search ranking (title matches, coverage of the whole page) still counts.
+    const weight = 1 / (1 + 0.2 * rank);
+    return { ...c, best, top: weight * best.reduce((m, p) => Math.max(m, p.score), 0) };
   }).filter((c) => c.best.length > 0)
     .sort((a, b) => b.top - a.top)
     .slice(0, MAX_SOURCES);

@@ -130,3 +130,20 @@ export const ListParams = z.object({
   cursor: z.string().max(500).optional(),
   limit: wholeNumber("limit", 1, 1000).optional().transform((n) => n ?? 100),
 });
+
+/** POST /api/admin/sites/:id/crawl: a sitemap or start page, and optionally fewer pages. */
+export const StartCrawl = z.object({
+  url: z.string({ error: "url is required" }).trim().min(1, "url is required")
+    .max(2000, "url must be at most 2,000 characters")
+    .refine((s) => URL.canParse(s), "url must be an absolute URL such as https://example.com/")
+    .refine(
+      (s) => ["http:", "https:"].includes(URL.parse(s)?.protocol ?? "http:"),
+      "url must use http or https",
+    ),
+  maxPages: z.number({ error: "maxPages must be a whole number" }).int().min(1).optional(),
+}).strict();
+
+/** Query of POST /api/admin/sites/:id/documents. */
+export const DocumentParams = z.object({
+  title: z.string().trim().min(1, "title must not be empty").max(500).optional(),
+});

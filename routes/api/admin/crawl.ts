@@ -1,8 +1,46 @@
-/** crawls (issue 6): being written. */
+/** Admin API for crawls: start one (202, runs in the background), follow it, list recent ones. */
 import { Hono } from "hono";
-import type { AppEnv } from "../../../lib/http.ts";
+import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import { getCrawlJob, listCrawlJobs, startCrawlJob } from "../../../lib/crawl_jobs.ts";
+import { ApiError } from "../../../lib/errors.ts";
+import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
+import { parse, StartCrawl } from "../../../lib/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 
-export function adminCrawlRoutes(_s: Services) {
-  return new Hono<AppEnv>();
+const BODY_LIMIT = 16 * 1024;
+
+export function adminCrawlRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  const site = async (c: Parameters<typeof adminCaller>[0]) => {
+    const who = await adminCaller(c, s.sites, s.operatorToken);
+    const found = await adminSite(who, c.req.param("id") ?? "", s.sites);
+    c.set("siteId", found.id);
+    return found;
+  };
+
+  app.post("/api/admin/sites/:id/crawl", async (c) => {
+    const target = await site(c);
+    const req = parse(StartCrawl, await readJson(c, BODY_LIMIT));
+    const { job } = await startCrawlJob(s, target, req);
+    const { siteId: _, heartbeatAt: __, ...shown } = job;
+    c.header("Location", `/api/admin/sites/${target.id}/crawl/${job.id}`);
+    return c.json({ job: { ...shown, skipped: [], failed: [] } }, 202);
+  });
+
+  app.get("/api/admin/sites/:id/crawl", async (c) => {
+    const target = await site(c);
+    return c.json({ jobs: await listCrawlJobs(s, target.id) });
+  });
+
+  app.get("/api/admin/sites/:id/crawl/:jobId", async (c) => {
+    const target = await site(c);
+    const jobId = c.req.param("jobId");
+    const job = await getCrawlJob(s, target.id, jobId);
+    if (!job) throw new ApiError("NOT_FOUND", `No crawl job with id ${JSON.stringify(jobId)}.`);
+    return c.json(job);
+  });
+
+  allowOnly(app, "/api/admin/sites/:id/crawl", ["GET", "POST"]);
+  allowOnly(app, "/api/admin/sites/:id/crawl/:jobId", ["GET"]);
+  return app;
 }

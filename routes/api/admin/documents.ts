@@ -1,8 +1,69 @@
-/** documents (issue 6): being written. */
+/** Admin API for documents (Business and Enterprise): upload, list, read, delete. */
 import { Hono } from "hono";
-import type { AppEnv } from "../../../lib/http.ts";
+import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import {
+  addDocument,
+  assertDocumentsAllowed,
+  declaredType,
+  deleteDocument,
+  getDocument,
+  listDocuments,
+  MAX_DOCUMENT_BYTES,
+} from "../../../lib/documents.ts";
+import { ApiError } from "../../../lib/errors.ts";
+import { allowOnly, type AppEnv, readBody } from "../../../lib/http.ts";
+import { DocumentParams, ListParams, parse } from "../../../lib/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 
-export function adminDocumentRoutes(_s: Services) {
-  return new Hono<AppEnv>();
+export function adminDocumentRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  const site = async (c: Parameters<typeof adminCaller>[0]) => {
+    const who = await adminCaller(c, s.sites, s.operatorToken);
+    const found = await adminSite(who, c.req.param("id") ?? "", s.sites);
+    c.set("siteId", found.id);
+    return found;
+  };
+  const missing = (id: string) =>
+    new ApiError("NOT_FOUND", `No document with id ${JSON.stringify(id)}.`);
+
+  app.post("/api/admin/sites/:id/documents", async (c) => {
+    const target = await site(c);
+    // Plan, then type, then size: each refused before the body is read.
+    assertDocumentsAllowed(target);
+    const contentType = c.req.header("content-type");
+    declaredType(contentType);
+    const { title } = parse(DocumentParams, { title: c.req.query("title") });
+    const bytes = await readBody(c, MAX_DOCUMENT_BYTES);
+    const document = await addDocument(s, target, { bytes, contentType, title });
+    return c.json({ document }, 201);
+  });
+
+  app.get("/api/admin/sites/:id/documents", async (c) => {
+    const target = await site(c);
+    const { cursor, limit } = parse(ListParams, c.req.query());
+    try {
+      return c.json(await listDocuments(s, target, { cursor, limit }));
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new ApiError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
+    }
+  });
+
+  app.get("/api/admin/sites/:id/documents/:docId", async (c) => {
+    const target = await site(c);
+    const document = await getDocument(s, target.id, c.req.param("docId"));
+    if (!document) throw missing(c.req.param("docId"));
+    return c.json({ document });
+  });
+
+  app.delete("/api/admin/sites/:id/documents/:docId", async (c) => {
+    const target = await site(c);
+    const id = c.req.param("docId");
+    if (!(await deleteDocument(s, target.id, id))) throw missing(id);
+    return c.json({ deleted: id });
+  });
+
+  allowOnly(app, "/api/admin/sites/:id/documents", ["GET", "POST"]);
+  allowOnly(app, "/api/admin/sites/:id/documents/:docId", ["GET", "DELETE"]);
+  return app;
 }

@@ -1,5 +1,6 @@
 /** Entry point: reads the environment, opens KV, seeds the demo site, serves. */
 import { createApp } from "./app.ts";
+import { recoverCrawls } from "./lib/crawl_jobs.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/llm.ts";
@@ -38,6 +39,7 @@ const { app, services } = createApp({
   },
 });
 const demo = await ensureDemoSite(services);
+await recoverCrawls(services); // jobs of a server that stopped mid-crawl: marked interrupted
 
 const port = Number(env("PORT") ?? 8000);
 const hostname = env("HOSTNAME") ?? "127.0.0.1";

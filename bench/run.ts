@@ -2,6 +2,7 @@
 import { benchSearch } from "./search.ts";
 import { benchSummarize } from "./summarize.ts";
 import { evaluate } from "./eval.ts";
+import { benchCrawl } from "./crawl.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
@@ -11,6 +12,7 @@ console.log(
 const run = await benchSearch({ pages, seconds });
 await benchSummarize(run.app, run.publicKey, run.queries);
 await run.close();
+await benchCrawl();
 const hasDjango = await Deno.stat("/usr/share/doc/python-django-doc/html").then(
   () => true,
   () => false,

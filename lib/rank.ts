@@ -32,6 +32,10 @@ export interface Ranked {
   typos: boolean;
 }
 
+interface RadixNode {
+  find(p: { term: string; exact: boolean; tolerance: number }): Record<string, number[]>;
+}
+
 // deno-lint-ignore no-explicit-any
 type Internals = { index: any; data: { index: unknown }; tokenizer: any };
 
@@ -52,6 +56,31 @@ function scoreWord(db: AnyOrama, word: string, exact: boolean, tolerance: number
     undefined,
     1,
   ) as [number, number][];
+}
+
+/**
+ * Words one typo away from `word` that pages use, looked up in the small title and
+ * description vocabularies first; the body's is large and slow to search fuzzily.
+ */
+function corrections(db: AnyOrama, word: string): string[] {
+  const o = db as unknown as Internals;
+  const token = (o.tokenizer.tokenize(word, "english") as string[])[0];
+  if (!token) return [];
+  const trees = o.data.index as { indexes: Record<string, { node: RadixNode }> };
+  for (const props of [["title", "description"], ["body"]]) {
+    const found = new Set<string>();
+    for (const p of props) {
+      for (
+        const w of Object.keys(
+          trees.indexes[p].node.find({ term: token, exact: false, tolerance: 1 }),
+        )
+      ) {
+        found.add(w);
+      }
+    }
+    if (found.size) return [...found].slice(0, 5);
+  }
+  return [];
 }
 
 /** Ranks every document that matches any word of the query. */
@@ -77,9 +106,10 @@ export function rank(db: AnyOrama, q: string): Ranked {
       for (const [id, s] of list) hits.set(id, (hits.get(id) ?? 0) + s * weight);
     };
     add(scoreWord(db, word, true, 0), 1);
-    if (last && typing || hits.size === 0) add(scoreWord(db, word, false, 0), PREFIX_WEIGHT);
+    // A word being typed that is not yet a whole word anywhere ("postg"): its completions.
+    if (hits.size === 0) add(scoreWord(db, word, false, 0), last && typing ? 1 : PREFIX_WEIGHT);
     if (hits.size === 0 && word.length >= 4) {
-      add(scoreWord(db, word, false, 1), TYPO_WEIGHT);
+      for (const fixed of corrections(db, word)) add(scoreWord(db, fixed, true, 0), TYPO_WEIGHT);
       if (hits.size) typos = true;
     }
     if (hits.size === 0) return; // a stop word, or a word no page has

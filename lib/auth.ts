@@ -1,6 +1,7 @@
 /** Who is calling: public search keys for the public API, bearer tokens for the admin API. */
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
+import type { AppEnv } from "./http.ts";
 import { constantTimeEqual, isAdminKey, isPublicKey } from "./keys.ts";
 import type { Site, SiteStore } from "./sites.ts";
 
@@ -86,4 +87,16 @@ export async function adminSite(
   const site = caller.operator ? await sites.get(id) : caller.site?.id === id ? caller.site : null;
   if (!site) throw new ApiError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
   return site;
+}
+
+/** The site of an admin route's `:id`, for a caller allowed to reach it, noted for the request log. */
+export async function adminTarget(
+  c: Context<AppEnv>,
+  sites: SiteStore,
+  operatorToken: string | null,
+): Promise<{ site: Site; caller: AdminCaller }> {
+  const caller = await adminCaller(c, sites, operatorToken);
+  const site = await adminSite(caller, c.req.param("id") ?? "", sites);
+  c.set("siteId", site.id);
+  return { site, caller };
 }

@@ -1,6 +1,6 @@
 /** Admin API for crawls: start one (202, runs in the background), follow it, list recent ones. */
-import { Hono } from "hono";
-import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import { type Context, Hono } from "hono";
+import { adminTarget } from "../../../lib/auth.ts";
 import { getCrawlJob, listCrawlJobs, startCrawlJob } from "../../../lib/crawl_jobs.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
@@ -11,12 +11,7 @@ const BODY_LIMIT = 16 * 1024;
 
 export function adminCrawlRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  const site = async (c: Parameters<typeof adminCaller>[0]) => {
-    const who = await adminCaller(c, s.sites, s.operatorToken);
-    const found = await adminSite(who, c.req.param("id") ?? "", s.sites);
-    c.set("siteId", found.id);
-    return found;
-  };
+  const site = async (c: Context<AppEnv>) => (await adminTarget(c, s.sites, s.operatorToken)).site;
 
   app.post("/api/admin/sites/:id/crawl", async (c) => {
     const target = await site(c);

@@ -1,6 +1,6 @@
 /** Admin API for documents (Business and Enterprise): upload, list, read, delete. */
-import { Hono } from "hono";
-import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import { type Context, Hono } from "hono";
+import { adminTarget } from "../../../lib/auth.ts";
 import {
   addDocument,
   assertDocumentsAllowed,
@@ -17,12 +17,7 @@ import type { Services } from "../../../lib/services.ts";
 
 export function adminDocumentRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  const site = async (c: Parameters<typeof adminCaller>[0]) => {
-    const who = await adminCaller(c, s.sites, s.operatorToken);
-    const found = await adminSite(who, c.req.param("id") ?? "", s.sites);
-    c.set("siteId", found.id);
-    return found;
-  };
+  const site = async (c: Context<AppEnv>) => (await adminTarget(c, s.sites, s.operatorToken)).site;
   const missing = (id: string) =>
     new ApiError("NOT_FOUND", `No document with id ${JSON.stringify(id)}.`);
 

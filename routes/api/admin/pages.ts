@@ -1,6 +1,6 @@
 /** Admin API for pages: batch upsert with per-item results, list, delete. */
-import { Hono } from "hono";
-import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import { type Context, Hono } from "hono";
+import { adminTarget } from "../../../lib/auth.ts";
 import { ApiError, asApiError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
 import { PLANS } from "../../../lib/plans.ts";
@@ -12,12 +12,7 @@ const PAGES_BODY_LIMIT = 32 * 1024 * 1024;
 
 export function adminPageRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  const site = async (c: Parameters<typeof adminCaller>[0]) => {
-    const who = await adminCaller(c, s.sites, s.operatorToken);
-    const found = await adminSite(who, c.req.param("id") ?? "", s.sites);
-    c.set("siteId", found.id);
-    return found;
-  };
+  const site = async (c: Context<AppEnv>) => (await adminTarget(c, s.sites, s.operatorToken)).site;
 
   app.put("/api/admin/sites/:id/pages", async (c) => {
     const target = await site(c);

@@ -1,6 +1,6 @@
 /** Admin API for sites: create, read, settings and limits, usage, key rotation. */
 import { Hono } from "hono";
-import { adminCaller, adminSite } from "../../../lib/auth.ts";
+import { adminCaller, adminTarget } from "../../../lib/auth.ts";
 import { minuteWindow, monthWindow } from "../../../lib/clock.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
@@ -36,15 +36,12 @@ export function adminSiteRoutes(s: Services) {
   });
 
   app.get("/api/admin/sites/:id", async (c) => {
-    const site = await adminSite(await caller(c), c.req.param("id"), s.sites);
-    c.set("siteId", site.id);
+    const { site } = await adminTarget(c, s.sites, s.operatorToken);
     return c.json({ site: publicView(site) });
   });
 
   app.patch("/api/admin/sites/:id", async (c) => {
-    const who = await caller(c);
-    const site = await adminSite(who, c.req.param("id"), s.sites);
-    c.set("siteId", site.id);
+    const { site, caller: who } = await adminTarget(c, s.sites, s.operatorToken);
     const patch = parse(PatchSite, await readJson(c, SMALL_BODY));
     for (const field of OPERATOR_FIELDS) {
       if (patch[field] !== undefined && !who.operator) {
@@ -65,8 +62,7 @@ export function adminSiteRoutes(s: Services) {
   });
 
   app.get("/api/admin/sites/:id/usage", async (c) => {
-    const site = await adminSite(await caller(c), c.req.param("id"), s.sites);
-    c.set("siteId", site.id);
+    const { site } = await adminTarget(c, s.sites, s.operatorToken);
     const now = s.clock();
     const limits = effectiveLimits(site.plan, site.limits);
     const [searches, credits, index] = await Promise.all([
@@ -90,8 +86,7 @@ export function adminSiteRoutes(s: Services) {
   });
 
   app.post("/api/admin/sites/:id/keys/rotate", async (c) => {
-    const site = await adminSite(await caller(c), c.req.param("id"), s.sites);
-    c.set("siteId", site.id);
+    const { site } = await adminTarget(c, s.sites, s.operatorToken);
     const { key } = parse(RotateKey, await readJson(c, SMALL_BODY));
     const fresh = await s.sites.rotate(site.id, key);
     return c.json(key === "public" ? { publicKey: fresh } : { adminKey: fresh });

@@ -8,8 +8,7 @@ export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""
   const r = schema.safeParse(data);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const param = prefix + issue.path.map(String).join(".");
-  const name = param || prefix.replace(/\.$/, "");
+  const name = (prefix + issue.path.map(String).join(".")).replace(/\.$/, "");
   const bare = issue.message.split(" ")[0] === name.split(".").at(-1);
   throw invalid(name, bare || !name ? issue.message : `${name}: ${issue.message}`);
 }
@@ -53,6 +52,10 @@ const origin = z.string().max(300).refine((s) => {
 
 /** A site-relative path: "/", "/pricing", "/blog/post#section". */
 export const sitePath = z.string().min(1).max(1000).refine(
+  // A KV key holds at most 2 KiB; the path is part of one.
+  (s) => new TextEncoder().encode(s).length <= 1000,
+  "must be at most 1000 bytes in UTF-8",
+).refine(
   // deno-lint-ignore no-control-regex -- control characters are exactly what we refuse
   (s) => s.startsWith("/") && !s.startsWith("//") && !/[\s\u0000-\u001f\u007f\\]/.test(s),
   "must be a site-relative path starting with / (no spaces, no //)",

@@ -271,3 +271,23 @@ Deno.test("admin - bodies are checked: type, size, JSON, shape", async () => {
   assert.equal((await r.json()).error.param, "pages");
   t.close();
 });
+
+Deno.test("admin - a path longer than a KV key can hold is refused as a bad parameter, never a 500", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "free");
+  const long = "/" + "😀".repeat(300); // 300 characters, 1,201 bytes
+  const put = await t.call(`/api/admin/sites/${site.id}/pages`, {
+    ...admin(site.adminKey, { pages: [{ url: long, title: "x", body: "y" }] }),
+    method: "PUT",
+  });
+  const body = await put.json();
+  assert.equal(body.results[0].error.code, "INVALID_PARAMETER");
+  assert.equal(body.results[0].error.param, "pages.0.url");
+  const del = await t.call(`/api/admin/sites/${site.id}/pages?url=${encodeURIComponent(long)}`, {
+    ...admin(site.adminKey),
+    method: "DELETE",
+  });
+  assert.equal(del.status, 400);
+  assert.equal((await del.json()).error.param, "url");
+  t.close();
+});

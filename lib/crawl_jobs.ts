@@ -6,13 +6,9 @@
  * heartbeat is older than STALE_MS belonged to a process that stopped: it is
  * reported "interrupted" (not resumed), which also frees the site for a new crawl.
  */
-import {
-  type CrawlCounts,
-  crawlSite,
-  CrawlStartError,
-  type CrawlTuning,
-  emptyCounts,
-} from "./crawler.ts";
+import { type CrawlCounts, emptyCounts } from "./crawl_report.ts";
+import type { CrawlTuning } from "./crawl_tuning.ts";
+import { crawlSite, CrawlStartError } from "./crawler.ts";
 import { ApiError, invalid } from "./errors.ts";
 import { newId } from "./keys.ts";
 import { checkUrl } from "./net_guard.ts";

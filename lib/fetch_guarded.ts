@@ -9,8 +9,9 @@
  * are never used. Bodies are capped after decompression; connect+headers and the
  * body each have a deadline; requests to one host are spaced and bounded.
  */
-import { type CheckOptions, checkUrl, normalizeHost } from "./net_guard.ts";
-import { randomBase62 } from "./keys.ts";
+import { hostKey, HostLimiter } from "./crawl_limiter.ts";
+import { type CheckOptions, checkUrl } from "./net_guard.ts";
+import { ConnectRelay } from "./pin_relay.ts";
 
 export type FetchResult =
   | { ok: true; url: string; status: number; headers: Headers; body: Uint8Array }
@@ -57,76 +58,6 @@ export interface FetcherOptions extends CheckOptions {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const EMPTY = new Uint8Array();
-
-/** "host:port" with the scheme's default port filled in: what politeness is counted per. */
-export function hostKey(u: URL): string {
-  const port = u.port || (u.protocol === "https:" ? "443" : "80");
-  return `${normalizeHost(u.hostname)}:${port}`;
-}
-
-/** Bounded, spaced access per host: at most `concurrency` in flight, starts `delay` apart. */
-export class HostLimiter {
-  #hosts = new Map<
-    string,
-    { active: number; next: number; delay: number; waiting: (() => void)[] }
-  >();
-  constructor(private concurrency: number, private delayMs: number) {}
-
-  #host(key: string) {
-    let h = this.#hosts.get(key);
-    if (!h) this.#hosts.set(key, h = { active: 0, next: 0, delay: this.delayMs, waiting: [] });
-    return h;
-  }
-
-  /** Sets a host's spacing (robots.txt Crawl-delay). */
-  setDelay(key: string, ms: number) {
-    this.#host(key).delay = ms;
-  }
-
-  /** Waits for a slot and the host's next start time; resolves to the release function. */
-  async acquire(key: string, signal?: AbortSignal): Promise<() => void> {
-    const h = this.#host(key);
-    while (h.active >= this.concurrency) {
-      await new Promise<void>((r) => h.waiting.push(r));
-      signal?.throwIfAborted();
-    }
-    h.active++;
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      h.active--;
-      h.waiting.shift()?.();
-    };
-    const now = Date.now();
-    const at = Math.max(now, h.next);
-    h.next = at + h.delay;
-    if (at > now) {
-      try {
-        await sleep(at - now, signal);
-      } catch (err) {
-        release();
-        throw err;
-      }
-    }
-    return release;
-  }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener("abort", stop);
-      resolve();
-    }
-    function stop() {
-      clearTimeout(t);
-      reject(signal!.reason);
-    }
-    signal?.addEventListener("abort", stop, { once: true });
-  });
-}
 
 /** One crawl's network access: pinned clients, the HTTPS relay, the per-host limiter. */
 export class GuardedFetcher {
@@ -262,7 +193,7 @@ export class GuardedFetcher {
       const hostname = ip.includes(":") ? `[${ip}]` : ip;
       client = Deno.createHttpClient({ proxy: { transport: "tcp", hostname, port } });
     } else {
-      this.#relay ??= new ConnectRelay();
+      this.#relay ??= new ConnectRelay(DEFAULT_LIMITS.headersTimeoutMs);
       client = Deno.createHttpClient({
         proxy: {
           url: `http://127.0.0.1:${this.#relay.port}`,
@@ -307,108 +238,4 @@ async function readCapped(
   let at = 0;
   for (const p of parts) out.set(p, (at += p.byteLength) - p.byteLength);
   return out;
-}
-
-/**
- * A CONNECT proxy on loopback that dials only addresses pinned by this process.
- * The pin id travels as the proxy user name; unknown ids and other ports are refused,
- * so nothing else on the machine can use the relay to reach anything.
- */
-class ConnectRelay {
-  #listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  #pins = new Map<string, { ip: string; port: number }>();
-  #conns = new Set<Deno.Conn>();
-  #tasks = new Set<Promise<void>>();
-  #serving: Promise<void>;
-  readonly port = this.#listener.addr.port;
-
-  constructor() {
-    this.#serving = this.#serve();
-  }
-
-  pin(ip: string, port: number): string {
-    const id = randomBase62(24);
-    this.#pins.set(id, { ip, port });
-    return id;
-  }
-
-  async #serve() {
-    try {
-      for await (const conn of this.#listener) {
-        this.#conns.add(conn);
-        const task = this.#handle(conn).catch(() => {}).finally(() => {
-          this.#conns.delete(conn);
-          this.#tasks.delete(task);
-          try {
-            conn.close();
-          } catch { /* already closed */ }
-        });
-        this.#tasks.add(task);
-      }
-    } catch { /* listener closed */ }
-  }
-
-  async #handle(conn: Deno.Conn) {
-    const head = await readHead(conn);
-    const m = head && /^CONNECT \[?([^\s\]]+)\]?:(\d+) HTTP\/1\.[01]\r\n/.exec(head.text);
-    const auth = head &&
-      /\r\nproxy-authorization:\s*basic\s+([A-Za-z0-9+/=]+)\r\n/i.exec(head.text);
-    let pin: { ip: string; port: number } | undefined;
-    try {
-      pin = auth ? this.#pins.get(atob(auth[1]).split(":")[0]) : undefined;
-    } catch { /* bad base64 */ }
-    if (!m || !pin || Number(m[2]) !== pin.port) {
-      await conn.write(new TextEncoder().encode("HTTP/1.1 403 Forbidden\r\n\r\n"));
-      return;
-    }
-    const upstream = await Deno.connect({
-      hostname: pin.ip,
-      port: pin.port,
-      signal: AbortSignal.timeout(DEFAULT_LIMITS.headersTimeoutMs),
-    }).catch(() => null);
-    if (!upstream) {
-      await conn.write(new TextEncoder().encode("HTTP/1.1 502 Bad Gateway\r\n\r\n"));
-      return;
-    }
-    this.#conns.add(upstream);
-    try {
-      await conn.write(new TextEncoder().encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
-      if (head.rest.byteLength) await upstream.write(head.rest);
-      await Promise.race([
-        conn.readable.pipeTo(upstream.writable).catch(() => {}),
-        upstream.readable.pipeTo(conn.writable).catch(() => {}),
-      ]);
-    } finally {
-      this.#conns.delete(upstream);
-      try {
-        upstream.close();
-      } catch { /* already closed */ }
-    }
-  }
-
-  async close() {
-    this.#listener.close();
-    for (const c of this.#conns) {
-      try {
-        c.close();
-      } catch { /* already closed */ }
-    }
-    await this.#serving;
-    await Promise.all(this.#tasks);
-  }
-}
-
-/** Reads a request head (at most 8 KiB) and whatever bytes came after it. */
-async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Array } | null> {
-  const buf = new Uint8Array(8192);
-  let len = 0;
-  while (len < buf.length) {
-    const n = await conn.read(buf.subarray(len));
-    if (n === null) return null;
-    len += n;
-    const text = new TextDecoder("latin1").decode(buf.subarray(0, len));
-    const end = text.indexOf("\r\n\r\n");
-    if (end >= 0) return { text: text.slice(0, end + 2), rest: buf.slice(end + 4, len) };
-  }
-  return null;
 }

@@ -8,7 +8,7 @@
  * CRAWL_ALLOW_LOOPBACK=true and CRAWL_DELAY_MS work as for the server.
  */
 import { startCrawlJob } from "../lib/crawl_jobs.ts";
-import type { CrawlCounts } from "../lib/crawler.ts";
+import type { CrawlCounts } from "../lib/crawl_report.ts";
 import { ApiError } from "../lib/errors.ts";
 import { parse, StartCrawl } from "../lib/schemas.ts";
 import { createServices } from "../lib/services.ts";

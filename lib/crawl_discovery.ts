@@ -1,0 +1,114 @@
+/**
+ * How a crawl finds its URLs: links, sitemap entries and canonical targets are queued
+ * once when they belong to the site; sitemaps and sitemap indexes (to a few levels) are
+ * fetched and read; a redirect to another site or to a path robots.txt disallows is refused.
+ */
+import { pathOf, siteKeyOf } from "./crawl_http.ts";
+import type { CrawlQueue } from "./crawl_queue.ts";
+import type { CrawlReport } from "./crawl_report.ts";
+import type { RobotsCache } from "./crawl_robots.ts";
+import { type CrawlTuning, hopLimits } from "./crawl_tuning.ts";
+import type { FetchResult, GuardedFetcher } from "./fetch_guarded.ts";
+import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseSitemap } from "./sitemap.ts";
+
+const MAX_SITEMAP_DEPTH = 3;
+const MAX_PATH = 1000;
+
+/** One crawl's URLs met so far, and what it does with a new one. */
+export class CrawlDiscovery {
+  /** The site crawled (see siteKeyOf), as the start URL finally answered. */
+  siteKey = "";
+  /** Pages come from sitemaps, or from following links out of the start page. */
+  mode: "sitemap" | "links" = "links";
+  /** Absolute URLs met so far, so each is handled once. */
+  readonly seen = new Set<string>();
+  readonly sitemaps = new Set<string>();
+
+  constructor(
+    private d: {
+      fetcher: GuardedFetcher;
+      tuning: CrawlTuning;
+      robots: RobotsCache;
+      report: CrawlReport;
+      queue: CrawlQueue;
+      signal?: AbortSignal;
+    },
+  ) {}
+
+  /** A link, sitemap entry or canonical target: queued once if it belongs to the site. */
+  discover(href: string) {
+    const { report } = this.d;
+    const u = URL.parse(href.trim());
+    if (u) u.hash = "";
+    const key = u?.href ?? href;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    report.counts.discovered++;
+    if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) {
+      return report.note(key, "invalid_url");
+    }
+    if (siteKeyOf(u) !== this.siteKey) return report.note(u.href, "off_site");
+    const path = pathOf(u);
+    if (path.length > MAX_PATH) return report.note(u.href, "invalid_url");
+    report.listed.add(path);
+    this.d.queue.push({ kind: "page", url: u });
+  }
+
+  /** Fetches a sitemap (or index) found in another, and reads it. */
+  async crawlSitemap(u: URL, depth: number) {
+    const { report } = this.d;
+    const robots = await this.d.robots.get(u);
+    if (!robots.rules.isAllowed(pathOf(u))) {
+      report.complete = false;
+      return report.note(u.href, "robots");
+    }
+    const res = await this.d.fetcher.fetch(u.href, {
+      headers: { Accept: "application/xml,text/xml;q=0.9,*/*;q=0.5" },
+      signal: this.d.signal,
+      beforeHop: (next) => this.hopRefusal(next, false),
+      maxBytes: MAX_SITEMAP_BYTES,
+      ...hopLimits(this.d.tuning),
+    });
+    if (!res.ok || res.status < 200 || res.status >= 300) {
+      report.complete = false;
+      return report.note(u.href, res.ok ? `http_${res.status}` : res.reason);
+    }
+    await this.readSitemap(res, depth);
+  }
+
+  /** Queues a sitemap's pages, or an index's sitemaps; false when it is not a sitemap. */
+  async readSitemap(res: FetchResult & { ok: true }, depth: number): Promise<boolean> {
+    const { report } = this.d;
+    let entries;
+    try {
+      const text = await decodeSitemapBody(res.body, res.headers.get("content-type"), res.url);
+      entries = parseSitemap(text);
+    } catch (err) {
+      report.complete = false;
+      report.note(res.url, (err as Error).message === "too_large" ? "too_large" : "not_a_sitemap");
+      return false;
+    }
+    if (entries.kind === "urlset") {
+      for (const { loc } of entries.urls) this.discover(loc);
+      return true;
+    }
+    for (const { loc } of entries.urls) {
+      const u = URL.parse(loc.trim());
+      if (!u || this.sitemaps.has(u.href) || depth + 1 > MAX_SITEMAP_DEPTH) continue;
+      this.sitemaps.add(u.href);
+      if (siteKeyOf(u) !== this.siteKey) {
+        report.note(u.href, "off_site");
+        continue;
+      }
+      this.d.queue.push({ kind: "sitemap", url: u, depth: depth + 1 });
+    }
+    return true;
+  }
+
+  /** Why a redirect target is refused: another site (unless `anyHost`), or robots.txt. */
+  async hopRefusal(next: URL, anyHost: boolean): Promise<string | null> {
+    if (!anyHost && siteKeyOf(next) !== this.siteKey) return "off_site";
+    const robots = await this.d.robots.get(next);
+    return robots.rules.isAllowed(pathOf(next)) ? null : "robots";
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * What earlier crawls left for a re-crawl: per path the URL fetched, its validators
+ * (ETag, Last-Modified) and saved links, so an unchanged page costs a 304; which pages
+ * exist now; and, at the end, the removal of the pages this crawl found gone. Only
+ * pages a crawl stored have a record, so pages added by hand are never touched.
+ */
+import { pathOf } from "./crawl_http.ts";
+import type { IndexRefresher } from "./crawl_refresh.ts";
+import type { CrawlReport } from "./crawl_report.ts";
+import type { FetchResult } from "./fetch_guarded.ts";
+import type { Services } from "./services.ts";
+
+/** A URL an earlier crawl indexed: the validators to send, and proof the crawl owns the page. */
+interface CrawledRecord {
+  url: string;
+  /** The listed path that led here, when the page was reached through a redirect. */
+  from?: string;
+  etag?: string;
+  lastModified?: string;
+  /** Its links are saved (under linksKey), so a 304 still tells where to go next. */
+  links?: boolean;
+}
+
+const crawledKey = (site: string, path: string) => ["crawled", site, path];
+const linksKey = (site: string, path: string) => ["crawllinks", site, path];
+/** Links kept per page, as characters of URL; a page with more is always fetched whole. */
+const MAX_SAVED_LINKS_CHARS = 40_000;
+
+/** One site's crawl records, read at the start of a crawl and written as it stores pages. */
+export class CrawlHistory {
+  private prev = new Map<string, CrawledRecord>();
+  private existing = new Set<string>();
+
+  constructor(private s: Services, private siteId: string) {}
+
+  /** What earlier crawls stored, and which pages exist now (a 304 only counts for a page we still hold). */
+  async load() {
+    for await (const e of this.s.kv.list<CrawledRecord>({ prefix: ["crawled", this.siteId] })) {
+      this.prev.set(e.key[2] as string, e.value);
+    }
+    let cursor: string | undefined;
+    do {
+      const page = await this.s.pages.list(this.siteId, { cursor, limit: 1000 });
+      for (const p of page.pages) this.existing.add(p.url);
+      cursor = page.cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** The validators to send for a page, when a 304 for it would be of use. */
+  conditional(u: URL, path: string, mode: "sitemap" | "links"): Record<string, string> {
+    const rec = this.prev.get(path);
+    const conditional: Record<string, string> = {};
+    // Following links, a 304 is only of use when the page's links were saved.
+    const usable = mode === "sitemap" || rec?.links === true;
+    if (rec?.url === u.href && this.existing.has(path) && usable) {
+      if (rec.etag) conditional["If-None-Match"] = rec.etag;
+      if (rec.lastModified) conditional["If-Modified-Since"] = rec.lastModified;
+    }
+    return conditional;
+  }
+
+  /** The links saved for a page, to follow when it answers 304. */
+  async savedLinks(path: string): Promise<string[]> {
+    const saved = await this.s.kv.get<string[]>(linksKey(this.siteId, path));
+    return saved.value ?? [];
+  }
+
+  /** Records a stored page for the next crawl: the URL that answered, its validators and (following links) its links. */
+  async remember(
+    requested: URL,
+    path: string,
+    res: FetchResult & { ok: true },
+    mode: "sitemap" | "links",
+    links: string[],
+  ) {
+    const rec: CrawledRecord = { url: res.url };
+    if (pathOf(requested) !== path) rec.from = pathOf(requested);
+    const old = this.prev.get(path);
+    const etag = res.status === 304 ? old?.etag : res.headers.get("etag");
+    const lastModified = res.status === 304 ? old?.lastModified : res.headers.get("last-modified");
+    if (etag) rec.etag = etag;
+    if (lastModified) rec.lastModified = lastModified;
+    if (mode === "links") {
+      if (res.status === 304) rec.links = old?.links;
+      else if (links.reduce((n, l) => n + l.length, 0) <= MAX_SAVED_LINKS_CHARS) {
+        await this.s.kv.set(linksKey(this.siteId, path), links);
+        rec.links = true;
+      } else await this.s.kv.delete(linksKey(this.siteId, path));
+    }
+    await this.s.kv.set(crawledKey(this.siteId, path), rec);
+  }
+
+  /**
+   * Removes pages an earlier crawl stored that this one found gone, or, when this crawl
+   * saw the whole site, that it no longer found at all. Failed fetches and pages over
+   * the limit are kept: nothing indexed is lost to a bad day or a full plan.
+   */
+  async removeGone(report: CrawlReport, refresher: IndexRefresher) {
+    for (const [path, rec] of this.prev) {
+      if (!report.isGone(path, rec.from)) continue;
+      if (await this.s.pages.remove(this.siteId, path)) {
+        report.counts.removed++;
+        refresher.mark();
+      }
+      await this.s.kv.delete(crawledKey(this.siteId, path));
+      await this.s.kv.delete(linksKey(this.siteId, path));
+    }
+  }
+}

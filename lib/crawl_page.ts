@@ -1,0 +1,153 @@
+/**
+ * One page URL of a crawl: checked against robots.txt and the page budget, fetched
+ * (with the validators an earlier crawl kept), and then stored, left unchanged, or
+ * noted skipped or failed with its reason. Following links, its links are discovered;
+ * noindex (meta or X-Robots-Tag) and a same-site rel=canonical elsewhere are obeyed.
+ */
+import type { CrawlDiscovery } from "./crawl_discovery.ts";
+import type { CrawlHistory } from "./crawl_history.ts";
+import {
+  cutText,
+  decodeHtml,
+  isBinary,
+  isHtmlType,
+  mediaType,
+  pathOf,
+  siteKeyOf,
+  xRobotsTag,
+} from "./crawl_http.ts";
+import type { CrawlQueue, CrawlTask } from "./crawl_queue.ts";
+import type { CrawlReport } from "./crawl_report.ts";
+import type { RobotsCache } from "./crawl_robots.ts";
+import type { CrawlStore } from "./crawl_store.ts";
+import { type CrawlTuning, hopLimits } from "./crawl_tuning.ts";
+import { extractPage } from "./extract.ts";
+import type { FetchResult, GuardedFetcher } from "./fetch_guarded.ts";
+import { MAX_BODY_CHARS, PageItem, parse } from "./schemas.ts";
+
+const ACCEPT_HTML = { Accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" };
+/** Refusals that mean the URL is no longer a page of ours: it redirects away, or is not HTML. */
+const GONE = new Set(["off_site", "robots", "not_html"]);
+/** Refusals of what may have been an HTML page whose links went unread. */
+const HIDING = new Set([
+  "timeout",
+  "fetch_error",
+  "too_large",
+  "redirect_limit",
+  "blocked_address",
+]);
+
+/** Crawls page URLs for one crawl. */
+export class PageCrawler {
+  constructor(
+    private d: {
+      fetcher: GuardedFetcher;
+      tuning: CrawlTuning;
+      robots: RobotsCache;
+      discovery: CrawlDiscovery;
+      report: CrawlReport;
+      history: CrawlHistory;
+      store: CrawlStore;
+      queue: CrawlQueue;
+      signal?: AbortSignal;
+    },
+  ) {}
+
+  /** Fetches and handles a queued page, or sets it aside while every page slot is in flight. */
+  async crawl(task: CrawlTask & { kind: "page" }) {
+    const { discovery, report, store, queue } = this.d;
+    const u = task.url;
+    const path = pathOf(u);
+    const robots = await this.d.robots.get(u);
+    if (!robots.rules.isAllowed(path)) {
+      return report.note(u.href, "robots", robots.explicit ? path : null);
+    }
+    if (store.full()) return store.pageLimit(u.href);
+    // Slots held by fetches in flight may come free: wait for them rather than refuse.
+    if (!store.canReserve()) return void queue.defer(task);
+    store.reserve();
+    let kept = false;
+    try {
+      const conditional = this.d.history.conditional(u, path, discovery.mode);
+      const res = await this.d.fetcher.fetch(u.href, {
+        headers: ACCEPT_HTML,
+        conditional,
+        signal: this.d.signal,
+        beforeHop: (next) => discovery.hopRefusal(next, false),
+        accept: (r) => isHtmlType(mediaType(r)) ? null : "not_html",
+        maxBytes: this.d.tuning.maxBodyBytes,
+        ...hopLimits(this.d.tuning),
+      });
+      kept = await this.handle(u, res);
+    } finally {
+      if (!kept) store.release();
+      // A slot came free or the limit was reached: either way the waiting tasks can now decide.
+      queue.retryDeferred();
+    }
+  }
+
+  /** Turns a page's response into a stored page or a reason; true when a page slot is used. */
+  async handle(u: URL, res: FetchResult): Promise<boolean> {
+    const { discovery, report, store } = this.d;
+    const path = pathOf(u);
+    if (!res.ok) {
+      if (HIDING.has(res.reason) && discovery.mode === "links") report.complete = false;
+      report.note(u.href, res.reason, GONE.has(res.reason) ? path : null);
+      return false;
+    }
+    report.counts.fetched++;
+    const final = new URL(res.url);
+    const finalPath = pathOf(final);
+    if (finalPath !== path) {
+      report.gone.add(path);
+      discovery.seen.add(final.href); // a later link to the target itself needs no second fetch
+    }
+    if (res.status === 304) {
+      if (discovery.mode === "links") {
+        for (const link of await this.d.history.savedLinks(finalPath)) discovery.discover(link);
+      }
+      return store.keep(u, finalPath, res, "unchanged");
+    }
+    if (res.status < 200 || res.status >= 300) {
+      const gone = res.status === 404 || res.status === 410;
+      if (!gone && discovery.mode === "links") report.complete = false;
+      // The URL that answered (a redirect's target) is gone too.
+      if (gone) report.gone.add(finalPath);
+      report.note(u.href, `http_${res.status}`, gone ? path : null);
+      return false;
+    }
+    if (isBinary(res.body)) {
+      report.note(u.href, "not_html", finalPath);
+      return false;
+    }
+    const header = xRobotsTag(res.headers.get("x-robots-tag"));
+    const page = extractPage(decodeHtml(res.body, res.headers.get("content-type")), res.url);
+    const follow = discovery.mode === "links" && !page.nofollow && !header.nofollow;
+    if (follow) { for (const link of page.links) discovery.discover(link); }
+    if (page.noindex || header.noindex) {
+      report.note(u.href, "noindex", finalPath);
+      return false;
+    }
+    const canonical = page.canonical === null ? null : URL.parse(page.canonical);
+    // A canonical on another site is not ours to index instead: the page stays.
+    if (canonical && canonical.href !== final.href && siteKeyOf(canonical) === discovery.siteKey) {
+      report.note(u.href, "canonical", finalPath);
+      discovery.discover(canonical.href);
+      return false;
+    }
+    let input;
+    try {
+      input = parse(PageItem, {
+        url: finalPath,
+        title: page.title.slice(0, 500).trim() || finalPath,
+        description: page.description.slice(0, 1000),
+        body: cutText(page.text, MAX_BODY_CHARS),
+        ...(page.lang ? { lang: page.lang } : {}),
+      });
+    } catch {
+      report.note(u.href, "invalid_url");
+      return false;
+    }
+    return await store.keep(u, finalPath, res, input, follow ? page.links : []);
+  }
+}

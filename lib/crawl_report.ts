@@ -1,0 +1,72 @@
+/**
+ * A crawl's bookkeeping: the counts and the skipped or failed URLs it reports as it
+ * goes, and what it learned of the site's paths (listed, stored, gone, seen whole),
+ * which decides what becomes of the pages an earlier crawl stored.
+ */
+
+export interface CrawlCounts {
+  discovered: number;
+  fetched: number;
+  indexed: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+  failed: number;
+}
+
+export const emptyCounts = (): CrawlCounts => ({
+  discovered: 0,
+  fetched: 0,
+  indexed: 0,
+  unchanged: 0,
+  removed: 0,
+  skipped: 0,
+  failed: 0,
+});
+
+/** Where a crawl reports: live counts, and each URL it did not index with the reason. */
+export interface CrawlSink {
+  counts: CrawlCounts;
+  item(kind: "skipped" | "failed", url: string, reason: string): void;
+}
+
+/** Reasons that go in `failed`: the fetch gave no page. Every other reason is a choice: `skipped`. */
+export const isFailure = (reason: string) =>
+  reason.startsWith("http_") || reason === "timeout" || reason === "fetch_error" ||
+  reason === "not_a_sitemap";
+
+/** One crawl's counts and path sets; counts are the sink's own, so they are live. */
+export class CrawlReport {
+  readonly counts: CrawlCounts;
+  /** Same-site paths this crawl found listed or linked. */
+  readonly listed = new Set<string>();
+  /** Paths stored (indexed or unchanged) by this crawl. */
+  readonly claimed = new Set<string>();
+  /** Paths this crawl found gone: 404/410, noindex, canonical elsewhere, redirected, … */
+  readonly gone = new Set<string>();
+  /** False once something may have hidden part of the site: then unlisted pages are kept. */
+  complete = true;
+
+  constructor(private sink: CrawlSink) {
+    this.counts = sink.counts;
+  }
+
+  /** Counts a URL that was not indexed; `gonePath` marks a page that is no longer one of ours. */
+  note(url: string, reason: string, gonePath: string | null = null) {
+    const kind = isFailure(reason) ? "failed" : "skipped";
+    this.counts[kind]++;
+    this.sink.item(kind, url, reason);
+    if (gonePath !== null) this.gone.add(gonePath);
+  }
+
+  /**
+   * Whether a page an earlier crawl stored is to go: found gone, or, when this crawl saw
+   * the whole site, not found at all. `from` is the listed path that redirected to it.
+   */
+  isGone(path: string, from?: string): boolean {
+    if (this.claimed.has(path)) return false;
+    // A page reached through a redirect is still listed while the URL that led to it is.
+    const listed = this.listed.has(path) || (from !== undefined && this.listed.has(from));
+    return this.gone.has(path) || (this.complete && !listed);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * Storing what a crawl keeps, the way the admin upsert does (PageStore.upsert): one
+ * page slot per stored path within the crawl's page budget, upserts one at a time,
+ * and a record of each stored page for the next crawl.
+ */
+import type { CrawlDiscovery } from "./crawl_discovery.ts";
+import type { CrawlHistory } from "./crawl_history.ts";
+import type { IndexRefresher } from "./crawl_refresh.ts";
+import type { CrawlReport } from "./crawl_report.ts";
+import { ApiError } from "./errors.ts";
+import type { FetchResult } from "./fetch_guarded.ts";
+import type { PageInput } from "./pages.ts";
+import { PLANS } from "./plans.ts";
+import type { Services } from "./services.ts";
+import type { Site } from "./sites.ts";
+
+/** A crawl's page budget and its writes to the page store. */
+export class CrawlStore {
+  private budget: number;
+  /** Slots held by fetches in flight, kept or not. */
+  private reserved = 0;
+  /** Stores go one at a time: they all bump the site's one version key, so in parallel they only collide. */
+  private storing: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private d: {
+      s: Services;
+      site: Site;
+      report: CrawlReport;
+      history: CrawlHistory;
+      refresher: IndexRefresher;
+      discovery: Pick<CrawlDiscovery, "mode">;
+    },
+    maxPages: number,
+  ) {
+    this.budget = Math.min(maxPages, PLANS[d.site.plan].maxPages);
+  }
+
+  /** Whether the pages stored so far use up the budget. */
+  full(): boolean {
+    return this.d.report.claimed.size >= this.budget;
+  }
+
+  /** Whether a slot is free for one more fetch. */
+  canReserve(): boolean {
+    return this.reserved < this.budget;
+  }
+
+  /** Holds a slot for a fetch in flight. */
+  reserve() {
+    this.reserved++;
+  }
+
+  /** Frees a slot whose fetch stored nothing. */
+  release() {
+    this.reserved--;
+  }
+
+  /** Notes a page refused for the page limit. */
+  pageLimit(url: string) {
+    // Unfetched pages may hold links to more pages: what is unlisted now is not known gone.
+    if (this.d.discovery.mode === "links") this.d.report.complete = false;
+    this.d.report.note(url, "page_limit");
+  }
+
+  /** Stores a page (or notes it unchanged after a 304) and remembers its validators. */
+  async keep(
+    requested: URL,
+    path: string,
+    res: FetchResult & { ok: true },
+    input: PageInput | "unchanged",
+    links: string[] = [],
+  ): Promise<boolean> {
+    const { s, site, report } = this.d;
+    const url = requested.href;
+    if (report.claimed.has(path)) {
+      report.note(url, "duplicate");
+      return false;
+    }
+    report.claimed.add(path);
+    let status: "created" | "updated" | "unchanged" = "unchanged";
+    if (input !== "unchanged") {
+      try {
+        status = await this.serially(() =>
+          s.pages.upsert(site.id, input, PLANS[site.plan].maxPages)
+        );
+      } catch (err) {
+        if (!(err instanceof ApiError && err.code === "PLAN_FEATURE_UNAVAILABLE")) throw err;
+        report.claimed.delete(path);
+        this.pageLimit(url);
+        return false;
+      }
+    }
+    report.counts[status === "unchanged" ? "unchanged" : "indexed"]++;
+    if (status !== "unchanged") await this.d.refresher.changed();
+    await this.d.history.remember(requested, path, res, this.d.discovery.mode, links);
+    return true;
+  }
+
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.storing.then(fn);
+    this.storing = run.catch(() => {});
+    return run;
+  }
+}

@@ -1,0 +1,38 @@
+/** How hard a crawl pushes: parallelism, deadlines and size caps, with their defaults. */
+
+export interface CrawlTuning {
+  /** Requests in flight at once per host. */
+  concurrency: number;
+  /** Tasks (fetch, extract, store) in progress at once. */
+  workers: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Page bodies after decompression. */
+  maxBodyBytes: number;
+  maxRedirects: number;
+  /** robots.txt Crawl-delay is obeyed up to this. */
+  maxCrawlDelayMs: number;
+  /** Index refreshes after this many changes (and at least once a second while changing). */
+  refreshEvery: number;
+  caCerts?: string[];
+}
+
+export const DEFAULT_TUNING: CrawlTuning = {
+  concurrency: 2,
+  workers: 4,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+  maxBodyBytes: 5 * 1024 * 1024,
+  maxRedirects: 5,
+  maxCrawlDelayMs: 10_000,
+  refreshEvery: 50,
+};
+
+/** The deadlines and redirect cap every GuardedFetcher request of a crawl takes. */
+export function hopLimits(t: CrawlTuning) {
+  return {
+    headersTimeoutMs: t.headersTimeoutMs,
+    bodyTimeoutMs: t.bodyTimeoutMs,
+    maxRedirects: t.maxRedirects,
+  };
+}

@@ -81,12 +81,15 @@ export function highlightField(
   return matches.length ? { field, snippet: text, matches } : null;
 }
 
+/** How far into a page a snippet is looked for. */
+export const SNIPPET_SCAN_CHARS = 50_000;
+
 /** The window of about `size` characters of `text` that holds the most matches. */
 export function highlightSnippet(
   text: string,
   match: Matcher,
   size = 180,
-  scanLimit = 50_000,
+  scanLimit = SNIPPET_SCAN_CHARS,
 ): Highlight | null {
   const scanned = text.length > scanLimit ? text.slice(0, scanLimit) : text;
   const all = findMatches(scanned, match);

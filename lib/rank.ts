@@ -8,12 +8,12 @@
  * "formset" like "form") or, with `exact`, filters on case-sensitive raw text,
  * so this calls its index component per word instead (Orama is pinned, see deno.json).
  */
-import type { AnyOrama } from "@orama/orama";
+import { docCount, indexData, PROPS, type SiteDb } from "./site_db.ts";
 
-const PROPS = ["title", "description", "body"];
 /** Title weighs most, then description, then body. */
-export const BOOST = { title: 3, description: 1.5, body: 1 };
-const BM25 = { k: 1.2, b: 0.75, d: 0.5 };
+export const BOOST: Record<string, number> = { title: 3, description: 1.5, body: 1 };
+/** Orama's BM25 parameters and formula, applied to the compact frequencies. */
+const K = 1.2, B = 0.75, D = 0.5;
 /** Orama's English splitter: `_`, `'` and `-` stay inside a token (get_object_or_404). */
 const SPLIT = /[^A-Za-zàèéìòóù0-9_'-]+/;
 /** Prefix expansions and typo corrections count for less than the word as typed. */
@@ -32,41 +32,44 @@ export interface Ranked {
   typos: boolean;
 }
 
-interface RadixNode {
-  find(p: { term: string; exact: boolean; tolerance: number }): Record<string, number[]>;
+const tokenize = (db: SiteDb, text: string) =>
+  db.orama.tokenizer.tokenize(text, "english") as string[];
+
+/** BM25 of every document holding one of `tokens` (exactly, as a prefix, or within `tolerance`). */
+function scoreTokens(db: SiteDb, tokens: string[], exact: boolean, tolerance: number) {
+  const data = indexData(db);
+  const n = docCount(db);
+  const out = new Map<number, number>();
+  for (const token of tokens) {
+    for (const prop of PROPS) {
+      const found = data.indexes[prop].node.find({ term: token, exact, tolerance });
+      const avg = data.avgFieldLength[prop];
+      const lengths = data.fieldLengths[prop];
+      for (const w in found) {
+        const matching = data.tokenOccurrences[prop][w] ?? 0;
+        const idf = Math.log(1 + (n - matching + 0.5) / (matching + 0.5));
+        for (const id of found[w]) {
+          const tf = db.tf.get(prop, id, w);
+          const bm25 = (idf * (D + tf * (K + 1))) / (tf + K * (1 - B + (B * lengths[id]) / avg));
+          out.set(id, (out.get(id) ?? 0) + bm25 * BOOST[prop]);
+        }
+      }
+    }
+  }
+  return out;
 }
 
-// deno-lint-ignore no-explicit-any
-type Internals = { index: any; data: { index: unknown }; tokenizer: any };
-
-function scoreWord(db: AnyOrama, word: string, exact: boolean, tolerance: number) {
-  const o = db as unknown as Internals;
-  const count = db.documentsStore.count(db.data.docs);
-  return o.index.search(
-    o.data.index,
-    word,
-    o.tokenizer,
-    "english",
-    PROPS,
-    exact,
-    tolerance,
-    BOOST,
-    BM25,
-    count,
-    undefined,
-    1,
-  ) as [number, number][];
-}
+const scoreWord = (db: SiteDb, word: string, exact: boolean, tolerance: number) =>
+  scoreTokens(db, tokenize(db, word), exact, tolerance);
 
 /**
  * Words one typo away from `word` that pages use, looked up in the small title and
  * description vocabularies first; the body's is large and slow to search fuzzily.
  */
-function corrections(db: AnyOrama, word: string): string[] {
-  const o = db as unknown as Internals;
-  const token = (o.tokenizer.tokenize(word, "english") as string[])[0];
+function corrections(db: SiteDb, word: string): string[] {
+  const token = tokenize(db, word)[0];
   if (!token) return [];
-  const trees = o.data.index as { indexes: Record<string, { node: RadixNode }> };
+  const trees = indexData(db);
   for (const props of [["title", "description"], ["body"]]) {
     const found = new Set<string>();
     for (const p of props) {
@@ -84,12 +87,12 @@ function corrections(db: AnyOrama, word: string): string[] {
 }
 
 /** Ranks every document that matches any word of the query. */
-export function rank(db: AnyOrama, q: string): Ranked {
+export function rank(db: SiteDb, q: string): Ranked {
   // A compound no page has as one token (TEMPLATES-OPTIONS) is searched as its parts.
   const words = [
     ...new Set(
       q.toLowerCase().split(SPLIT).filter(Boolean).flatMap((w) =>
-        /[_'-]/.test(w) && scoreWord(db, w, true, 0).length === 0
+        /[_'-]/.test(w) && scoreWord(db, w, true, 0).size === 0
           ? w.split(/[_'-]+/).filter(Boolean)
           : [w]
       ),
@@ -102,14 +105,14 @@ export function rank(db: AnyOrama, q: string): Ranked {
   words.forEach((word, i) => {
     const last = i === words.length - 1;
     const hits = new Map<number, number>();
-    const add = (list: [number, number][], weight: number) => {
+    const add = (list: Map<number, number>, weight: number) => {
       for (const [id, s] of list) hits.set(id, (hits.get(id) ?? 0) + s * weight);
     };
     add(scoreWord(db, word, true, 0), 1);
     // A word being typed that is not yet a whole word anywhere ("postg"): its completions.
     if (hits.size === 0) add(scoreWord(db, word, false, 0), last && typing ? 1 : PREFIX_WEIGHT);
     if (hits.size === 0 && word.length >= 4) {
-      for (const fixed of corrections(db, word)) add(scoreWord(db, fixed, true, 0), TYPO_WEIGHT);
+      add(scoreTokens(db, corrections(db, word), true, 0), TYPO_WEIGHT);
       if (hits.size) typos = true;
     }
     if (hits.size === 0) return; // a stop word, or a word no page has
@@ -124,9 +127,4 @@ export function rank(db: AnyOrama, q: string): Ranked {
     .sort((a, b) => b[1].words - a[1].words || b[1].score - a[1].score)
     .map(([id]) => id);
   return { ids, typos: typos && counted > 0 };
-}
-
-/** The stored document for an internal id. */
-export function docAt<T>(db: AnyOrama, id: number): T {
-  return (db.data.docs as unknown as { docs: Record<number, T> }).docs[id];
 }

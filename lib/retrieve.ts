@@ -55,8 +55,8 @@ export async function retrieve(
 ): Promise<Retrieved> {
   const q = retrievalQuery(question, history);
   const [pages, docs] = await Promise.all([
-    s.indexes.top(site.id, q, 6),
-    PLANS[site.plan].documents ? s.documentIndexes.top(site.id, q, 4) : [],
+    s.indexes.top(site.id, q, 6, MAX_TEXT_PER_SOURCE),
+    PLANS[site.plan].documents ? s.documentIndexes.top(site.id, q, 4, MAX_TEXT_PER_SOURCE) : [],
   ]);
   const candidates = [
     ...pages.map((d) => ({

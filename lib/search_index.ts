@@ -4,15 +4,17 @@
  * writes by other instances sharing the KV are noticed by a version check at
  * most `staleMs` old, so they show up here within that time.
  */
-import { create, insert, type Orama, remove } from "@orama/orama";
-import { type Highlight, highlightField, highlightSnippet, makeMatcher } from "./highlight.ts";
+import {
+  type Highlight,
+  highlightField,
+  highlightSnippet,
+  makeMatcher,
+  SNIPPET_SCAN_CHARS,
+} from "./highlight.ts";
 import type { Page, PageStore } from "./pages.ts";
-import { docAt, rank } from "./rank.ts";
-import { queryWords, STOP_WORDS } from "./text.ts";
-
-const SCHEMA = { title: "string", description: "string", body: "string" } as const;
-type Db = Orama<typeof SCHEMA>;
-export type Doc = { id: string; title: string; description: string; body: string };
+import { rank } from "./rank.ts";
+import { addDoc, createSiteDb, type Doc, docAt, removeDoc, type SiteDb } from "./site_db.ts";
+import { queryWords } from "./text.ts";
 
 export interface SearchHit {
   title: string;
@@ -27,19 +29,11 @@ export interface SearchResult {
 }
 
 interface SiteIndex {
-  db: Db;
+  db: SiteDb;
   version: number;
   checkedAt: number;
   /** Serialises catch-ups so two never replay the same log at once. */
   busy: Promise<void>;
-}
-
-function newDb(): Db {
-  return create({
-    schema: SCHEMA,
-    // Stop words carry no ranking signal and have the longest posting lists.
-    components: { tokenizer: { language: "english", stemming: true, stopWords: [...STOP_WORDS] } },
-  }) as Db;
 }
 
 function toDoc(p: Page): Doc {
@@ -68,8 +62,8 @@ export class SearchIndexes {
   /** Builds a site's index from KV. */
   private async build(site: string): Promise<SiteIndex> {
     const { version } = await this.pages.version(site);
-    const db = newDb();
-    for await (const page of this.pages.all(site)) insert(db, toDoc(page));
+    const db = createSiteDb();
+    for await (const page of this.pages.all(site)) addDoc(db, toDoc(page));
     return { db, version, checkedAt: this.clock(), busy: Promise.resolve() };
   }
 
@@ -98,9 +92,9 @@ export class SearchIndexes {
       }
       const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
       urls.forEach((url, i) => {
-        remove(idx.db, url);
+        removeDoc(idx.db, url);
         const page = pages[i];
-        if (page) insert(idx.db, toDoc(page));
+        if (page) addDoc(idx.db, toDoc(page));
       });
       idx.version = version;
     });
@@ -120,10 +114,10 @@ export class SearchIndexes {
     const { db } = await this.current(site);
     const { ids, typos } = rank(db, q);
     const words = queryWords(q);
-    const stems = db.tokenizer.tokenize(q, "english") as string[];
+    const stems = db.orama.tokenizer.tokenize(q, "english") as string[];
     const match = makeMatcher(words, stems, typos);
     const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
-      const doc = docAt<Doc>(db, id);
+      const doc = docAt(db, id, SNIPPET_SCAN_CHARS);
       const description = describe(doc);
       const highlights = [
         highlightField("title", doc.title, match),
@@ -136,9 +130,9 @@ export class SearchIndexes {
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
-  async top(site: string, q: string, limit: number): Promise<Doc[]> {
+  async top(site: string, q: string, limit: number, maxChars = Infinity): Promise<Doc[]> {
     const { db } = await this.current(site);
-    return rank(db, q).ids.slice(0, limit).map((id) => docAt<Doc>(db, id));
+    return rank(db, q).ids.slice(0, limit).map((id) => docAt(db, id, maxChars));
   }
 
   /** Forgets an index (tests, memory pressure); the next search rebuilds it. */

@@ -1,0 +1,44 @@
+/**
+ * Term frequencies kept compactly. Orama stores them as one object per
+ * document and property ({token: tf}), about 70 bytes an entry, the largest
+ * part of an index over long pages. Here each document's tokens are a sorted
+ * array (the strings are shared with Orama's) and its frequencies a
+ * Float32Array: about 8 bytes an entry, found by binary search.
+ */
+interface Entry {
+  tokens: string[];
+  tfs: Float32Array;
+}
+
+export class TfStore {
+  private byProp = new Map<string, Map<number, Entry>>();
+
+  /** Takes a document's frequencies from Orama's object, which the caller then drops. */
+  take(prop: string, id: number, freq: Record<string, number>) {
+    const tokens = Object.keys(freq).sort();
+    const tfs = Float32Array.from(tokens, (t) => freq[t]);
+    let map = this.byProp.get(prop);
+    if (!map) this.byProp.set(prop, map = new Map());
+    map.set(id, { tokens, tfs });
+  }
+
+  /** A token's frequency in one document's property (0 when absent). */
+  get(prop: string, id: number, token: string): number {
+    const e = this.byProp.get(prop)?.get(id);
+    if (!e) return 0;
+    let lo = 0, hi = e.tokens.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const t = e.tokens[mid];
+      if (t === token) return e.tfs[mid];
+      if (t < token) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return 0;
+  }
+
+  /** Forgets a removed document. */
+  drop(id: number) {
+    for (const map of this.byProp.values()) map.delete(id);
+  }
+}

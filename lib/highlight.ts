@@ -10,27 +10,15 @@ export interface Highlight {
 /** A word matches a query term when it starts with the term's stem (or the term itself). */
 export interface Matcher {
   (word: string): boolean;
-  /** The same test as one regular expression (absent with typos): far faster over long text. */
+  /** The same test as one regular expression (absent when there is nothing to match). */
   pattern?: RegExp;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** True when two words differ by at most one edit (or one swap of neighbours). */
-export function withinOneEdit(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [s, l] = a.length <= b.length ? [a, b] : [b, a];
-  if (l.length - s.length > 1) return false;
-  let i = 0;
-  while (i < s.length && s[i] === l[i]) i++;
-  if (s.length < l.length) return s.slice(i) === l.slice(i + 1);
-  return s.slice(i + 1) === l.slice(i + 1) ||
-    (s[i] === l[i + 1] && s[i + 1] === l[i] && s.slice(i + 2) === l.slice(i + 2));
-}
-
-/** Builds a matcher from query words and their stems; `typos` also accepts one edit. */
-export function makeMatcher(words: string[], stems: string[], typos = false): Matcher {
+/** Builds a matcher from query words, their stems, and the words that corrected typos. */
+export function makeMatcher(words: string[], stems: string[]): Matcher {
   // Porter stems may end in "i" where the text has "y" (policy -> polici): match the shorter root too.
   const roots = new Set<string>();
   for (const s of [...words, ...stems]) {
@@ -38,13 +26,11 @@ export function makeMatcher(words: string[], stems: string[], typos = false): Ma
     roots.add(s.length > 3 && s.endsWith("i") ? s.slice(0, -1) : s);
   }
   const list = [...roots];
-  const fuzzy = typos ? words.filter((w) => w.length >= 4) : [];
   const matcher: Matcher = (word) => {
     const w = word.toLowerCase();
-    return list.some((r) => w.startsWith(r) && (r.length >= 3 || w.length === r.length)) ||
-      fuzzy.some((f) => withinOneEdit(f, w) || withinOneEdit(f, w.slice(0, f.length)));
+    return list.some((r) => w.startsWith(r) && (r.length >= 3 || w.length === r.length));
   };
-  if (!typos && list.length) {
+  if (list.length) {
     // Roots of 3+ letters match as prefixes, shorter ones only as whole words.
     const alts = list.map((r) =>
       escape(r) + (r.length >= 3 ? "[\\p{L}\\p{N}]*" : "(?![\\p{L}\\p{N}])")

@@ -28,8 +28,8 @@ interface Scored {
 export interface Ranked {
   /** Internal document ids, best first. */
   ids: number[];
-  /** True when some word only matched with a typo (highlighting should allow one too). */
-  typos: boolean;
+  /** Words of the pages that stood in for a mistyped query word (for highlighting). */
+  corrections: string[];
 }
 
 const tokenize = (db: SiteDb, text: string) =>
@@ -100,7 +100,7 @@ export function rank(db: SiteDb, q: string): Ranked {
   ];
   const typing = !/\s$/.test(q);
   const acc = new Map<number, Scored>();
-  let typos = false;
+  const fixes: string[] = [];
   let counted = 0;
   words.forEach((word, i) => {
     const last = i === words.length - 1;
@@ -112,8 +112,9 @@ export function rank(db: SiteDb, q: string): Ranked {
     // A word being typed that is not yet a whole word anywhere ("postg"): its completions.
     if (hits.size === 0) add(scoreWord(db, word, false, 0), last && typing ? 1 : PREFIX_WEIGHT);
     if (hits.size === 0 && word.length >= 4) {
-      add(scoreTokens(db, corrections(db, word), true, 0), TYPO_WEIGHT);
-      if (hits.size) typos = true;
+      const fixed = corrections(db, word);
+      add(scoreTokens(db, fixed, true, 0), TYPO_WEIGHT);
+      fixes.push(...fixed);
     }
     if (hits.size === 0) return; // a stop word, or a word no page has
     counted++;
@@ -126,5 +127,5 @@ export function rank(db: SiteDb, q: string): Ranked {
   const ids = [...acc.entries()]
     .sort((a, b) => b[1].words - a[1].words || b[1].score - a[1].score)
     .map(([id]) => id);
-  return { ids, typos: typos && counted > 0 };
+  return { ids, corrections: counted > 0 ? fixes : [] };
 }

@@ -112,10 +112,10 @@ export class SearchIndexes {
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);
-    const { ids, typos } = rank(db, q);
+    const { ids, corrections } = rank(db, q);
     const words = queryWords(q);
     const stems = db.orama.tokenizer.tokenize(q, "english") as string[];
-    const match = makeMatcher(words, stems, typos);
+    const match = makeMatcher(words, [...stems, ...corrections]);
     const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
       const doc = docAt(db, id, SNIPPET_SCAN_CHARS);
       const description = describe(doc);

@@ -336,3 +336,20 @@ Deno.test("search - logs one structured line per request, without keys or query 
   assert.ok(!text.includes(site.publicKey) && !text.includes("secret"), text);
   t.close();
 });
+
+Deno.test("search - a mistyped word is highlighted as the word it was corrected to", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "free");
+  await putPages(t, site, [{
+    url: "/returns",
+    title: "Returns and refunds",
+    body: "Refunds take 14 days.",
+  }]);
+  const r = await search(t, site.publicKey, "q=refnds");
+  const title = r.body.results[0].highlights.find((h: { field: string }) => h.field === "title");
+  assert.deepEqual(
+    title.matches.map(([s, e]: [number, number]) => title.snippet.slice(s, e)),
+    ["refunds"],
+  );
+  t.close();
+});

@@ -57,6 +57,6 @@ Deno.test("rank - exact words before prefixes, typos only when nothing matches, 
   const two = rank(db, "model form ").ids.map((id) => docAt(db, id).id);
   assert.equal(two[0], "/both", "the page with both words first");
   const typo = rank(db, "fomsets");
-  assert.equal(typo.typos, true);
+  assert.deepEqual(typo.corrections, ["formset"]);
   assert.equal(docAt(db, typo.ids[0]).id, "/formset");
 });

@@ -104,13 +104,21 @@ export async function prepare(
   }
 }
 
-/** Streams the answer through `onDelta`; refunds credit and turn if no text ever came. */
-export async function generate(
+export interface Answer {
+  answer: string;
+  truncated: boolean;
+}
+
+/**
+ * The answer's deltas, then (as the generator's return value) the final answer. Refunds
+ * credit and turn if no text ever came; errors thrown before the first delta let a route
+ * still answer with a plain JSON error.
+ */
+export async function* answerDeltas(
   s: Services,
   p: Prepared,
   signal: AbortSignal,
-  onDelta: (text: string) => void,
-): Promise<{ answer: string; truncated: boolean }> {
+): AsyncGenerator<string, Answer> {
   const stop = new AbortController();
   const both = AbortSignal.any([signal, stop.signal]);
   let text = "";
@@ -130,8 +138,9 @@ export async function generate(
         stop.abort(); // enough: the rest would never be shown
         break;
       }
-      if (delta) onDelta(delta);
+      if (!delta) continue;
       sent += delta.length;
+      yield delta;
     }
   } catch (err) {
     if (text.length === 0) {
@@ -151,7 +160,7 @@ export async function generate(
   const result = truncateAnswer(text);
   // Send what the cut answer has beyond what already went out.
   if (result.answer.length > sent && result.answer.startsWith(text.slice(0, sent))) {
-    onDelta(result.answer.slice(sent));
+    yield result.answer.slice(sent);
   }
   await s.conversations.record(p.site.id, p.conversationId, p.req.query, result.answer);
   return result;

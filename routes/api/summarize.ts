@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { getConnInfo } from "hono/deno";
 import { publicSite } from "../../lib/auth.ts";
-import { generate, prepare } from "../../lib/answer.ts";
+import { answerDeltas, prepare } from "../../lib/answer.ts";
 import { ApiError, asApiError, errorObject } from "../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../lib/http.ts";
 import { parse, SummaryBody } from "../../lib/schemas.ts";
@@ -26,24 +26,39 @@ export function summarizeRoutes(s: Services) {
     } catch { /* no socket (in-process requests) */ }
     const p = await prepare(s, site, req, ip);
 
+    // Aborted when the client goes away, before or during the stream.
+    const gone = new AbortController();
+    c.req.raw.signal.addEventListener("abort", () => gone.abort());
+    const deltas = answerDeltas(s, p, gone.signal);
+    const first = deltas.next();
+
     if (!req.stream) {
-      const { answer, truncated } = await generate(s, p, c.req.raw.signal, () => {});
+      let step = await first;
+      while (!step.done) step = await deltas.next();
       return c.json({
-        answer,
-        truncated,
+        ...step.value,
         ...p.meta,
         creditsRemaining: p.creditsRemaining,
       });
     }
+    // A model that fails before its first token, within one ping interval, still gets a
+    // plain JSON error; one that stays silent longer gets the stream, and pings, meanwhile.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const silent = new Promise<null>((r) => timer = setTimeout(() => r(null), s.ssePingMs));
+    await Promise.race([first, silent]).finally(() => clearTimeout(timer));
     const requestId = c.get("requestId");
     const body = sseStream(async (send, signal) => {
+      signal.addEventListener("abort", () => gone.abort());
       send("meta", p.meta);
       try {
-        const done = await generate(s, p, signal, (text) => {
-          send("delta", { text });
-          send("text", { text }); // legacy name, for older clients (spec section 6)
-        });
-        send("done", { ...done, creditsRemaining: p.creditsRemaining });
+        for (let step = await first;; step = await deltas.next()) {
+          if (step.done) {
+            send("done", { ...step.value, creditsRemaining: p.creditsRemaining });
+            break;
+          }
+          send("delta", { text: step.value });
+          send("text", { text: step.value }); // legacy name, for older clients (spec section 6)
+        }
       } catch (err) {
         if (!signal.aborted) send("error", errorObject(asApiError(err), requestId));
       }

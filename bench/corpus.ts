@@ -48,6 +48,7 @@ export async function loadCorpus(limit = Infinity): Promise<PageInput[]> {
           description: page.description.slice(0, 1000),
           body: page.text.slice(0, 2_000_000),
           lang: page.lang || undefined,
+          headings: page.sections.map((x) => x.heading).filter(Boolean).slice(0, 200),
         });
       }
     }

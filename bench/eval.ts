@@ -34,6 +34,7 @@ export async function evaluate() {
       title: page.title || url,
       description: page.description,
       body: page.text,
+      headings: page.sections.map((x) => x.heading).filter(Boolean).slice(0, 200),
     }, Infinity);
     n++;
   }

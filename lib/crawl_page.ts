@@ -142,6 +142,8 @@ export class PageCrawler {
         title: page.title.slice(0, 500).trim() || finalPath,
         description: page.description.slice(0, 1000),
         body: cutText(page.text, MAX_BODY_CHARS),
+        headings: [...new Set(page.sections.map((x) => x.heading.slice(0, 200)).filter(Boolean))]
+          .slice(0, 200),
         ...(page.lang ? { lang: page.lang } : {}),
       });
     } catch {

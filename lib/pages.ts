@@ -13,6 +13,8 @@ export interface PageInput {
   description?: string;
   body: string;
   lang?: string;
+  /** Section headings, searched as their own field (a long page's answer is often one). */
+  headings?: string[];
 }
 
 export interface PageMeta {
@@ -20,6 +22,7 @@ export interface PageMeta {
   title: string;
   description: string;
   lang: string;
+  headings?: string[];
   hash: string;
   chars: number;
   chunks: number;
@@ -84,9 +87,17 @@ export class PageStore {
       title: input.title,
       description: input.description ?? "",
       lang: input.lang ?? "",
+      ...(input.headings?.length ? { headings: input.headings } : {}),
     };
+    // Pages without headings hash as they did before headings existed.
     const hash = await sha256Hex(
-      JSON.stringify([page.title, page.description, page.lang, input.body]),
+      JSON.stringify([
+        page.title,
+        page.description,
+        page.lang,
+        input.body,
+        ...(page.headings ? [page.headings] : []),
+      ]),
     );
     const chunks = chunkText(input.body);
     let bodyWritten = false;

@@ -10,8 +10,8 @@
  */
 import { docCount, indexData, PROPS, type SiteDb } from "./site_db.ts";
 
-/** Title weighs most, then description, then body. */
-export const BOOST: Record<string, number> = { title: 3, description: 1.5, body: 1 };
+/** Title weighs most, then section headings, then description, then body. */
+export const BOOST: Record<string, number> = { title: 3, headings: 2, description: 1.5, body: 1 };
 /** Orama's BM25 parameters and formula, applied to the compact frequencies. */
 const K = 1.2, B = 0.75, D = 0.5;
 /** Orama's English splitter: `_`, `'` and `-` stay inside a token (get_object_or_404). */
@@ -70,7 +70,7 @@ function corrections(db: SiteDb, word: string): string[] {
   const token = tokenize(db, word)[0];
   if (!token) return [];
   const trees = indexData(db);
-  for (const props of [["title", "description"], ["body"]]) {
+  for (const props of [["title", "description", "headings"], ["body"]]) {
     const found = new Set<string>();
     for (const p of props) {
       for (

@@ -37,7 +37,8 @@ interface SiteIndex {
 }
 
 function toDoc(p: Page): Doc {
-  return { id: p.url, title: p.title, description: p.description, body: p.body };
+  const headings = (p.headings ?? []).join("\n");
+  return { id: p.url, title: p.title, description: p.description, headings, body: p.body };
 }
 
 /** The description shown for a result: the page's own, else the start of its text. */

@@ -7,10 +7,22 @@ import { create, insert, type Orama, remove } from "@orama/orama";
 import { STOP_WORDS } from "./text.ts";
 import { TfStore } from "./tf_store.ts";
 
-const SCHEMA = { title: "string", description: "string", body: "string" } as const;
-export const PROPS = ["title", "description", "body"] as const;
+const SCHEMA = {
+  title: "string",
+  description: "string",
+  headings: "string",
+  body: "string",
+} as const;
+export const PROPS = ["title", "description", "headings", "body"] as const;
 
-export type Doc = { id: string; title: string; description: string; body: string };
+/** `headings` are the page's section headings, one a line. */
+export type Doc = {
+  id: string;
+  title: string;
+  description: string;
+  headings: string;
+  body: string;
+};
 
 /**
  * A body as kept in memory. One curly quote makes V8 store a whole string at two bytes a

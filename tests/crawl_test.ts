@@ -124,6 +124,7 @@ Deno.test("crawl - indexes exactly the right pages from a sitemap index and says
   assert.equal(home.description, "About Zephyr Kettles.");
   assert.equal(home.lang, "en");
   assert.match(home.body, /Zephyr makes quiet kettles\./);
+  assert.deepEqual(home.headings, ["Welcome"], "section headings are kept for ranking");
   for (const absent of ["SNIPPETFREE", "trackingScript", "hidden words", "Copyright", "Home"]) {
     assert.ok(!home.body.includes(absent), `"${absent}" leaked into the text`);
   }

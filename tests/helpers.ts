@@ -63,7 +63,7 @@ export async function createSite(
 export async function putPages(
   t: TestApp,
   site: TestSite,
-  pages: { url: string; title: string; body: string; description?: string }[],
+  pages: { url: string; title: string; body: string; description?: string; headings?: string[] }[],
 ) {
   const res = await t.call(`/api/admin/sites/${site.id}/pages`, {
     ...admin(site.adminKey, { pages }),

@@ -353,3 +353,26 @@ Deno.test("search - a mistyped word is highlighted as the word it was corrected 
   );
   t.close();
 });
+
+Deno.test("search - a section heading outweighs a passing mention in the text", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "free");
+  const filler = "Other filters and tags are described on this page in detail. ".repeat(60);
+  await putPages(t, site, [
+    { url: "/notes", title: "Release notes", body: "Fixed a bug in filesizeformat." },
+    {
+      url: "/builtins",
+      title: "Built-in filters",
+      headings: ["date", "filesizeformat", "linebreaks"],
+      body: filler + "filesizeformat formats a size. " + filler,
+    },
+  ]);
+  const r = await search(t, site.publicKey, "q=filesizeformat");
+  assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ["/builtins", "/notes"]);
+  const bad = await t.call(`/api/admin/sites/${site.id}/pages`, {
+    ...admin(site.adminKey, { pages: [{ url: "/x", title: "x", body: "y", headings: "nope" }] }),
+    method: "PUT",
+  });
+  assert.equal((await bad.json()).results[0].error.param, "pages.0.headings");
+  t.close();
+});

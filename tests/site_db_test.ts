@@ -18,11 +18,12 @@ Deno.test("tf store - finds a token's frequency by binary search and forgets dro
 Deno.test("site db - text with curly quotes is kept packed, shown whole, and removed cleanly", () => {
   const db = createSiteDb();
   const body = "It’s “quoted” — and the zeppelin flies ☕. ".repeat(50);
-  addDoc(db, { id: "/a", title: "Airships", description: "", body });
+  addDoc(db, { id: "/a", title: "Airships", description: "", headings: "", body });
   addDoc(db, {
     id: "/b",
     title: "Boats",
     description: "",
+    headings: "",
     body: "plain latin-1 café text about boats",
   });
   const [a] = rank(db, "zeppelin").ids;
@@ -36,19 +37,32 @@ Deno.test("site db - text with curly quotes is kept packed, shown whole, and rem
   removeDoc(db, "/a");
   assert.deepEqual(rank(db, "zeppelin").ids, [], "every token of the packed text left the index");
   assert.equal(indexData(db).tokenOccurrences.body["zeppelin"], 0);
-  addDoc(db, { id: "/a", title: "Airships", description: "", body });
+  addDoc(db, { id: "/a", title: "Airships", description: "", headings: "", body });
   assert.equal(rank(db, "zeppelin").ids.length, 1);
   assert.equal(docAt(db, rank(db, "boats").ids[0]).body, "plain latin-1 café text about boats");
 });
 
 Deno.test("rank - exact words before prefixes, typos only when nothing matches, more words first", () => {
   const db = createSiteDb();
-  addDoc(db, { id: "/form", title: "Forms", description: "", body: "How a form works." });
-  addDoc(db, { id: "/formset", title: "Formsets", description: "", body: "Many formsets." });
+  addDoc(db, {
+    id: "/form",
+    title: "Forms",
+    description: "",
+    headings: "",
+    body: "How a form works.",
+  });
+  addDoc(db, {
+    id: "/formset",
+    title: "Formsets",
+    description: "",
+    headings: "",
+    body: "Many formsets.",
+  });
   addDoc(db, {
     id: "/both",
     title: "Model forms",
     description: "",
+    headings: "",
     body: "A model form and its fields.",
   });
   const complete = rank(db, "form ").ids.map((id) => docAt(db, id).id);

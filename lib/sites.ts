@@ -45,6 +45,8 @@ export function publicView(site: Site) {
 export class SiteStore {
   /** Public key -> site, briefly cached; searches re-check the key against a fresh read. */
   private cache = new Map<string, { site: Site | null; at: number }>();
+  /** Site id -> the public key it is cached under, so a rotation drops the old entry at once. */
+  private cachedKey = new Map<string, string>();
 
   constructor(private kv: Deno.Kv, private now: () => number, private cacheMs = 2_000) {}
 
@@ -53,15 +55,18 @@ export class SiteStore {
     const hit = this.cache.get(pk);
     if (hit && this.now() - hit.at < this.cacheMs) return hit.site;
     const site = await this.byPublicKey(pk);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(pk, { site, at: this.now() });
+    if (this.cache.size > 10_000) [this.cache, this.cachedKey] = [new Map(), new Map()];
+    if (site) this.remember(site);
+    else this.cache.set(pk, { site, at: this.now() });
     return site;
   }
 
   /** Records a freshly read site so cached lookups see its current keys and settings. */
   remember(site: Site) {
-    for (const [pk, hit] of this.cache) if (hit.site?.id === site.id) this.cache.delete(pk);
+    const old = this.cachedKey.get(site.id);
+    if (old !== undefined && old !== site.publicKey) this.cache.delete(old);
     this.cache.set(site.publicKey, { site, at: this.now() });
+    this.cachedKey.set(site.id, site.publicKey);
   }
 
   /** Creates a site with fresh keys; the admin key is returned once and stored as a hash. */

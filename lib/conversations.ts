@@ -5,7 +5,7 @@
  * no answer ever started.
  */
 import type { Clock } from "./clock.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, busy } from "./errors.ts";
 import { randomBase62 } from "./keys.ts";
 import type { Turn } from "./summarizer.ts";
 
@@ -61,10 +61,7 @@ export class Conversations {
         .set(key(siteId, id), next, { expireIn: CONVERSATION_TTL_MS }).commit();
       if (ok.ok) return next;
     }
-    throw new ApiError("SERVICE_UNAVAILABLE", "The conversation is busy. Retry.", {
-      retryAfter: 1,
-      headers: { "Retry-After": "1" },
-    });
+    throw busy("The conversation is busy. Retry.");
   }
 
   /** Gives back a reserved turn whose answer never started. */

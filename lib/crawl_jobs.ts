@@ -9,7 +9,7 @@
 import { type CrawlCounts, emptyCounts } from "./crawl_report.ts";
 import type { CrawlTuning } from "./crawl_tuning.ts";
 import { crawlSite, CrawlStartError } from "./crawler.ts";
-import { ApiError, invalid } from "./errors.ts";
+import { ApiError, busy, invalid } from "./errors.ts";
 import { newId } from "./keys.ts";
 import { checkUrl } from "./net_guard.ts";
 import { PLANS } from "./plans.ts";
@@ -138,10 +138,7 @@ export async function startCrawlJob(
       };
     }
   }
-  throw new ApiError("SERVICE_UNAVAILABLE", "The site's crawl state is busy. Retry.", {
-    retryAfter: 1,
-    headers: { "Retry-After": "1" },
-  });
+  throw busy("The site's crawl state is busy. Retry.");
 }
 
 function interrupted(job: CrawlJob, now: number): CrawlJob {

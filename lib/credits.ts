@@ -4,17 +4,11 @@
  * never started.
  */
 import { type Clock, monthWindow } from "./clock.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, busy } from "./errors.ts";
 import { effectiveLimits } from "./plans.ts";
 import type { Site } from "./sites.ts";
 
 export const creditKey = (site: string, month: string) => ["credits", site, month];
-
-const busy = () =>
-  new ApiError("SERVICE_UNAVAILABLE", "Too many summaries at once. Retry.", {
-    retryAfter: 1,
-    headers: { "Retry-After": "1" },
-  });
 
 export class Credits {
   constructor(private kv: Deno.Kv, private clock: Clock) {}
@@ -42,7 +36,7 @@ export class Credits {
         .set(key, used + 1, { expireIn: 40 * 86_400_000 }).commit();
       if (res.ok) return { remaining: limit === null ? null : limit - used - 1, month: mon.id };
     }
-    throw busy();
+    throw busy("Too many summaries at once. Retry.");
   }
 
   /** Gives back a credit reserved in `month` for an answer that never started. */
@@ -53,7 +47,7 @@ export class Credits {
       if (!entry.value) return;
       if ((await this.kv.atomic().check(entry).set(key, entry.value - 1).commit()).ok) return;
     }
-    throw busy();
+    throw busy("Too many summaries at once. Retry.");
   }
 
   /** Credits used this month. */

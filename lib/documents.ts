@@ -7,7 +7,7 @@
  * per-site byte total, changed atomically with it, holds the plan's storage limit.
  */
 import { extractText, getDocumentProxy } from "unpdf";
-import { ApiError, invalid } from "./errors.ts";
+import { ApiError, busy, invalid } from "./errors.ts";
 import { extractPage } from "./extract.ts";
 import { newId } from "./keys.ts";
 import { splitPassages } from "./passages.ts";
@@ -250,10 +250,7 @@ export async function addDocument(
     if (over || attempt >= 50) {
       await s.documents.remove(site.id, info.id);
       if (over) throw storageFull(site, used, info.bytes, limit);
-      throw new ApiError("SERVICE_UNAVAILABLE", "The site's documents are busy. Retry.", {
-        retryAfter: 1,
-        headers: { "Retry-After": "1" },
-      });
+      throw busy("The site's documents are busy. Retry.");
     }
   }
   await s.documentIndexes.refresh(site.id);
@@ -313,8 +310,5 @@ export async function deleteDocument(s: Services, siteId: string, id: string): P
     await s.documentIndexes.refresh(siteId);
     return true;
   }
-  throw new ApiError("SERVICE_UNAVAILABLE", "The site's documents are busy. Retry.", {
-    retryAfter: 1,
-    headers: { "Retry-After": "1" },
-  });
+  throw busy("The site's documents are busy. Retry.");
 }

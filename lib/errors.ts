@@ -81,6 +81,14 @@ export function asApiError(err: unknown): ApiError {
   return new ApiError("INTERNAL_ERROR", "Something went wrong on our side.");
 }
 
+/** 503 for a write that kept losing races to other writers; the client may simply retry. */
+export function busy(message: string): ApiError {
+  return new ApiError("SERVICE_UNAVAILABLE", message, {
+    retryAfter: 1,
+    headers: { "Retry-After": "1" },
+  });
+}
+
 /** SQLite's busy answer when two processes write one local KV file at once: worth a retry. */
 export function isLocked(err: unknown): boolean {
   return err instanceof Error && /database is locked/i.test(err.message);

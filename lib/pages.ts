@@ -4,7 +4,7 @@
  * update never mixes two versions. Every change bumps the site's index version
  * and logs the changed URL, which is how every instance's search index catches up.
  */
-import { ApiError } from "./errors.ts";
+import { ApiError, busy } from "./errors.ts";
 import { sha256Hex } from "./keys.ts";
 
 export interface PageInput {
@@ -144,10 +144,7 @@ export class PageStore {
         return old.value ? "updated" : "created";
       }
     }
-    throw new ApiError("SERVICE_UNAVAILABLE", "The site's pages are busy. Retry.", {
-      retryAfter: 1,
-      headers: { "Retry-After": "1" },
-    });
+    throw busy("The site's pages are busy. Retry.");
   }
 
   /** Removes a page; false when there was none. */
@@ -170,10 +167,7 @@ export class PageStore {
         return true;
       }
     }
-    throw new ApiError("SERVICE_UNAVAILABLE", "The site's pages are busy. Retry.", {
-      retryAfter: 1,
-      headers: { "Retry-After": "1" },
-    });
+    throw busy("The site's pages are busy. Retry.");
   }
 
   private async deleteBody(site: string, url: string, hash: string) {

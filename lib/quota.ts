@@ -7,7 +7,7 @@
  * a busy site never delays another.
  */
 import { type Clock, minuteWindow, monthWindow } from "./clock.ts";
-import { ApiError, isLocked } from "./errors.ts";
+import { ApiError, busy, isLocked } from "./errors.ts";
 import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
 import type { Site } from "./sites.ts";
 
@@ -76,10 +76,7 @@ export class SearchQuota {
         await new Promise((r) => setTimeout(r, 2 + Math.random() * 10));
       }
     }
-    throw new ApiError("SERVICE_UNAVAILABLE", "Too much contention on the quota. Retry.", {
-      retryAfter: 1,
-      headers: { "Retry-After": "1" },
-    });
+    throw busy("Too much contention on the quota. Retry.");
   }
 
   /** One read-decide-commit round; false when another writer won the race. */

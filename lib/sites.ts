@@ -1,5 +1,5 @@
 /** Sites and their keys in Deno KV: create, read, change settings, rotate keys. */
-import { ApiError } from "./errors.ts";
+import { ApiError, busy } from "./errors.ts";
 import { constantTimeEqual, newAdminKey, newId, newPublicKey, sha256Hex } from "./keys.ts";
 import type { LimitOverrides, PlanName } from "./plans.ts";
 
@@ -136,10 +136,7 @@ export class SiteStore {
         return next;
       }
     }
-    throw new ApiError("SERVICE_UNAVAILABLE", "The site is being changed by others. Retry.", {
-      retryAfter: 1,
-      headers: { "Retry-After": "1" },
-    });
+    throw busy("The site is being changed by others. Retry.");
   }
 
   /** Replaces one key; the old one stops working with this commit. */

@@ -4,11 +4,14 @@
  * never started.
  */
 import { type Clock, monthWindow } from "./clock.ts";
-import { ApiError, busy } from "./errors.ts";
+import { ApiError } from "./errors.ts";
+import { stepCounter } from "./kv_counter.ts";
 import { effectiveLimits } from "./plans.ts";
 import type { Site } from "./sites.ts";
 
 export const creditKey = (site: string, month: string) => ["credits", site, month];
+
+const STEP = { expireIn: 40 * 86_400_000, busyMessage: "Too many summaries at once. Retry." };
 
 export class Credits {
   constructor(private kv: Deno.Kv, private clock: Clock) {}
@@ -16,38 +19,25 @@ export class Credits {
   /** Takes one credit; returns what is left this month (null: unlimited). */
   async reserve(site: Site): Promise<{ remaining: number | null; month: string }> {
     const limit = effectiveLimits(site.plan, site.limits).aiCredits;
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const mon = monthWindow(this.clock());
-      const key = creditKey(site.id, mon.id);
-      const entry = await this.kv.get<number>(key);
-      const used = entry.value ?? 0;
-      if (limit !== null && used >= limit) {
-        throw new ApiError(
-          "AI_CREDITS_EXHAUSTED",
-          `This site has used its ${limit} AI credits for the month.`,
-          {
-            retryAfter: mon.resetIn,
-            resetsAt: mon.resetsAt.toISOString(),
-            headers: { "Retry-After": String(mon.resetIn) },
-          },
-        );
-      }
-      const res = await this.kv.atomic().check(entry)
-        .set(key, used + 1, { expireIn: 40 * 86_400_000 }).commit();
-      if (res.ok) return { remaining: limit === null ? null : limit - used - 1, month: mon.id };
+    const mon = monthWindow(this.clock());
+    const used = await stepCounter(this.kv, creditKey(site.id, mon.id), { by: 1, limit, ...STEP });
+    if (used === null) {
+      throw new ApiError(
+        "AI_CREDITS_EXHAUSTED",
+        `This site has used its ${limit} AI credits for the month.`,
+        {
+          retryAfter: mon.resetIn,
+          resetsAt: mon.resetsAt.toISOString(),
+          headers: { "Retry-After": String(mon.resetIn) },
+        },
+      );
     }
-    throw busy("Too many summaries at once. Retry.");
+    return { remaining: limit === null ? null : limit - used, month: mon.id };
   }
 
   /** Gives back a credit reserved in `month` for an answer that never started. */
   async refund(siteId: string, month: string): Promise<void> {
-    const key = creditKey(siteId, month);
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const entry = await this.kv.get<number>(key);
-      if (!entry.value) return;
-      if ((await this.kv.atomic().check(entry).set(key, entry.value - 1).commit()).ok) return;
-    }
-    throw busy("Too many summaries at once. Retry.");
+    await stepCounter(this.kv, creditKey(siteId, month), { by: -1, ...STEP });
   }
 
   /** Credits used this month. */

@@ -171,8 +171,15 @@ export class PageStore {
   }
 
   private async deleteBody(site: string, url: string, hash: string) {
+    const keys: Deno.KvKey[] = [];
     for await (const e of this.kv.list({ prefix: this.bodyPrefix(site, url, hash) })) {
-      await this.kv.delete(e.key);
+      keys.push(e.key);
+    }
+    // A 2 M-character body is 134 chunks: a few commits rather than one round trip each.
+    for (let i = 0; i < keys.length; i += 500) {
+      const op = this.kv.atomic();
+      for (const key of keys.slice(i, i + 500)) op.delete(key);
+      await op.commit();
     }
   }
 

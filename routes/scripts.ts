@@ -22,10 +22,16 @@ async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuf
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+/** A rebuild while the server runs shows up within this long; no file check per request. */
+const RECHECK_MS = 2_000;
+
 /** Reads a bundle, again only when its file changed (a rebuild while the server runs). */
 function loader(name: string) {
   let cached: Loaded | null = null;
+  let checkedAt = -Infinity;
   return async (): Promise<Loaded | null> => {
+    if (cached && performance.now() - checkedAt < RECHECK_MS) return cached;
+    checkedAt = performance.now();
     const url = new URL(name, STATIC);
     let mtime: number;
     try {

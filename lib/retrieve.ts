@@ -58,14 +58,17 @@ export async function retrieve(
     s.indexes.top(site.id, q, 6, MAX_TEXT_PER_SOURCE),
     PLANS[site.plan].documents ? s.documentIndexes.top(site.id, q, 4, MAX_TEXT_PER_SOURCE) : [],
   ]);
+  // `rank` is the place in its own index's results: pages and documents are ranked apart.
   const candidates = [
-    ...pages.map((d) => ({
+    ...pages.map((d, rank) => ({
       ref: { type: "page", title: d.title, url: d.id } as SourceRef,
       doc: d,
+      rank,
     })),
-    ...docs.map((d) => ({
+    ...docs.map((d, rank) => ({
       ref: { type: "document", title: d.title, documentId: d.id } as SourceRef,
       doc: d,
+      rank,
     })),
   ];
   const queryTerms = [...new Set(terms(q))];
@@ -80,12 +83,12 @@ export async function retrieve(
     return { ...c, passages, terms: passages.map((p) => terms(c.doc.title + " " + p)) };
   });
   const score = scorer(queryTerms, withTerms.flatMap((c) => c.terms));
-  const ranked = withTerms.map((c, rank) => {
+  const ranked = withTerms.map((c) => {
     const scored = c.passages.map((text, i) => ({ text, i, score: score(c.terms[i]) }));
     const best = scored.filter((p) => p.score > 0).sort((a, b) => b.score - a.score)
       .slice(0, PASSAGES_PER_SOURCE).sort((a, b) => a.i - b.i);
     // The search ranking (title matches, coverage of the whole page) still counts.
-    const weight = 1 / (1 + 0.2 * rank);
+    const weight = 1 / (1 + 0.2 * c.rank);
     return { ...c, best, top: weight * best.reduce((m, p) => Math.max(m, p.score), 0) };
   }).filter((c) => c.best.length > 0)
     .sort((a, b) => b.top - a.top)

@@ -515,3 +515,36 @@ Deno.test("summarize - too many summaries from one client IP get SUMMARY_RATE_LI
   assert.equal(await creditsUsed(m.t, m.site), 2, "the refused one was refunded");
   await m.close();
 });
+
+Deno.test("summarize - a document that answers better than any page is the first source", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "business");
+  await putPages(
+    t,
+    site,
+    Array.from({ length: 8 }, (_, i) => ({
+      url: `/p${i}`,
+      title: `Kettle page ${i}`,
+      body: `Kettles are nice for a long time. This page ${i} mentions the warranty once.`,
+    })),
+  );
+  await t.services.documents.upsert(site.id, {
+    url: "doc_warranty",
+    title: "Warranty terms",
+    body: "The warranty on every kettle lasts five years, parts and labour included.",
+  }, Infinity);
+  await t.services.documentIndexes.refresh(site.id);
+  const res = await t.call("/api/summarize", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-API-Key": site.publicKey },
+    body: JSON.stringify({ query: "How long does the kettle warranty last?" }),
+  });
+  const body = await res.json();
+  assert.deepEqual(body.sources[0], {
+    type: "document",
+    title: "Warranty terms",
+    documentId: "doc_warranty",
+  });
+  assert.match(body.answer, /five years/);
+  t.close();
+});

@@ -203,6 +203,8 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
       const fab = w.page.getByRole("button", { name: "Search" });
       await fab.waitFor();
       const dialog = w.page.locator("[data-sitesearch=button] dialog");
+      // Keys reach a page only once it has focus, as for a visitor who has clicked into it.
+      await w.page.getByText("No bar here.").click();
       await w.page.keyboard.press("/");
       await dialog.waitFor({ state: "visible" });
       assert.equal(
@@ -234,6 +236,7 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
       });
       const off = await open("/demo/no-shortcut");
       await off.page.getByRole("button", { name: "Search" }).waitFor();
+      await off.page.getByText("Shortcut off.").click(); // focused, so a "/" could reach it
       await off.page.keyboard.press("/");
       await off.page.waitForTimeout(100);
       assert.equal(await off.page.locator("dialog").isVisible(), false);

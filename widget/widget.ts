@@ -103,7 +103,13 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
     config.shortcut ? el("kbd", { "aria-hidden": "true" }, "/") : null,
   );
   const dialog = el("dialog", { "aria-label": "Search this site" });
-  const close = () => dialog.open && dialog.close();
+  // Focus left on the hidden input would make the shortcut think the visitor is typing:
+  // let it go at once, not when the (asynchronous) close event comes.
+  const release = () => root.activeElement === bar.input && bar.input.blur();
+  const close = () => {
+    release();
+    if (dialog.open) dialog.close();
+  };
   const closeButton = el(
     "button",
     { type: "button", class: "close", "aria-label": "Close" },
@@ -138,6 +144,7 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
   on(fab, "click", open);
   on(closeButton, "click", close);
   on(dialog, "click", (e: Event) => e.target === dialog && close()); // a click on the backdrop
+  on(dialog, "close", release); // closed another way (the browser's own Escape handling)
   return open;
 }
 

@@ -7,7 +7,7 @@ import { IpLimit } from "./ip_limit.ts";
 import { jsonLogger, type Logger } from "./http.ts";
 import { PageStore } from "./pages.ts";
 import { SearchQuota } from "./quota.ts";
-import { SearchIndexes } from "./search_index.ts";
+import { SearchIndexes } from "./search/indexes.ts";
 import { SiteStore } from "./sites.ts";
 import type { Summarizer } from "./summarizer.ts";
 

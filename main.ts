@@ -3,7 +3,7 @@ import { createApp } from "./app.ts";
 import { recoverCrawls } from "./lib/crawl_jobs.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo.ts";
 import { ensureBuilt } from "./scripts/build.ts";
-import { createOpenAISummarizer } from "./lib/llm.ts";
+import { createOpenAISummarizer } from "./lib/answers/model.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
 

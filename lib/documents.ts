@@ -10,7 +10,7 @@ import { extractText, getDocumentProxy } from "unpdf";
 import { ApiError, busy, invalid } from "./errors.ts";
 import { extractPage } from "./extract.ts";
 import { newId } from "./keys.ts";
-import { splitPassages } from "./passages.ts";
+import { splitPassages } from "./answers/passages.ts";
 import { PLANS } from "./plans.ts";
 import type { Services } from "./services.ts";
 import type { Site } from "./sites.ts";

@@ -1,15 +1,15 @@
 /** Everything the routes need, built once from the app's dependencies. */
 import { type Clock, systemClock } from "./clock.ts";
-import { Conversations } from "./conversations.ts";
+import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./credits.ts";
-import { createExtractiveSummarizer } from "./extractive.ts";
+import { createExtractiveSummarizer } from "./answers/extractive.ts";
 import { IpLimit } from "./ip_limit.ts";
 import { jsonLogger, type Logger } from "./http.ts";
 import { PageStore } from "./pages.ts";
 import { SearchQuota } from "./quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
 import { SiteStore } from "./sites.ts";
-import type { Summarizer } from "./summarizer.ts";
+import type { Summarizer } from "./answers/summarizer.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { createOpenAISummarizer, SOURCES_CLOSE, SOURCES_OPEN } from "../lib/llm.ts";
-import { citedSources } from "../lib/extractive.ts";
-import { MAX_USER_TURNS } from "../lib/conversations.ts";
+import { createOpenAISummarizer, SOURCES_CLOSE, SOURCES_OPEN } from "../lib/answers/model.ts";
+import { citedSources } from "../lib/answers/extractive.ts";
+import { MAX_USER_TURNS } from "../lib/answers/conversations.ts";
 import { startFakeLLM } from "./fixtures/fake_llm.ts";
 import {
   admin,

@@ -2,12 +2,12 @@
 import { Hono } from "hono";
 import { getConnInfo } from "hono/deno";
 import { publicSite } from "../../lib/auth.ts";
-import { answerDeltas, prepare } from "../../lib/answer.ts";
+import { answerDeltas, prepare } from "../../lib/answers/ask.ts";
 import { ApiError, asApiError, errorObject } from "../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../lib/http.ts";
 import { parse, SummaryBody } from "../../lib/schemas.ts";
 import type { Services } from "../../lib/services.ts";
-import { SSE_HEADERS, sseStream } from "../../lib/sse.ts";
+import { SSE_HEADERS, sseStream } from "../../lib/answers/sse.ts";
 
 const BODY_LIMIT = 16 * 1024;
 

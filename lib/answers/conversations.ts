@@ -4,9 +4,9 @@
  * model is asked, so parallel follow-ups cannot pass the limit, and released if
  * no answer ever started.
  */
-import type { Clock } from "./clock.ts";
-import { ApiError, busy } from "./errors.ts";
-import { randomBase62 } from "./keys.ts";
+import type { Clock } from "../clock.ts";
+import { ApiError, busy } from "../errors.ts";
+import { randomBase62 } from "../keys.ts";
 import type { Turn } from "./summarizer.ts";
 
 export const MAX_USER_TURNS = 20;

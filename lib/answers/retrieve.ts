@@ -6,9 +6,9 @@
  */
 import { terms } from "./extractive.ts";
 import { splitPassages } from "./passages.ts";
-import { PLANS } from "./plans.ts";
-import type { Services } from "./services.ts";
-import type { Site } from "./sites.ts";
+import { PLANS } from "../plans.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "../sites.ts";
 import type { SourceText, Turn } from "./summarizer.ts";
 
 export type SourceRef =

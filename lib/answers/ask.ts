@@ -4,11 +4,11 @@
  * starts), passages retrieved, the summarizer streamed and capped at 1,600
  * characters, the turn recorded. Routes choose JSON or server-sent events.
  */
-import { ApiError } from "./errors.ts";
-import { PLANS } from "./plans.ts";
+import { ApiError } from "../errors.ts";
+import { PLANS } from "../plans.ts";
 import { retrieve, type SourceRef } from "./retrieve.ts";
-import type { Services } from "./services.ts";
-import type { Site } from "./sites.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "../sites.ts";
 import { MAX_ANSWER_CHARS, truncateAnswer, type Turn, UpstreamError } from "./summarizer.ts";
 import { MAX_USER_TURNS } from "./conversations.ts";
 

@@ -1,6 +1,6 @@
 /** Entry point: reads the environment, opens KV, seeds the demo site, serves. */
 import { createApp } from "./app.ts";
-import { recoverCrawls } from "./lib/crawl_jobs.ts";
+import { recoverCrawls } from "./lib/crawl/jobs.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";

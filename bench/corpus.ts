@@ -3,7 +3,7 @@
  * (postgresql-doc-15, python-django-doc, python3-doc), extracted with the
  * crawler's extractor and cached in bench/.cache so reruns start fast.
  */
-import { extractPage } from "../lib/extract.ts";
+import { extractPage } from "../lib/crawl/extract.ts";
 import type { PageInput } from "../lib/pages.ts";
 
 export const SOURCES = [

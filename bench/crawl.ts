@@ -7,7 +7,7 @@
  *
  *   deno run -A bench/crawl.ts [--concurrency N]     (default 2 per host, as in production)
  */
-import { startCrawlJob } from "../lib/crawl_jobs.ts";
+import { startCrawlJob } from "../lib/crawl/jobs.ts";
 import { createServices } from "../lib/services.ts";
 
 const DOCS = "/usr/share/doc/postgresql-doc-15/html";

@@ -5,7 +5,7 @@
  * `deno run -A bench/eval.ts [path/to/eval]` (default ../shared/eval).
  */
 import { createApp } from "../app.ts";
-import { extractPage } from "../lib/extract.ts";
+import { extractPage } from "../lib/crawl/extract.ts";
 
 const ROOT = "/usr/share/doc/python-django-doc/html";
 const EVAL = Deno.args[0] ?? new URL("../../shared/eval", import.meta.url).pathname;

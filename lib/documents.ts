@@ -8,7 +8,7 @@
  */
 import { extractText, getDocumentProxy } from "unpdf";
 import { ApiError, busy, invalid } from "./errors.ts";
-import { extractPage } from "./extract.ts";
+import { extractPage } from "./crawl/extract.ts";
 import { newId } from "./keys.ts";
 import { splitPassages } from "./answers/passages.ts";
 import { PLANS } from "./plans.ts";

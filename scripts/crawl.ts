@@ -7,8 +7,8 @@
  * stderr; Ctrl-C stops the crawl and marks the job interrupted.
  * CRAWL_ALLOW_LOOPBACK=true and CRAWL_DELAY_MS work as for the server.
  */
-import { startCrawlJob } from "../lib/crawl_jobs.ts";
-import type { CrawlCounts } from "../lib/crawl_report.ts";
+import { startCrawlJob } from "../lib/crawl/jobs.ts";
+import type { CrawlCounts } from "../lib/crawl/report.ts";
 import { ApiError } from "../lib/errors.ts";
 import { parse, StartCrawl } from "../lib/schemas.ts";
 import { createServices } from "../lib/services.ts";

@@ -4,7 +4,7 @@
  * ever handed to the system resolver (the nameserver may itself be internal).
  */
 import assert from "node:assert/strict";
-import { GuardedFetcher } from "../lib/fetch_guarded.ts";
+import { GuardedFetcher } from "../lib/crawl/net/fetch.ts";
 import { admin, createSite, startApp } from "./helpers.ts";
 import { html, serveSite } from "./fixtures/crawl_site.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { getCrawlJob, recoverCrawls, STALE_MS, startCrawlJob } from "../lib/crawl_jobs.ts";
-import { xRobotsTag } from "../lib/crawl_http.ts";
+import { getCrawlJob, recoverCrawls, STALE_MS, startCrawlJob } from "../lib/crawl/jobs.ts";
+import { xRobotsTag } from "../lib/crawl/http.ts";
 import {
   admin,
   createSite,

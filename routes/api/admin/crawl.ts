@@ -1,7 +1,7 @@
 /** Admin API for crawls: start one (202, runs in the background), follow it, list recent ones. */
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/auth.ts";
-import { getCrawlJob, listCrawlJobs, startCrawlJob } from "../../../lib/crawl_jobs.ts";
+import { getCrawlJob, listCrawlJobs, startCrawlJob } from "../../../lib/crawl/jobs.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
 import { parse, StartCrawl } from "../../../lib/schemas.ts";

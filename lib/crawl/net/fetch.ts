@@ -9,9 +9,9 @@
  * are never used. Bodies are capped after decompression; connect+headers and the
  * body each have a deadline; requests to one host are spaced and bounded.
  */
-import { hostKey, HostLimiter } from "./crawl_limiter.ts";
-import { type CheckOptions, checkUrl } from "./net_guard.ts";
-import { ConnectRelay } from "./pin_relay.ts";
+import { hostKey, HostLimiter } from "../limiter.ts";
+import { type CheckOptions, checkUrl } from "./guard.ts";
+import { ConnectRelay } from "./relay.ts";
 
 export type FetchResult =
   | { ok: true; url: string; status: number; headers: Headers; body: Uint8Array }

@@ -1,5 +1,5 @@
 /** Politeness per host: at most `concurrency` requests in flight, starts spaced `delay` apart. */
-import { normalizeHost } from "./net_guard.ts";
+import { normalizeHost } from "./net/guard.ts";
 
 /** "host:port" with the scheme's default port filled in: what politeness is counted per. */
 export function hostKey(u: URL): string {

@@ -6,15 +6,15 @@
  * heartbeat is older than STALE_MS belonged to a process that stopped: it is
  * reported "interrupted" (not resumed), which also frees the site for a new crawl.
  */
-import { type CrawlCounts, emptyCounts } from "./crawl_report.ts";
-import type { CrawlTuning } from "./crawl_tuning.ts";
+import { type CrawlCounts, emptyCounts } from "./report.ts";
+import type { CrawlTuning } from "./tuning.ts";
 import { crawlSite, CrawlStartError } from "./crawler.ts";
-import { ApiError, busy, invalid } from "./errors.ts";
-import { newId } from "./keys.ts";
-import { checkUrl } from "./net_guard.ts";
-import { PLANS } from "./plans.ts";
-import type { Services } from "./services.ts";
-import type { Site } from "./sites.ts";
+import { ApiError, busy, invalid } from "../errors.ts";
+import { newId } from "../keys.ts";
+import { checkUrl } from "./net/guard.ts";
+import { PLANS } from "../plans.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "../sites.ts";
 
 export type CrawlStatus = "queued" | "running" | "done" | "failed" | "interrupted";
 

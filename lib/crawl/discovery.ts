@@ -3,12 +3,12 @@
  * once when they belong to the site; sitemaps and sitemap indexes (to a few levels) are
  * fetched and read; a redirect to another site or to a path robots.txt disallows is refused.
  */
-import { pathOf, siteKeyOf } from "./crawl_http.ts";
-import type { CrawlQueue } from "./crawl_queue.ts";
-import type { CrawlReport } from "./crawl_report.ts";
-import type { RobotsCache } from "./crawl_robots.ts";
-import { type CrawlTuning, hopLimits } from "./crawl_tuning.ts";
-import type { FetchResult, GuardedFetcher } from "./fetch_guarded.ts";
+import { pathOf, siteKeyOf } from "./http.ts";
+import type { CrawlQueue } from "./queue.ts";
+import type { CrawlReport } from "./report.ts";
+import type { RobotsCache } from "./robots_rules.ts";
+import { type CrawlTuning, hopLimits } from "./tuning.ts";
+import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
 import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseSitemap } from "./sitemap.ts";
 
 const MAX_SITEMAP_DEPTH = 3;

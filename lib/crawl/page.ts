@@ -4,8 +4,8 @@
  * noted skipped or failed with its reason. Following links, its links are discovered;
  * noindex (meta or X-Robots-Tag) and a same-site rel=canonical elsewhere are obeyed.
  */
-import type { CrawlDiscovery } from "./crawl_discovery.ts";
-import type { CrawlHistory } from "./crawl_history.ts";
+import type { CrawlDiscovery } from "./discovery.ts";
+import type { CrawlHistory } from "./history.ts";
 import {
   cutText,
   decodeHtml,
@@ -15,15 +15,15 @@ import {
   pathOf,
   siteKeyOf,
   xRobotsTag,
-} from "./crawl_http.ts";
-import type { CrawlQueue, CrawlTask } from "./crawl_queue.ts";
-import type { CrawlReport } from "./crawl_report.ts";
-import type { RobotsCache } from "./crawl_robots.ts";
-import type { CrawlStore } from "./crawl_store.ts";
-import { type CrawlTuning, hopLimits } from "./crawl_tuning.ts";
+} from "./http.ts";
+import type { CrawlQueue, CrawlTask } from "./queue.ts";
+import type { CrawlReport } from "./report.ts";
+import type { RobotsCache } from "./robots_rules.ts";
+import type { CrawlStore } from "./store.ts";
+import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import { extractPage } from "./extract.ts";
-import type { FetchResult, GuardedFetcher } from "./fetch_guarded.ts";
-import { MAX_BODY_CHARS, PageItem, parse } from "./schemas.ts";
+import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
+import { MAX_BODY_CHARS, PageItem, parse } from "../schemas.ts";
 
 const ACCEPT_HTML = { Accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" };
 /** Refusals that mean the URL is no longer a page of ours: it redirects away, or is not HTML. */

@@ -3,16 +3,16 @@
  * page slot per stored path within the crawl's page budget, upserts one at a time,
  * and a record of each stored page for the next crawl.
  */
-import type { CrawlDiscovery } from "./crawl_discovery.ts";
-import type { CrawlHistory } from "./crawl_history.ts";
-import type { IndexRefresher } from "./crawl_refresh.ts";
-import type { CrawlReport } from "./crawl_report.ts";
-import { ApiError } from "./errors.ts";
-import type { FetchResult } from "./fetch_guarded.ts";
-import type { PageInput } from "./pages.ts";
-import { PLANS } from "./plans.ts";
-import type { Services } from "./services.ts";
-import type { Site } from "./sites.ts";
+import type { CrawlDiscovery } from "./discovery.ts";
+import type { CrawlHistory } from "./history.ts";
+import type { IndexRefresher } from "./refresh.ts";
+import type { CrawlReport } from "./report.ts";
+import { ApiError } from "../errors.ts";
+import type { FetchResult } from "./net/fetch.ts";
+import type { PageInput } from "../pages.ts";
+import { PLANS } from "../plans.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "../sites.ts";
 
 /** A crawl's page budget and its writes to the page store. */
 export class CrawlStore {

@@ -2,7 +2,7 @@
  * What the crawler reads off a response (media type, encoding, charset, X-Robots-Tag)
  * and how it names what it crawls: the site a URL belongs to and a page's path.
  */
-import { normalizeHost } from "./net_guard.ts";
+import { normalizeHost } from "./net/guard.ts";
 
 export const USER_AGENT = "SiteSearchBot/1.0 (+https://sitesearch.example/bot)";
 

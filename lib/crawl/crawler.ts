@@ -11,8 +11,8 @@
  * (links, sitemaps), page (one URL fetched and judged), store (page budget, upserts),
  * history (what earlier crawls kept, removal), robots, queue, refresh and report.
  */
-import { CrawlDiscovery } from "./crawl_discovery.ts";
-import { CrawlHistory } from "./crawl_history.ts";
+import { CrawlDiscovery } from "./discovery.ts";
+import { CrawlHistory } from "./history.ts";
 import {
   isGzip,
   isHtmlType,
@@ -21,17 +21,17 @@ import {
   pathOf,
   siteKeyOf,
   USER_AGENT,
-} from "./crawl_http.ts";
-import { PageCrawler } from "./crawl_page.ts";
-import { CrawlQueue, type CrawlTask } from "./crawl_queue.ts";
-import { IndexRefresher } from "./crawl_refresh.ts";
-import { CrawlReport, type CrawlSink } from "./crawl_report.ts";
-import { RobotsCache } from "./crawl_robots.ts";
-import { CrawlStore } from "./crawl_store.ts";
-import { type CrawlTuning, DEFAULT_TUNING, hopLimits } from "./crawl_tuning.ts";
-import { GuardedFetcher } from "./fetch_guarded.ts";
-import type { Services } from "./services.ts";
-import type { Site } from "./sites.ts";
+} from "./http.ts";
+import { PageCrawler } from "./page.ts";
+import { CrawlQueue, type CrawlTask } from "./queue.ts";
+import { IndexRefresher } from "./refresh.ts";
+import { CrawlReport, type CrawlSink } from "./report.ts";
+import { RobotsCache } from "./robots_rules.ts";
+import { CrawlStore } from "./store.ts";
+import { type CrawlTuning, DEFAULT_TUNING, hopLimits } from "./tuning.ts";
+import { GuardedFetcher } from "./net/fetch.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "../sites.ts";
 import { MAX_SITEMAP_BYTES } from "./sitemap.ts";
 
 export interface CrawlRequest {

@@ -2,13 +2,13 @@
  * robots.txt for a crawl (RFC 9309): fetched once per origin, its status read per
  * 2.3.1, and its Crawl-delay (up to a cap) applied to the host's request spacing.
  */
-import { USER_AGENT } from "./crawl_http.ts";
-import { hostKey } from "./crawl_limiter.ts";
-import type { CrawlReport } from "./crawl_report.ts";
-import { type CrawlTuning, hopLimits } from "./crawl_tuning.ts";
-import type { GuardedFetcher } from "./fetch_guarded.ts";
+import { USER_AGENT } from "./http.ts";
+import { hostKey } from "./limiter.ts";
+import type { CrawlReport } from "./report.ts";
+import { type CrawlTuning, hopLimits } from "./tuning.ts";
+import type { GuardedFetcher } from "./net/fetch.ts";
 import { MAX_ROBOTS_BYTES, parseRobots, type Robots, robotsForStatus } from "./robots.ts";
-import type { Services } from "./services.ts";
+import type { Services } from "../services.ts";
 
 export interface RobotsState {
   rules: Robots;

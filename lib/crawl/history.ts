@@ -4,11 +4,11 @@
  * exist now; and, at the end, the removal of the pages this crawl found gone. Only
  * pages a crawl stored have a record, so pages added by hand are never touched.
  */
-import { pathOf } from "./crawl_http.ts";
-import type { IndexRefresher } from "./crawl_refresh.ts";
-import type { CrawlReport } from "./crawl_report.ts";
-import type { FetchResult } from "./fetch_guarded.ts";
-import type { Services } from "./services.ts";
+import { pathOf } from "./http.ts";
+import type { IndexRefresher } from "./refresh.ts";
+import type { CrawlReport } from "./report.ts";
+import type { FetchResult } from "./net/fetch.ts";
+import type { Services } from "../services.ts";
 
 /** A URL an earlier crawl indexed: the validators to send, and proof the crawl owns the page. */
 interface CrawledRecord {

@@ -4,7 +4,7 @@
  * crawler's extractor and cached in bench/.cache so reruns start fast.
  */
 import { extractPage } from "../lib/crawl/extract.ts";
-import type { PageInput } from "../lib/pages.ts";
+import type { PageInput } from "../lib/sites/pages.ts";
 
 export const SOURCES = [
   { name: "postgresql", dir: "/usr/share/doc/postgresql-doc-15/html" },

@@ -3,7 +3,7 @@
  * under wrk beside the same queries in-process and a bare Deno.serve.
  */
 import { createApp } from "../app.ts";
-import type { PageInput } from "../lib/pages.ts";
+import type { PageInput } from "../lib/sites/pages.ts";
 import { loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
 import { haveWrk, wrk } from "./wrk.ts";
 

@@ -2,8 +2,8 @@
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
 import type { AppEnv } from "./http.ts";
-import { constantTimeEqual, isAdminKey, isPublicKey } from "./keys.ts";
-import type { Site, SiteStore } from "./sites.ts";
+import { constantTimeEqual, isAdminKey, isPublicKey } from "./sites/keys.ts";
+import type { Site, SiteStore } from "./sites/store.ts";
 
 /** The public key of a request: the `X-API-Key` header wins over the `key` parameter. */
 export function publicKeyOf(c: Context): string {

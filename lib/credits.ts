@@ -7,7 +7,7 @@ import { type Clock, monthWindow } from "./clock.ts";
 import { ApiError } from "./errors.ts";
 import { stepCounter } from "./kv_counter.ts";
 import { effectiveLimits } from "./plans.ts";
-import type { Site } from "./sites.ts";
+import type { Site } from "./sites/store.ts";
 
 export const creditKey = (site: string, month: string) => ["credits", site, month];
 

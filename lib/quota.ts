@@ -9,7 +9,7 @@
 import { type Clock, minuteWindow, monthWindow } from "./clock.ts";
 import { ApiError, busy, isLocked } from "./errors.ts";
 import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
-import type { Site } from "./sites.ts";
+import type { Site } from "./sites/store.ts";
 
 export const minuteKey = (site: string, minute: number) => ["qmin", site, minute];
 export const monthKey = (site: string, month: string) => ["qmon", site, month];

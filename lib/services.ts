@@ -5,10 +5,10 @@ import { Credits } from "./credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
 import { IpLimit } from "./ip_limit.ts";
 import { jsonLogger, type Logger } from "./http.ts";
-import { PageStore } from "./pages.ts";
+import { PageStore } from "./sites/pages.ts";
 import { SearchQuota } from "./quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
-import { SiteStore } from "./sites.ts";
+import { SiteStore } from "./sites/store.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
 
 export interface AppOptions {

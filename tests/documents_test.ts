@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { documentUsageKey, markdownText } from "../lib/documents.ts";
+import { documentUsageKey, markdownText } from "../lib/sites/documents.ts";
 import { PLANS } from "../lib/plans.ts";
 import { admin, createSite, putPages, search, startApp, type TestApp } from "./helpers.ts";
 import type { TestSite } from "./helpers.ts";

@@ -8,7 +8,7 @@ import { ApiError } from "../errors.ts";
 import { PLANS } from "../plans.ts";
 import { retrieve, type SourceRef } from "./retrieve.ts";
 import type { Services } from "../services.ts";
-import type { Site } from "../sites.ts";
+import type { Site } from "../sites/store.ts";
 import { MAX_ANSWER_CHARS, truncateAnswer, type Turn, UpstreamError } from "./summarizer.ts";
 import { MAX_USER_TURNS } from "./conversations.ts";
 

@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { ApiError, busy } from "../errors.ts";
-import { randomBase62 } from "../keys.ts";
+import { randomBase62 } from "../sites/keys.ts";
 import type { Turn } from "./summarizer.ts";
 
 export const MAX_USER_TURNS = 20;

@@ -8,7 +8,7 @@ import { terms } from "./extractive.ts";
 import { splitPassages } from "./passages.ts";
 import { PLANS } from "../plans.ts";
 import type { Services } from "../services.ts";
-import type { Site } from "../sites.ts";
+import type { Site } from "../sites/store.ts";
 import type { SourceText, Turn } from "./summarizer.ts";
 
 export type SourceRef =

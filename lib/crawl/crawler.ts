@@ -31,7 +31,7 @@ import { CrawlStore } from "./store.ts";
 import { type CrawlTuning, DEFAULT_TUNING, hopLimits } from "./tuning.ts";
 import { GuardedFetcher } from "./net/fetch.ts";
 import type { Services } from "../services.ts";
-import type { Site } from "../sites.ts";
+import type { Site } from "../sites/store.ts";
 import { MAX_SITEMAP_BYTES } from "./sitemap.ts";
 
 export interface CrawlRequest {

@@ -10,11 +10,11 @@ import { type CrawlCounts, emptyCounts } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
 import { crawlSite, CrawlStartError } from "./crawler.ts";
 import { ApiError, busy, invalid } from "../errors.ts";
-import { newId } from "../keys.ts";
+import { newId } from "../sites/keys.ts";
 import { checkUrl } from "./net/guard.ts";
 import { PLANS } from "../plans.ts";
 import type { Services } from "../services.ts";
-import type { Site } from "../sites.ts";
+import type { Site } from "../sites/store.ts";
 
 export type CrawlStatus = "queued" | "running" | "done" | "failed" | "interrupted";
 

@@ -9,10 +9,10 @@ import type { IndexRefresher } from "./refresh.ts";
 import type { CrawlReport } from "./report.ts";
 import { ApiError } from "../errors.ts";
 import type { FetchResult } from "./net/fetch.ts";
-import type { PageInput } from "../pages.ts";
+import type { PageInput } from "../sites/pages.ts";
 import { PLANS } from "../plans.ts";
 import type { Services } from "../services.ts";
-import type { Site } from "../sites.ts";
+import type { Site } from "../sites/store.ts";
 
 /** A crawl's page budget and its writes to the page store. */
 export class CrawlStore {

@@ -11,7 +11,7 @@ import {
   makeMatcher,
   SNIPPET_SCAN_CHARS,
 } from "./highlight.ts";
-import type { Page, PageStore } from "../pages.ts";
+import type { Page, PageStore } from "../sites/pages.ts";
 import { rank } from "./rank.ts";
 import { addDoc, createSiteDb, type Doc, docAt, removeDoc, type SiteDb } from "./site_db.ts";
 import { queryWords } from "./text.ts";

@@ -2,7 +2,7 @@
  * The HTTPS half of GuardedFetcher's pinning: a CONNECT proxy on loopback that dials
  * only an address the fetcher checked, so TLS runs end to end to exactly that address.
  */
-import { randomBase62 } from "../../keys.ts";
+import { randomBase62 } from "../../sites/keys.ts";
 
 /**
  * A CONNECT proxy on loopback that dials only addresses pinned by this process.

@@ -9,7 +9,7 @@ import {
   getDocument,
   listDocuments,
   MAX_DOCUMENT_BYTES,
-} from "../../../lib/documents.ts";
+} from "../../../lib/sites/documents.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readBody } from "../../../lib/http.ts";
 import { DocumentParams, ListParams, parse } from "../../../lib/schemas.ts";

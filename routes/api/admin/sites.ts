@@ -7,7 +7,7 @@ import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
 import { effectiveLimits, PLANS } from "../../../lib/plans.ts";
 import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
-import { publicView } from "../../../lib/sites.ts";
+import { publicView } from "../../../lib/sites/store.ts";
 
 const SMALL_BODY = 64 * 1024;
 const OPERATOR_FIELDS = ["plan", "limits"] as const;

@@ -7,13 +7,13 @@
  * per-site byte total, changed atomically with it, holds the plan's storage limit.
  */
 import { extractText, getDocumentProxy } from "unpdf";
-import { ApiError, busy, invalid } from "./errors.ts";
-import { extractPage } from "./crawl/extract.ts";
+import { ApiError, busy, invalid } from "../errors.ts";
+import { extractPage } from "../crawl/extract.ts";
 import { newId } from "./keys.ts";
-import { splitPassages } from "./answers/passages.ts";
-import { PLANS } from "./plans.ts";
-import type { Services } from "./services.ts";
-import type { Site } from "./sites.ts";
+import { splitPassages } from "../answers/passages.ts";
+import { PLANS } from "../plans.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "./store.ts";
 
 /** Largest upload, per file. */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;

@@ -1,12 +1,12 @@
 /** Everything the routes need, built once from the app's dependencies. */
 import { type Clock, systemClock } from "./clock.ts";
 import { Conversations } from "./answers/conversations.ts";
-import { Credits } from "./credits.ts";
+import { Credits } from "./limits/credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
-import { IpLimit } from "./ip_limit.ts";
+import { IpLimit } from "./limits/ip_limit.ts";
 import { jsonLogger, type Logger } from "./http.ts";
 import { PageStore } from "./sites/pages.ts";
-import { SearchQuota } from "./quota.ts";
+import { SearchQuota } from "./limits/quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
 import { SiteStore } from "./sites/store.ts";
 import type { Summarizer } from "./answers/summarizer.ts";

@@ -3,7 +3,7 @@
  * loopback server (another origin) that plays the site owner's pages.
  */
 import { createApp } from "../app.ts";
-import type { PlanName } from "../lib/plans.ts";
+import type { PlanName } from "../lib/limits/plans.ts";
 import { OPERATOR } from "./helpers.ts";
 
 export const SCREENSHOTS = new URL("./.screenshots/", import.meta.url);

@@ -1,6 +1,6 @@
 /** Test helpers: the real app on a real KV, driven through its fetch handler. */
 import { type AppOptions, createApp } from "../app.ts";
-import type { PlanName } from "../lib/plans.ts";
+import type { PlanName } from "../lib/limits/plans.ts";
 
 export const OPERATOR = "op_test_operator_token";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { PLANS } from "../lib/plans.ts";
+import { PLANS } from "../lib/limits/plans.ts";
 import {
   admin,
   createSite,

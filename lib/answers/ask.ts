@@ -5,7 +5,7 @@
  * characters, the turn recorded. Routes choose JSON or server-sent events.
  */
 import { ApiError } from "../errors.ts";
-import { PLANS } from "../plans.ts";
+import { PLANS } from "../limits/plans.ts";
 import { retrieve, type SourceRef } from "./retrieve.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";

@@ -6,7 +6,7 @@
  */
 import { terms } from "./extractive.ts";
 import { splitPassages } from "./passages.ts";
-import { PLANS } from "../plans.ts";
+import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText, Turn } from "./summarizer.ts";

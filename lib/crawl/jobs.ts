@@ -12,7 +12,7 @@ import { crawlSite, CrawlStartError } from "./crawler.ts";
 import { ApiError, busy, invalid } from "../errors.ts";
 import { newId } from "../sites/keys.ts";
 import { checkUrl } from "./net/guard.ts";
-import { PLANS } from "../plans.ts";
+import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 

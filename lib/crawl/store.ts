@@ -10,7 +10,7 @@ import type { CrawlReport } from "./report.ts";
 import { ApiError } from "../errors.ts";
 import type { FetchResult } from "./net/fetch.ts";
 import type { PageInput } from "../sites/pages.ts";
-import { PLANS } from "../plans.ts";
+import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 

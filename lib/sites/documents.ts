@@ -11,7 +11,7 @@ import { ApiError, busy, invalid } from "../errors.ts";
 import { extractPage } from "../crawl/extract.ts";
 import { newId } from "./keys.ts";
 import { splitPassages } from "../answers/passages.ts";
-import { PLANS } from "../plans.ts";
+import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "./store.ts";
 

@@ -3,8 +3,8 @@ import { Hono } from "hono";
 import { originError, publicSite } from "../../lib/auth.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { allowOnly, type AppEnv } from "../../lib/http.ts";
-import { PLANS } from "../../lib/plans.ts";
-import { rateLimitHeaders } from "../../lib/quota.ts";
+import { PLANS } from "../../lib/limits/plans.ts";
+import { rateLimitHeaders } from "../../lib/limits/quota.ts";
 import { parse, SearchParams } from "../../lib/schemas.ts";
 import type { Services } from "../../lib/services.ts";
 

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { publicSite } from "../../lib/auth.ts";
 import { allowOnly, type AppEnv } from "../../lib/http.ts";
-import { PLANS } from "../../lib/plans.ts";
+import { PLANS } from "../../lib/limits/plans.ts";
 import type { Services } from "../../lib/services.ts";
 
 export function siteRoutes(s: Services) {

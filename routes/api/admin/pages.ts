@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/auth.ts";
 import { ApiError, asApiError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
-import { PLANS } from "../../../lib/plans.ts";
+import { PLANS } from "../../../lib/limits/plans.ts";
 import { ListParams, PageItem, parse, sitePath, UpsertPages } from "../../../lib/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 

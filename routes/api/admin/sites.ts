@@ -4,7 +4,7 @@ import { adminCaller, adminTarget } from "../../../lib/auth.ts";
 import { minuteWindow, monthWindow } from "../../../lib/clock.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
-import { effectiveLimits, PLANS } from "../../../lib/plans.ts";
+import { effectiveLimits, PLANS } from "../../../lib/limits/plans.ts";
 import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 import { publicView } from "../../../lib/sites/store.ts";

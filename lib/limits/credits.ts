@@ -3,11 +3,11 @@
  * called (so concurrent requests never overshoot) and refunded if the answer
  * never started.
  */
-import { type Clock, monthWindow } from "./clock.ts";
-import { ApiError } from "./errors.ts";
-import { stepCounter } from "./kv_counter.ts";
+import { type Clock, monthWindow } from "../clock.ts";
+import { ApiError } from "../errors.ts";
+import { stepCounter } from "./counter.ts";
 import { effectiveLimits } from "./plans.ts";
-import type { Site } from "./sites/store.ts";
+import type { Site } from "../sites/store.ts";
 
 export const creditKey = (site: string, month: string) => ["credits", site, month];
 

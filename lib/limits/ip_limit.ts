@@ -1,7 +1,7 @@
 /** Per client IP and site, a cap on summaries a minute (a KV counter per minute window). */
-import { type Clock, minuteWindow } from "./clock.ts";
-import { ApiError } from "./errors.ts";
-import { stepCounter } from "./kv_counter.ts";
+import { type Clock, minuteWindow } from "../clock.ts";
+import { ApiError } from "../errors.ts";
+import { stepCounter } from "./counter.ts";
 
 export class IpLimit {
   constructor(private kv: Deno.Kv, private clock: Clock, readonly perMinute: number) {}

@@ -6,10 +6,10 @@
  * load one KV round trip serves many requests. Each site has its own queue, so
  * a busy site never delays another.
  */
-import { type Clock, minuteWindow, monthWindow } from "./clock.ts";
-import { ApiError, busy, isLocked } from "./errors.ts";
+import { type Clock, minuteWindow, monthWindow } from "../clock.ts";
+import { ApiError, busy, isLocked } from "../errors.ts";
 import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
-import type { Site } from "./sites/store.ts";
+import type { Site } from "../sites/store.ts";
 
 export const minuteKey = (site: string, minute: number) => ["qmin", site, minute];
 export const monthKey = (site: string, month: string) => ["qmon", site, month];

@@ -1,8 +1,8 @@
 /** createApp: the whole service from its dependencies (KV, clock, logger, …). */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { ApiError } from "./lib/errors.ts";
-import { type AppEnv, errorResponse, requestLog } from "./lib/http.ts";
+import { ApiError } from "./lib/http/errors.ts";
+import { type AppEnv, errorResponse, requestLog } from "./lib/http/middleware.ts";
 import { type AppOptions, createServices, type Services } from "./lib/services.ts";
 import { adminCrawlRoutes } from "./routes/api/admin/crawl.ts";
 import { adminDocumentRoutes } from "./routes/api/admin/documents.ts";

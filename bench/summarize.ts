@@ -1,6 +1,6 @@
 /** Summary benchmark: time to first delta and total time of streamed extractive answers. */
 import type { Hono } from "hono";
-import type { AppEnv } from "../lib/http.ts";
+import type { AppEnv } from "../lib/http/middleware.ts";
 import { ms, percentile } from "./corpus.ts";
 
 export async function benchSummarize(

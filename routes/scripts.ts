@@ -1,7 +1,7 @@
 /** GET /widget.js and /results.js: the built browser scripts, for any origin, with a content ETag. */
 import { Hono } from "hono";
-import { ApiError } from "../lib/errors.ts";
-import type { AppEnv } from "../lib/http.ts";
+import { ApiError } from "../lib/http/errors.ts";
+import type { AppEnv } from "../lib/http/middleware.ts";
 import type { Services } from "../lib/services.ts";
 
 const STATIC = new URL("../static/", import.meta.url);

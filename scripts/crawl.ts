@@ -9,8 +9,8 @@
  */
 import { startCrawlJob } from "../lib/crawl/jobs.ts";
 import type { CrawlCounts } from "../lib/crawl/report.ts";
-import { ApiError } from "../lib/errors.ts";
-import { parse, StartCrawl } from "../lib/schemas.ts";
+import { ApiError } from "../lib/http/errors.ts";
+import { parse, StartCrawl } from "../lib/http/schemas.ts";
 import { createServices } from "../lib/services.ts";
 
 const USAGE = "usage: deno task crawl <site-id> <url> [--max-pages N]";

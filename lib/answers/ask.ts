@@ -4,7 +4,7 @@
  * starts), passages retrieved, the summarizer streamed and capped at 1,600
  * characters, the turn recorded. Routes choose JSON or server-sent events.
  */
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { PLANS } from "../limits/plans.ts";
 import { retrieve, type SourceRef } from "./retrieve.ts";
 import type { Services } from "../services.ts";

@@ -5,7 +5,7 @@
  * no answer ever started.
  */
 import type { Clock } from "../clock.ts";
-import { ApiError, busy } from "../errors.ts";
+import { ApiError, busy } from "../http/errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import type { Turn } from "./summarizer.ts";
 

@@ -9,7 +9,7 @@
 import { type CrawlCounts, emptyCounts } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
 import { crawlSite, CrawlStartError } from "./crawler.ts";
-import { ApiError, busy, invalid } from "../errors.ts";
+import { ApiError, busy, invalid } from "../http/errors.ts";
 import { newId } from "../sites/keys.ts";
 import { checkUrl } from "./net/guard.ts";
 import { PLANS } from "../limits/plans.ts";

@@ -23,7 +23,7 @@ import type { CrawlStore } from "./store.ts";
 import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import { extractPage } from "./extract.ts";
 import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
-import { MAX_BODY_CHARS, PageItem, parse } from "../schemas.ts";
+import { MAX_BODY_CHARS, PageItem, parse } from "../http/schemas.ts";
 
 const ACCEPT_HTML = { Accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" };
 /** Refusals that mean the URL is no longer a page of ours: it redirects away, or is not HTML. */

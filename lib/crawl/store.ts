@@ -7,7 +7,7 @@ import type { CrawlDiscovery } from "./discovery.ts";
 import type { CrawlHistory } from "./history.ts";
 import type { IndexRefresher } from "./refresh.ts";
 import type { CrawlReport } from "./report.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import type { FetchResult } from "./net/fetch.ts";
 import type { PageInput } from "../sites/pages.ts";
 import { PLANS } from "../limits/plans.ts";

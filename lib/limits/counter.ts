@@ -3,7 +3,7 @@
  * concurrency: read, decide, commit guarded by the versionstamp, and retry a
  * lost race (SQLite's "locked", when two processes share one KV file, too).
  */
-import { busy, isLocked } from "../errors.ts";
+import { busy, isLocked } from "../http/errors.ts";
 
 export interface CounterStep {
   /** +1 takes one, -1 gives one back (never below 0). */

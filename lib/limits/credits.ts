@@ -4,7 +4,7 @@
  * never started.
  */
 import { type Clock, monthWindow } from "../clock.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { stepCounter } from "./counter.ts";
 import { effectiveLimits } from "./plans.ts";
 import type { Site } from "../sites/store.ts";

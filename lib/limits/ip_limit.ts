@@ -1,6 +1,6 @@
 /** Per client IP and site, a cap on summaries a minute (a KV counter per minute window). */
 import { type Clock, minuteWindow } from "../clock.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { stepCounter } from "./counter.ts";
 
 export class IpLimit {

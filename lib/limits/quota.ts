@@ -7,7 +7,7 @@
  * a busy site never delays another.
  */
 import { type Clock, minuteWindow, monthWindow } from "../clock.ts";
-import { ApiError, busy, isLocked } from "../errors.ts";
+import { ApiError, busy, isLocked } from "../http/errors.ts";
 import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
 import type { Site } from "../sites/store.ts";
 

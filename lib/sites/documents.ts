@@ -7,7 +7,7 @@
  * per-site byte total, changed atomically with it, holds the plan's storage limit.
  */
 import { extractText, getDocumentProxy } from "unpdf";
-import { ApiError, busy, invalid } from "../errors.ts";
+import { ApiError, busy, invalid } from "../http/errors.ts";
 import { extractPage } from "../crawl/extract.ts";
 import { newId } from "./keys.ts";
 import { splitPassages } from "../answers/passages.ts";

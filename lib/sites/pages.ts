@@ -4,7 +4,7 @@
  * update never mixes two versions. Every change bumps the site's index version
  * and logs the changed URL, which is how every instance's search index catches up.
  */
-import { ApiError, busy } from "../errors.ts";
+import { ApiError, busy } from "../http/errors.ts";
 import { sha256Hex } from "./keys.ts";
 
 export interface PageInput {

@@ -1,5 +1,5 @@
 /** Sites and their keys in Deno KV: create, read, change settings, rotate keys. */
-import { ApiError, busy } from "../errors.ts";
+import { ApiError, busy } from "../http/errors.ts";
 import { constantTimeEqual, newAdminKey, newId, newPublicKey, sha256Hex } from "./keys.ts";
 import type { LimitOverrides, PlanName } from "../limits/plans.ts";
 

@@ -1,11 +1,11 @@
 /** GET /api/search: key, origin, parameters, quota, then the site's index. */
 import { Hono } from "hono";
-import { originError, publicSite } from "../../lib/auth.ts";
-import { ApiError } from "../../lib/errors.ts";
-import { allowOnly, type AppEnv } from "../../lib/http.ts";
+import { originError, publicSite } from "../../lib/http/auth.ts";
+import { ApiError } from "../../lib/http/errors.ts";
+import { allowOnly, type AppEnv } from "../../lib/http/middleware.ts";
 import { PLANS } from "../../lib/limits/plans.ts";
 import { rateLimitHeaders } from "../../lib/limits/quota.ts";
-import { parse, SearchParams } from "../../lib/schemas.ts";
+import { parse, SearchParams } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
 
 /** Query parameters as one value each; a repeated one is refused rather than guessed. */

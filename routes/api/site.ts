@@ -1,7 +1,7 @@
 /** GET /api/site: the public settings the browser scripts need before they draw. */
 import { Hono } from "hono";
-import { publicSite } from "../../lib/auth.ts";
-import { allowOnly, type AppEnv } from "../../lib/http.ts";
+import { publicSite } from "../../lib/http/auth.ts";
+import { allowOnly, type AppEnv } from "../../lib/http/middleware.ts";
 import { PLANS } from "../../lib/limits/plans.ts";
 import type { Services } from "../../lib/services.ts";
 

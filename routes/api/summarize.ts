@@ -1,11 +1,11 @@
 /** POST /api/summarize: an AI answer as JSON, or streamed as server-sent events. */
 import { Hono } from "hono";
 import { getConnInfo } from "hono/deno";
-import { publicSite } from "../../lib/auth.ts";
+import { publicSite } from "../../lib/http/auth.ts";
 import { answerDeltas, prepare } from "../../lib/answers/ask.ts";
-import { ApiError, asApiError, errorObject } from "../../lib/errors.ts";
-import { allowOnly, type AppEnv, readJson } from "../../lib/http.ts";
-import { parse, SummaryBody } from "../../lib/schemas.ts";
+import { ApiError, asApiError, errorObject } from "../../lib/http/errors.ts";
+import { allowOnly, type AppEnv, readJson } from "../../lib/http/middleware.ts";
+import { parse, SummaryBody } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
 import { SSE_HEADERS, sseStream } from "../../lib/answers/sse.ts";
 

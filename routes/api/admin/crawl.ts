@@ -1,10 +1,10 @@
 /** Admin API for crawls: start one (202, runs in the background), follow it, list recent ones. */
 import { type Context, Hono } from "hono";
-import { adminTarget } from "../../../lib/auth.ts";
+import { adminTarget } from "../../../lib/http/auth.ts";
 import { getCrawlJob, listCrawlJobs, startCrawlJob } from "../../../lib/crawl/jobs.ts";
-import { ApiError } from "../../../lib/errors.ts";
-import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
-import { parse, StartCrawl } from "../../../lib/schemas.ts";
+import { ApiError } from "../../../lib/http/errors.ts";
+import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
+import { parse, StartCrawl } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 
 const BODY_LIMIT = 16 * 1024;

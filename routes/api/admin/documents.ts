@@ -1,6 +1,6 @@
 /** Admin API for documents (Business and Enterprise): upload, list, read, delete. */
 import { type Context, Hono } from "hono";
-import { adminTarget } from "../../../lib/auth.ts";
+import { adminTarget } from "../../../lib/http/auth.ts";
 import {
   addDocument,
   assertDocumentsAllowed,
@@ -10,9 +10,9 @@ import {
   listDocuments,
   MAX_DOCUMENT_BYTES,
 } from "../../../lib/sites/documents.ts";
-import { ApiError } from "../../../lib/errors.ts";
-import { allowOnly, type AppEnv, readBody } from "../../../lib/http.ts";
-import { DocumentParams, ListParams, parse } from "../../../lib/schemas.ts";
+import { ApiError } from "../../../lib/http/errors.ts";
+import { allowOnly, type AppEnv, readBody } from "../../../lib/http/middleware.ts";
+import { DocumentParams, ListParams, parse } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 
 export function adminDocumentRoutes(s: Services) {

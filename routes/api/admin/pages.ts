@@ -1,10 +1,10 @@
 /** Admin API for pages: batch upsert with per-item results, list, delete. */
 import { type Context, Hono } from "hono";
-import { adminTarget } from "../../../lib/auth.ts";
-import { ApiError, asApiError } from "../../../lib/errors.ts";
-import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
+import { adminTarget } from "../../../lib/http/auth.ts";
+import { ApiError, asApiError } from "../../../lib/http/errors.ts";
+import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { PLANS } from "../../../lib/limits/plans.ts";
-import { ListParams, PageItem, parse, sitePath, UpsertPages } from "../../../lib/schemas.ts";
+import { ListParams, PageItem, parse, sitePath, UpsertPages } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 
 /** 500 pages of up to 2 M characters would be 1 GB; a request this size is plenty per batch. */

@@ -1,11 +1,11 @@
 /** Admin API for sites: create, read, settings and limits, usage, key rotation. */
 import { Hono } from "hono";
-import { adminCaller, adminTarget } from "../../../lib/auth.ts";
+import { adminCaller, adminTarget } from "../../../lib/http/auth.ts";
 import { minuteWindow, monthWindow } from "../../../lib/clock.ts";
-import { ApiError } from "../../../lib/errors.ts";
-import { allowOnly, type AppEnv, readJson } from "../../../lib/http.ts";
+import { ApiError } from "../../../lib/http/errors.ts";
+import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { effectiveLimits, PLANS } from "../../../lib/limits/plans.ts";
-import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/schemas.ts";
+import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 import { publicView } from "../../../lib/sites/store.ts";
 

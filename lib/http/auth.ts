@@ -1,9 +1,9 @@
 /** Who is calling: public search keys for the public API, bearer tokens for the admin API. */
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
-import type { AppEnv } from "./http.ts";
-import { constantTimeEqual, isAdminKey, isPublicKey } from "./sites/keys.ts";
-import type { Site, SiteStore } from "./sites/store.ts";
+import type { AppEnv } from "./middleware.ts";
+import { constantTimeEqual, isAdminKey, isPublicKey } from "../sites/keys.ts";
+import type { Site, SiteStore } from "../sites/store.ts";
 
 /** The public key of a request: the `X-API-Key` header wins over the `key` parameter. */
 export function publicKeyOf(c: Context): string {

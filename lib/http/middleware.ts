@@ -1,7 +1,7 @@
 /** HTTP plumbing shared by all routes: request ids, logging, the error envelope, JSON bodies. */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError, asApiError, errorObject } from "./errors.ts";
-import { randomBase62 } from "./sites/keys.ts";
+import { randomBase62 } from "../sites/keys.ts";
 
 export type AppEnv = { Variables: { requestId: string; siteId?: string } };
 export type Logger = (line: Record<string, unknown>) => void;

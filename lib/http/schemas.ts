@@ -1,7 +1,7 @@
 /** One zod schema per request shape, shared by routes and tests. */
 import { z } from "zod";
 import { invalid } from "./errors.ts";
-import { PLAN_NAMES } from "./limits/plans.ts";
+import { PLAN_NAMES } from "../limits/plans.ts";
 
 /** Parses `data` or throws INVALID_PARAMETER naming the first bad field. */
 export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""): z.output<T> {

@@ -1,7 +1,7 @@
 /** Entry point: reads the environment, opens KV, seeds the demo site, serves. */
 import { createApp } from "./app.ts";
 import { recoverCrawls } from "./lib/crawl/jobs.ts";
-import { ensureDemoSite, operatorToken } from "./lib/demo.ts";
+import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
 

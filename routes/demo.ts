@@ -6,8 +6,8 @@
 import { Hono } from "hono";
 import { type ComponentChildren, h } from "preact";
 import { renderToString } from "preact-render-to-string";
-import { ensureDemoSite } from "../lib/demo.ts";
-import { DEMO_PAGES, DEMO_SITE_NAME, type DemoPage } from "../lib/demo_pages.ts";
+import { ensureDemoSite } from "../lib/demo/site.ts";
+import { DEMO_PAGES, DEMO_SITE_NAME, type DemoPage } from "../lib/demo/pages.ts";
 import type { AppEnv } from "../lib/http/middleware.ts";
 import type { Services } from "../lib/services.ts";
 

@@ -1,7 +1,7 @@
 /** The built browser scripts: fresh, within budget, served for any origin with ETags; the demo site. */
 import assert from "node:assert/strict";
 import { BUNDLES, gzipSize, sourceHash, stampOf } from "../scripts/build.ts";
-import { DEMO_PAGES } from "../lib/demo_pages.ts";
+import { DEMO_PAGES } from "../lib/demo/pages.ts";
 import { startApp } from "./helpers.ts";
 
 const ROOT = new URL("../", import.meta.url);

@@ -1,7 +1,7 @@
 /** The demo site `deno task start` creates on first run, so search and answers work at once. */
-import { DEMO_PAGES, DEMO_SITE_NAME } from "./demo_pages.ts";
-import { PLANS } from "./limits/plans.ts";
-import type { Services } from "./services.ts";
+import { DEMO_PAGES, DEMO_SITE_NAME } from "./pages.ts";
+import { PLANS } from "../limits/plans.ts";
+import type { Services } from "../services.ts";
 
 const DEMO_KEY = ["config", "demo"];
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { encodeEvent, pingComment, SSE_HEADERS, sseStream } from "../lib/answers/sse.ts";
+import { encodeEvent, pingComment, SSE_HEADERS, sseStream } from "../../lib/answers/sse.ts";
 
 interface Parsed {
   events: EventSourceMessage[];

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { PLANS } from "../lib/limits/plans.ts";
+import { PLANS } from "../../lib/limits/plans.ts";
 import {
   admin,
   createSite,
@@ -8,7 +8,7 @@ import {
   putPages,
   search,
   startApp,
-} from "./helpers.ts";
+} from "../helpers.ts";
 
 Deno.test("search - answers results and meta as the spec shapes them", async () => {
   const t = await startApp();

@@ -4,7 +4,7 @@ import {
   MAX_SITEMAP_BYTES,
   MAX_SITEMAP_ENTRIES,
   parseSitemap,
-} from "../lib/crawl/sitemap.ts";
+} from "../../lib/crawl/sitemap.ts";
 
 const gzip = async (data: Uint8Array | string) =>
   new Uint8Array(

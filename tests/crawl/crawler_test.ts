@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { getCrawlJob, recoverCrawls, STALE_MS, startCrawlJob } from "../lib/crawl/jobs.ts";
-import { xRobotsTag } from "../lib/crawl/http.ts";
+import { getCrawlJob, recoverCrawls, STALE_MS, startCrawlJob } from "../../lib/crawl/jobs.ts";
+import { xRobotsTag } from "../../lib/crawl/http.ts";
 import {
   admin,
   createSite,
@@ -9,8 +9,8 @@ import {
   search,
   startApp,
   type TestApp,
-} from "./helpers.ts";
-import type { TestSite } from "./helpers.ts";
+} from "../helpers.ts";
+import type { TestSite } from "../helpers.ts";
 import {
   gzip,
   html,
@@ -19,7 +19,7 @@ import {
   PAGES_SITEMAP,
   serveSite,
   urlset,
-} from "./fixtures/crawl_site.ts";
+} from "../fixtures/crawl_site.ts";
 
 /** Resolves nothing: every test URL is an IP literal or *.localhost, so no DNS packet leaves. */
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { stepCounter } from "../lib/limits/counter.ts";
+import { stepCounter } from "../../lib/limits/counter.ts";
 
 const step = { busyMessage: "busy" };
 

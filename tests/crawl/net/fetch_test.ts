@@ -4,9 +4,9 @@
  * ever handed to the system resolver (the nameserver may itself be internal).
  */
 import assert from "node:assert/strict";
-import { GuardedFetcher } from "../lib/crawl/net/fetch.ts";
-import { admin, createSite, startApp } from "./helpers.ts";
-import { html, serveSite } from "./fixtures/crawl_site.ts";
+import { GuardedFetcher } from "../../../lib/crawl/net/fetch.ts";
+import { admin, createSite, startApp } from "../../helpers.ts";
+import { html, serveSite } from "../../fixtures/crawl_site.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
 
@@ -165,7 +165,7 @@ Deno.test({
 });
 
 Deno.test("crawl ssrf - https goes through the pinning relay with TLS end to end", async () => {
-  const dir = new URL("./fixtures/tls/", import.meta.url);
+  const dir = new URL("../../fixtures/tls/", import.meta.url);
   const read = (f: string) => Deno.readTextFile(new URL(f, dir));
   const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve(
     {

@@ -8,7 +8,7 @@ import {
   putPages,
   search,
   startApp,
-} from "./helpers.ts";
+} from "../helpers.ts";
 
 Deno.test("quota - the 31st search in a minute on free gets SEARCH_RATE_LIMIT_EXCEEDED with headers", async () => {
   const clock = manualClock(Date.UTC(2026, 10, 15, 12, 0, 19)); // 41 s before the minute ends

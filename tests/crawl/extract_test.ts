@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { extractPage } from "../lib/crawl/extract.ts";
+import { extractPage } from "../../lib/crawl/extract.ts";
 
 const BASE = "https://docs.example.com/guide/intro.html";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { createOpenAISummarizer, SOURCES_CLOSE, SOURCES_OPEN } from "../lib/answers/model.ts";
-import { citedSources } from "../lib/answers/extractive.ts";
-import { MAX_USER_TURNS } from "../lib/answers/conversations.ts";
-import { startFakeLLM } from "./fixtures/fake_llm.ts";
+import { createOpenAISummarizer, SOURCES_CLOSE, SOURCES_OPEN } from "../../lib/answers/model.ts";
+import { citedSources } from "../../lib/answers/extractive.ts";
+import { MAX_USER_TURNS } from "../../lib/answers/conversations.ts";
+import { startFakeLLM } from "../fixtures/fake_llm.ts";
 import {
   admin,
   createSite,
@@ -13,7 +13,7 @@ import {
   startApp,
   type TestApp,
   type TestSite,
-} from "./helpers.ts";
+} from "../helpers.ts";
 
 const PAGES = [
   {

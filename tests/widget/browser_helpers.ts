@@ -2,11 +2,11 @@
  * Browser test plumbing: finding Chromium, the real app on a loopback port, and a second
  * loopback server (another origin) that plays the site owner's pages.
  */
-import { createApp } from "../app.ts";
-import type { PlanName } from "../lib/limits/plans.ts";
-import { OPERATOR } from "./helpers.ts";
+import { createApp } from "../../app.ts";
+import type { PlanName } from "../../lib/limits/plans.ts";
+import { OPERATOR } from "../helpers.ts";
 
-export const SCREENSHOTS = new URL("./.screenshots/", import.meta.url);
+export const SCREENSHOTS = new URL("../.screenshots/", import.meta.url);
 
 /**
  * Imports playwright-core. Its bundled `is-wsl` probes /proc/sys/fs/binfmt_misc/WSLInterop at

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { rank } from "../lib/search/rank.ts";
-import { addDoc, createSiteDb, docAt, indexData, removeDoc } from "../lib/search/site_db.ts";
-import { TfStore } from "../lib/search/tf_store.ts";
+import { rank } from "../../lib/search/rank.ts";
+import { addDoc, createSiteDb, docAt, indexData, removeDoc } from "../../lib/search/site_db.ts";
+import { TfStore } from "../../lib/search/tf_store.ts";
 
 Deno.test("tf store - finds a token's frequency by binary search and forgets dropped documents", () => {
   const tf = new TfStore();

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { documentUsageKey, markdownText } from "../lib/sites/documents.ts";
-import { PLANS } from "../lib/limits/plans.ts";
-import { admin, createSite, putPages, search, startApp, type TestApp } from "./helpers.ts";
-import type { TestSite } from "./helpers.ts";
-import { makePdf } from "./fixtures/pdf.ts";
+import { documentUsageKey, markdownText } from "../../lib/sites/documents.ts";
+import { PLANS } from "../../lib/limits/plans.ts";
+import { admin, createSite, putPages, search, startApp, type TestApp } from "../helpers.ts";
+import type { TestSite } from "../helpers.ts";
+import { makePdf } from "../fixtures/pdf.ts";
 
 const WARRANTY_PDF = makePdf([
   "Zephyr kettle warranty",

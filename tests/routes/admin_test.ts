@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { admin, createSite, OPERATOR, putPages, search, startApp } from "./helpers.ts";
+import { admin, createSite, OPERATOR, putPages, search, startApp } from "../helpers.ts";
 
 Deno.test("admin - the operator creates a site; its admin key is shown once and stored only as a hash", async () => {
   const t = await startApp();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_ROBOTS_BYTES, parseRobots, robotsForStatus } from "../lib/crawl/robots.ts";
+import { MAX_ROBOTS_BYTES, parseRobots, robotsForStatus } from "../../lib/crawl/robots.ts";
 
 const BOT = "SiteSearchBot";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { splitPassages } from "../lib/answers/passages.ts";
+import { splitPassages } from "../../lib/answers/passages.ts";
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean);
 const sentence = (i: number, n = 10) =>

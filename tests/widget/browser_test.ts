@@ -16,8 +16,8 @@ import {
   serveHost,
   widgetTag,
 } from "./browser_helpers.ts";
-import { numberedPages } from "./helpers.ts";
-import { staleBundles } from "../scripts/build.ts";
+import { numberedPages } from "../helpers.ts";
+import { staleBundles } from "../../scripts/build.ts";
 
 const BAR = "[data-sitesearch=bar]";
 const OPTION = `${BAR} [role=option]`;

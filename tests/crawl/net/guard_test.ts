@@ -5,7 +5,7 @@ import {
   classifyIp,
   isAddressAllowed,
   normalizeHost,
-} from "../lib/crawl/net/guard.ts";
+} from "../../../lib/crawl/net/guard.ts";
 
 // Nothing here touches the network: literals are classified, names go to fake resolvers.
 const noDns = (host: string): Promise<string[]> => {

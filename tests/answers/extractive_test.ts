@@ -6,13 +6,13 @@ import {
   NOT_ANSWERED,
   splitSentences,
   stem,
-} from "../lib/answers/extractive.ts";
+} from "../../lib/answers/extractive.ts";
 import {
   MAX_ANSWER_CHARS,
   type SourceText,
   type SummarizeInput,
   truncateAnswer,
-} from "../lib/answers/summarizer.ts";
+} from "../../lib/answers/summarizer.ts";
 
 const SOURCES: SourceText[] = [
   {

@@ -1,10 +1,10 @@
 /** The built browser scripts: fresh, within budget, served for any origin with ETags; the demo site. */
 import assert from "node:assert/strict";
-import { BUNDLES, gzipSize, sourceHash, stampOf } from "../scripts/build.ts";
-import { DEMO_PAGES } from "../lib/demo/pages.ts";
-import { startApp } from "./helpers.ts";
+import { BUNDLES, gzipSize, sourceHash, stampOf } from "../../scripts/build.ts";
+import { DEMO_PAGES } from "../../lib/demo/pages.ts";
+import { startApp } from "../helpers.ts";
 
-const ROOT = new URL("../", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
 const read = (path: string) => Deno.readFile(new URL(path, ROOT));
 
 Deno.test("scripts - the committed bundles are built from the current widget sources", async () => {

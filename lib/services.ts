@@ -1,5 +1,6 @@
 /** Everything the routes need, built once from the app's dependencies. */
 import { type Clock, systemClock } from "./clock.ts";
+import type { CrawlConfig } from "./crawl/tuning.ts";
 import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./limits/credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
@@ -27,15 +28,6 @@ export interface AppOptions {
   ssePingMs?: number;
   /** Crawler settings (env CRAWL_ALLOW_LOOPBACK, CRAWL_DELAY_MS in main.ts). */
   crawl?: Partial<CrawlConfig>;
-}
-
-export interface CrawlConfig {
-  /** Also allow 127.0.0.0/8 and [::1], for the demo and tests; nothing else internal. */
-  allowLoopback: boolean;
-  /** Politeness delay between two requests to one host. */
-  delayMs: number;
-  /** Resolves a host name to addresses; tests inject one so no DNS packet leaves. */
-  resolve?: (host: string) => Promise<string[]>;
 }
 
 export interface Services {

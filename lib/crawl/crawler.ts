@@ -97,7 +97,13 @@ class Crawl {
     const report = this.report = new CrawlReport(sink);
     const history = this.history = new CrawlHistory(s, site.id);
     const refresher = this.refresher = new IndexRefresher(s.indexes, site.id, tuning.refreshEvery);
-    const robots = this.robots = new RobotsCache({ s, fetcher, tuning, report, signal });
+    const robots = this.robots = new RobotsCache({
+      crawl: s.crawl,
+      fetcher,
+      tuning,
+      report,
+      signal,
+    });
     const queue = this.queue = new CrawlQueue(tuning.workers);
     const discovery = this.discovery = new CrawlDiscovery({
       fetcher,

@@ -2,7 +2,7 @@
  * Keeps a site's search index close behind its crawl: a refresh after `every` changes
  * or a second after the last one, never two at once, and a last one when the crawl ends.
  */
-import type { Services } from "../services.ts";
+import type { SearchIndexes } from "../search/indexes.ts";
 
 export class IndexRefresher {
   private pending = 0;
@@ -10,7 +10,7 @@ export class IndexRefresher {
   private refreshing: Promise<void> | null = null;
 
   constructor(
-    private indexes: Services["indexes"],
+    private indexes: SearchIndexes,
     private siteId: string,
     private every: number,
   ) {}

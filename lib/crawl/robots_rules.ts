@@ -5,10 +5,9 @@
 import { USER_AGENT } from "./http.ts";
 import { hostKey } from "./limiter.ts";
 import type { CrawlReport } from "./report.ts";
-import { type CrawlTuning, hopLimits } from "./tuning.ts";
+import { type CrawlConfig, type CrawlTuning, hopLimits } from "./tuning.ts";
 import type { GuardedFetcher } from "./net/fetch.ts";
 import { MAX_ROBOTS_BYTES, parseRobots, type Robots, robotsForStatus } from "./robots.ts";
-import type { Services } from "../services.ts";
 
 export interface RobotsState {
   rules: Robots;
@@ -22,7 +21,7 @@ export class RobotsCache {
 
   constructor(
     private d: {
-      s: Services;
+      crawl: CrawlConfig;
       fetcher: GuardedFetcher;
       tuning: CrawlTuning;
       report: CrawlReport;
@@ -41,7 +40,7 @@ export class RobotsCache {
   }
 
   private async load(u: URL): Promise<RobotsState> {
-    const { s, fetcher, tuning } = this.d;
+    const { crawl, fetcher, tuning } = this.d;
     const res = await fetcher.fetch(`${u.origin}/robots.txt`, {
       headers: { Accept: "text/plain,*/*;q=0.5" },
       signal: this.d.signal,
@@ -59,7 +58,7 @@ export class RobotsCache {
       const rules = parseRobots(new TextDecoder().decode(res.body), USER_AGENT);
       if (rules.crawlDelay !== null) {
         const ms = Math.min(tuning.maxCrawlDelayMs, rules.crawlDelay * 1000);
-        fetcher.limiter.setDelay(hostKey(u), Math.max(s.crawl.delayMs, ms));
+        fetcher.limiter.setDelay(hostKey(u), Math.max(crawl.delayMs, ms));
       }
       return { rules, explicit: true };
     }

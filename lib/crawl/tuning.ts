@@ -36,3 +36,12 @@ export function hopLimits(t: CrawlTuning) {
     maxRedirects: t.maxRedirects,
   };
 }
+
+export interface CrawlConfig {
+  /** Also allow 127.0.0.0/8 and [::1], for the demo and tests; nothing else internal. */
+  allowLoopback: boolean;
+  /** Politeness delay between two requests to one host. */
+  delayMs: number;
+  /** Resolves a host name to addresses; tests inject one so no DNS packet leaves. */
+  resolve?: (host: string) => Promise<string[]>;
+}

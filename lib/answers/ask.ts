@@ -75,7 +75,10 @@ export async function prepare(
     await s.ipLimit.hit(site.id, ip);
     const started = conv ?? await s.conversations.start(site.id);
     const history = conv?.turns ?? [];
-    const { texts, refs } = await retrieve(s, site, req.query, history);
+    const { texts, refs } = await retrieve(s, site, req.query, {
+      questions: history.filter((t) => t.role === "user").map((t) => t.content),
+      sources: [],
+    });
     const sources = site.settings.externalKnowledge && s.summarizer.name !== "extractive"
       ? [...refs, EXTERNAL]
       : refs;

@@ -5,6 +5,11 @@ export interface SourceText {
   n: number;
   title: string;
   text: string;
+  /** The section's heading and anchor, when the text is one section of a page. */
+  heading?: string;
+  anchor?: string;
+  /** Relevance against the best passage (1); absent: ranked by order only. */
+  score?: number;
 }
 
 /** An earlier turn of the conversation. */

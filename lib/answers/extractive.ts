@@ -172,18 +172,19 @@ export function extractiveAnswer(
 
   const perSource = sources.map(proseSentences);
   const all = perSource.flat();
+  // Titles and headings count as text here: what they name, their sources answer.
+  const heads = sources.map((src) => new Set(terms(`${src.title} ${src.heading ?? ""}`)));
   const df = new Map<string, number>();
-  for (const s of all) {
-    for (const t of weight.keys()) if (s.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  for (const set of [...all.map((s) => s.terms), ...heads]) {
+    for (const t of weight.keys()) if (set.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
   }
   const cover = coverer(weight, df, all.length);
   const rel = (s: Sentence) => cover((t) => s.terms.has(t));
 
   // The lead: the best-ranked source when retrieval scored them; else the one that covers most.
-  const sourceCover = sources.map((src, i) => {
-    const head = new Set(terms(`${src.title} ${src.heading ?? ""}`));
-    return cover((t) => head.has(t) || perSource[i].some((s) => s.terms.has(t)));
-  });
+  const sourceCover = sources.map((_, i) =>
+    cover((t) => heads[i].has(t) || perSource[i].some((s) => s.terms.has(t)))
+  );
   let lead = 0;
   if (sources[0].score === undefined) {
     sourceCover.forEach((c, i) => {
@@ -195,7 +196,7 @@ export function extractiveAnswer(
   // Read the lead from its start, or, deep in a long section, from its best sentence.
   const leadSentences = perSource[lead];
   const heading = new Set(terms(sources[lead].heading ?? ""));
-  const named = cover((t) => heading.has(t)) >= 0.5;
+  const named = asked.filter((t) => heading.has(t)).length >= asked.length / 2;
   let bestAt = 0;
   leadSentences.forEach((s, i) => {
     if (rel(s) > rel(leadSentences[bestAt]) + 1e-9) bestAt = i;

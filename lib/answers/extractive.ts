@@ -264,6 +264,7 @@ export function citedSources(answer: string): number[] {
 export function createExtractiveSummarizer(): Summarizer {
   return {
     name: "extractive",
+    compose: (input) => extractiveAnswer(input.question, input.sources, input.history),
     async *stream(input: SummarizeInput): AsyncIterable<string> {
       input.signal.throwIfAborted();
       const answer = extractiveAnswer(input.question, input.sources, input.history);

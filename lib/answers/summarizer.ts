@@ -35,6 +35,8 @@ export interface SummarizeInput {
 export interface Summarizer {
   name: string;
   stream(input: SummarizeInput): AsyncIterable<string>;
+  /** The whole answer at once, for answerers that need no server (known before any credit). */
+  compose?(input: Omit<SummarizeInput, "signal">): string;
 }
 
 /** The model server failed; `beforeFirstToken` tells whether any text had been streamed yet. */

@@ -79,6 +79,7 @@ export async function evaluateAnswers() {
     const a = await askStreamed(url, publicKey, j.query);
     answers[j.id] = { answer: a.answer, sources: a.sources };
     firsts.push(a.first);
+    if (Deno.env.get("SHOW_SLOW") && a.first > 40) console.log(j.id, a.first.toFixed(0));
     lengths.push(a.answer.length);
   }
   await server.shutdown();

@@ -136,3 +136,15 @@ export class Conversations {
     throw busy("The conversation is busy. Retry.");
   }
 }
+
+/** User turns of a site's live conversation, or null when it is unknown, expired or another site's. */
+export async function conversationTurns(
+  kv: Deno.Kv,
+  clock: Clock,
+  siteId: string,
+  id: string,
+): Promise<number | null> {
+  const head = (await kv.get<Header>(key(siteId, id))).value;
+  if (!head || clock() - head.updatedAt > CONVERSATION_TTL_MS) return null;
+  return head.userTurns;
+}

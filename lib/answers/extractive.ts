@@ -81,8 +81,9 @@ export function splitSentences(text: string): string[] {
 function tidy(raw: string): string {
   let s = squash(raw).replace(/^(?:[-*•·–]|\d{1,2}[.)])\s+/u, "")
     // Inline code set apart by the extractor: "set to True ." reads "set to True.".
-    .replace(/\s+([.,;:!?)\]”’])(?=\s|$)/gu, "$1").replace(/([(\[“‘])\s+/gu, "$1");
-  if (s.length < MIN_SENTENCE_CHARS) return "";
+    .replace(/\s+([.,;:!?)\]”’])(?=[\s.,;:!?)\]]|$)/gu, "$1").replace(/([(\[“‘])\s+/gu, "$1");
+  // A short fragment (a menu, a label) is dropped; a short sentence ("Yes.") is an answer.
+  if (s.length < MIN_SENTENCE_CHARS && !/^\p{Lu}.*[.!?]$/u.test(s)) return "";
   if (!/[.!?…:"'”’)\]]$/u.test(s)) s += ".";
   return truncateAnswer(s, MAX_SENTENCE_CHARS).answer;
 }

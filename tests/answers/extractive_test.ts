@@ -213,9 +213,14 @@ Deno.test("extractive - splits sentences without breaking abbreviations or price
       "See pricing page for details.",
     ],
   );
-  assert.deepEqual(splitSentences("Short.\n- A bullet item that is long enough here"), [
+  assert.deepEqual(splitSentences("Yes.\nHome | Index\n- A bullet item that is long enough here"), [
+    "Yes.",
     "A bullet item that is long enough here.",
-  ]);
+  ], "a short sentence stays, a short fragment goes, a bullet loses its marker");
+  assert.deepEqual(splitSentences("Make sure DEBUG is set to True . Then run it ( once )."), [
+    "Make sure DEBUG is set to True.",
+    "Then run it (once).",
+  ], "spaces left around inline code are closed");
   assert.deepEqual(splitSentences("The company was founded in 1990.[3] It grew fast and far."), [
     "The company was founded in 1990.",
     "It grew fast and far.",

@@ -560,3 +560,206 @@ Deno.test("summarize - a document that answers better than any page is the first
   assert.match(body.answer, /five years/);
   t.close();
 });
+
+/** An extractive app with the shipping pages; posts in-process. */
+async function extractive(plan: "basic" | "pro" = "basic", pages = PAGES) {
+  const t = await startApp();
+  const site = await createSite(t, plan);
+  await putPages(t, site, pages);
+  const post = (body: unknown, key = site.publicKey) =>
+    t.call("/api/summarize", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-API-Key": key },
+      body: JSON.stringify(body),
+    });
+  return { t, site, post };
+}
+
+Deno.test("summarize - a question nothing on the site matches says so, lists no source and spends no credit", async () => {
+  const { t, site, post } = await extractive();
+  for (const query of ["xqzv blorptang wuzzle?", "How do I reset my router firmware?"]) {
+    const json = await (await post({ query })).json();
+    assert.equal(json.answer, "The site's pages do not seem to answer this question.");
+    assert.deepEqual(json.sources, []);
+    assert.equal(json.creditsRemaining, 250, "creditsRemaining unchanged");
+    const events = await readEvents(await post({ query, stream: true }));
+    assert.deepEqual(JSON.parse(events[0].data).sources, []);
+    const done = JSON.parse(events.at(-1)!.data);
+    assert.deepEqual(done.sources, []);
+    assert.equal(done.creditsRemaining, 250);
+  }
+  assert.equal(await creditsUsed(t, site), 0);
+  t.close();
+});
+
+Deno.test("summarize - a client gone before the first token spends no credit and no turn", async () => {
+  const m = await withModel();
+  m.llm.setScript({ kind: "text", pieces: ["First answer [1]."] });
+  const first = await (await ask(m.base, m.site, { query: "shipping to Germany" })).json();
+  assert.equal(await creditsUsed(m.t, m.site), 1);
+  m.llm.setScript({ kind: "stall" });
+  for (
+    const body of [{ query: "shipping costs", stream: true }, { query: "shipping costs" }, {
+      query: "and the costs of shipping?",
+      mode: "followup",
+      conversationId: first.conversationId,
+      stream: true,
+    }]
+  ) {
+    const ctl = new AbortController();
+    const res = ask(m.base, m.site, body, { signal: ctl.signal });
+    const before = m.llm.requests.length;
+    const started = Date.now();
+    while (m.llm.requests.length === before && Date.now() - started < 2000) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    ctl.abort();
+    await res.then((r) => r.body?.cancel()).catch(() => {});
+  }
+  const started = Date.now();
+  while (m.llm.aborted < 3 && Date.now() - started < 2000) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await creditsUsed(m.t, m.site), 1, "only the delivered answer cost a credit");
+  m.llm.setScript({ kind: "text", pieces: ["Second answer [1]."] });
+  const next = await (await ask(m.base, m.site, {
+    query: "and to Austria?",
+    mode: "followup",
+    conversationId: first.conversationId,
+  })).json();
+  assert.equal(next.turn, 2, "the abandoned follow-up's turn was given back");
+  await m.close();
+});
+
+Deno.test("summarize - 20 turns of long multi-byte questions and answers are all answered", async () => {
+  const m = await withModel("business");
+  // 1,600 characters, most of them outside the BMP or three UTF-8 bytes each.
+  let text = "";
+  for (const ch of "配送には二日かかります 🚚 Доставка занимает два дня. ".repeat(60)) {
+    if (text.length + ch.length > 1596) break;
+    text += ch;
+  }
+  const answer = text.trimEnd() + " [1]";
+  m.llm.setScript({ kind: "text", pieces: [answer.slice(0, 800), answer.slice(800)] });
+  const question = (i: number) =>
+    [...`Shipping to Germany, ${i}? ${"Shipping to Germany 📦🚚 ".repeat(40)}`].slice(0, 600)
+      .join("");
+  let id = "";
+  for (let turn = 1; turn <= MAX_USER_TURNS; turn++) {
+    const res = await ask(
+      m.base,
+      m.site,
+      turn === 1
+        ? { query: question(turn) }
+        : { query: question(turn), mode: "followup", conversationId: id },
+    );
+    const body = await res.json();
+    assert.equal(res.status, 200, `turn ${turn}: ${JSON.stringify(body).slice(0, 200)}`);
+    assert.equal(body.turn, turn);
+    assert.equal(body.answer.length, answer.length);
+    id = body.conversationId;
+  }
+  // The model saw the earlier turns again, intact.
+  const last = m.llm.requests.at(-1) as { messages: { role: string; content: string }[] };
+  assert.ok(last.messages.some((x) => x.role === "assistant" && x.content === answer));
+  assert.equal(await creditsUsed(m.t, m.site), MAX_USER_TURNS);
+  await m.close();
+});
+
+const ADMIN_SITE = [
+  {
+    url: "/admin",
+    title: "The admin site",
+    body:
+      "To show a model in the admin, create a ModelAdmin class for it in admin.py and list the fields to display. The class is then registered with admin.site.register, after which the admin lists the model with its fields and filters.",
+  },
+  {
+    url: "/events",
+    title: "Meetups",
+    body:
+      "Registered attendees get a badge at the door. You need to be registered to attend: fill in the form a week before. Guests who are not registered are turned away, and registered guests may bring one friend.",
+  },
+];
+
+Deno.test("summarize - a follow-up is retrieved with the conversation's topic and stays on it", async () => {
+  const { t, post } = await extractive("pro", ADMIN_SITE);
+  const fresh = await (await post({ query: "Does it need to be registered?" })).json();
+  assert.equal(fresh.sources[0].url, "/events", "alone, the question is about events");
+  const first = await (await post({ query: "How do I show my model in the admin?" })).json();
+  assert.equal(first.sources[0].url, "/admin");
+  const follow = await (await post({
+    query: "Does it need to be registered?",
+    mode: "followup",
+    conversationId: first.conversationId,
+  })).json();
+  assert.deepEqual(follow.sources.map((s: { url: string }) => s.url), ["/admin"]);
+  assert.match(follow.answer, /registered with admin\.site\.register/);
+  t.close();
+});
+
+Deno.test("summarize - sources are exactly the pages the answer cites, in the order of first citation", async () => {
+  const { t, post } = await extractive();
+  for (
+    const query of [
+      "How long does shipping to Germany take?",
+      "Can I return opened bags?",
+      "How long does shipping take, and can I return opened bags?",
+    ]
+  ) {
+    for (const stream of [false, true]) {
+      let body;
+      if (stream) {
+        const events = await readEvents(await post({ query, stream }));
+        const meta = JSON.parse(events[0].data);
+        body = { ...meta, ...JSON.parse(events.at(-1)!.data) };
+        assert.deepEqual(meta.sources, body.sources, "meta already lists the final sources");
+      } else body = await (await post({ query })).json();
+      const cited = [...body.answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+      const firsts = [...new Set(cited)];
+      assert.deepEqual(firsts, firsts.map((_, i) => i + 1), `${query}: numbered by first citation`);
+      assert.equal(body.sources.length, firsts.length, `${query}: every source is cited`);
+    }
+  }
+  t.close();
+});
+
+Deno.test("summarize - the same question on the same pages is answered again without a credit", async () => {
+  const { t, site, post } = await extractive();
+  const first = await (await post({ query: "How long does shipping to Germany take?" })).json();
+  assert.equal(first.creditsRemaining, 249);
+  const again = await (await post({ query: "  how long does SHIPPING to Germany take  " })).json();
+  assert.equal(again.answer, first.answer);
+  assert.deepEqual(again.sources, first.sources);
+  assert.equal(again.creditsRemaining, 249);
+  const events = await readEvents(
+    await post({ query: "How long does shipping to Germany take?", stream: true }),
+  );
+  assert.equal(JSON.parse(events.at(-1)!.data).answer, first.answer);
+  assert.equal(await creditsUsed(t, site), 1, "asked three times, paid once");
+  // Credits used up: the kept answer is still shown; a new question is refused.
+  await t.call(`/api/admin/sites/${site.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 1 } }),
+    method: "PATCH",
+  });
+  const kept = await post({ query: "How long does shipping to Germany take?" });
+  assert.equal(kept.status, 200);
+  assert.equal((await kept.json()).creditsRemaining, 0);
+  const refused = await post({ query: "Can I return opened bags?" });
+  assert.equal(refused.status, 429);
+  await refused.body?.cancel();
+  // A page change moves the index version: the answer is made (and paid for) anew.
+  await t.call(`/api/admin/sites/${site.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 10 } }),
+    method: "PATCH",
+  });
+  await putPages(t, site, [{
+    url: "/shipping",
+    title: "Shipping",
+    body: "We ship to Germany with DHL. Delivery to Germany takes 1 business day.",
+  }]);
+  const fresh = await (await post({ query: "How long does shipping to Germany take?" })).json();
+  assert.match(fresh.answer, /1 business day/);
+  assert.equal(await creditsUsed(t, site), 2);
+  t.close();
+});

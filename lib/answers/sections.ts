@@ -36,7 +36,7 @@ function looksLikeHeading(lines: string[], i: number): string | null {
   const md = MARKDOWN_HEADING.exec(line);
   if (md) return md[1];
   const words = line.split(" ").length;
-  const next = lines[i + 1] ?? "";
+  const next = lines.slice(i + 1, i + 3).find((l) => l) ?? ""; // past one blank line
   if (words > 12 || SENTENCE_END.test(line) || !/^[\p{Lu}\p{N}]/u.test(line)) return null;
   return next.split(" ").length > Math.max(12, 2 * words) ? line : null;
 }

@@ -12,7 +12,7 @@ import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
-import { WORD_RE } from "../search/text.ts";
+import { squash, WORD_RE } from "../search/text.ts";
 
 export type SourceRef =
   | { type: "page"; title: string; url: string }
@@ -42,7 +42,7 @@ const PAGES = 16;
 /** Characters of a section scored and handed on (a whole answer is at most 1,600). */
 const SECTION_CHARS = 5_000;
 /** Sections scored in full, after a cheap first pass over every candidate's sections. */
-const SCORED_SECTIONS = 40;
+const SCORED_SECTIONS = 32;
 const DOCUMENTS = 4;
 const MAX_SECTIONS = 4;
 /** Share of the best section's score another section needs to be handed on too. */
@@ -111,6 +111,8 @@ function form(text: string): number {
   return list * (1 - 0.6 * code);
 }
 
+const NO_TERMS = new Set<string>();
+
 /** The numbered sections and references that answer one question. */
 export async function retrieve(
   s: Services,
@@ -134,8 +136,11 @@ export async function retrieve(
   for (const c of candidates) {
     for (const section of c.sections) {
       if (!section.text) continue;
-      const head = new Set(terms(section.heading));
-      const lower = section.text.toLowerCase();
+      const lowHead = section.heading.toLowerCase();
+      const head = roots.some((r) => lowHead.includes(r.root))
+        ? new Set(terms(section.heading))
+        : NO_TERMS;
+      const lower = section.text.slice(0, SECTION_CHARS).toLowerCase();
       let score = 0;
       for (const { root, t, w } of roots) {
         score += w * ((head.has(t) ? 2 : 0) + (lower.includes(root) ? 1 : 0));
@@ -240,14 +245,17 @@ async function addAnchors(s: Services, site: Site, chosen: Scored[]) {
     x.c.ref.type === "page" && !x.section.anchor && x.section.heading
   );
   const urls = [...new Set(need.map((x) => (x.c.ref as { url: string }).url))];
-  const pages = new Map(
-    (await Promise.all(urls.map((u) => s.pages.get(site.id, u)))).map((p, i) => [urls[i], p]),
-  );
+  const metas = await Promise.all(urls.map((u) => s.pages.meta(site.id, u)));
+  const byUrl = new Map(urls.map((u, i) => [u, metas[i] as SectionedPage | null]));
   for (const x of need) {
-    const page = pages.get((x.c.ref as { url: string }).url) as SectionedPage | null | undefined;
-    if (!page?.sections) continue;
-    const again = splitSections({ ...page, body: page.body.slice(0, MAX_TEXT_PER_SOURCE) });
-    const found = again.find((y) => y.index === x.section.index && y.heading === x.section.heading);
+    const list = byUrl.get((x.c.ref as { url: string }).url)?.sections;
+    if (!list) continue;
+    // The same heading may recur on a page: take its occurrence in reading order.
+    const nth = x.c.sections.filter((y) =>
+      y.heading === x.section.heading && y.index < x.section.index
+    )
+      .length;
+    const found = list.filter((y) => squash(y.heading) === x.section.heading)[nth];
     if (found?.anchor) x.section = { ...x.section, anchor: found.anchor };
   }
 }

@@ -4,7 +4,7 @@
  * through POST /api/summarize (streamed), scored with shared/eval/score_answers.py.
  * Prints F1, recall, precision, cite@1, answer length and first-delta latency.
  *
- *   deno task eval-answers [path/to/eval]      (default ../shared/eval)
+ *   deno task eval-answers [path/to/eval]      (default $EVAL_DIR, else ../shared/eval)
  */
 import { createApp } from "../app.ts";
 import { startCrawlJob } from "../lib/crawl/jobs.ts";
@@ -12,7 +12,8 @@ import { serveDir } from "./crawl.ts";
 import { ms, percentile } from "./corpus.ts";
 
 const ROOT = "/usr/share/doc/python-django-doc/html";
-const EVAL = Deno.args[0] ?? new URL("../../shared/eval", import.meta.url).pathname;
+const EVAL = Deno.args[0] ?? Deno.env.get("EVAL_DIR") ??
+  new URL("../../shared/eval", import.meta.url).pathname;
 /** The eval README: leave out the pages that index the whole site. */
 const SKIP = /(^|\/)(genindex[^/]*|py-modindex|search)\.html$/;
 

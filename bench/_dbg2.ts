@@ -1,0 +1,11 @@
+import { createApp } from "../app.ts";
+import { ensureDemoSite } from "../lib/demo/site.ts";
+import { retrieve } from "../lib/answers/retrieve.ts";
+const kv = await Deno.openKv(":memory:");
+const { services: s } = createApp({ kv, log: () => {} });
+const demo = await ensureDemoSite(s);
+const site = (await s.sites.get(demo.siteId))!;
+const r = await retrieve(s, site, Deno.args[0]);
+for (const x of r.texts) console.log(x.n, x.score?.toFixed(2), x.heading, "|", x.text.slice(0, 80));
+console.log(r.refs);
+kv.close();

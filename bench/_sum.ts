@@ -1,0 +1,11 @@
+import { createApp } from "../app.ts";
+import { loadCorpus, makeQueries } from "./corpus.ts";
+import { benchSummarize } from "./summarize.ts";
+const pages = await loadCorpus(2000);
+const kv = await Deno.openKv(":memory:");
+const { app, services: s } = createApp({ kv, log: () => {}, summaryIpLimitPerMinute: 1e6 });
+const { site, publicKey } = await s.sites.create({ name: "Bench", plan: "enterprise" });
+for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
+await s.indexes.search(site.id, "warm", 1, 1);
+await benchSummarize(app, publicKey, makeQueries(pages));
+kv.close();

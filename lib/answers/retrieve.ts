@@ -196,7 +196,9 @@ export async function retrieve(
     const cover = total ? covered / total : 0;
     // A heading that names what was asked marks the section that answers it.
     const named = overlap(r.head, askedTerms);
-    const phrased = overlap(allWords(r.section.heading), phrasing);
+    // Between headings that name the question's words, one phrased like it reads closer; function
+    // words alone never lift a heading that names nothing.
+    const phrased = named > 0 ? overlap(allWords(r.section.heading), phrasing) : 0;
     score *= (0.3 + cover) ** 2 * (1 + 1.5 * named) * (1 + 0.3 * phrased);
     score *= r.form;
     score *= 1 / (1 + 0.05 * r.c.rank); // the site search's ranking of the page still counts

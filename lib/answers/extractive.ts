@@ -99,6 +99,8 @@ export function looksLikeCode(line: string): boolean {
     return true;
   }
   if (/[;{]$|^\w+(?:\.\w+)*\s*=\s*\S/.test(t) && !/\s\w+\s\w+\s\w+\s/.test(t)) return true;
+  // A call or an index ("print(x[a])") on a line that does not end like a sentence.
+  if (/[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) && !/[.!?]["”’)]?$/u.test(t)) return true;
   const symbols = (t.match(/[{}()[\];=<>_/\\|'"`]/g) ?? []).length;
   const words = (t.match(/\p{L}{2,}/gu) ?? []).length;
   return t.length > 0 && symbols / t.length > 0.1 && symbols > words;

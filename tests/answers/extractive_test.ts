@@ -280,3 +280,27 @@ Deno.test("truncateAnswer - does not split a surrogate pair", () => {
   assert.ok(answer.length <= 10);
   assert.doesNotThrow(() => encodeURIComponent(answer)); // throws on a lone surrogate
 });
+
+Deno.test("extractive - code is left out with the lead-in that announced it, and no bullet glues on", () => {
+  const sources: SourceText[] = [{
+    n: 1,
+    title: "Debugging queries",
+    heading: "How can I see the raw SQL queries?",
+    score: 1,
+    text: [
+      "Make sure your DEBUG setting is set to True . Then, i.e. in a shell, do:",
+      ">>> from django.db import connection",
+      ">>> connection.queries",
+      "connection.queries is only available if DEBUG is True.",
+      "- It lists every query run by the request, with its time.",
+      "If you are using multiple databases, you can use the same interface on each connection:",
+      "for alias in connections: print(connections[alias].queries)",
+    ].join("\n"),
+  }];
+  const answer = extractiveAnswer("How can I see the raw SQL queries?", sources);
+  assert.ok(!/do:|>>>|print\(|:\s*\[1\]|:\.|\.\./.test(answer), answer);
+  assert.match(answer, /^Make sure your DEBUG setting is set to True\. /);
+  assert.match(answer, /only available if DEBUG is True\. It lists every query run/);
+  assert.ok(!answer.includes("- It lists"), "the bullet marker is gone");
+  assert.ok(answer.endsWith("[1]"));
+});

@@ -98,8 +98,14 @@ export async function prepare(
     // A first question answered before, on the same pages, is served again for nothing.
     const cacheKey = req.mode === "initial" ? await answerKey(s, site, req.query) : null;
     const kept = cacheKey ? await cachedAnswer(s.kv, cacheKey) : null;
+    const records = conv?.records ?? [];
+    const found = kept ? null : await retrieve(s, site, req.query, {
+      questions: records.map((r) => r.question),
+      sources: records.flatMap((r) => r.sources),
+    });
+    // A credit is taken only for an answer still to be made from what was found.
     let creditsRemaining: number | null;
-    if (kept) creditsRemaining = await s.credits.remaining(site);
+    if (!found?.matched) creditsRemaining = await s.credits.remaining(site);
     else {
       const credit = await s.credits.reserve(site);
       creditMonth = credit.month;
@@ -127,35 +133,21 @@ export async function prepare(
       sources,
     });
     if (kept) {
+      const fixed = kept;
       return {
         ...base,
         texts: [],
         refs: kept.sources,
-        fixed: kept,
+        fixed,
         origin: "cache",
         meta: meta(kept.sources),
       };
     }
-    const records = conv?.records ?? [];
-    const { texts, refs, matched } = await retrieve(s, site, req.query, {
-      questions: records.map((r) => r.question),
-      sources: records.flatMap((r) => r.sources),
-    });
-    if (!matched) {
-      // Nothing on the site answers: say so, and the credit goes back at once.
-      await s.credits.refund(site.id, creditMonth!);
-      const remaining = creditsRemaining === null ? null : creditsRemaining + 1;
+    const { texts, refs } = found!;
+    if (!found!.matched) {
+      // Nothing on the site answers: say so, for nothing.
       const fixed = { answer: NOT_ANSWERED, truncated: false, sources: [] };
-      return {
-        ...base,
-        creditMonth: null,
-        creditsRemaining: remaining,
-        texts,
-        refs: [],
-        fixed,
-        origin: "nomatch",
-        meta: meta([]),
-      };
+      return { ...base, texts, refs: [], fixed, origin: "nomatch", meta: meta([]) };
     }
     const compose = s.summarizer.compose;
     if (compose) {

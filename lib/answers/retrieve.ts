@@ -37,7 +37,7 @@ export interface Retrieved {
 }
 
 /** The best of a very long page is nearly always early; reading further costs time. */
-const MAX_TEXT_PER_SOURCE = 30_000;
+const MAX_TEXT_PER_SOURCE = 20_000;
 const PAGES = 16;
 /** Characters of a section scored and handed on (a whole answer is at most 1,600). */
 const SECTION_CHARS = 5_000;

@@ -764,3 +764,20 @@ Deno.test("summarize - the same question on the same pages is answered again wit
   assert.equal(await creditsUsed(t, site), 2);
   t.close();
 });
+
+Deno.test("summarize - with a model, a question nothing matches never reaches the model and costs nothing", async () => {
+  const m = await withModel();
+  const body = await (await ask(m.base, m.site, { query: "xqzv blorptang wuzzle?" })).json();
+  assert.equal(body.answer, "The site's pages do not seem to answer this question.");
+  assert.deepEqual(body.sources, []);
+  assert.equal(body.creditsRemaining, 250);
+  assert.equal(m.llm.requests.length, 0, "the model was not asked");
+  m.llm.setScript({ kind: "text", pieces: ["Two to three days [7], with DHL [1]."] });
+  const real = await (await ask(m.base, m.site, { query: "shipping to Germany with DHL" })).json();
+  assert.equal(m.llm.requests.length, 1);
+  assert.equal(real.creditsRemaining, 249);
+  // A citation of a source that was never given is dropped; sources are the cited ones.
+  assert.equal(real.answer, "Two to three days, with DHL [1].");
+  assert.deepEqual(real.sources, [{ type: "page", title: "Shipping", url: "/shipping" }]);
+  await m.close();
+});

@@ -96,3 +96,27 @@ Deno.test("retrieve - gibberish and questions the site does not cover match noth
   }
   t.close();
 });
+
+Deno.test("retrieve - a page source points at its section's anchor when the page record has one", async () => {
+  const { t, site } = await shop();
+  const sections = [
+    { heading: "Changing your plan", anchor: "change" },
+    { heading: "Can I pause my subscription?", anchor: "pause" },
+    { heading: "Cancelling", anchor: "cancel" },
+  ];
+  const page = { ...SHOP[0], sections };
+  await t.services.pages.upsert(site.id, page, Infinity);
+  // Until the page store keeps `sections` itself, put them on the stored record by hand.
+  const meta = await t.services.pages.meta(site.id, page.url);
+  if (meta && !("sections" in meta)) {
+    await t.kv.set(["page", site.id, page.url], { ...meta, sections });
+  }
+  const r = await retrieve(t.services, site, "Can I pause my subscription?");
+  assert.deepEqual(r.refs[0], {
+    type: "page",
+    title: "Subscriptions",
+    url: "/help/subscriptions#pause",
+  });
+  assert.equal(r.texts[0].anchor, "pause");
+  t.close();
+});

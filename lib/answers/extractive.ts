@@ -176,7 +176,9 @@ export function extractiveAnswer(
   const perSource = sources.map(proseSentences);
   const all = perSource.flat();
   // Titles and headings count as text here: what they name, their sources answer.
-  const heads = sources.map((src) => new Set(terms(`${src.title} ${src.heading ?? ""}`)));
+  const heads = sources.map((src) =>
+    new Set(terms(`${src.title} ${src.heading ?? ""} ${src.about ?? ""}`))
+  );
   const df = new Map<string, number>();
   for (const set of [...all.map((s) => s.terms), ...heads]) {
     for (const t of weight.keys()) if (set.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
@@ -217,7 +219,8 @@ export function extractiveAnswer(
   while (picked.length > 1 && picked.at(-1)!.opens) length -= picked.pop()!.text.length + 1;
 
   // Other sources, best first: a sentence that answers what the lead left out.
-  const has = (t: string) => picked.some((p) => p.terms.has(t));
+  // What the lead's page and section say they are about is covered too.
+  const has = (t: string) => heads[lead].has(t) || picked.some((p) => p.terms.has(t));
   let extras = 0;
   for (let i = 0; i < sources.length && extras < MAX_EXTRA; i++) {
     if (i === lead) continue;

@@ -57,6 +57,8 @@ const K1 = 1.2;
 
 interface Candidate {
   key: string;
+  /** What the page says it is about (its description): counts like its title. */
+  about: string;
   ref: SourceRef;
   title: string;
   rank: number;
@@ -113,6 +115,9 @@ function form(text: string): number {
 
 const NO_TERMS = new Set<string>();
 
+/** Each two neighbouring terms, as one string. */
+const pairsOf = (ts: string[]) => ts.slice(1).map((t, i) => `${ts[i]} ${t}`);
+
 /** The numbered sections and references that answer one question. */
 export async function retrieve(
   s: Services,
@@ -155,8 +160,15 @@ export async function retrieve(
     const words = terms(section.text);
     const tf = new Map<string, number>();
     for (const t of words) tf.set(t, (tf.get(t) ?? 0) + 1);
-    const title = new Set(terms(c.title));
-    return { c, section, head, tf, len: words.length, title, form: form(section.text) };
+    const page = terms(`${c.title} ${c.about}`);
+    const title = new Set(page);
+    // Adjacent word pairs, for phrases of the question said as such ("opening hours").
+    const pairs = new Set([
+      ...pairsOf(terms(section.heading)),
+      ...pairsOf(words),
+      ...pairsOf(page),
+    ]);
+    return { c, section, head, tf, len: words.length, title, pairs, form: form(section.text) };
   });
   if (!rows.length) return { texts: [], refs: [], matched: false };
 
@@ -175,6 +187,7 @@ export async function retrieve(
   }
   const avgLen = rows.reduce((n, r) => n + r.len, 0) / rows.length || 1;
   const askedTerms = new Set(terms(question));
+  const askedPairs = pairsOf(terms(question));
   const phrasing = allWords(question);
 
   const scored: Scored[] = rows.map((r) => {
@@ -199,7 +212,10 @@ export async function retrieve(
     // Between headings that name the question's words, one phrased like it reads closer; function
     // words alone never lift a heading that names nothing.
     const phrased = named > 0 ? overlap(allWords(r.section.heading), phrasing) : 0;
-    score *= (0.3 + cover) ** 2 * (1 + 1.5 * named) * (1 + 0.3 * phrased);
+    const phrases = askedPairs.length
+      ? askedPairs.filter((p) => r.pairs.has(p)).length / askedPairs.length
+      : 0;
+    score *= (0.3 + cover) ** 2 * (1 + 1.5 * named) * (1 + 0.3 * phrased) * (1 + 0.5 * phrases);
     score *= r.form;
     score *= 1 / (1 + 0.05 * r.c.rank); // the site search's ranking of the page still counts
     if (r.c.usedBefore) score *= 1.3; // a follow-up stays with the conversation's pages
@@ -232,6 +248,7 @@ export async function retrieve(
     return {
       n,
       title: x.c.title,
+      about: x.c.about,
       heading: x.section.heading,
       anchor: x.section.anchor,
       text: x.section.text,
@@ -306,6 +323,7 @@ async function gather(
           ? { type: "page", title: d.title, url: d.id }
           : { type: "document", title: d.title, documentId: d.id },
         title: d.title,
+        about: d.description,
         rank,
         usedBefore: used.includes(d.id),
         sections: splitSections(d),
@@ -325,6 +343,7 @@ async function gather(
       key: `page:${p.url}`,
       ref: { type: "page", title: p.title, url: p.url },
       title: p.title,
+      about: p.description,
       rank: PAGES,
       usedBefore: true,
       sections: splitSections({ ...p, body: p.body.slice(0, MAX_TEXT_PER_SOURCE) }),

@@ -8,6 +8,8 @@ export interface SourceText {
   /** The section's heading and anchor, when the text is one section of a page. */
   heading?: string;
   anchor?: string;
+  /** What the page says it is about (its description), when it says. */
+  about?: string;
   /** Relevance against the best passage (1); absent: ranked by order only. */
   score?: number;
 }

@@ -99,19 +99,29 @@ export async function prepare(
     const cacheKey = req.mode === "initial" ? await answerKey(s, site, req.query) : null;
     const kept = cacheKey ? await cachedAnswer(s.kv, cacheKey) : null;
     const records = conv?.records ?? [];
-    const found = kept ? null : await retrieve(s, site, req.query, {
-      questions: records.map((r) => r.question),
-      sources: records.flatMap((r) => r.sources),
-    });
-    // A credit is taken only for an answer still to be made from what was found.
-    let creditsRemaining: number | null;
-    if (!found?.matched) creditsRemaining = await s.credits.remaining(site);
-    else {
-      const credit = await s.credits.reserve(site);
+    const find = () =>
+      retrieve(s, site, req.query, {
+        questions: records.map((r) => r.question),
+        sources: records.flatMap((r) => r.sources),
+      });
+    let found: Awaited<ReturnType<typeof find>> | null = null;
+    let credit: { remaining: number | null; month: string } | null = null;
+    const take = async () => {
+      credit = await s.credits.reserve(site); // throws AI_CREDITS_EXHAUSTED
       creditMonth = credit.month;
-      creditsRemaining = credit.remaining;
+    };
+    // Credits are checked before the per-IP limit (API.md's order), but only an answer still
+    // to be made needs one: with none left, retrieval decides whether this question does.
+    if (!kept && await s.credits.remaining(site) === 0) {
+      found = await find();
+      if (found.matched) await take();
     }
-    await s.ipLimit.hit(site.id, ip);
+    await s.ipLimit.hit(site.id, ip); // before retrieval: a client over its limit costs little
+    if (!kept) found ??= await find();
+    if (found?.matched && !credit) await take();
+    const creditsRemaining = credit
+      ? (credit as { remaining: number | null }).remaining
+      : await s.credits.remaining(site);
     const started = conv ?? await s.conversations.start(site.id);
     const history = conv?.turns ?? [];
     const base = {

@@ -781,3 +781,44 @@ Deno.test("summarize - with a model, a question nothing matches never reaches th
   assert.deepEqual(real.sources, [{ type: "page", title: "Shipping", url: "/shipping" }]);
   await m.close();
 });
+
+Deno.test("summarize - with credits used up, a matching question is refused before the IP limit, an unmatched one answered free", async () => {
+  const t = await startApp({ summaryIpLimitPerMinute: 1 });
+  const site = await createSite(t, "basic");
+  await putPages(t, site, PAGES);
+  const post = (query: string) =>
+    t.call("/api/summarize", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-API-Key": site.publicKey },
+      body: JSON.stringify({ query }),
+    });
+  const first = await post("How long does shipping to Germany take?");
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  const limited = await post("Can I return opened bags?");
+  assert.equal((await limited.json()).error.code, "SUMMARY_RATE_LIMIT_EXCEEDED");
+  await t.call(`/api/admin/sites/${site.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 0 } }),
+    method: "PATCH",
+  });
+  const refused = await post("Can I return opened bags?");
+  assert.equal(refused.status, 429);
+  assert.equal((await refused.json()).error.code, "AI_CREDITS_EXHAUSTED", "credits come first");
+  const t2 = await startApp();
+  const other = await createSite(t2, "basic");
+  await putPages(t2, other, PAGES);
+  await t2.call(`/api/admin/sites/${other.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 0 } }),
+    method: "PATCH",
+  });
+  const free = await t2.call("/api/summarize", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-API-Key": other.publicKey },
+    body: JSON.stringify({ query: "xqzv blorptang wuzzle?" }),
+  });
+  const body = await free.json();
+  assert.equal(free.status, 200);
+  assert.deepEqual([body.sources, body.creditsRemaining], [[], 0]);
+  t.close();
+  t2.close();
+});

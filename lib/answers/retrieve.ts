@@ -40,7 +40,7 @@ export interface Retrieved {
 const MAX_TEXT_PER_SOURCE = 20_000;
 const PAGES = 16;
 /** Characters of a section scored and handed on (a whole answer is at most 1,600). */
-const SECTION_CHARS = 5_000;
+const SECTION_CHARS = 2_500;
 /** Sections scored in full, after a cheap first pass over every candidate's sections. */
 const SCORED_SECTIONS = 32;
 const DOCUMENTS = 4;
@@ -104,7 +104,7 @@ function overlap(a: Set<string>, b: Set<string>): number {
  * contents, a menu) or a block of code answers nothing in words.
  */
 function form(text: string): number {
-  const lines = text.split("\n").filter((l) => l.trim());
+  const lines = text.split("\n", 60).filter((l) => l.trim());
   if (!lines.length) return 0;
   const words = lines.reduce((n, l) => n + l.split(" ").length, 0);
   const code = lines.filter(looksLikeCode).length / lines.length;
@@ -115,8 +115,21 @@ function form(text: string): number {
 
 const NO_TERMS = new Set<string>();
 
-/** Each two neighbouring terms, as one string. */
-const pairsOf = (ts: string[]) => ts.slice(1).map((t, i) => `${ts[i]} ${t}`);
+/** Whether `a` comes right before `b` somewhere in the words. */
+function adjacent(words: string[], a: string, b: string): boolean {
+  for (let i = words.indexOf(a); i >= 0 && i < words.length - 1; i = words.indexOf(a, i + 1)) {
+    if (words[i + 1] === b) return true;
+  }
+  return false;
+}
+
+/** A candidate's title and description terms, worked out once. */
+const pageTermsOf = new WeakMap<object, string[]>();
+function pageTerms(c: { title: string; about: string }): string[] {
+  let ts = pageTermsOf.get(c);
+  if (!ts) pageTermsOf.set(c, ts = terms(`${c.title} ${c.about}`));
+  return ts;
+}
 
 /** The numbered sections and references that answer one question. */
 export async function retrieve(
@@ -160,15 +173,19 @@ export async function retrieve(
     const words = terms(section.text);
     const tf = new Map<string, number>();
     for (const t of words) tf.set(t, (tf.get(t) ?? 0) + 1);
-    const page = terms(`${c.title} ${c.about}`);
-    const title = new Set(page);
-    // Adjacent word pairs, for phrases of the question said as such ("opening hours").
-    const pairs = new Set([
-      ...pairsOf(terms(section.heading)),
-      ...pairsOf(words),
-      ...pairsOf(page),
-    ]);
-    return { c, section, head, tf, len: words.length, title, pairs, form: form(section.text) };
+    const page = pageTerms(c);
+    // Heading, text and page words in order, for phrases of the question said as such.
+    const said = [page, terms(section.heading), words];
+    return {
+      c,
+      section,
+      head,
+      tf,
+      len: words.length,
+      title: new Set(page),
+      said,
+      form: form(section.text),
+    };
   });
   if (!rows.length) return { texts: [], refs: [], matched: false };
 
@@ -187,7 +204,8 @@ export async function retrieve(
   }
   const avgLen = rows.reduce((n, r) => n + r.len, 0) / rows.length || 1;
   const askedTerms = new Set(terms(question));
-  const askedPairs = pairsOf(terms(question));
+  const asked = terms(question);
+  const askedPairs = asked.slice(1).map((t, i) => [asked[i], t] as const);
   const phrasing = allWords(question);
 
   const scored: Scored[] = rows.map((r) => {
@@ -213,7 +231,8 @@ export async function retrieve(
     // words alone never lift a heading that names nothing.
     const phrased = named > 0 ? overlap(allWords(r.section.heading), phrasing) : 0;
     const phrases = askedPairs.length
-      ? askedPairs.filter((p) => r.pairs.has(p)).length / askedPairs.length
+      ? askedPairs.filter(([a, b]) => r.said.some((ws) => adjacent(ws, a, b))).length /
+        askedPairs.length
       : 0;
     score *= (0.3 + cover) ** 2 * (1 + 1.5 * named) * (1 + 0.3 * phrased) * (1 + 0.5 * phrases);
     score *= r.form;

@@ -169,6 +169,21 @@ export async function prepare(
       }));
       const cited = citedOnly(answer.answer, refs);
       const fixed = { ...cited, truncated: answer.truncated };
+      if (!cited.sources.length) {
+        // The answerer found nothing to say after all: no answer, no charge.
+        await s.credits.refund(site.id, creditMonth!);
+        const remaining = creditsRemaining === null ? null : creditsRemaining + 1;
+        return {
+          ...base,
+          creditMonth: null,
+          creditsRemaining: remaining,
+          texts,
+          refs,
+          fixed,
+          origin: "nomatch",
+          meta: meta([]),
+        };
+      }
       return { ...base, texts, refs, fixed, origin: "fresh", meta: meta(cited.sources) };
     }
     const sources = site.settings.externalKnowledge ? [...refs, EXTERNAL] : refs;

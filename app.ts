@@ -8,6 +8,7 @@ import { adminCrawlRoutes } from "./routes/api/admin/crawl.ts";
 import { adminDocumentRoutes } from "./routes/api/admin/documents.ts";
 import { adminPageRoutes } from "./routes/api/admin/pages.ts";
 import { adminSiteRoutes } from "./routes/api/admin/sites.ts";
+import { feedbackRoutes } from "./routes/api/feedback.ts";
 import { searchRoutes } from "./routes/api/search.ts";
 import { siteRoutes } from "./routes/api/site.ts";
 import { summarizeRoutes } from "./routes/api/summarize.ts";
@@ -24,7 +25,7 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   const app = new Hono<AppEnv>();
   app.use("*", requestLog(s.log, () => performance.timeOrigin + performance.now()));
   // Any origin may call the public API; a site's allowedOrigins is enforced per request.
-  for (const path of ["/api/search", "/api/site", "/api/summarize"]) {
+  for (const path of ["/api/search", "/api/site", "/api/summarize", "/api/feedback"]) {
     app.use(
       path,
       cors({
@@ -40,6 +41,7 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   app.route("/", siteRoutes(s));
   app.route("/", adminSiteRoutes(s));
   app.route("/", summarizeRoutes(s));
+  app.route("/", feedbackRoutes(s));
   app.route("/", adminPageRoutes(s));
   app.route("/", adminCrawlRoutes(s));
   app.route("/", adminDocumentRoutes(s));

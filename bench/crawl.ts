@@ -20,7 +20,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** Serves a directory with ETag and Last-Modified, answering 304 to matching validators. */
-function serveDir(root: string) {
+export function serveDir(root: string) {
   let requests = 0;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     requests++;

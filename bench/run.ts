@@ -2,6 +2,7 @@
 import { benchSearch } from "./search.ts";
 import { benchSummarize } from "./summarize.ts";
 import { evaluate } from "./eval.ts";
+import { evaluateAnswers } from "./answers.ts";
 import { benchCrawl } from "./crawl.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
@@ -17,5 +18,7 @@ const hasDjango = await Deno.stat("/usr/share/doc/python-django-doc/html").then(
   () => true,
   () => false,
 );
-if (hasDjango) await evaluate();
-else console.log("\n(relevance skipped: apt-get install -y python-django-doc)");
+if (hasDjango) {
+  await evaluate();
+  await evaluateAnswers();
+} else console.log("\n(relevance skipped: apt-get install -y python-django-doc)");

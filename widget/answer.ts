@@ -1,5 +1,8 @@
 /// <reference lib="dom" />
-/** The AI answer on the results page: a streamed summary, its sources, and follow-up turns. */
+/**
+ * The AI answer on the results page: a streamed summary, its sources, follow-up turns,
+ * a thumbs up or down under each answer, and a plain line when no answer can be shown.
+ */
 import { type Api, ApiFailure, call, isAbort } from "./api.ts";
 import { safeUrl } from "./config.ts";
 import { append, el, on } from "./dom.ts";
@@ -16,6 +19,7 @@ interface Source {
 
 interface Meta {
   conversationId?: string;
+  turn?: number;
   conversationEnabled?: boolean;
   turnsRemaining?: number;
   sources?: Source[];
@@ -24,6 +28,20 @@ interface Meta {
 interface Done {
   answer?: string;
   truncated?: boolean;
+  /** The sources the answer cites, numbered as it cites them (final; `meta` lists candidates). */
+  sources?: Source[];
+}
+
+/** What the visitor reads when an answer cannot be shown; the results below stay. */
+function unavailable(err: unknown): string {
+  const code = err instanceof ApiFailure ? err.code : "";
+  if (code === "AI_CREDITS_EXHAUSTED") {
+    return "AI answers are paused for this site this month. The search results below are not affected.";
+  }
+  if (code === "SUMMARY_RATE_LIMIT_EXCEEDED") {
+    return "Too many AI answers were asked for from here just now. Please try again in a minute.";
+  }
+  return "The AI answer could not be loaded right now. The search results below are complete.";
 }
 
 /** Server-sent events from a response body, parsed as the HTML standard describes. */
@@ -81,8 +99,8 @@ async function summarize(
     credentials: "omit",
   });
   if (!res.ok || !res.body) {
-    await res.body?.cancel();
-    throw new ApiFailure(res.status, "SUMMARY_FAILED");
+    const failure = await res.json().catch(() => null);
+    throw new ApiFailure(res.status, String(failure?.error?.code ?? "SUMMARY_FAILED"));
   }
   if (!/event-stream/.test(res.headers.get("content-type") ?? "")) {
     const whole = await res.json(); // a server that answered without streaming
@@ -115,8 +133,8 @@ export interface Conversation {
 }
 
 /**
- * One question's answer and its follow-ups. `onFail` runs on any failure: the page then hides
- * the answer box and keeps the results.
+ * One question's answer and its follow-ups. A failure shows a plain line in the box; `onFail`
+ * runs only when the site has AI answers turned off, so the page hides the box.
  */
 export function conversation(
   api: Api,
@@ -162,6 +180,7 @@ export function conversation(
     turns.appendChild(turn);
     let answer = "";
     let refs: Source[] = [];
+    let links: HTMLElement | null = null;
     try {
       const result = await summarize(
         api,
@@ -170,7 +189,7 @@ export function conversation(
         (meta) => {
           id = typeof meta.conversationId === "string" ? meta.conversationId : id;
           refs = Array.isArray(meta.sources) ? meta.sources : [];
-          const links = sources(refs, opts.baseUrl);
+          links = sources(refs, opts.baseUrl);
           if (links) turn.appendChild(links);
         },
         (piece) => {
@@ -178,10 +197,17 @@ export function conversation(
           text.replaceChildren(cited(answer.slice(0, MAX_CHARS), refs, opts.baseUrl));
         },
       );
+      if (Array.isArray(result.sources)) { // the final list: exactly what the answer cites
+        refs = result.sources;
+        const fresh = sources(refs, opts.baseUrl);
+        (links as HTMLElement | null)?.remove(); // set by the meta callback
+        if ((links = fresh)) turn.appendChild(fresh);
+      }
       if (typeof result.answer === "string") {
         const end = result.truncated ? " …" : "";
         text.replaceChildren(cited(result.answer.slice(0, MAX_CHARS) + end, refs, opts.baseUrl));
       }
+      if (id && typeof result.turn === "number") turn.appendChild(thumbs(api, id, result.turn));
       text.classList.remove("busy");
       turn.removeAttribute("aria-busy");
       busy = false;
@@ -191,7 +217,12 @@ export function conversation(
       if (mode === "followup" && !form.hidden) input.focus();
     } catch (err) {
       busy = false;
-      if (!isAbort(err)) opts.onFail();
+      if (isAbort(err)) return;
+      if (err instanceof ApiFailure && err.code === "SUMMARIES_DISABLED") return opts.onFail();
+      text.classList.remove("busy");
+      turn.removeAttribute("aria-busy");
+      text.replaceChildren(unavailable(err));
+      form.hidden = mode === "initial" || !opts.followups;
     }
   };
   on(form, "submit", (e: Event) => {
@@ -203,6 +234,37 @@ export function conversation(
   });
   ask(query, "initial");
   return { node, busy: () => busy, abort: () => ctrl.abort() };
+}
+
+/** "Was this helpful?" with a thumbs up and down that post to /api/feedback, then a thank-you. */
+function thumbs(api: Api, conversationId: string, turn: number): HTMLElement {
+  const box = el("div", { class: "fb" }, "Was this answer helpful?");
+  const vote = (helpful: boolean) => {
+    box.replaceChildren("Thanks for the feedback.");
+    call(new URL("/api/feedback", api.origin).href, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-API-Key": api.key },
+      body: JSON.stringify({ conversationId, turn, helpful }),
+      credentials: "omit",
+    }).then((r) => r.body?.cancel()).catch(() => {}); // a lost vote is not worth an error
+  };
+  for (
+    const [helpful, mark, label] of [[true, "\u{1F44D}", "Helpful"], [
+      false,
+      "\u{1F44E}",
+      "Not helpful",
+    ]] as const
+  ) {
+    const b = el("button", {
+      type: "button",
+      class: "btn ghost",
+      "aria-label": label,
+      title: label,
+    }, mark);
+    on(b, "click", () => vote(helpful));
+    box.appendChild(b);
+  }
+  return box;
 }
 
 /** A source as a link when it is a page, else its title or label. */

@@ -1,16 +1,29 @@
 /**
- * One AI answer, from checks to the last delta: conversation turn, credit and
- * per-IP limit are taken in API.md's order (and given back if the answer never
- * starts), passages retrieved, the summarizer streamed and capped at 1,600
- * characters, the turn recorded. Routes choose JSON or server-sent events.
+ * One AI answer, from checks to delivery: conversation turn, credit and per-IP limit
+ * are taken in API.md's order; a kept answer for the same question and index version
+ * is served without a credit; sections are retrieved, and when nothing matches well
+ * enough the answer says so without a credit; otherwise the answerer runs, capped at
+ * 1,600 characters, its citations renumbered to the sources it used, the turn recorded.
+ * The credit is spent only once the route has delivered the answer (`delivered`);
+ * anything else gives it back (`undeliver`). Routes choose JSON or server-sent events.
  */
 import { ApiError } from "../http/errors.ts";
 import { PLANS } from "../limits/plans.ts";
 import { retrieve, type SourceRef } from "./retrieve.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
-import { MAX_ANSWER_CHARS, truncateAnswer, type Turn, UpstreamError } from "./summarizer.ts";
+import {
+  MAX_ANSWER_CHARS,
+  type SourceText,
+  truncateAnswer,
+  type Turn,
+  UpstreamError,
+} from "./summarizer.ts";
 import { MAX_USER_TURNS } from "./conversations.ts";
+import { NOT_ANSWERED } from "./extractive.ts";
+import { citedOnly } from "./citations.ts";
+import { answerKey, cachedAnswer, keepAnswer } from "./cache.ts";
+import { GENERAL_KNOWLEDGE_PREFIX } from "./model.ts";
 
 export interface SummaryRequest {
   query: string;
@@ -19,15 +32,27 @@ export interface SummaryRequest {
   conversationId?: string;
 }
 
-/** Everything decided before the model is asked; `meta` is the SSE meta payload. */
+/** How the answer was made: kept from before, no match on the site, or made now. */
+export type AnswerOrigin = "cache" | "nomatch" | "fresh";
+
+/** Everything decided before the answerer streams; `meta` is the SSE meta payload. */
 export interface Prepared {
   site: Site;
   req: SummaryRequest;
   conversationId: string;
   history: Turn[];
-  texts: Awaited<ReturnType<typeof retrieve>>["texts"];
-  creditMonth: string;
+  texts: SourceText[];
+  /** Numbered as the answerer cites them: `[n]` is `refs[n - 1]`. */
+  refs: SourceRef[];
+  /** The answer, when known before streaming (kept, no match, or composed at once). */
+  fixed: { answer: string; truncated: boolean; sources: SourceRef[] } | null;
+  origin: AnswerOrigin;
+  /** The month of a reserved credit, until it is spent or given back. */
+  creditMonth: string | null;
+  /** A follow-up's reserved turn, until the answer is delivered or the turn given back. */
+  turnHeld: boolean;
   creditsRemaining: number | null;
+  cacheKey: Deno.KvKey | null;
   meta: {
     conversationId: string;
     conversationEnabled: boolean;
@@ -39,6 +64,11 @@ export interface Prepared {
 }
 
 const EXTERNAL: SourceRef = { type: "external", label: "General AI knowledge" };
+const WORDS_PER_DELTA = 4;
+
+/** The page URL (without its section anchor) or document id of a source. */
+const sourceId = (r: SourceRef) =>
+  r.type === "page" ? r.url.split("#")[0] : r.type === "document" ? r.documentId : "";
 
 /** Runs the checks after body validation, takes turn, credit and IP allowance, retrieves. */
 export async function prepare(
@@ -63,43 +93,104 @@ export async function prepare(
   const conv = req.mode === "followup"
     ? await s.conversations.reserveTurn(site.id, req.conversationId!)
     : null;
-  const undoTurn = () => conv && s.conversations.releaseTurn(site.id, conv.id);
-  let credit: { remaining: number | null; month: string };
+  let creditMonth: string | null = null;
   try {
-    credit = await s.credits.reserve(site);
-  } catch (err) {
-    await undoTurn();
-    throw err;
-  }
-  try {
-    await s.ipLimit.hit(site.id, ip);
+    // A first question answered before, on the same pages, is served again for nothing.
+    const cacheKey = req.mode === "initial" ? await answerKey(s, site, req.query) : null;
+    const kept = cacheKey ? await cachedAnswer(s.kv, cacheKey) : null;
+    const records = conv?.records ?? [];
+    const find = () =>
+      retrieve(s, site, req.query, {
+        questions: records.map((r) => r.question),
+        sources: records.flatMap((r) => r.sources),
+      });
+    let found: Awaited<ReturnType<typeof find>> | null = null;
+    let credit: { remaining: number | null; month: string } | null = null;
+    const take = async () => {
+      credit = await s.credits.reserve(site); // throws AI_CREDITS_EXHAUSTED
+      creditMonth = credit.month;
+    };
+    // Credits are checked before the per-IP limit (API.md's order), but only an answer still
+    // to be made needs one: with none left, retrieval decides whether this question does.
+    if (!kept && await s.credits.remaining(site) === 0) {
+      found = await find();
+      if (found.matched) await take();
+    }
+    await s.ipLimit.hit(site.id, ip); // before retrieval: a client over its limit costs little
+    if (!kept) found ??= await find();
+    if (found?.matched && !credit) await take();
+    const creditsRemaining = credit
+      ? (credit as { remaining: number | null }).remaining
+      : await s.credits.remaining(site);
     const started = conv ?? await s.conversations.start(site.id);
     const history = conv?.turns ?? [];
-    const { texts, refs } = await retrieve(s, site, req.query, history);
-    const sources = site.settings.externalKnowledge && s.summarizer.name !== "extractive"
-      ? [...refs, EXTERNAL]
-      : refs;
-    const turn = started.userTurns;
-    return {
+    const base = {
       site,
       req,
       conversationId: started.id,
       history,
-      texts,
-      creditMonth: credit.month,
-      creditsRemaining: credit.remaining,
-      meta: {
-        conversationId: started.id,
-        conversationEnabled: followupsAllowed && turn < MAX_USER_TURNS,
-        mode: req.mode,
-        turn,
-        turnsRemaining: MAX_USER_TURNS - turn,
-        sources,
-      },
+      creditMonth,
+      turnHeld: conv !== null,
+      creditsRemaining,
+      cacheKey,
     };
+    const meta = (sources: SourceRef[]) => ({
+      conversationId: started.id,
+      conversationEnabled: followupsAllowed && started.userTurns < MAX_USER_TURNS,
+      mode: req.mode,
+      turn: started.userTurns,
+      turnsRemaining: MAX_USER_TURNS - started.userTurns,
+      sources,
+    });
+    if (kept) {
+      const fixed = kept;
+      return {
+        ...base,
+        texts: [],
+        refs: kept.sources,
+        fixed,
+        origin: "cache",
+        meta: meta(kept.sources),
+      };
+    }
+    const { texts, refs } = found!;
+    if (!found!.matched) {
+      // Nothing on the site answers: say so, for nothing.
+      const fixed = { answer: NOT_ANSWERED, truncated: false, sources: [] };
+      return { ...base, texts, refs: [], fixed, origin: "nomatch", meta: meta([]) };
+    }
+    const compose = s.summarizer.compose;
+    if (compose) {
+      const answer = truncateAnswer(compose({
+        question: req.query,
+        history,
+        sources: texts,
+        externalKnowledge: site.settings.externalKnowledge,
+      }));
+      const cited = citedOnly(answer.answer, refs);
+      const fixed = { ...cited, truncated: answer.truncated };
+      if (!cited.sources.length) {
+        // The answerer found nothing to say after all: no answer, no charge.
+        await s.credits.refund(site.id, creditMonth!);
+        const remaining = creditsRemaining === null ? null : creditsRemaining + 1;
+        return {
+          ...base,
+          creditMonth: null,
+          creditsRemaining: remaining,
+          texts,
+          refs,
+          fixed,
+          origin: "nomatch",
+          meta: meta([]),
+        };
+      }
+      return { ...base, texts, refs, fixed, origin: "fresh", meta: meta(cited.sources) };
+    }
+    const sources = site.settings.externalKnowledge ? [...refs, EXTERNAL] : refs;
+    return { ...base, texts, refs, fixed: null, origin: "fresh", meta: meta(sources) };
   } catch (err) {
-    await s.credits.refund(site.id, credit.month);
-    await undoTurn();
+    if (creditMonth) await s.credits.refund(site.id, creditMonth);
+    if (conv) await s.conversations.releaseTurn(site.id, conv.id);
     throw err;
   }
 }
@@ -107,14 +198,59 @@ export async function prepare(
 export interface Answer {
   answer: string;
   truncated: boolean;
+  /** Exactly the sources the answer cites, in the order of first citation. */
+  sources: SourceRef[];
+}
+
+/** The final answer of a streamed one: cut, renumbered to what it cites, general knowledge marked. */
+function finalAnswer(p: Prepared, text: string): Answer {
+  const cut = truncateAnswer(text);
+  const cited = citedOnly(cut.answer, p.refs);
+  const external = p.site.settings.externalKnowledge &&
+    cut.answer.includes(GENERAL_KNOWLEDGE_PREFIX);
+  return {
+    answer: cited.answer,
+    truncated: cut.truncated,
+    sources: external ? [...cited.sources, EXTERNAL] : cited.sources,
+  };
 }
 
 /**
- * The answer's deltas, then (as the generator's return value) the final answer. Refunds
- * credit and turn if no text ever came; errors thrown before the first delta let a route
- * still answer with a plain JSON error.
+ * The answer's deltas, then (as the generator's return value) the final answer, recorded
+ * in the conversation and kept for the same question. Errors thrown before the first
+ * delta let a route still answer with a plain JSON error; on any error the credit and a
+ * follow-up's turn go back.
  */
 export async function* answerDeltas(
+  s: Services,
+  p: Prepared,
+  signal: AbortSignal,
+): AsyncGenerator<string, Answer> {
+  let result: Answer;
+  try {
+    if (p.fixed) {
+      const words = p.fixed.answer.match(/\S+\s*/g) ?? [];
+      for (let i = 0; i < words.length; i += WORDS_PER_DELTA) {
+        signal.throwIfAborted();
+        yield words.slice(i, i + WORDS_PER_DELTA).join("");
+      }
+      result = p.fixed;
+    } else result = yield* modelDeltas(s, p, signal);
+    await s.conversations.record(p.site.id, p.conversationId, {
+      question: p.req.query,
+      answer: result.answer,
+      sources: result.sources.map(sourceId).filter(Boolean),
+    });
+    if (p.cacheKey && p.origin === "fresh") await keepAnswer(s.kv, p.cacheKey, result);
+  } catch (err) {
+    await undeliver(s, p);
+    throw err;
+  }
+  return result;
+}
+
+/** A model's deltas, capped; its final answer renumbered to the sources it cites. */
+async function* modelDeltas(
   s: Services,
   p: Prepared,
   signal: AbortSignal,
@@ -143,12 +279,7 @@ export async function* answerDeltas(
       yield delta;
     }
   } catch (err) {
-    if (text.length === 0) {
-      await s.credits.refund(p.site.id, p.creditMonth);
-      if (p.req.mode === "followup") await s.conversations.releaseTurn(p.site.id, p.conversationId);
-    }
-    if (signal.aborted) throw err; // the client left; nobody to answer
-    if (err instanceof ApiError) throw err;
+    if (signal.aborted || err instanceof ApiError) throw err;
     const before = !(err instanceof UpstreamError) || err.beforeFirstToken || text.length === 0;
     throw new ApiError(
       "UPSTREAM_ERROR",
@@ -157,11 +288,24 @@ export async function* answerDeltas(
         : "The AI answer stopped before it was complete.",
     );
   }
-  const result = truncateAnswer(text);
+  const cut = truncateAnswer(text);
   // Send what the cut answer has beyond what already went out.
-  if (result.answer.length > sent && result.answer.startsWith(text.slice(0, sent))) {
-    yield result.answer.slice(sent);
+  if (cut.answer.length > sent && cut.answer.startsWith(text.slice(0, sent))) {
+    yield cut.answer.slice(sent);
   }
-  await s.conversations.record(p.site.id, p.conversationId, p.req.query, result.answer);
-  return result;
+  return finalAnswer(p, text);
+}
+
+/** The answer reached the client: its credit is spent. */
+export function delivered(p: Prepared): void {
+  p.creditMonth = null;
+  p.turnHeld = false;
+}
+
+/** The answer did not reach the client: the credit, and a follow-up's turn, go back (once). */
+export async function undeliver(s: Services, p: Prepared): Promise<void> {
+  const { creditMonth, turnHeld } = p;
+  delivered(p);
+  if (creditMonth) await s.credits.refund(p.site.id, creditMonth);
+  if (turnHeld) await s.conversations.releaseTurn(p.site.id, p.conversationId);
 }

@@ -19,12 +19,8 @@ const FILLER = new Set(
     .concat("hi hello thanks")).split(" "),
 );
 
-const MAX_SENTENCES = 5;
 const MAX_SENTENCE_CHARS = 360;
 const MIN_SENTENCE_CHARS = 20;
-const LAMBDA = 0.7; // MMR: relevance against novelty
-const RELATIVE_FLOOR = 0.55; // weaker sentences than this share of the best are left out
-const SHORT_LEAD_WORDS = 7; // content words of a lead-in whose next sentence may inherit
 const WORDS_PER_DELTA = 4;
 
 /** A crude, consistent English stemmer: plural, -ed, -ing, -ly, doubled consonant, final e. */
@@ -83,126 +79,176 @@ export function splitSentences(text: string): string[] {
 
 /** Drops list markers and extra spaces; gives a sentence an ending; cuts a very long one. */
 function tidy(raw: string): string {
-  let s = squash(raw).replace(/^(?:[-*•·–]|\d{1,2}[.)])\s+/u, "");
-  if (s.length < MIN_SENTENCE_CHARS) return "";
-  if (!/[.!?…"'”’)\]]$/u.test(s)) s += ".";
+  let s = squash(raw).replace(/^(?:[-*•·–]|\d{1,2}[.)])\s+/u, "")
+    // Inline code set apart by the extractor: "set to True ." reads "set to True.".
+    .replace(/\s+([.,;:!?)\]”’])(?=[\s.,;:!?)\]]|$)/gu, "$1").replace(/([(\[“‘])\s+/gu, "$1");
+  // A short fragment (a menu, a label) is dropped; a short sentence ("Yes.") is an answer.
+  if (s.length < MIN_SENTENCE_CHARS && !/^\p{Lu}.*[.!?]$/u.test(s)) return "";
+  if (!/[.!?…:"'”’)\]]$/u.test(s)) s += ".";
   return truncateAnswer(s, MAX_SENTENCE_CHARS).answer;
+}
+
+/** A line of program text rather than prose: prompts, statements, or mostly symbols. */
+export function looksLikeCode(line: string): boolean {
+  const t = line.trim();
+  if (
+    /^(?:>>>|\.\.\.|\$ |#!|\/\/|<\/?[a-z][\w-]*[\s>]|[{}\[\]();]|import |from [\w.]+ import )/.test(
+      t,
+    )
+  ) {
+    return true;
+  }
+  if (/[;{]$|^\w+(?:\.\w+)*\s*=\s*\S/.test(t) && !/\s\w+\s\w+\s\w+\s/.test(t)) return true;
+  // A call or an index ("print(x[a])") on a line that does not end like a sentence.
+  if (/[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) && !/[.!?]["”’)]?$/u.test(t)) return true;
+  const symbols = (t.match(/[{}()[\];=<>_/\\|'"`]/g) ?? []).length;
+  const words = (t.match(/\p{L}{2,}/gu) ?? []).length;
+  return t.length > 0 && symbols / t.length > 0.1 && symbols > words;
 }
 
 interface Sentence {
   n: number; // citation number of its source
-  rank: number; // 0 for the best source
+  src: number; // index of its source in the input
   pos: number; // index within its source
   text: string;
-  words: number;
   terms: Set<string>;
+  /** Ends with ":" and so needs the line after it. */
+  opens: boolean;
 }
 
-/** Composes the extractive answer (pure, synchronous): the best sentences, each cited as [n]. */
+/** The prose sentences of a source text in reading order; code lines and their lead-ins dropped. */
+function proseSentences(src: SourceText, index: number): Sentence[] {
+  const out: Sentence[] = [];
+  const lines = src.text.split(/\n+/);
+  lines.forEach((line, i) => {
+    if (looksLikeCode(line)) {
+      // "Then do this:" before code that is left out would dangle.
+      if (out.at(-1)?.opens) out.pop();
+      return;
+    }
+    for (const text of splitSentences(line)) {
+      out.push({
+        n: src.n,
+        src: index,
+        pos: out.length,
+        text,
+        terms: new Set(terms(text)),
+        opens: text.endsWith(":") && i + 1 < lines.length,
+      });
+    }
+  });
+  while (out.at(-1)?.opens || out.at(-1)?.text.endsWith(":")) out.pop();
+  return out;
+}
+
+/** How much of the question (weighted, rarer terms more) a set of terms covers, 0 to 1. */
+function coverer(weight: Map<string, number>, df: Map<string, number>, count: number) {
+  const idf = (t: string) => Math.log((count + 1) / ((df.get(t) ?? 0) + 0.5));
+  // Only words some sentence has count: the rest no source can answer anyway.
+  let total = 0;
+  for (const [t, w] of weight) if (w === 1 && df.has(t)) total += idf(t);
+  return (has: (t: string) => boolean) => {
+    let hit = 0;
+    for (const [t, w] of weight) if (w === 1 && has(t)) hit += idf(t);
+    return total ? hit / total : 0;
+  };
+}
+
+/**
+ * Composes the extractive answer (pure, synchronous). The lead source (the best section)
+ * speaks first, its sentences in reading order; a later source adds a sentence only where
+ * it answers a part of the question the answer has not covered yet. Each run of sentences
+ * from one source ends with its citation [n].
+ */
 export function extractiveAnswer(
   question: string,
   sources: SourceText[],
   history: SummarizeInput["history"] = [],
 ): string {
-  // Query terms. The previous question helps a follow-up a little ("and for Business?"), and
-  // stands in for one with no terms of its own ("how much is it?").
+  // A follow-up with no terms of its own ("how much is it?") stands on the previous question.
   const weight = new Map<string, number>();
   const asked = terms(question);
   const earlier = terms(history.findLast((t) => t.role === "user")?.content ?? "");
   for (const t of earlier) weight.set(t, asked.length ? 0.3 : 1);
   for (const t of asked) weight.set(t, 1);
-  if (weight.size === 0) return NOT_ANSWERED;
+  if (weight.size === 0 || sources.length === 0) return NOT_ANSWERED;
 
-  const sentences: Sentence[] = [];
-  const titleCover: number[] = [];
-  sources.forEach((src, rank) => {
-    const titleTerms = new Set(terms(src.title));
-    titleCover[rank] = [...weight.keys()].filter((t) => titleTerms.has(t)).length / weight.size;
-    splitSentences(src.text).forEach((text, pos) => {
-      const ts = terms(text);
-      sentences.push({ n: src.n, rank, pos, text, words: ts.length, terms: new Set(ts) });
-    });
-  });
-
-  // IDF over the sentences given: a term found everywhere says little about which one answers.
+  const perSource = sources.map(proseSentences);
+  const all = perSource.flat();
+  // Titles and headings count as text here: what they name, their sources answer.
+  const heads = sources.map((src) =>
+    new Set(terms(`${src.title} ${src.heading ?? ""} ${src.about ?? ""}`))
+  );
   const df = new Map<string, number>();
-  for (const s of sentences) {
-    for (const t of weight.keys()) if (s.terms.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
+  for (const set of [...all.map((s) => s.terms), ...heads]) {
+    for (const t of weight.keys()) if (set.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
   }
-  const idf = (t: string) => Math.log((sentences.length + 1) / ((df.get(t) ?? 0) + 0.5));
-  let total = 0;
-  for (const [t, w] of weight) total += w * idf(t);
+  const cover = coverer(weight, df, all.length);
+  const rel = (s: Sentence) => cover((t) => s.terms.has(t));
 
-  // Own relevance: the share of the question's (weighted) terms the sentence covers.
-  const own = sentences.map((s) => {
-    let hit = 0;
-    let strong = false;
-    for (const [t, w] of weight) {
-      if (!s.terms.has(t)) continue;
-      hit += w * idf(t);
-      if (w === 1) strong = true;
-    }
-    return strong ? hit / total : 0; // a history term alone does not make an answer
+  // The lead: the best-ranked source when retrieval scored them; else the one that covers most.
+  const sourceCover = sources.map((_, i) =>
+    cover((t) => heads[i].has(t) || perSource[i].some((s) => s.terms.has(t)))
+  );
+  let lead = 0;
+  if (sources[0].score === undefined) {
+    sourceCover.forEach((c, i) => {
+      if (c > sourceCover[lead] + 1e-9) lead = i;
+    });
+  }
+  if (sourceCover[lead] === 0 || perSource[lead].length === 0) return NOT_ANSWERED;
+
+  // Read the lead from its start, or, deep in a long section, from its best sentence.
+  const leadSentences = perSource[lead];
+  const heading = new Set(terms(sources[lead].heading ?? ""));
+  const named = asked.filter((t) => heading.has(t)).length >= asked.length / 2;
+  let bestAt = 0;
+  leadSentences.forEach((s, i) => {
+    if (rel(s) > rel(leadSentences[bestAt]) + 1e-9) bestAt = i;
   });
-
-  const scored: { s: Sentence; rel: number; follows?: Sentence }[] = [];
-  sentences.forEach((s, i) => {
-    // A sentence with no term of its own, after a short matching lead-in, often carries the
-    // substance ("Installing takes two minutes. Copy the script tag…"): it inherits relevance.
-    const lead = i > 0 && sentences[i - 1].rank === s.rank ? sentences[i - 1] : undefined;
-    const prev = lead && lead.words <= SHORT_LEAD_WORDS ? own[i - 1] : 0;
-    const follows = own[i] > 0 || prev === 0 ? undefined : lead;
-    let rel = follows ? 0.7 * prev : own[i];
-    if (rel === 0) return;
-    rel *= 1 / (1 + 0.08 * s.rank); // retrieval already ranked the passages
-    rel *= 1 + 0.15 / (1 + s.pos); // pages tend to say the main thing first
-    rel *= 1 + 0.2 * titleCover[s.rank]; // a passage titled after the question is about it
-    if (s.words < 4) rel *= 0.7; // fragments read badly
-    else if (s.words > 45) rel *= 0.85;
-    scored.push({ s, rel, follows });
-  });
-  if (!own.some((r) => r > 0)) return NOT_ANSWERED;
-
-  const best = Math.max(...scored.map((x) => x.rel));
-  const pool = scored.filter((x) => x.rel >= RELATIVE_FLOOR * best);
+  let from = named || bestAt < 3 ? 0 : bestAt;
+  if (from > 0 && leadSentences[from - 1].opens) from--;
   const picked: Sentence[] = [];
   let length = 0;
-  while (pool.length && picked.length < MAX_SENTENCES) {
-    let bi = -1;
-    let bv = -Infinity;
-    for (let i = 0; i < pool.length; i++) {
-      const follows = pool[i].follows;
-      if (follows && !picked.includes(follows)) continue; // elaboration only after its lead
-      const sim = Math.max(0, ...picked.map((p) => jaccard(p.terms, pool[i].s.terms)));
-      if (sim > 0.7) continue; // near-duplicate (shared boilerplate, repeated pages)
-      // Sites repeat a fact across pages in other words: skip a sentence that adds little new.
-      if (picked.length && novelty(pool[i].s.terms, picked) < MIN_NOVELTY) continue;
-      const v = LAMBDA * pool[i].rel - (1 - LAMBDA) * sim;
-      if (v > bv) [bi, bv] = [i, v];
-    }
-    if (bi < 0) break;
-    const [{ s }] = pool.splice(bi, 1);
-    const cost = cited(s).length + (picked.length ? 1 : 0);
-    if (length + cost > MAX_ANSWER_CHARS) continue;
+  for (const s of leadSentences.slice(from)) {
+    const cost = s.text.length + 1;
+    if (picked.length && (length >= LEAD_CHARS || length + cost > MAX_LEAD_CHARS)) break;
     picked.push(s);
     length += cost;
   }
+  while (picked.length > 1 && picked.at(-1)!.opens) length -= picked.pop()!.text.length + 1;
 
-  // Read in page order: by source rank, then position within the source.
-  picked.sort((a, b) => a.rank - b.rank || a.pos - b.pos);
-  return picked.map(cited).join(" ");
+  // Other sources, best first: a sentence that answers what the lead left out.
+  // What the lead's page and section say they are about is covered too.
+  const has = (t: string) => heads[lead].has(t) || picked.some((p) => p.terms.has(t));
+  let extras = 0;
+  for (let i = 0; i < sources.length && extras < MAX_EXTRA; i++) {
+    if (i === lead) continue;
+    const gain = (s: Sentence) => cover((t) => s.terms.has(t) && !has(t));
+    const best = perSource[i].filter((s) => !s.opens && gain(s) >= MIN_GAIN)
+      .sort((a, b) => gain(b) - gain(a) || rel(b) - rel(a))[0];
+    if (!best || length + best.text.length + 6 > MAX_ANSWER_CHARS) continue;
+    if (picked.some((p) => jaccard(p.terms, best.terms) > 0.7)) continue;
+    picked.push(best);
+    length += best.text.length + 6;
+    extras++;
+  }
+
+  let out = "";
+  picked.forEach((s, i) => {
+    out += (i ? " " : "") + s.text;
+    if (picked[i + 1]?.n !== s.n) out += ` [${s.n}]`;
+  });
+  return truncateAnswer(out).answer;
 }
 
-const MIN_NOVELTY = 0.35;
-const cited = (s: Sentence) => `${s.text} [${s.n}]`;
-
-/** Share of a sentence's terms that no picked sentence has yet. */
-function novelty(terms: Set<string>, picked: Sentence[]): number {
-  if (terms.size === 0) return 0;
-  let fresh = 0;
-  for (const t of terms) if (!picked.some((p) => p.terms.has(t))) fresh++;
-  return fresh / terms.size;
-}
+/** The lead section is read until the answer has about this many characters… */
+const LEAD_CHARS = 600;
+/** …and never past this many. */
+const MAX_LEAD_CHARS = 900;
+const MAX_EXTRA = 2;
+/** Share of the question a later source's sentence must newly cover to be added. */
+const MIN_GAIN = 0.25;
 
 function jaccard(a: Set<string>, b: Set<string>): number {
   if (a.size === 0 || b.size === 0) return 0;
@@ -224,6 +270,7 @@ export function citedSources(answer: string): number[] {
 export function createExtractiveSummarizer(): Summarizer {
   return {
     name: "extractive",
+    compose: (input) => extractiveAnswer(input.question, input.sources, input.history),
     async *stream(input: SummarizeInput): AsyncIterable<string> {
       input.signal.throwIfAborted();
       const answer = extractiveAnswer(input.question, input.sources, input.history);

@@ -20,8 +20,8 @@ export function pingComment(): string {
   return ": ping\n\n";
 }
 
-/** Sends events as a caller-supplied function decides. */
-export type SendEvent = (event: string, data: unknown) => void;
+/** Sends one event; false when the stream is closed (the client went away) and nothing was sent. */
+export type SendEvent = (event: string, data: unknown) => boolean;
 
 /** A byte stream of the events `run` sends; pings while silent, aborts `run`'s signal on cancel. */
 export function sseStream(
@@ -42,14 +42,15 @@ export function sseStream(
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const write = (chunk: string) => {
-        if (!open) return;
+        if (!open) return false;
         controller.enqueue(encoder.encode(chunk));
         armPing();
+        return true;
       };
       // Re-armed on every write: a ping goes out only after pingMs of silence.
       const armPing = () => {
         clearTimeout(timer);
-        timer = setTimeout(() => write(pingComment()), pingMs);
+        timer = setTimeout(() => void write(pingComment()), pingMs);
       };
       armPing();
       // Not awaited: start() must return so the consumer can read while run is working.

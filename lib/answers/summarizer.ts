@@ -5,6 +5,13 @@ export interface SourceText {
   n: number;
   title: string;
   text: string;
+  /** The section's heading and anchor, when the text is one section of a page. */
+  heading?: string;
+  anchor?: string;
+  /** What the page says it is about (its description), when it says. */
+  about?: string;
+  /** Relevance against the best passage (1); absent: ranked by order only. */
+  score?: number;
 }
 
 /** An earlier turn of the conversation. */
@@ -30,6 +37,8 @@ export interface SummarizeInput {
 export interface Summarizer {
   name: string;
   stream(input: SummarizeInput): AsyncIterable<string>;
+  /** The whole answer at once, for answerers that need no server (known before any credit). */
+  compose?(input: Omit<SummarizeInput, "signal">): string;
 }
 
 /** The model server failed; `beforeFirstToken` tells whether any text had been streamed yet. */

@@ -151,3 +151,15 @@ export const StartCrawl = z.object({
 export const DocumentParams = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(500).optional(),
 });
+
+/** POST /api/feedback body: a vote on one answered turn, with an optional short comment. */
+export const FeedbackBody = z.object({
+  conversationId: z.string({ error: "conversationId is required and must be a string" })
+    .min(1, "conversationId must not be empty").max(100, "conversationId is too long"),
+  turn: z.number({ error: "turn is required and must be a number" })
+    .int("turn must be a whole number").min(1, "turn must be at least 1")
+    .max(1000, "turn must be at most 1000"),
+  helpful: z.boolean({ error: "helpful is required and must be true or false" }),
+  comment: z.string({ error: "comment must be a string" })
+    .refine((s) => codePoints(s) <= 500, "comment must be at most 500 characters").optional(),
+});

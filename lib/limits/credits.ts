@@ -1,7 +1,8 @@
 /**
- * AI credits in Deno KV: one per answered summary, reserved before the model is
- * called (so concurrent requests never overshoot) and refunded if the answer
- * never started.
+ * AI credits in Deno KV: one per delivered answer. A credit is reserved before the
+ * answer is made (so concurrent requests never overshoot) and given back unless the
+ * answer is delivered: no match on the site, a client gone, an answer that could not
+ * be stored or sent all cost nothing.
  */
 import { type Clock, monthWindow } from "../clock.ts";
 import { ApiError } from "../http/errors.ts";
@@ -35,7 +36,13 @@ export class Credits {
     return { remaining: limit === null ? null : limit - used, month: mon.id };
   }
 
-  /** Gives back a credit reserved in `month` for an answer that never started. */
+  /** What is left this month, without taking any (null: unlimited). */
+  async remaining(site: Site): Promise<number | null> {
+    const limit = effectiveLimits(site.plan, site.limits).aiCredits;
+    return limit === null ? null : Math.max(0, limit - await this.used(site.id));
+  }
+
+  /** Gives back a credit reserved in `month` for an answer that was not delivered. */
   async refund(siteId: string, month: string): Promise<void> {
     await stepCounter(this.kv, creditKey(siteId, month), { by: -1, ...STEP });
   }

@@ -183,6 +183,11 @@ export class PageStore {
     }
   }
 
+  /** One page's metadata without its body, or null. */
+  async meta(site: string, url: string): Promise<PageMeta | null> {
+    return (await this.kv.get<PageMeta>(this.metaKey(site, url))).value;
+  }
+
   /** One page with its body, or null. */
   async get(site: string, url: string): Promise<Page | null> {
     const meta = (await this.kv.get<PageMeta>(this.metaKey(site, url))).value;

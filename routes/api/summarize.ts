@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { getConnInfo } from "hono/deno";
 import { publicSite } from "../../lib/http/auth.ts";
-import { answerDeltas, prepare } from "../../lib/answers/ask.ts";
+import { answerDeltas, delivered, prepare, undeliver } from "../../lib/answers/ask.ts";
 import { ApiError, asApiError, errorObject } from "../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../lib/http/middleware.ts";
 import { parse, SummaryBody } from "../../lib/http/schemas.ts";
@@ -35,11 +35,22 @@ export function summarizeRoutes(s: Services) {
     if (!req.stream) {
       let step = await first;
       while (!step.done) step = await deltas.next();
-      return c.json({
-        ...step.value,
+      const json = JSON.stringify({
         ...p.meta,
+        ...step.value,
         creditsRemaining: p.creditsRemaining,
       });
+      // The credit is spent when the body is taken; a client gone before that pays nothing.
+      const body = new ReadableStream<Uint8Array>({
+        pull(ctrl) {
+          ctrl.enqueue(new TextEncoder().encode(json));
+          ctrl.close();
+          delivered(p);
+        },
+        cancel: () => undeliver(s, p),
+      });
+      if (gone.signal.aborted) await undeliver(s, p);
+      return new Response(body, { headers: { "Content-Type": "application/json" } });
     }
     // A model that fails before its first token, within one ping interval, still gets a
     // plain JSON error; one that stays silent longer gets the stream, and pings, meanwhile.
@@ -53,7 +64,9 @@ export function summarizeRoutes(s: Services) {
       try {
         for (let step = await first;; step = await deltas.next()) {
           if (step.done) {
-            send("done", { ...step.value, creditsRemaining: p.creditsRemaining });
+            const done = { ...step.value, creditsRemaining: p.creditsRemaining };
+            if (send("done", done)) delivered(p);
+            else await undeliver(s, p);
             break;
           }
           send("delta", { text: step.value });

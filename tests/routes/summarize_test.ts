@@ -119,7 +119,12 @@ Deno.test("summarize - streams meta, delta with legacy text, and done, parsed by
   const texts = events.filter((e) => e.event === "text").map((e) => JSON.parse(e.data).text);
   assert.deepEqual(texts, pieces);
   const done = JSON.parse(events.at(-1)!.data);
-  assert.deepEqual(done, { answer: pieces.join(""), truncated: false, creditsRemaining: 249 });
+  assert.deepEqual(done, {
+    answer: pieces.join(""),
+    truncated: false,
+    sources: [],
+    creditsRemaining: 249,
+  });
   assert.equal(await creditsUsed(m.t, m.site), 1);
   await m.close();
 });
@@ -148,7 +153,7 @@ Deno.test("summarize - non-streaming answers JSON with every field of API.md", a
   await m.close();
 });
 
-Deno.test("summarize - a disconnect after two deltas aborts the model within 1 s and spends one credit", async () => {
+Deno.test("summarize - a disconnect after two deltas aborts the model within 1 s and spends no credit", async () => {
   const m = await withModel();
   m.llm.setScript({ kind: "stall", pieces: ["one ", "two "] });
   const ctl = new AbortController();
@@ -168,7 +173,7 @@ Deno.test("summarize - a disconnect after two deltas aborts the model within 1 s
   }
   assert.equal(m.llm.aborted, 1, "the upstream request was aborted within 1 s");
   await new Promise((r) => setTimeout(r, 50));
-  assert.equal(await creditsUsed(m.t, m.site), 1);
+  assert.equal(await creditsUsed(m.t, m.site), 0, "no answer was delivered");
   await m.close();
 });
 
@@ -244,7 +249,7 @@ Deno.test("summarize - follow-ups carry the earlier turns, and the 21st turn is 
   let last = second;
   for (let turn = 3; turn <= MAX_USER_TURNS; turn++) {
     last = await (await ask(m.base, m.site, {
-      query: `q${turn}`,
+      query: "How much is shipping to Germany?",
       mode: "followup",
       conversationId: first.conversationId,
     })).json();
@@ -324,11 +329,12 @@ Deno.test("summarize - 20 parallel summaries with 1 credit left admit exactly 1"
     ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 1 } }),
     method: "PATCH",
   });
-  const results = await Promise.all(Array.from({ length: 20 }, () =>
+  // Twenty different questions, so none is served from another's kept answer.
+  const results = await Promise.all(Array.from({ length: 20 }, (_, i) =>
     t.call("/api/summarize", {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-API-Key": site.publicKey },
-      body: JSON.stringify({ query: "shipping to Germany" }),
+      body: JSON.stringify({ query: `shipping to Germany${" please".repeat(i)}` }),
     }).then(async (r) => ({ status: r.status, body: await r.json() }))));
   assert.equal(results.filter((r) => r.status === 200).length, 1);
   const refused = results.filter((r) => r.status === 429);
@@ -363,8 +369,15 @@ Deno.test("summarize - the external source appears only when External Knowledge 
     ...admin(m.site.adminKey, { externalKnowledge: true }),
     method: "PATCH",
   });
-  body = await (await ask(m.base, m.site, { query: "shipping" })).json();
-  assert.deepEqual(body.sources.at(-1), { type: "external", label: "General AI knowledge" });
+  m.llm.setScript({
+    kind: "text",
+    pieces: ["DHL ships it [1].\n\nGeneral knowledge: DHL is big."],
+  });
+  body = await (await ask(m.base, m.site, { query: "shipping with DHL" })).json();
+  assert.deepEqual(body.sources, [
+    { type: "page", title: "Shipping", url: "/shipping" },
+    { type: "external", label: "General AI knowledge" },
+  ]);
   await m.close();
 });
 
@@ -497,17 +510,17 @@ Deno.test("summarize - bad inputs get their codes in API.md's order and cost not
   assert.equal(get.status, 405);
   assert.equal(get.headers.get("allow"), "POST, OPTIONS");
   await get.body?.cancel();
-  assert.equal(await creditsUsed(t, site), 1, "only the valid request cost a credit");
+  assert.equal(await creditsUsed(t, site), 0, "the valid request matched nothing: no credit");
   t.close();
 });
 
 Deno.test("summarize - too many summaries from one client IP get SUMMARY_RATE_LIMIT_EXCEEDED", async () => {
   const m = await withModel("basic", { summaryIpLimitPerMinute: 2 });
   m.llm.setScript({ kind: "text", pieces: ["ok"] });
-  for (let i = 0; i < 2; i++) {
-    assert.equal((await (await ask(m.base, m.site, { query: "shipping" })).json()).answer, "ok");
+  for (const query of ["shipping", "shipping to Germany"]) {
+    assert.equal((await (await ask(m.base, m.site, { query })).json()).answer, "ok");
   }
-  const res = await ask(m.base, m.site, { query: "shipping" });
+  const res = await ask(m.base, m.site, { query: "shipping costs" });
   assert.equal(res.status, 429);
   const body = await res.json();
   assert.equal(body.error.code, "SUMMARY_RATE_LIMIT_EXCEEDED");
@@ -547,4 +560,265 @@ Deno.test("summarize - a document that answers better than any page is the first
   });
   assert.match(body.answer, /five years/);
   t.close();
+});
+
+/** An extractive app with the shipping pages; posts in-process. */
+async function extractive(plan: "basic" | "pro" = "basic", pages = PAGES) {
+  const t = await startApp();
+  const site = await createSite(t, plan);
+  await putPages(t, site, pages);
+  const post = (body: unknown, key = site.publicKey) =>
+    t.call("/api/summarize", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-API-Key": key },
+      body: JSON.stringify(body),
+    });
+  return { t, site, post };
+}
+
+Deno.test("summarize - a question nothing on the site matches says so, lists no source and spends no credit", async () => {
+  const { t, site, post } = await extractive();
+  for (const query of ["xqzv blorptang wuzzle?", "How do I reset my router firmware?"]) {
+    const json = await (await post({ query })).json();
+    assert.equal(json.answer, "The site's pages do not seem to answer this question.");
+    assert.deepEqual(json.sources, []);
+    assert.equal(json.creditsRemaining, 250, "creditsRemaining unchanged");
+    const events = await readEvents(await post({ query, stream: true }));
+    assert.deepEqual(JSON.parse(events[0].data).sources, []);
+    const done = JSON.parse(events.at(-1)!.data);
+    assert.deepEqual(done.sources, []);
+    assert.equal(done.creditsRemaining, 250);
+  }
+  assert.equal(await creditsUsed(t, site), 0);
+  t.close();
+});
+
+Deno.test("summarize - a client gone before the first token spends no credit and no turn", async () => {
+  const m = await withModel();
+  m.llm.setScript({ kind: "text", pieces: ["First answer [1]."] });
+  const first = await (await ask(m.base, m.site, { query: "shipping to Germany" })).json();
+  assert.equal(await creditsUsed(m.t, m.site), 1);
+  m.llm.setScript({ kind: "stall" });
+  for (
+    const body of [{ query: "shipping costs", stream: true }, { query: "shipping costs" }, {
+      query: "and the costs of shipping?",
+      mode: "followup",
+      conversationId: first.conversationId,
+      stream: true,
+    }]
+  ) {
+    const ctl = new AbortController();
+    const res = ask(m.base, m.site, body, { signal: ctl.signal });
+    const before = m.llm.requests.length;
+    const started = Date.now();
+    while (m.llm.requests.length === before && Date.now() - started < 2000) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    ctl.abort();
+    await res.then((r) => r.body?.cancel()).catch(() => {});
+  }
+  const started = Date.now();
+  while (m.llm.aborted < 3 && Date.now() - started < 2000) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(await creditsUsed(m.t, m.site), 1, "only the delivered answer cost a credit");
+  m.llm.setScript({ kind: "text", pieces: ["Second answer [1]."] });
+  const next = await (await ask(m.base, m.site, {
+    query: "and to Austria?",
+    mode: "followup",
+    conversationId: first.conversationId,
+  })).json();
+  assert.equal(next.turn, 2, "the abandoned follow-up's turn was given back");
+  await m.close();
+});
+
+Deno.test("summarize - 20 turns of long multi-byte questions and answers are all answered", async () => {
+  const m = await withModel("business");
+  // 1,600 characters, most of them outside the BMP or three UTF-8 bytes each.
+  let text = "";
+  for (const ch of "配送には二日かかります 🚚 Доставка занимает два дня. ".repeat(60)) {
+    if (text.length + ch.length > 1596) break;
+    text += ch;
+  }
+  const answer = text.trimEnd() + " [1]";
+  m.llm.setScript({ kind: "text", pieces: [answer.slice(0, 800), answer.slice(800)] });
+  const question = (i: number) =>
+    [...`Shipping to Germany, ${i}? ${"Shipping to Germany 📦🚚 ".repeat(40)}`].slice(0, 600)
+      .join("");
+  let id = "";
+  for (let turn = 1; turn <= MAX_USER_TURNS; turn++) {
+    const res = await ask(
+      m.base,
+      m.site,
+      turn === 1
+        ? { query: question(turn) }
+        : { query: question(turn), mode: "followup", conversationId: id },
+    );
+    const body = await res.json();
+    assert.equal(res.status, 200, `turn ${turn}: ${JSON.stringify(body).slice(0, 200)}`);
+    assert.equal(body.turn, turn);
+    assert.equal(body.answer.length, answer.length);
+    id = body.conversationId;
+  }
+  // The model saw the earlier turns again, intact.
+  const last = m.llm.requests.at(-1) as { messages: { role: string; content: string }[] };
+  assert.ok(last.messages.some((x) => x.role === "assistant" && x.content === answer));
+  assert.equal(await creditsUsed(m.t, m.site), MAX_USER_TURNS);
+  await m.close();
+});
+
+const ADMIN_SITE = [
+  {
+    url: "/admin",
+    title: "The admin site",
+    body:
+      "To show a model in the admin, create a ModelAdmin class for it in admin.py and list the fields to display. The class is then registered with admin.site.register, after which the admin lists the model with its fields and filters.",
+  },
+  {
+    url: "/events",
+    title: "Meetups",
+    body:
+      "Registered attendees get a badge at the door. You need to be registered to attend: fill in the form a week before. Guests who are not registered are turned away, and registered guests may bring one friend.",
+  },
+];
+
+Deno.test("summarize - a follow-up is retrieved with the conversation's topic and stays on it", async () => {
+  const { t, post } = await extractive("pro", ADMIN_SITE);
+  const fresh = await (await post({ query: "Does it need to be registered?" })).json();
+  assert.equal(fresh.sources[0].url, "/events", "alone, the question is about events");
+  const first = await (await post({ query: "How do I show my model in the admin?" })).json();
+  assert.equal(first.sources[0].url, "/admin");
+  const follow = await (await post({
+    query: "Does it need to be registered?",
+    mode: "followup",
+    conversationId: first.conversationId,
+  })).json();
+  assert.deepEqual(follow.sources.map((s: { url: string }) => s.url), ["/admin"]);
+  assert.match(follow.answer, /registered with admin\.site\.register/);
+  t.close();
+});
+
+Deno.test("summarize - sources are exactly the pages the answer cites, in the order of first citation", async () => {
+  const { t, post } = await extractive();
+  for (
+    const query of [
+      "How long does shipping to Germany take?",
+      "Can I return opened bags?",
+      "How long does shipping take, and can I return opened bags?",
+    ]
+  ) {
+    for (const stream of [false, true]) {
+      let body;
+      if (stream) {
+        const events = await readEvents(await post({ query, stream }));
+        const meta = JSON.parse(events[0].data);
+        body = { ...meta, ...JSON.parse(events.at(-1)!.data) };
+        assert.deepEqual(meta.sources, body.sources, "meta already lists the final sources");
+      } else body = await (await post({ query })).json();
+      const cited = [...body.answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
+      const firsts = [...new Set(cited)];
+      assert.deepEqual(firsts, firsts.map((_, i) => i + 1), `${query}: numbered by first citation`);
+      assert.equal(body.sources.length, firsts.length, `${query}: every source is cited`);
+    }
+  }
+  t.close();
+});
+
+Deno.test("summarize - the same question on the same pages is answered again without a credit", async () => {
+  const { t, site, post } = await extractive();
+  const first = await (await post({ query: "How long does shipping to Germany take?" })).json();
+  assert.equal(first.creditsRemaining, 249);
+  const again = await (await post({ query: "  how long does SHIPPING to Germany take  " })).json();
+  assert.equal(again.answer, first.answer);
+  assert.deepEqual(again.sources, first.sources);
+  assert.equal(again.creditsRemaining, 249);
+  const events = await readEvents(
+    await post({ query: "How long does shipping to Germany take?", stream: true }),
+  );
+  assert.equal(JSON.parse(events.at(-1)!.data).answer, first.answer);
+  assert.equal(await creditsUsed(t, site), 1, "asked three times, paid once");
+  // Credits used up: the kept answer is still shown; a new question is refused.
+  await t.call(`/api/admin/sites/${site.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 1 } }),
+    method: "PATCH",
+  });
+  const kept = await post({ query: "How long does shipping to Germany take?" });
+  assert.equal(kept.status, 200);
+  assert.equal((await kept.json()).creditsRemaining, 0);
+  const refused = await post({ query: "Can I return opened bags?" });
+  assert.equal(refused.status, 429);
+  await refused.body?.cancel();
+  // A page change moves the index version: the answer is made (and paid for) anew.
+  await t.call(`/api/admin/sites/${site.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 10 } }),
+    method: "PATCH",
+  });
+  await putPages(t, site, [{
+    url: "/shipping",
+    title: "Shipping",
+    body: "We ship to Germany with DHL. Delivery to Germany takes 1 business day.",
+  }]);
+  const fresh = await (await post({ query: "How long does shipping to Germany take?" })).json();
+  assert.match(fresh.answer, /1 business day/);
+  assert.equal(await creditsUsed(t, site), 2);
+  t.close();
+});
+
+Deno.test("summarize - with a model, a question nothing matches never reaches the model and costs nothing", async () => {
+  const m = await withModel();
+  const body = await (await ask(m.base, m.site, { query: "xqzv blorptang wuzzle?" })).json();
+  assert.equal(body.answer, "The site's pages do not seem to answer this question.");
+  assert.deepEqual(body.sources, []);
+  assert.equal(body.creditsRemaining, 250);
+  assert.equal(m.llm.requests.length, 0, "the model was not asked");
+  m.llm.setScript({ kind: "text", pieces: ["Two to three days [7], with DHL [1]."] });
+  const real = await (await ask(m.base, m.site, { query: "shipping to Germany with DHL" })).json();
+  assert.equal(m.llm.requests.length, 1);
+  assert.equal(real.creditsRemaining, 249);
+  // A citation of a source that was never given is dropped; sources are the cited ones.
+  assert.equal(real.answer, "Two to three days, with DHL [1].");
+  assert.deepEqual(real.sources, [{ type: "page", title: "Shipping", url: "/shipping" }]);
+  await m.close();
+});
+
+Deno.test("summarize - with credits used up, a matching question is refused before the IP limit, an unmatched one answered free", async () => {
+  const t = await startApp({ summaryIpLimitPerMinute: 1 });
+  const site = await createSite(t, "basic");
+  await putPages(t, site, PAGES);
+  const post = (query: string) =>
+    t.call("/api/summarize", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-API-Key": site.publicKey },
+      body: JSON.stringify({ query }),
+    });
+  const first = await post("How long does shipping to Germany take?");
+  assert.equal(first.status, 200);
+  await first.body?.cancel();
+  const limited = await post("Can I return opened bags?");
+  assert.equal((await limited.json()).error.code, "SUMMARY_RATE_LIMIT_EXCEEDED");
+  await t.call(`/api/admin/sites/${site.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 0 } }),
+    method: "PATCH",
+  });
+  const refused = await post("Can I return opened bags?");
+  assert.equal(refused.status, 429);
+  assert.equal((await refused.json()).error.code, "AI_CREDITS_EXHAUSTED", "credits come first");
+  const t2 = await startApp();
+  const other = await createSite(t2, "basic");
+  await putPages(t2, other, PAGES);
+  await t2.call(`/api/admin/sites/${other.id}`, {
+    ...admin(OPERATOR, { limits: { aiCreditsPerMonth: 0 } }),
+    method: "PATCH",
+  });
+  const free = await t2.call("/api/summarize", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-API-Key": other.publicKey },
+    body: JSON.stringify({ query: "xqzv blorptang wuzzle?" }),
+  });
+  const body = await free.json();
+  assert.equal(free.status, 200);
+  assert.deepEqual([body.sources, body.creditsRemaining], [[], 0]);
+  t.close();
+  t2.close();
 });

@@ -1,0 +1,77 @@
+/**
+ * A page cut into its sections: a heading, the text under it, and its anchor. The
+ * crawler writes one block per line and each heading as a line of its own where its
+ * section starts; `headings` says which lines those are, and `sections` (when the page
+ * record has them) gives their anchors in reading order.
+ */
+import { squash } from "../search/text.ts";
+
+/** A page as retrieval reads it; `sections` is optional until every record carries it. */
+export interface SectionedPage {
+  title: string;
+  body: string;
+  /** Section headings (an array, or one a line as the search index keeps them). */
+  headings?: string[] | string;
+  sections?: { heading: string; anchor: string }[];
+}
+
+export interface Section {
+  /** "" for the text before the first heading. */
+  heading: string;
+  anchor: string;
+  text: string;
+  /** 0 for the first section of the page. */
+  index: number;
+}
+
+const MARKDOWN_HEADING = /^#{1,6}\s+(\S.*)$/;
+const SENTENCE_END = /[.!?:;,…"”)\]]$/u;
+
+/**
+ * For a page whose record names no headings: a Markdown heading, or a short line that
+ * starts like a title, ends like no sentence and comes before a longer paragraph.
+ */
+function looksLikeHeading(lines: string[], i: number): string | null {
+  const line = lines[i];
+  const md = MARKDOWN_HEADING.exec(line);
+  if (md) return md[1];
+  const words = line.split(" ").length;
+  const next = lines.slice(i + 1, i + 3).find((l) => l) ?? ""; // past one blank line
+  if (words > 12 || SENTENCE_END.test(line) || !/^[\p{Lu}\p{N}]/u.test(line)) return null;
+  return next.split(" ").length > Math.max(12, 2 * words) ? line : null;
+}
+
+/** The page's sections in reading order; a page without headings is one section. */
+export function splitSections(page: SectionedPage): Section[] {
+  const list = typeof page.headings === "string"
+    ? page.headings.split("\n")
+    : page.headings ?? page.sections?.map((s) => s.heading) ?? [];
+  const known = new Set(list.map((h) => squash(h)).filter(Boolean));
+  // Anchors by heading, in the order each heading text occurs.
+  const anchors = new Map<string, string[]>();
+  for (const s of page.sections ?? []) {
+    const h = squash(s.heading);
+    if (h) anchors.set(h, [...(anchors.get(h) ?? []), s.anchor]);
+  }
+  const out: Section[] = [];
+  let current: { heading: string; anchor: string; lines: string[] } = {
+    heading: "",
+    anchor: "",
+    lines: [],
+  };
+  const flush = () => {
+    const text = current.lines.join("\n").trim();
+    if (text || current.heading) out.push({ ...current, text, index: out.length });
+  };
+  // The crawler writes lines already squashed; trimming is enough (and much cheaper).
+  const lines = page.body.split(/\r\n?|\n/).map((l) => l.trim());
+  lines.forEach((line, i) => {
+    if (!line) return void current.lines.push("");
+    const heading = known.size ? (known.has(line) ? line : null) : looksLikeHeading(lines, i);
+    if (heading === null) return void current.lines.push(line);
+    flush();
+    current = { heading, anchor: anchors.get(heading)?.shift() ?? "", lines: [] };
+  });
+  flush();
+  return out;
+}

@@ -1,0 +1,122 @@
+import assert from "node:assert/strict";
+import { retrieve } from "../../lib/answers/retrieve.ts";
+import { citedSources, extractiveAnswer } from "../../lib/answers/extractive.ts";
+import { createSite, putPages, startApp } from "../helpers.ts";
+
+/** A small shop site: the answer to each question sits under one heading of one page. */
+export const SHOP = [
+  {
+    url: "/help/subscriptions",
+    title: "Subscriptions",
+    headings: ["Changing your plan", "Can I pause my subscription?", "Cancelling"],
+    body: [
+      "Changing your plan",
+      "You can switch between the Daily and Weekend plans from your account page at any time. The change applies from the next delivery.",
+      "Can I pause my subscription?",
+      "Yes. Open Account, choose Subscription and press Pause. A pause lasts one to eight weeks, and nothing is charged while it runs.",
+      "Cancelling",
+      "Cancel any time from the same page; the last box already paid for is still sent.",
+    ].join("\n"),
+  },
+  {
+    url: "/blog/august",
+    title: "Why can I not pause my subscription in August? Notes on pausing",
+    body:
+      "Can I pause my subscription in August, readers ask, when we pause roasting? Pausing a subscription, pausing roasting, pausing everything: our subscription team pauses the roaster every August. Whether you pause or not, a subscription pause is a matter of taste, and we like to pause.",
+  },
+  {
+    url: "/membership",
+    title: "Membership",
+    headings: ["How much is membership?", "What you get"],
+    body: [
+      "How much is membership?",
+      "Membership costs 8 euros a month or 80 euros a year, and you can stop it at the end of any month.",
+      "What you get",
+      "Members get free delivery on every order and a bag of a new coffee each season.",
+    ].join("\n"),
+  },
+  {
+    url: "/news",
+    title: "News",
+    body:
+      "Our membership of the Specialty Coffee Association was renewed this year. Much has changed since we joined, and we are proud of how much our roasting has improved.",
+  },
+];
+
+async function shop() {
+  const t = await startApp();
+  const site = await createSite(t, "basic");
+  await putPages(t, site, SHOP);
+  const full = (await t.services.sites.get(site.id))!;
+  return { t, site: full };
+}
+
+Deno.test("retrieve - the answer comes from the section under the matching heading, not from a page repeating the question", async () => {
+  const { t, site } = await shop();
+  for (
+    const q of [
+      "Can I pause my subscription?",
+      "pause subscription",
+      "How do I pause my subscription?",
+    ]
+  ) {
+    const r = await retrieve(t.services, site, q);
+    assert.equal(r.matched, true, q);
+    assert.equal(r.texts[0].heading, "Can I pause my subscription?", q);
+    assert.deepEqual(r.refs[0], {
+      type: "page",
+      title: "Subscriptions",
+      url: "/help/subscriptions",
+    });
+    const answer = extractiveAnswer(q, r.texts);
+    assert.match(answer, /press Pause/, q);
+    assert.match(answer, /^Yes\. Open Account/, `${q}: the section is read from its start`);
+    assert.deepEqual(citedSources(answer), [1]);
+  }
+  t.close();
+});
+
+Deno.test("retrieve - a question phrased as a question finds the same section as its keywords", async () => {
+  const { t, site } = await shop();
+  for (const q of ["How much is membership?", "membership cost", "What does membership cost?"]) {
+    const r = await retrieve(t.services, site, q);
+    assert.equal(r.matched, true, q);
+    assert.equal(r.refs[0].type === "page" && r.refs[0].url, "/membership", q);
+    assert.match(extractiveAnswer(q, r.texts), /8 euros a month/, q);
+  }
+  t.close();
+});
+
+Deno.test("retrieve - gibberish and questions the site does not cover match nothing", async () => {
+  const { t, site } = await shop();
+  for (const q of ["xqzv blorptang wuzzle?", "How do I reset my router firmware?", "what is it?"]) {
+    const r = await retrieve(t.services, site, q);
+    assert.equal(r.matched, false, q);
+    assert.deepEqual(r.refs, []);
+  }
+  t.close();
+});
+
+Deno.test("retrieve - a page source points at its section's anchor when the page record has one", async () => {
+  const { t, site } = await shop();
+  const sections = [
+    { heading: "Changing your plan", anchor: "change" },
+    { heading: "Can I pause my subscription?", anchor: "pause" },
+    { heading: "Cancelling", anchor: "cancel" },
+  ];
+  const page = { ...SHOP[0], sections };
+  await t.services.pages.upsert(site.id, page, Infinity);
+  // Until the page store keeps `sections` itself, put them on the stored record by hand.
+  const meta = await t.services.pages.meta(site.id, page.url);
+  if (meta && !("sections" in meta)) {
+    await t.kv.set(["page", site.id, page.url], { ...meta, sections });
+  }
+  const r = await retrieve(t.services, site, "Can I pause my subscription?");
+  assert.deepEqual(r.refs[0], {
+    type: "page",
+    title: "Subscriptions",
+    url: "/help/subscriptions#pause",
+  });
+  assert.equal(r.texts[0].anchor, "pause");
+  t.close();
+});

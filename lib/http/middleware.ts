@@ -14,8 +14,14 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
     const started = now();
     const requestId = "req_" + randomBase62(20);
     c.set("requestId", requestId);
+    let status = 500;
     try {
       await next();
+      status = c.res.status;
+    } catch (err) {
+      // Thrown past this middleware (a 404 from notFound): the status onError will answer.
+      status = asApiError(err).status;
+      throw err;
     } finally {
       c.header("X-Request-Id", requestId);
       log({
@@ -23,7 +29,7 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
         request_id: requestId,
         method: c.req.method,
         path: c.req.path,
-        status: c.res.status,
+        status,
         ms: Math.round((now() - started) * 10) / 10,
         site: c.get("siteId") ?? null,
       });
@@ -34,6 +40,15 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
 /** The error envelope of API.md, for any thrown value. */
 export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Response {
   const e = asApiError(err);
+  if (e.code === "SERVICE_UNAVAILABLE" && (e !== err || e.cause !== undefined)) {
+    // The store failed: operators must hear of it even though the client only sees a 503.
+    log({
+      level: "error",
+      event: "storage_unavailable",
+      request_id: c.get("requestId"),
+      error: String(e.cause ?? err),
+    });
+  }
   if (e.code === "INTERNAL_ERROR") {
     log({
       level: "error",
@@ -56,13 +71,22 @@ export function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {
   });
 }
 
-/** Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse. */
+/** How deep arrays and objects may nest in a JSON body; deeper is a 400, never a stack overflow. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse or nests too deep. */
 export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
-  const text = new TextDecoder().decode(await readBody(c, maxBytes));
+  const text = jsonText(await readBody(c, maxBytes));
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw new ApiError(
+      "INVALID_JSON",
+      `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`,
+    );
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -70,7 +94,74 @@ export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   }
 }
 
-/** Reads a raw body, refusing it as soon as it passes `maxBytes`. */
+/**
+ * The body as text. Bytes that are not UTF-8 become a lone surrogate escape (\udfff), so
+ * JSON.parse still reads the body and each string that held them is not well formed: the
+ * field it belongs to can be refused on its own (a page among many) rather than silently
+ * turned into U+FFFD.
+ */
+export function jsonText(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    const out: string[] = [];
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    let from = 0;
+    for (let i = 0; i < bytes.length;) {
+      const n = utf8Length(bytes, i);
+      if (n > 0) {
+        i += n;
+        continue;
+      }
+      out.push(decoder.decode(bytes.subarray(from, i)), "\\udfff");
+      from = ++i;
+    }
+    out.push(decoder.decode(bytes.subarray(from)));
+    return out.join("");
+  }
+}
+
+/** Bytes of the well-formed UTF-8 sequence at `i`, or 0 when there is none. */
+function utf8Length(b: Uint8Array, i: number): number {
+  const c = b[i];
+  const cont = (k: number) => i + k < b.length && (b[i + k] & 0xc0) === 0x80;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const c1 = b[i + 1];
+    if (c === 0xe0 && c1 < 0xa0) return 0; // overlong
+    if (c === 0xed && c1 > 0x9f) return 0; // surrogate
+    return cont(1) && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const c1 = b[i + 1];
+    if (c === 0xf0 && c1 < 0x90) return 0;
+    if (c === 0xf4 && c1 > 0x8f) return 0;
+    return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/** The deepest nesting of [ and { outside strings (JSON.parse would accept any depth). */
+export function nestingDepth(text: string): number {
+  let depth = 0, max = 0, inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92) i++; // backslash: skip the escaped character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 91 || ch === 123) {
+      if (++depth > max) max = depth;
+    } else if (ch === 93 || ch === 125) depth--;
+  }
+  return max;
+}
+
+/**
+ * Reads a raw body, refusing it as soon as it passes `maxBytes`. Bytes are copied into
+ * one buffer as they arrive, so memory follows the body's size, not how many pieces it came in.
+ */
 export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array> {
   const tooLarge = () =>
     new ApiError("PAYLOAD_TOO_LARGE", `The body must be at most ${maxBytes} bytes.`);
@@ -78,15 +169,21 @@ export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array
   if (declared > maxBytes) throw tooLarge();
   const body = c.req.raw.body;
   if (!body) return new Uint8Array();
-  const parts: Uint8Array[] = [];
+  let buf = new Uint8Array(
+    Math.min(maxBytes, declared > 0 ? Math.min(declared, 1 << 20) : 16 * 1024),
+  );
   let size = 0;
   for await (const part of body) {
+    if (size + part.byteLength > maxBytes) throw tooLarge();
+    if (size + part.byteLength > buf.byteLength) {
+      const grown = new Uint8Array(
+        Math.min(maxBytes, Math.max(buf.byteLength * 2, size + part.byteLength)),
+      );
+      grown.set(buf.subarray(0, size));
+      buf = grown;
+    }
+    buf.set(part, size);
     size += part.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    parts.push(part);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) out.set(p, (at += p.byteLength) - p.byteLength);
-  return out;
+  return buf.subarray(0, size);
 }

@@ -1,0 +1,517 @@
+/**
+ * HTTP/1.1 on Deno.listen, for what Deno.serve does not let us bound: a cap on open
+ * connections (the longest-idle keep-alive one makes room, else a 503), a deadline for
+ * a request's head (idle keep-alive included) and one for its body, bodies handed over
+ * as they arrive (nothing buffered per TCP segment), and an accept loop that outlives
+ * running out of file descriptors (it waits, sheds idle connections and goes on).
+ */
+import { ApiError, BodyError, errorObject } from "./errors.ts";
+import type { Logger } from "./middleware.ts";
+import { randomBase62 } from "../sites/keys.ts";
+
+export interface ServeOptions {
+  hostname: string;
+  port: number;
+  /** Open connections at most (env MAX_CONNECTIONS). */
+  maxConnections?: number;
+  /** From waiting for a request to having its whole head (env HTTP_HEADER_TIMEOUT_MS). */
+  headerTimeoutMs?: number;
+  /** From the head to the body's last byte (env HTTP_BODY_TIMEOUT_MS). */
+  bodyTimeoutMs?: number;
+  /** The largest body any route takes; more is refused before it is read. */
+  maxBodyBytes?: number;
+  maxHeaderBytes?: number;
+  log?: Logger;
+  onListen?: (addr: Deno.NetAddr) => void;
+}
+
+export type Handler = (
+  req: Request,
+  info: { remoteAddr: Deno.NetAddr; completed: Promise<void> },
+) => Response | Promise<Response>;
+
+export interface HttpServer {
+  addr: Deno.NetAddr;
+  /** Connections open now. */
+  connections(): number;
+  /** Stops accepting and closes every connection. */
+  shutdown(): Promise<void>;
+}
+
+export const SERVE_DEFAULTS = {
+  maxConnections: 512,
+  headerTimeoutMs: 20_000,
+  bodyTimeoutMs: 30_000,
+  maxBodyBytes: 32 * 1024 * 1024,
+  maxHeaderBytes: 16 * 1024,
+};
+
+const READ_CHUNK = 8 * 1024;
+const EMPTY = new Uint8Array();
+const encoder = new TextEncoder();
+const REASONS: Record<number, string> = {
+  200: "OK",
+  201: "Created",
+  204: "No Content",
+  304: "Not Modified",
+  400: "Bad Request",
+  404: "Not Found",
+  408: "Request Timeout",
+  413: "Content Too Large",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+};
+
+/** A connection's unread bytes and one read at a time from its socket. */
+class Wire {
+  #pending: Uint8Array = EMPTY;
+  #scratch = new Uint8Array(READ_CHUNK);
+  #filling: Promise<boolean> | null = null;
+  constructor(readonly conn: Deno.Conn) {}
+
+  get buffered(): Uint8Array {
+    return this.#pending;
+  }
+
+  /** Reads once more into the unread bytes; false at end of stream or on a closed socket. */
+  fill(): Promise<boolean> {
+    this.#filling ??= (async () => {
+      try {
+        const n = await this.conn.read(this.#scratch);
+        if (n === null) return false;
+        const got = this.#scratch.subarray(0, n);
+        const next = new Uint8Array(this.#pending.byteLength + n);
+        next.set(this.#pending);
+        next.set(got, this.#pending.byteLength);
+        this.#pending = next;
+        return true;
+      } catch {
+        return false;
+      } finally {
+        this.#filling = null;
+      }
+    })();
+    return this.#filling;
+  }
+
+  /** Consumes `n` unread bytes. */
+  consume(n: number): Uint8Array {
+    const out = this.#pending.subarray(0, n);
+    this.#pending = this.#pending.subarray(n);
+    return out;
+  }
+
+  /** Up to `max` bytes: what is unread, else one read's worth; null at end of stream. */
+  async take(max: number): Promise<Uint8Array | null> {
+    if (this.#pending.byteLength === 0 && !(await this.fill())) return null;
+    return this.consume(Math.min(max, this.#pending.byteLength)).slice();
+  }
+
+  /** One CRLF-terminated line (without it), at most `max` bytes; null at end of stream. */
+  async line(max: number): Promise<string | null> {
+    for (let from = 0;;) {
+      const at = indexOf(this.#pending, CRLF, from);
+      if (at >= 0) {
+        const text = latin1(this.consume(at + 2).subarray(0, at));
+        return text;
+      }
+      if (this.#pending.byteLength > max) {
+        throw new BodyError(400, "A body chunk line is too long.");
+      }
+      from = Math.max(0, this.#pending.byteLength - 1);
+      if (!(await this.fill())) return null;
+    }
+  }
+}
+
+const CRLF = encoder.encode("\r\n");
+const HEAD_END = encoder.encode("\r\n\r\n");
+
+function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
+  outer: for (let i = from; i <= hay.byteLength - needle.byteLength; i++) {
+    for (let j = 0; j < needle.byteLength; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+const latin1 = (b: Uint8Array) => new TextDecoder("latin1").decode(b);
+
+/** A request the server refuses itself, before the app sees it. */
+class Malformed extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+interface Head {
+  method: string;
+  target: string;
+  minor: number;
+  headers: Headers;
+}
+
+function parseHead(bytes: Uint8Array): Head {
+  const lines = latin1(bytes).split("\r\n");
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.([01])$/.exec(lines[0]);
+  if (!m) throw new Malformed(400, "The request line is not HTTP/1.1.");
+  const headers = new Headers();
+  for (const line of lines.slice(1)) {
+    const h = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+    if (!h) throw new Malformed(400, "A header line is malformed.");
+    try {
+      headers.append(h[1], h[2]);
+    } catch {
+      throw new Malformed(400, "A header value is not allowed.");
+    }
+  }
+  return { method: m[1], target: m[2], minor: Number(m[3]), headers };
+}
+
+/** The JSON error envelope for a refusal made here, outside the app. */
+function envelope(status: number, message: string, extra: Record<string, string> = {}) {
+  const code = status === 413
+    ? "PAYLOAD_TOO_LARGE"
+    : status === 408
+    ? "REQUEST_TIMEOUT"
+    : status === 503
+    ? "SERVICE_UNAVAILABLE"
+    : status >= 500
+    ? "INTERNAL_ERROR"
+    : "INVALID_PARAMETER";
+  const id = "req_" + randomBase62(20);
+  const body = JSON.stringify({ error: errorObject(new ApiError(code, message), id) });
+  const head = [
+    `HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}`,
+    "content-type: application/json",
+    `content-length: ${encoder.encode(body).byteLength}`,
+    "connection: close",
+    `x-request-id: ${id}`,
+    ...Object.entries(extra).map(([k, v]) => `${k}: ${v}`),
+  ];
+  return encoder.encode(head.join("\r\n") + "\r\n\r\n" + body);
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array) {
+  for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
+}
+
+interface Slot {
+  conn: Deno.Conn;
+  /** When the connection started waiting for a request with nothing read; null while busy. */
+  idleSince: number | null;
+}
+
+/** Serves `handler` on hostname:port with the bounds of ServeOptions. */
+export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
+  const o = { ...SERVE_DEFAULTS, ...options };
+  const log = o.log ?? (() => {});
+  const listener = Deno.listen({ hostname: o.hostname, port: o.port, transport: "tcp" });
+  const addr = listener.addr as Deno.NetAddr;
+  const slots = new Set<Slot>();
+  const tasks = new Set<Promise<void>>();
+  let closing = false;
+
+  const close = (conn: Deno.Conn) => {
+    try {
+      conn.close();
+    } catch { /* already closed */ }
+  };
+
+  /** Closes the longest-idle connection; false when every one is busy. */
+  const evictIdle = (): boolean => {
+    let oldest: Slot | null = null;
+    for (const s of slots) {
+      if (s.idleSince !== null && (!oldest || s.idleSince < oldest.idleSince!)) oldest = s;
+    }
+    if (!oldest) return false;
+    oldest.idleSince = null;
+    close(oldest.conn);
+    return true;
+  };
+
+  async function connection(slot: Slot) {
+    const wire = new Wire(slot.conn);
+    const remoteAddr = slot.conn.remoteAddr as Deno.NetAddr;
+    try {
+      for (let keepAlive = true; keepAlive && !closing;) {
+        keepAlive = await exchange(slot, wire, remoteAddr);
+      }
+    } finally {
+      slots.delete(slot);
+      close(slot.conn);
+    }
+  }
+
+  /** One request and its response; whether the connection may carry another. */
+  async function exchange(slot: Slot, wire: Wire, remoteAddr: Deno.NetAddr): Promise<boolean> {
+    // The head: within headerTimeoutMs of starting to wait, idle time included.
+    if (wire.buffered.byteLength === 0) slot.idleSince = Date.now();
+    const timer = setTimeout(() => close(slot.conn), o.headerTimeoutMs);
+    let head: Head;
+    try {
+      let end = -1;
+      for (let from = 0; (end = indexOf(wire.buffered, HEAD_END, from)) < 0;) {
+        // Empty lines before a request line are allowed (RFC 9112 section 2.2).
+        while (wire.buffered[0] === 13 && wire.buffered[1] === 10) wire.consume(2);
+        if (wire.buffered.byteLength > o.maxHeaderBytes) {
+          throw new Malformed(431, "The request head is too large.");
+        }
+        from = Math.max(0, wire.buffered.byteLength - 3);
+        if (!(await wire.fill())) return false;
+        slot.idleSince = null;
+      }
+      slot.idleSince = null;
+      if (end > o.maxHeaderBytes) throw new Malformed(431, "The request head is too large.");
+      head = parseHead(wire.consume(end + 4).subarray(0, end));
+    } catch (err) {
+      if (err instanceof Malformed) {
+        await writeAll(slot.conn, envelope(err.status, err.message)).catch(() => {});
+      }
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      return await respond(slot, wire, head, remoteAddr);
+    } catch (err) {
+      if (err instanceof Malformed) {
+        await writeAll(slot.conn, envelope(err.status, err.message)).catch(() => {});
+      }
+      return false;
+    }
+  }
+
+  async function respond(slot: Slot, wire: Wire, head: Head, remoteAddr: Deno.NetAddr) {
+    const h = head.headers;
+    const te = h.get("transfer-encoding");
+    const cl = h.get("content-length");
+    if (te !== null && (cl !== null || te.toLowerCase() !== "chunked")) {
+      throw new Malformed(
+        400,
+        "Only Transfer-Encoding: chunked, without Content-Length, is taken.",
+      );
+    }
+    if (cl !== null && !/^\d{1,15}$/.test(cl)) {
+      throw new Malformed(400, "Content-Length is not a number.");
+    }
+    const length = cl === null ? (te ? -1 : 0) : Number(cl);
+    if (length > o.maxBodyBytes) {
+      throw new Malformed(413, `The body must be at most ${o.maxBodyBytes} bytes.`);
+    }
+    let url: URL;
+    try {
+      url = head.target.startsWith("/")
+        ? new URL(`http://${h.get("host") || `${o.hostname}:${addr.port}`}${head.target}`)
+        : new URL(head.target);
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
+    } catch {
+      throw new Malformed(400, "The request target or Host is not valid.");
+    }
+    const noBody = head.method === "GET" || head.method === "HEAD";
+    let keepAlive = head.minor === 1 && !/\bclose\b/i.test(h.get("connection") ?? "");
+    if (h.get("expect")?.toLowerCase() === "100-continue" && length !== 0) {
+      await writeAll(slot.conn, encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
+    }
+
+    const aborter = new AbortController();
+    let bodyDone = length === 0;
+    // The client leaving while the app works aborts the request's signal.
+    const watch = () => {
+      wire.fill().then((more) => more || aborter.abort("client gone"));
+    };
+    const body = length === 0 || noBody ? null : bodyStream(wire, length, o.bodyTimeoutMs, () => {
+      bodyDone = true;
+      watch();
+    });
+    if (length !== 0 && noBody) keepAlive = false; // its body is never read
+    if (bodyDone) watch();
+
+    let completed!: () => void;
+    const done = new Promise<void>((r) => completed = r);
+    let res: Response;
+    try {
+      const req = new Request(url, {
+        method: head.method,
+        headers: h,
+        body,
+        signal: aborter.signal,
+      });
+      res = await handler(req, { remoteAddr, completed: done });
+    } catch (err) {
+      if (err instanceof TypeError && !body) throw new Malformed(400, "The request is not valid.");
+      log({ level: "error", event: "handler_failed", error: String(err) });
+      res = new Response(null, { status: 500 });
+    }
+    // A body the app did not read to its end leaves the stream unusable for another request.
+    if (!bodyDone) {
+      keepAlive = false;
+      await body?.cancel().catch(() => {});
+    }
+    try {
+      await writeResponse(slot.conn, res, head.method === "HEAD", keepAlive);
+    } catch {
+      aborter.abort("client gone");
+      await res.body?.cancel().catch(() => {});
+      keepAlive = false;
+    } finally {
+      completed();
+    }
+    return keepAlive;
+  }
+
+  let acceptFailures = 0;
+
+  async function acceptLoop() {
+    while (!closing) {
+      let conn: Deno.Conn;
+      try {
+        conn = await listener.accept();
+        acceptFailures = 0;
+      } catch (err) {
+        if (closing || err instanceof Deno.errors.BadResource) return;
+        // Out of file descriptors (or another passing failure): shed idle connections,
+        // wait, and go on; clients wait in the backlog meanwhile.
+        if (acceptFailures++ % 50 === 0) {
+          log({ level: "error", event: "accept_failed", error: String(err), open: slots.size });
+        }
+        for (let i = 0; i < Math.ceil(slots.size / 4); i++) if (!evictIdle()) break;
+        await new Promise((r) => setTimeout(r, Math.min(1000, 20 * acceptFailures)));
+        continue;
+      }
+      if (slots.size >= o.maxConnections && !evictIdle()) {
+        const refusal = envelope(503, "The server is at its connection limit. Retry shortly.", {
+          "retry-after": "1",
+        });
+        writeAll(conn, refusal).catch(() => {}).finally(() => close(conn));
+        continue;
+      }
+      const slot: Slot = { conn, idleSince: Date.now() };
+      slots.add(slot);
+      const task = connection(slot).catch(() => {}).finally(() => tasks.delete(task));
+      tasks.add(task);
+    }
+  }
+
+  const accepting = acceptLoop();
+  o.onListen?.(addr);
+  return {
+    addr,
+    connections: () => slots.size,
+    async shutdown() {
+      closing = true;
+      try {
+        listener.close();
+      } catch { /* already closed */ }
+      for (const s of slots) close(s.conn);
+      await accepting;
+      await Promise.all(tasks);
+    },
+  };
+}
+
+/** A request body read as the app asks for it, within `timeoutMs`, at most `length` bytes (-1: chunked). */
+function bodyStream(
+  wire: Wire,
+  length: number,
+  timeoutMs: number,
+  onEnd: () => void,
+): ReadableStream<Uint8Array> {
+  const deadline = Date.now() + timeoutMs;
+  let left = length; // bytes left of this body (known length) or of the current chunk
+  const chunked = length < 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const withDeadline = <T>(p: Promise<T>): Promise<T> => {
+    const ms = deadline - Date.now();
+    if (ms <= 0) return Promise.reject(timeout());
+    return Promise.race([
+      p,
+      new Promise<T>((_, reject) => timer = setTimeout(() => reject(timeout()), ms)),
+    ]).finally(() => clearTimeout(timer));
+  };
+  const timeout = () => new BodyError(408, "The request body did not arrive in time.");
+  const truncated = () => new BodyError(400, "The request body ended early.");
+  return new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      if (chunked && left <= 0) {
+        if (left === 0) { // the CRLF after a chunk's data
+          const end = await withDeadline(wire.line(16));
+          if (end !== "") throw new BodyError(400, "A body chunk is malformed.");
+        }
+        const size = await withDeadline(wire.line(1024));
+        if (size === null) throw truncated();
+        const n = parseInt(size.split(";")[0].trim(), 16);
+        if (!/^[0-9a-f]+$/i.test(size.split(";")[0].trim()) || !Number.isSafeInteger(n)) {
+          throw new BodyError(400, "A body chunk size is malformed.");
+        }
+        if (n === 0) {
+          // Trailers, then the empty line.
+          for (let i = 0;; i++) {
+            const t = await withDeadline(wire.line(8192));
+            if (t === null || i > 100) throw truncated();
+            if (t === "") break;
+          }
+          ctrl.close();
+          onEnd();
+          return;
+        }
+        left = n;
+      }
+      const part = await withDeadline(wire.take(Math.min(left, 64 * 1024)));
+      if (part === null) throw truncated();
+      left -= part.byteLength;
+      ctrl.enqueue(part);
+      if (!chunked && left === 0) {
+        ctrl.close();
+        onEnd();
+      }
+    },
+  }, { highWaterMark: 0 });
+}
+
+const NO_BODY = new Set([204, 304]);
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
+
+/** Writes a response: its declared length, or chunked; a HEAD's or 204/304's without a body. */
+async function writeResponse(conn: Deno.Conn, res: Response, head: boolean, keepAlive: boolean) {
+  const lines = [`HTTP/1.1 ${res.status} ${REASONS[res.status] ?? (res.statusText || "Status")}`];
+  res.headers.forEach((v, k) => HOP_BY_HOP.has(k) || lines.push(`${k}: ${v}`));
+  if (!res.headers.has("date")) lines.push(`date: ${new Date().toUTCString()}`);
+  if (!keepAlive) lines.push("connection: close");
+  const declared = res.headers.get("content-length");
+  const bodyless = head || NO_BODY.has(res.status) || res.status < 200;
+  const fixed = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
+  if (bodyless) {
+    if (fixed !== null && !NO_BODY.has(res.status)) lines.push(`content-length: ${fixed}`);
+    await res.body?.cancel().catch(() => {});
+    await writeAll(conn, encoder.encode(lines.join("\r\n") + "\r\n\r\n"));
+    return;
+  }
+  if (!res.body) {
+    lines.push("content-length: 0");
+    await writeAll(conn, encoder.encode(lines.join("\r\n") + "\r\n\r\n"));
+    return;
+  }
+  lines.push(fixed !== null ? `content-length: ${fixed}` : "transfer-encoding: chunked");
+  await writeAll(conn, encoder.encode(lines.join("\r\n") + "\r\n\r\n"));
+  let sent = 0;
+  for await (const part of res.body) {
+    if (part.byteLength === 0) continue;
+    if (fixed !== null) {
+      sent += part.byteLength;
+      if (sent > fixed) throw new Error("body longer than its Content-Length");
+      await writeAll(conn, part);
+      continue;
+    }
+    const size = encoder.encode(part.byteLength.toString(16) + "\r\n");
+    const frame = new Uint8Array(size.byteLength + part.byteLength + 2);
+    frame.set(size);
+    frame.set(part, size.byteLength);
+    frame.set(CRLF, size.byteLength + part.byteLength);
+    await writeAll(conn, frame);
+  }
+  if (fixed !== null && sent !== fixed) throw new Error("body shorter than its Content-Length");
+  if (fixed === null) await writeAll(conn, encoder.encode("0\r\n\r\n"));
+}

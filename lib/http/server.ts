@@ -8,6 +8,7 @@
 import { ApiError, BodyError, errorObject } from "./errors.ts";
 import type { Logger } from "./middleware.ts";
 import { randomBase62 } from "../sites/keys.ts";
+import { CRLF, HEAD_END, indexOf, latin1, Wire } from "./wire.ts";
 
 export interface ServeOptions {
   hostname: string;
@@ -46,8 +47,6 @@ export const SERVE_DEFAULTS = {
   maxHeaderBytes: 16 * 1024,
 };
 
-const READ_CHUNK = 8 * 1024;
-const EMPTY = new Uint8Array();
 const encoder = new TextEncoder();
 const REASONS: Record<number, string> = {
   200: "OK",
@@ -63,81 +62,6 @@ const REASONS: Record<number, string> = {
   501: "Not Implemented",
   503: "Service Unavailable",
 };
-
-/** A connection's unread bytes and one read at a time from its socket. */
-class Wire {
-  #pending: Uint8Array = EMPTY;
-  #scratch = new Uint8Array(READ_CHUNK);
-  #filling: Promise<boolean> | null = null;
-  constructor(readonly conn: Deno.Conn) {}
-
-  get buffered(): Uint8Array {
-    return this.#pending;
-  }
-
-  /** Reads once more into the unread bytes; false at end of stream or on a closed socket. */
-  fill(): Promise<boolean> {
-    this.#filling ??= (async () => {
-      try {
-        const n = await this.conn.read(this.#scratch);
-        if (n === null) return false;
-        const got = this.#scratch.subarray(0, n);
-        const next = new Uint8Array(this.#pending.byteLength + n);
-        next.set(this.#pending);
-        next.set(got, this.#pending.byteLength);
-        this.#pending = next;
-        return true;
-      } catch {
-        return false;
-      } finally {
-        this.#filling = null;
-      }
-    })();
-    return this.#filling;
-  }
-
-  /** Consumes `n` unread bytes. */
-  consume(n: number): Uint8Array {
-    const out = this.#pending.subarray(0, n);
-    this.#pending = this.#pending.subarray(n);
-    return out;
-  }
-
-  /** Up to `max` bytes: what is unread, else one read's worth; null at end of stream. */
-  async take(max: number): Promise<Uint8Array | null> {
-    if (this.#pending.byteLength === 0 && !(await this.fill())) return null;
-    return this.consume(Math.min(max, this.#pending.byteLength)).slice();
-  }
-
-  /** One CRLF-terminated line (without it), at most `max` bytes; null at end of stream. */
-  async line(max: number): Promise<string | null> {
-    for (let from = 0;;) {
-      const at = indexOf(this.#pending, CRLF, from);
-      if (at >= 0) {
-        const text = latin1(this.consume(at + 2).subarray(0, at));
-        return text;
-      }
-      if (this.#pending.byteLength > max) {
-        throw new BodyError(400, "A body chunk line is too long.");
-      }
-      from = Math.max(0, this.#pending.byteLength - 1);
-      if (!(await this.fill())) return null;
-    }
-  }
-}
-
-const CRLF = encoder.encode("\r\n");
-const HEAD_END = encoder.encode("\r\n\r\n");
-
-function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
-  outer: for (let i = from; i <= hay.byteLength - needle.byteLength; i++) {
-    for (let j = 0; j < needle.byteLength; j++) if (hay[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
-}
-
-const latin1 = (b: Uint8Array) => new TextDecoder("latin1").decode(b);
 
 /** A request the server refuses itself, before the app sees it. */
 class Malformed extends Error {
@@ -433,24 +357,25 @@ function bodyStream(
   };
   const timeout = () => new BodyError(408, "The request body did not arrive in time.");
   const truncated = () => new BodyError(400, "The request body ended early.");
+  const malformed = () => new BodyError(400, "The request body's chunked framing is malformed.");
   return new ReadableStream<Uint8Array>({
     async pull(ctrl) {
       if (chunked && left <= 0) {
         if (left === 0) { // the CRLF after a chunk's data
           const end = await withDeadline(wire.line(16));
-          if (end !== "") throw new BodyError(400, "A body chunk is malformed.");
+          if (end !== "") throw malformed();
         }
         const size = await withDeadline(wire.line(1024));
-        if (size === null) throw truncated();
+        if (size === null) throw malformed();
         const n = parseInt(size.split(";")[0].trim(), 16);
         if (!/^[0-9a-f]+$/i.test(size.split(";")[0].trim()) || !Number.isSafeInteger(n)) {
-          throw new BodyError(400, "A body chunk size is malformed.");
+          throw malformed();
         }
         if (n === 0) {
           // Trailers, then the empty line.
           for (let i = 0;; i++) {
             const t = await withDeadline(wire.line(8192));
-            if (t === null || i > 100) throw truncated();
+            if (t === null || i > 100) throw malformed();
             if (t === "") break;
           }
           ctrl.close();

@@ -84,7 +84,7 @@ if (env("DENO_DEPLOYMENT_ID")) {
   Deno.serve({ port, hostname, onListen: banner }, app.fetch); // Deploy runs its own front end
 } else {
   // Our own HTTP/1.1 server: bounded connections, head and body deadlines (lib/http/server.ts).
-  serveHttp({
+  const server = serveHttp({
     port,
     hostname,
     maxConnections: envNumber("MAX_CONNECTIONS", SERVE_DEFAULTS.maxConnections),
@@ -93,4 +93,13 @@ if (env("DENO_DEPLOYMENT_ID")) {
     log: jsonLogger,
     onListen: banner,
   }, app.fetch);
+  // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and
+  // panics if that happens while the process is out of file descriptors.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    Deno.addSignalListener(signal, async () => {
+      await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 5000))]);
+      kv.close();
+      Deno.exit(0);
+    });
+  }
 }

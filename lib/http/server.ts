@@ -40,7 +40,7 @@ export interface HttpServer {
 }
 
 export const SERVE_DEFAULTS = {
-  maxConnections: 512,
+  maxConnections: 256,
   headerTimeoutMs: 20_000,
   bodyTimeoutMs: 30_000,
   maxBodyBytes: 32 * 1024 * 1024,
@@ -124,7 +124,7 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array) {
 
 interface Slot {
   conn: Deno.Conn;
-  /** When the connection started waiting for a request with nothing read; null while busy. */
+  /** When a keep-alive connection started waiting for its next request; null otherwise. */
   idleSince: number | null;
 }
 
@@ -160,19 +160,27 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     const wire = new Wire(slot.conn);
     const remoteAddr = slot.conn.remoteAddr as Deno.NetAddr;
     try {
-      for (let keepAlive = true; keepAlive && !closing;) {
-        keepAlive = await exchange(slot, wire, remoteAddr);
+      for (let n = 0, keepAlive = true; keepAlive && !closing; n++) {
+        keepAlive = await exchange(slot, wire, remoteAddr, n === 0);
       }
     } finally {
       slots.delete(slot);
       close(slot.conn);
+      freed?.();
+      freed = null;
     }
   }
 
   /** One request and its response; whether the connection may carry another. */
-  async function exchange(slot: Slot, wire: Wire, remoteAddr: Deno.NetAddr): Promise<boolean> {
+  async function exchange(
+    slot: Slot,
+    wire: Wire,
+    remoteAddr: Deno.NetAddr,
+    first: boolean,
+  ): Promise<boolean> {
     // The head: within headerTimeoutMs of starting to wait, idle time included.
-    if (wire.buffered.byteLength === 0) slot.idleSince = Date.now();
+    // Only a connection that was served may be closed to make room; a new one gets its turn.
+    if (wire.buffered.byteLength === 0 && !first) slot.idleSince = Date.now();
     const timer = setTimeout(() => close(slot.conn), o.headerTimeoutMs);
     let head: Head;
     try {
@@ -274,6 +282,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       keepAlive = false;
       await body?.cancel().catch(() => {});
     }
+    if (slots.size >= o.maxConnections) keepAlive = false; // others may be waiting
     try {
       await writeResponse(slot.conn, res, head.method === "HEAD", keepAlive);
     } catch {
@@ -287,9 +296,15 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
   }
 
   let acceptFailures = 0;
+  let freed: (() => void) | null = null;
 
   async function acceptLoop() {
     while (!closing) {
+      // At the cap, new clients wait in the listen backlog until a connection ends; every
+      // response meanwhile closes its connection, so waiting clients get their turn.
+      while (slots.size >= o.maxConnections && !evictIdle() && !closing) {
+        await new Promise<void>((r) => freed = r);
+      }
       let conn: Deno.Conn;
       try {
         conn = await listener.accept();
@@ -305,14 +320,8 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
         await new Promise((r) => setTimeout(r, Math.min(1000, 20 * acceptFailures)));
         continue;
       }
-      if (slots.size >= o.maxConnections && !evictIdle()) {
-        const refusal = envelope(503, "The server is at its connection limit. Retry shortly.", {
-          "retry-after": "1",
-        });
-        writeAll(conn, refusal).catch(() => {}).finally(() => close(conn));
-        continue;
-      }
-      const slot: Slot = { conn, idleSince: Date.now() };
+
+      const slot: Slot = { conn, idleSince: null };
       slots.add(slot);
       const task = connection(slot).catch(() => {}).finally(() => tasks.delete(task));
       tasks.add(task);
@@ -326,6 +335,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     connections: () => slots.size,
     async shutdown() {
       closing = true;
+      freed?.();
       try {
         listener.close();
       } catch { /* already closed */ }

@@ -80,8 +80,8 @@ export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
-  const text = jsonText(await readBody(c, maxBytes));
-  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+  const text = await jsonText(await readBody(c, maxBytes));
+  if (await nestingDepth(text) > MAX_JSON_DEPTH) {
     throw new ApiError(
       "INVALID_JSON",
       `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`,
@@ -94,31 +94,47 @@ export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   }
 }
 
+/** Work on a large body goes in slices of this many bytes or characters, yielding in between. */
+const SLICE = 1 << 20;
+const yieldNow = () => new Promise((r) => setTimeout(r, 0));
+
 /**
- * The body as text. Bytes that are not UTF-8 become a lone surrogate escape (\udfff), so
- * JSON.parse still reads the body and each string that held them is not well formed: the
- * field it belongs to can be refused on its own (a page among many) rather than silently
- * turned into U+FFFD.
+ * The body as text, decoded in slices so a large one never holds up other requests. Bytes
+ * that are not UTF-8 become a lone surrogate escape (\udfff), so JSON.parse still reads the
+ * body and each string that held them is not well formed: the field it belongs to can be
+ * refused on its own (a page among many) rather than silently turned into U+FFFD.
  */
-export function jsonText(bytes: Uint8Array): string {
+export async function jsonText(bytes: Uint8Array): Promise<string> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const parts: string[] = [];
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    const out: string[] = [];
-    const decoder = new TextDecoder("utf-8", { fatal: true });
-    let from = 0;
-    for (let i = 0; i < bytes.length;) {
-      const n = utf8Length(bytes, i);
-      if (n > 0) {
-        i += n;
-        continue;
-      }
-      out.push(decoder.decode(bytes.subarray(from, i)), "\\udfff");
-      from = ++i;
+    for (let i = 0; i < bytes.length; i += SLICE) {
+      parts.push(decoder.decode(bytes.subarray(i, i + SLICE), { stream: true }));
+      if (i + SLICE < bytes.length) await yieldNow();
     }
-    out.push(decoder.decode(bytes.subarray(from)));
-    return out.join("");
+    parts.push(decoder.decode());
+    return parts.join("");
+  } catch {
+    return marked(bytes);
   }
+}
+
+/** The body with each byte that is not part of well-formed UTF-8 written as \udfff. */
+function marked(bytes: Uint8Array): string {
+  const out: string[] = [];
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let from = 0;
+  for (let i = 0; i < bytes.length;) {
+    const n = utf8Length(bytes, i);
+    if (n > 0) {
+      i += n;
+      continue;
+    }
+    out.push(decoder.decode(bytes.subarray(from, i)), "\\udfff");
+    from = ++i;
+  }
+  out.push(decoder.decode(bytes.subarray(from)));
+  return out.join("");
 }
 
 /** Bytes of the well-formed UTF-8 sequence at `i`, or 0 when there is none. */
@@ -143,9 +159,10 @@ function utf8Length(b: Uint8Array, i: number): number {
 }
 
 /** The deepest nesting of [ and { outside strings (JSON.parse would accept any depth). */
-export function nestingDepth(text: string): number {
+export async function nestingDepth(text: string): Promise<number> {
   let depth = 0, max = 0, inString = false;
   for (let i = 0; i < text.length; i++) {
+    if (i % SLICE === SLICE - 1) await yieldNow();
     const ch = text.charCodeAt(i);
     if (inString) {
       if (ch === 92) i++; // backslash: skip the escaped character

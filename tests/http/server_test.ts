@@ -1,5 +1,6 @@
 /** The server under abuse: main.ts in a child process, sockets on 127.0.0.1. */
 import assert from "node:assert/strict";
+import { serveHttp } from "../../lib/http/server.ts";
 import { connect, readUntilClosed, startMain, timedSearch } from "../fixtures/instance.ts";
 
 const enc = new TextEncoder();
@@ -210,3 +211,59 @@ function count(items: string[]) {
   for (const i of items) out[i] = (out[i] ?? 0) + 1;
   return out;
 }
+
+Deno.test("server - HTTP/1.1 framing: pipelined and chunked requests, HEAD, and malformed or oversized heads", async () => {
+  const aborted = Promise.withResolvers<void>();
+  const server = serveHttp(
+    { hostname: "127.0.0.1", port: 0, maxBodyBytes: 1000, maxHeaderBytes: 2048 },
+    async (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/hang") {
+        req.signal.addEventListener("abort", () => aborted.resolve());
+        await aborted.promise;
+        return new Response("late");
+      }
+      const body = req.body ? await req.text() : "";
+      return new Response(`${req.method} ${path} ${body}`);
+    },
+  );
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  const exchange = async (raw: string) => {
+    const conn = await connect(url);
+    await conn.write(enc.encode(raw));
+    const { text } = await readUntilClosed(conn, 2000);
+    conn.close();
+    return text;
+  };
+  const pipelined = await exchange(
+    "GET /one HTTP/1.1\r\nHost: x\r\n\r\n" +
+      "POST /two HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n" +
+      "HEAD /three HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+  );
+  assert.match(pipelined, /GET \/one \r\n0\r\n\r\n/);
+  assert.match(pipelined, /POST \/two abcde/);
+  assert.match(pipelined, /HTTP\/1\.1 200 OK[\s\S]*HTTP\/1\.1 200 OK[\s\S]*HTTP\/1\.1 200 OK/);
+  assert.ok(!pipelined.includes("HEAD /three"), "a HEAD answer has no body");
+  assert.match(await exchange("NOT HTTP\r\n\r\n"), /^HTTP\/1\.1 400 /);
+  assert.match(
+    await exchange(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4000)}\r\n\r\n`),
+    /^HTTP\/1\.1 431 /,
+  );
+  assert.match(
+    await exchange("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n"),
+    /^HTTP\/1\.1 413 [\s\S]*PAYLOAD_TOO_LARGE/,
+  );
+  assert.match(
+    await exchange(
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+    ),
+    /^HTTP\/1\.1 400 /,
+  );
+  // A client that leaves while its request is being worked on aborts the request's signal.
+  const leaving = await connect(url);
+  await leaving.write(enc.encode("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n"));
+  await new Promise((r) => setTimeout(r, 100));
+  leaving.close();
+  await aborted.promise;
+  await server.shutdown();
+});

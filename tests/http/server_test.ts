@@ -134,7 +134,7 @@ Deno.test("server - connections are capped: an idle keep-alive one makes room, e
   }
   const served = await timedSearch(inst);
   assert.equal(served.status, 200);
-  assert.ok(served.ms < 500);
+  assert.ok(served.ms < 2000, "served without waiting for a timeout");
   const evicted = (await Promise.all(idle.map((c) => readUntilClosed(c, 200))))
     .filter((r) => r.closed).length;
   assert.ok(evicted >= 1, "an idle connection made room");

@@ -14,14 +14,12 @@ async function call(inst: Instance, path: string, method = "GET", body?: unknown
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
 }
 
-/** Two instances on one fresh KV file, started at the same moment. */
-async function twoInstances() {
+/** Two instances on one fresh KV file, started at the same moment or one after the other. */
+async function twoInstances(together = false) {
   const dir = await Deno.makeTempDir();
   const env = { KV_PATH: `${dir}/shared.kv` };
-  const [a, b] = await Promise.all([
-    startMain(env, { operatorToken: TOKEN }),
-    startMain(env, { operatorToken: TOKEN }),
-  ]);
+  const start = () => startMain(env, { operatorToken: TOKEN });
+  const [a, b] = together ? await Promise.all([start(), start()]) : [await start(), await start()];
   return {
     a,
     b,
@@ -35,7 +33,7 @@ async function twoInstances() {
 }
 
 Deno.test("storage - two instances started together on a fresh KV are both up, with one demo site", async () => {
-  const { a, b, close } = await twoInstances();
+  const { a, b, close } = await twoInstances(true);
   assert.equal(a.publicKey, b.publicKey, "both print the same demo site");
   const sites = await call(a, "/api/admin/sites");
   assert.equal(sites.json.sites.length, 1);
@@ -93,13 +91,22 @@ Deno.test("storage - two instances, one site at its AI-credit limit: no 503, and
   const { a, b, close } = await twoInstances();
   const sites = await call(a, "/api/admin/sites");
   const id = sites.json.sites[0].id;
-  const limit = 6;
+  const limit = 20;
   const patched = await call(a, `/api/admin/sites/${id}`, "PATCH", {
     limits: { aiCreditsPerMonth: limit },
   });
   assert.equal(patched.status, 200);
   await new Promise((r) => setTimeout(r, 2100)); // both instances' key caches see the change
-  const results = await Promise.all(Array.from({ length: 16 }, async (_, i) => {
+  // Page writes on both instances meanwhile, so the two processes contend for the file's lock.
+  let writing = true;
+  const writers = [a, b].map(async (inst, w) => {
+    for (let i = 0; writing; i++) {
+      await call(inst, `/api/admin/sites/${id}/pages`, "PUT", {
+        pages: [{ url: `/busy/${w}/${i % 5}`, title: "Busy", body: `round ${i} `.repeat(500) }],
+      });
+    }
+  });
+  const results = await Promise.all(Array.from({ length: 40 }, async (_, i) => {
     const inst = i % 2 ? a : b;
     const res = await fetch(`${inst.url}/api/summarize?key=${inst.publicKey}`, {
       method: "POST",
@@ -109,8 +116,11 @@ Deno.test("storage - two instances, one site at its AI-credit limit: no 503, and
     await res.body?.cancel();
     return res.status;
   }));
+  writing = false;
+  await Promise.all(writers);
   assert.ok(!results.includes(503), JSON.stringify(results));
   assert.equal(results.filter((s) => s === 200).length, limit, JSON.stringify(results));
+  assert.equal(results.filter((s) => s === 429).length, 40 - limit, JSON.stringify(results));
   await close();
 });
 

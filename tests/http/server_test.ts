@@ -157,7 +157,7 @@ Deno.test("server - connections are capped: an idle keep-alive one makes room, e
   await Deno.remove(dir, { recursive: true });
 });
 
-Deno.test("server - 1,000 keep-alive clients keep memory to a few hundred MB and a probe search fast", async () => {
+Deno.test("server - 1,000 keep-alive clients: the server holds at most its cap, memory stays at a few hundred MB, a probe is fast", async () => {
   const { dir, ...env } = await tempKv();
   const inst = await startMain(env, { operatorToken: "op_keepalive_test" });
   const sites = await (await fetch(`${inst.url}/api/admin/sites`, {
@@ -187,6 +187,9 @@ Deno.test("server - 1,000 keep-alive clients keep memory to a few hundred MB and
       statuses.push("reset");
     }
   }));
+  // What the server holds open: its file descriptors (sockets, the KV file, …).
+  const fds = (await new Deno.Command("ls", { args: [`/proc/${inst.pid}/fd`] }).output()).stdout;
+  const open = new TextDecoder().decode(fds).trim().split("\n").length;
   const probes = [];
   for (let i = 0; i < 10; i++) probes.push(await timedSearch(inst));
   const mem = await inst.memory();
@@ -194,8 +197,9 @@ Deno.test("server - 1,000 keep-alive clients keep memory to a few hundred MB and
   console.log(
     `1,000 keep-alive: peak RSS ${mem.peakMb.toFixed(0)} MB, slowest of 10 probes ${
       slowest.toFixed(0)
-    } ms, answers ${JSON.stringify(count(statuses))}`,
+    } ms, ${open} descriptors open, answers ${JSON.stringify(count(statuses))}`,
   );
+  assert.ok(open < 256 + 64, `the server holds at most its cap of connections (${open} open)`);
   assert.ok(probes.every((p) => p.status === 200));
   assert.ok(slowest < 1000, `probe took ${slowest.toFixed(0)} ms`);
   assert.ok(mem.peakMb < 400, `peak RSS ${mem.peakMb.toFixed(0)} MB`);

@@ -2,6 +2,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError, asApiError, errorObject } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
+import { parseJsonBody } from "./json.ts";
 
 export type AppEnv = { Variables: { requestId: string; siteId?: string } };
 export type Logger = (line: Record<string, unknown>) => void;
@@ -71,108 +72,13 @@ export function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {
   });
 }
 
-/** How deep arrays and objects may nest in a JSON body; deeper is a 400, never a stack overflow. */
-export const MAX_JSON_DEPTH = 64;
-
 /** Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse or nests too deep. */
 export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
-  const text = await jsonText(await readBody(c, maxBytes));
-  if (await nestingDepth(text) > MAX_JSON_DEPTH) {
-    throw new ApiError(
-      "INVALID_JSON",
-      `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`,
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
-  }
-}
-
-/** Work on a large body goes in slices of this many bytes or characters, yielding in between. */
-const SLICE = 1 << 20;
-const yieldNow = () => new Promise((r) => setTimeout(r, 0));
-
-/**
- * The body as text, decoded in slices so a large one never holds up other requests. Bytes
- * that are not UTF-8 become a lone surrogate escape (\udfff), so JSON.parse still reads the
- * body and each string that held them is not well formed: the field it belongs to can be
- * refused on its own (a page among many) rather than silently turned into U+FFFD.
- */
-export async function jsonText(bytes: Uint8Array): Promise<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const parts: string[] = [];
-  try {
-    for (let i = 0; i < bytes.length; i += SLICE) {
-      parts.push(decoder.decode(bytes.subarray(i, i + SLICE), { stream: true }));
-      if (i + SLICE < bytes.length) await yieldNow();
-    }
-    parts.push(decoder.decode());
-    return parts.join("");
-  } catch {
-    return marked(bytes);
-  }
-}
-
-/** The body with each byte that is not part of well-formed UTF-8 written as \udfff. */
-function marked(bytes: Uint8Array): string {
-  const out: string[] = [];
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let from = 0;
-  for (let i = 0; i < bytes.length;) {
-    const n = utf8Length(bytes, i);
-    if (n > 0) {
-      i += n;
-      continue;
-    }
-    out.push(decoder.decode(bytes.subarray(from, i)), "\\udfff");
-    from = ++i;
-  }
-  out.push(decoder.decode(bytes.subarray(from)));
-  return out.join("");
-}
-
-/** Bytes of the well-formed UTF-8 sequence at `i`, or 0 when there is none. */
-function utf8Length(b: Uint8Array, i: number): number {
-  const c = b[i];
-  const cont = (k: number) => i + k < b.length && (b[i + k] & 0xc0) === 0x80;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
-  if (c >= 0xe0 && c <= 0xef) {
-    const c1 = b[i + 1];
-    if (c === 0xe0 && c1 < 0xa0) return 0; // overlong
-    if (c === 0xed && c1 > 0x9f) return 0; // surrogate
-    return cont(1) && cont(2) ? 3 : 0;
-  }
-  if (c >= 0xf0 && c <= 0xf4) {
-    const c1 = b[i + 1];
-    if (c === 0xf0 && c1 < 0x90) return 0;
-    if (c === 0xf4 && c1 > 0x8f) return 0;
-    return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  }
-  return 0;
-}
-
-/** The deepest nesting of [ and { outside strings (JSON.parse would accept any depth). */
-export async function nestingDepth(text: string): Promise<number> {
-  let depth = 0, max = 0, inString = false;
-  for (let i = 0; i < text.length; i++) {
-    if (i % SLICE === SLICE - 1) await yieldNow();
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92) i++; // backslash: skip the escaped character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 91 || ch === 123) {
-      if (++depth > max) max = depth;
-    } else if (ch === 93 || ch === 125) depth--;
-  }
-  return max;
+  return await parseJsonBody(await readBody(c, maxBytes));
 }
 
 /**

@@ -118,14 +118,25 @@ function envelope(status: number, message: string, extra: Record<string, string>
   return encoder.encode(head.join("\r\n") + "\r\n\r\n" + body);
 }
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array) {
-  for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
+/** A client that stops reading for this long is dropped (its writes never finish otherwise). */
+const WRITE_TIMEOUT_MS = 30_000;
+
+/** Writes all of `bytes`; the slot's deadline covers the write, so a stalled reader is dropped. */
+async function writeAll(slot: Slot, bytes: Uint8Array) {
+  slot.deadline = Date.now() + WRITE_TIMEOUT_MS;
+  try {
+    for (let at = 0; at < bytes.byteLength;) at += await slot.conn.write(bytes.subarray(at));
+  } finally {
+    slot.deadline = null;
+  }
 }
 
 interface Slot {
   conn: Deno.Conn;
   /** When a keep-alive connection started waiting for its next request; null otherwise. */
   idleSince: number | null;
+  /** When the head being read or the write under way must be done by; null when neither. */
+  deadline: number | null;
 }
 
 /** Serves `handler` on hostname:port with the bounds of ServeOptions. */
@@ -181,7 +192,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     // The head: within headerTimeoutMs of starting to wait, idle time included.
     // Only a connection that was served may be closed to make room; a new one gets its turn.
     if (wire.buffered.byteLength === 0 && !first) slot.idleSince = Date.now();
-    const timer = setTimeout(() => close(slot.conn), o.headerTimeoutMs);
+    slot.deadline = Date.now() + o.headerTimeoutMs;
     let head: Head;
     try {
       let end = -1;
@@ -200,17 +211,17 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       head = parseHead(wire.consume(end + 4).subarray(0, end));
     } catch (err) {
       if (err instanceof Malformed) {
-        await writeAll(slot.conn, envelope(err.status, err.message)).catch(() => {});
+        await writeAll(slot, envelope(err.status, err.message)).catch(() => {});
       }
       return false;
     } finally {
-      clearTimeout(timer);
+      slot.deadline = null;
     }
     try {
       return await respond(slot, wire, head, remoteAddr);
     } catch (err) {
       if (err instanceof Malformed) {
-        await writeAll(slot.conn, envelope(err.status, err.message)).catch(() => {});
+        await writeAll(slot, envelope(err.status, err.message)).catch(() => {});
       }
       return false;
     }
@@ -245,7 +256,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     const noBody = head.method === "GET" || head.method === "HEAD";
     let keepAlive = head.minor === 1 && !/\bclose\b/i.test(h.get("connection") ?? "");
     if (h.get("expect")?.toLowerCase() === "100-continue" && length !== 0) {
-      await writeAll(slot.conn, encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
+      await writeAll(slot, encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
     }
 
     const aborter = new AbortController();
@@ -284,7 +295,11 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     }
     if (slots.size >= o.maxConnections) keepAlive = false; // others may be waiting
     try {
-      await writeResponse(slot.conn, res, head.method === "HEAD", keepAlive);
+      // HTTP/1.0 knows no chunked bodies: an event stream ends with the connection.
+      if (head.minor === 0 && /^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
+        keepAlive = false;
+      }
+      await writeResponse(slot, res, head.method === "HEAD", keepAlive, head.minor === 0);
     } catch {
       aborter.abort("client gone");
       await res.body?.cancel().catch(() => {});
@@ -321,13 +336,20 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
         continue;
       }
 
-      const slot: Slot = { conn, idleSince: null };
+      // Heads and bodies go out in separate writes: Nagle's algorithm would hold them back.
+      (conn as Deno.TcpConn).setNoDelay?.(true);
+      const slot: Slot = { conn, idleSince: null, deadline: null };
       slots.add(slot);
       const task = connection(slot).catch(() => {}).finally(() => tasks.delete(task));
       tasks.add(task);
     }
   }
 
+  // One sweep closes every connection past its deadline: no timer per request or write.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const s of slots) if (s.deadline !== null && now > s.deadline) close(s.conn);
+  }, Math.max(20, Math.min(1000, o.headerTimeoutMs / 4)));
   const accepting = acceptLoop();
   o.onListen?.(addr);
   return {
@@ -335,6 +357,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     connections: () => slots.size,
     async shutdown() {
       closing = true;
+      clearInterval(sweeper);
       freed?.();
       try {
         listener.close();
@@ -410,7 +433,13 @@ const NO_BODY = new Set([204, 304]);
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
 
 /** Writes a response: its declared length, or chunked; a HEAD's or 204/304's without a body. */
-async function writeResponse(conn: Deno.Conn, res: Response, head: boolean, keepAlive: boolean) {
+async function writeResponse(
+  slot: Slot,
+  res: Response,
+  head: boolean,
+  keepAlive: boolean,
+  http10: boolean,
+) {
   const lines = [`HTTP/1.1 ${res.status} ${REASONS[res.status] ?? (res.statusText || "Status")}`];
   res.headers.forEach((v, k) => HOP_BY_HOP.has(k) || lines.push(`${k}: ${v}`));
   if (!res.headers.has("date")) lines.push(`date: ${new Date().toUTCString()}`);
@@ -418,26 +447,35 @@ async function writeResponse(conn: Deno.Conn, res: Response, head: boolean, keep
   const declared = res.headers.get("content-length");
   const bodyless = head || NO_BODY.has(res.status) || res.status < 200;
   const fixed = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
-  if (bodyless) {
-    if (fixed !== null && !NO_BODY.has(res.status)) lines.push(`content-length: ${fixed}`);
+  const headBytes = () => encoder.encode(lines.join("\r\n") + "\r\n\r\n");
+  if (bodyless || !res.body) {
+    if (bodyless && fixed !== null && !NO_BODY.has(res.status)) {
+      lines.push(`content-length: ${fixed}`);
+    }
+    if (!bodyless) lines.push("content-length: 0");
     await res.body?.cancel().catch(() => {});
-    await writeAll(conn, encoder.encode(lines.join("\r\n") + "\r\n\r\n"));
+    await writeAll(slot, headBytes());
     return;
   }
-  if (!res.body) {
-    lines.push("content-length: 0");
-    await writeAll(conn, encoder.encode(lines.join("\r\n") + "\r\n\r\n"));
+  if (!/^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
+    // Anything but an event stream is read whole and sent in one write, head included.
+    const body = new Uint8Array(await res.arrayBuffer());
+    if (fixed !== null && body.byteLength !== fixed) throw new Error("body length mismatch");
+    lines.push(`content-length: ${body.byteLength}`);
+    const h = headBytes();
+    const out = new Uint8Array(h.byteLength + body.byteLength);
+    out.set(h);
+    out.set(body, h.byteLength);
+    await writeAll(slot, out);
     return;
   }
-  lines.push(fixed !== null ? `content-length: ${fixed}` : "transfer-encoding: chunked");
-  await writeAll(conn, encoder.encode(lines.join("\r\n") + "\r\n\r\n"));
-  let sent = 0;
+  // An event stream goes out as it is made: chunked, or until the close for HTTP/1.0.
+  if (!http10) lines.push("transfer-encoding: chunked");
+  await writeAll(slot, headBytes());
   for await (const part of res.body) {
     if (part.byteLength === 0) continue;
-    if (fixed !== null) {
-      sent += part.byteLength;
-      if (sent > fixed) throw new Error("body longer than its Content-Length");
-      await writeAll(conn, part);
+    if (http10) {
+      await writeAll(slot, part);
       continue;
     }
     const size = encoder.encode(part.byteLength.toString(16) + "\r\n");
@@ -445,8 +483,7 @@ async function writeResponse(conn: Deno.Conn, res: Response, head: boolean, keep
     frame.set(size);
     frame.set(part, size.byteLength);
     frame.set(CRLF, size.byteLength + part.byteLength);
-    await writeAll(conn, frame);
+    await writeAll(slot, frame);
   }
-  if (fixed !== null && sent !== fixed) throw new Error("body shorter than its Content-Length");
-  if (fixed === null) await writeAll(conn, encoder.encode("0\r\n\r\n"));
+  if (!http10) await writeAll(slot, encoder.encode("0\r\n\r\n"));
 }

@@ -274,17 +274,16 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
 
     let completed!: () => void;
     const done = new Promise<void>((r) => completed = r);
+    let req: Request;
+    try {
+      req = new Request(url, { method: head.method, headers: h, body, signal: aborter.signal });
+    } catch {
+      throw new Malformed(400, "The request is not valid."); // a method fetch forbids, say
+    }
     let res: Response;
     try {
-      const req = new Request(url, {
-        method: head.method,
-        headers: h,
-        body,
-        signal: aborter.signal,
-      });
       res = await handler(req, { remoteAddr, completed: done });
     } catch (err) {
-      if (err instanceof TypeError && !body) throw new Malformed(400, "The request is not valid.");
       log({ level: "error", event: "handler_failed", error: String(err) });
       res = new Response(null, { status: 500 });
     }

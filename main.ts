@@ -6,28 +6,19 @@ import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
 import { jsonLogger } from "./lib/http/middleware.ts";
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
-import { isLocked, registerKvFile, resilientKv } from "./lib/storage/kv_retry.ts";
+import { openResilientKv } from "./lib/storage/kv_retry.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
 
 /** Deno Deploy provides its KV; elsewhere a local file (or DENO_KV_URL for a shared denokv). */
 async function openKv(): Promise<Deno.Kv> {
-  if (env("DENO_DEPLOYMENT_ID")) return resilientKv(await Deno.openKv());
+  if (env("DENO_DEPLOYMENT_ID")) return await openResilientKv();
   const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
   if (!target.includes("://") && target !== ":memory:") {
     await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });
   }
-  // Another instance opening the same new file at this moment may hold its lock briefly.
-  for (let attempt = 0;; attempt++) {
-    try {
-      const kv = await Deno.openKv(target);
-      registerKvFile(kv, target);
-      return resilientKv(kv);
-    } catch (err) {
-      if (!isLocked(err) || attempt >= 50) throw err;
-      await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
-    }
-  }
+  // Retries a lock held by another instance opening the same new file; checks the file (kv_retry.ts).
+  return await openResilientKv(target);
 }
 
 /** A positive whole number from the environment, else `fallback`. */

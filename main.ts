@@ -4,18 +4,28 @@ import { recoverCrawls } from "./lib/crawl/jobs.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
+import { jsonLogger } from "./lib/http/middleware.ts";
+import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
+import { openResilientKv } from "./lib/storage/kv_retry.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
 
 /** Deno Deploy provides its KV; elsewhere a local file (or DENO_KV_URL for a shared denokv). */
 async function openKv(): Promise<Deno.Kv> {
-  if (env("DENO_DEPLOYMENT_ID")) return await Deno.openKv();
+  if (env("DENO_DEPLOYMENT_ID")) return await openResilientKv();
   const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
   if (!target.includes("://") && target !== ":memory:") {
     await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });
   }
-  return await Deno.openKv(target);
+  // Retries a lock held by another instance opening the same new file; checks the file (kv_retry.ts).
+  return await openResilientKv(target);
 }
+
+/** A positive whole number from the environment, else `fallback`. */
+const envNumber = (name: string, fallback: number) => {
+  const n = Number(env(name));
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+};
 
 await ensureBuilt(); // widget.js and results.js, when missing or older than widget/
 const kv = await openKv();
@@ -43,25 +53,44 @@ await recoverCrawls(services); // jobs of a server that stopped mid-crawl: marke
 
 const port = Number(env("PORT") ?? 8000);
 const hostname = env("HOSTNAME") ?? "127.0.0.1";
-Deno.serve({
-  port,
-  hostname,
-  onListen: ({ hostname, port }) => {
-    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-    const url = `http://${host}:${port}`;
-    console.log(`SiteSearch is running at ${url}
+const banner = ({ hostname, port }: { hostname: string; port: number }) => {
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const url = `http://${host}:${port}`;
+  console.log(`SiteSearch is running at ${url}
   demo site:       ${url}/demo/        (${demo.created ? "created now" : "kept from last run"})
   demo site id:    ${demo.siteId}
   public key:      ${demo.publicKey}
   admin key:       ${demo.adminKey}
   AI answers:      ${
-      summarizer
-        ? `${env("SUMMARY_MODEL") ?? "gpt-4o-mini"} via OPENAI_API_KEY`
-        : "built-in extractive summarizer (set OPENAI_API_KEY for a model)"
-    }
-  operator token:  ${token}${
-      env("SITESEARCH_OPERATOR_TOKEN") ? " (from SITESEARCH_OPERATOR_TOKEN)" : ""
-    }
+    summarizer
+      ? `${env("SUMMARY_MODEL") ?? "gpt-4o-mini"} via OPENAI_API_KEY`
+      : "built-in extractive summarizer (set OPENAI_API_KEY for a model)"
+  }
+  operator token:  ${
+    // A token the operator set is theirs to know; printing it would put it in every log.
+    env("SITESEARCH_OPERATOR_TOKEN") ? "(from SITESEARCH_OPERATOR_TOKEN, not shown)" : token}
   try:             curl '${url}/api/search?q=shipping&key=${demo.publicKey}'`);
-  },
-}, app.fetch);
+};
+if (env("DENO_DEPLOYMENT_ID")) {
+  Deno.serve({ port, hostname, onListen: banner }, app.fetch); // Deploy runs its own front end
+} else {
+  // Our own HTTP/1.1 server: bounded connections, head and body deadlines (lib/http/server.ts).
+  const server = serveHttp({
+    port,
+    hostname,
+    maxConnections: envNumber("MAX_CONNECTIONS", SERVE_DEFAULTS.maxConnections),
+    headerTimeoutMs: envNumber("HTTP_HEADER_TIMEOUT_MS", SERVE_DEFAULTS.headerTimeoutMs),
+    bodyTimeoutMs: envNumber("HTTP_BODY_TIMEOUT_MS", SERVE_DEFAULTS.bodyTimeoutMs),
+    log: jsonLogger,
+    onListen: banner,
+  }, app.fetch);
+  // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and
+  // panics if that happens while the process is out of file descriptors.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    Deno.addSignalListener(signal, async () => {
+      await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 5000))]);
+      kv.close();
+      Deno.exit(0);
+    });
+  }
+}

@@ -7,6 +7,7 @@ import { createExtractiveSummarizer } from "./answers/extractive.ts";
 import { IpLimit } from "./limits/ip_limit.ts";
 import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
+import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
 import { SiteStore } from "./sites/store.ts";
@@ -54,22 +55,24 @@ export interface Services {
 /** Wires the stores around one KV. */
 export function createServices(opts: AppOptions): Services {
   const clock = opts.clock ?? systemClock;
-  const pages = new PageStore(opts.kv, clock, "page");
-  const documents = new PageStore(opts.kv, clock, "doc");
+  // Every write below retries a lock held by another process and turns a failing store into 503.
+  const kv = resilientKv(opts.kv);
+  const pages = new PageStore(kv, clock, "page");
+  const documents = new PageStore(kv, clock, "doc");
   return {
-    kv: opts.kv,
+    kv,
     clock,
     log: opts.log ?? jsonLogger,
     operatorToken: opts.operatorToken ?? null,
-    sites: new SiteStore(opts.kv, clock),
+    sites: new SiteStore(kv, clock),
     pages,
     indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),
     documents,
     documentIndexes: new SearchIndexes(documents, clock, opts.indexStaleMs ?? 500),
-    quota: new SearchQuota(opts.kv, clock),
-    credits: new Credits(opts.kv, clock),
-    conversations: new Conversations(opts.kv, clock),
-    ipLimit: new IpLimit(opts.kv, clock, opts.summaryIpLimitPerMinute ?? 30),
+    quota: new SearchQuota(kv, clock),
+    credits: new Credits(kv, clock),
+    conversations: new Conversations(kv, clock),
+    ipLimit: new IpLimit(kv, clock, opts.summaryIpLimitPerMinute ?? 30),
     summarizer: opts.summarizer ?? createExtractiveSummarizer(),
     ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },

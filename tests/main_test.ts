@@ -63,10 +63,11 @@ Deno.test("start - creates the demo site on first run, prints its keys, and keep
   await Deno.remove(dir, { recursive: true });
 });
 
-Deno.test("start - SITESEARCH_OPERATOR_TOKEN is used when set", async () => {
+Deno.test("start - SITESEARCH_OPERATOR_TOKEN is used when set, and never printed", async () => {
   const dir = await Deno.makeTempDir();
   const run = await start({ KV_PATH: `${dir}/s.kv`, SITESEARCH_OPERATOR_TOKEN: "op_from_env_123" });
-  assert.equal(run.operator, "op_from_env_123");
+  assert.ok(!run.out.includes("op_from_env_123"), "the banner does not print the token");
+  assert.match(run.out, /operator token:\s+\(from SITESEARCH_OPERATOR_TOKEN/);
   const res = await fetch(`${run.url}/api/admin/sites`, {
     headers: { Authorization: "Bearer op_from_env_123" },
   });

@@ -95,7 +95,7 @@ class Crawl {
       caCerts: tuning.caCerts,
     });
     const report = this.report = new CrawlReport(sink);
-    const history = this.history = new CrawlHistory(s, site.id);
+    const history = this.history = new CrawlHistory(s, site.id, req.url);
     const refresher = this.refresher = new IndexRefresher(s.indexes, site.id, tuning.refreshEvery);
     const robots = this.robots = new RobotsCache({
       crawl: s.crawl,

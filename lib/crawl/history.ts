@@ -2,7 +2,8 @@
  * What earlier crawls left for a re-crawl: per path the URL fetched, its validators
  * (ETag, Last-Modified) and saved links, so an unchanged page costs a 304; which pages
  * exist now; and, at the end, the removal of the pages this crawl found gone. Only
- * pages a crawl stored have a record, so pages added by hand are never touched.
+ * pages a crawl stored have a record, so pages added by hand are never touched; records
+ * are kept per origin, so a crawl of one origin never removes what another's stored.
  */
 import { pathOf } from "./http.ts";
 import type { IndexRefresher } from "./refresh.ts";
@@ -21,8 +22,18 @@ interface CrawledRecord {
   links?: boolean;
 }
 
-const crawledKey = (site: string, path: string) => ["crawled", site, path];
-const linksKey = (site: string, path: string) => ["crawllinks", site, path];
+const crawledKey = (site: string, origin: string, path: string) => [
+  "crawled",
+  site,
+  origin,
+  path,
+];
+const linksKey = (site: string, origin: string, path: string) => [
+  "crawllinks",
+  site,
+  origin,
+  path,
+];
 /** Links kept per page, as characters of URL; a page with more is always fetched whole. */
 const MAX_SAVED_LINKS_CHARS = 40_000;
 
@@ -31,12 +42,25 @@ export class CrawlHistory {
   private prev = new Map<string, CrawledRecord>();
   private existing = new Set<string>();
 
-  constructor(private s: Services, private siteId: string) {}
+  /** Records from before they were kept per origin (key: site, path): adopted by their URL's origin. */
+  private legacy = new Map<string, Deno.KvKey>();
+  private origin: string;
+
+  /** `startUrl`'s origin is the one whose records this crawl reads, writes and may remove. */
+  constructor(private s: Services, private siteId: string, startUrl: string) {
+    this.origin = new URL(startUrl).origin;
+  }
 
   /** What earlier crawls stored, and which pages exist now (a 304 only counts for a page we still hold). */
   async load() {
     for await (const e of this.s.kv.list<CrawledRecord>({ prefix: ["crawled", this.siteId] })) {
-      this.prev.set(e.key[2] as string, e.value);
+      if (e.key.length === 4 && e.key[2] === this.origin) {
+        this.prev.set(e.key[3] as string, e.value);
+      } else if (e.key.length === 3 && URL.parse(e.value.url)?.origin === this.origin) {
+        const path = e.key[2] as string;
+        if (!this.prev.has(path)) this.prev.set(path, e.value);
+        this.legacy.set(path, e.key);
+      }
     }
     let cursor: string | undefined;
     do {
@@ -61,8 +85,9 @@ export class CrawlHistory {
 
   /** The links saved for a page, to follow when it answers 304. */
   async savedLinks(path: string): Promise<string[]> {
-    const saved = await this.s.kv.get<string[]>(linksKey(this.siteId, path));
-    return saved.value ?? [];
+    const saved = await this.s.kv.get<string[]>(linksKey(this.siteId, this.origin, path));
+    if (saved.value || !this.legacy.has(path)) return saved.value ?? [];
+    return (await this.s.kv.get<string[]>(["crawllinks", this.siteId, path])).value ?? [];
   }
 
   /** Records a stored page for the next crawl: the URL that answered, its validators and (following links) its links. */
@@ -83,11 +108,15 @@ export class CrawlHistory {
     if (mode === "links") {
       if (res.status === 304) rec.links = old?.links;
       else if (links.reduce((n, l) => n + l.length, 0) <= MAX_SAVED_LINKS_CHARS) {
-        await this.s.kv.set(linksKey(this.siteId, path), links);
+        await this.s.kv.set(linksKey(this.siteId, this.origin, path), links);
         rec.links = true;
-      } else await this.s.kv.delete(linksKey(this.siteId, path));
+      } else await this.s.kv.delete(linksKey(this.siteId, this.origin, path));
     }
-    await this.s.kv.set(crawledKey(this.siteId, path), rec);
+    if (rec.links && res.status === 304 && this.legacy.has(path)) {
+      await this.s.kv.set(linksKey(this.siteId, this.origin, path), await this.savedLinks(path));
+    }
+    await this.s.kv.set(crawledKey(this.siteId, this.origin, path), rec);
+    await this.dropLegacy(path);
   }
 
   /**
@@ -102,8 +131,18 @@ export class CrawlHistory {
         report.counts.removed++;
         refresher.mark();
       }
-      await this.s.kv.delete(crawledKey(this.siteId, path));
-      await this.s.kv.delete(linksKey(this.siteId, path));
+      await this.s.kv.delete(crawledKey(this.siteId, this.origin, path));
+      await this.s.kv.delete(linksKey(this.siteId, this.origin, path));
+      await this.dropLegacy(path);
     }
+  }
+
+  /** Removes a path's record from before records were kept per origin. */
+  private async dropLegacy(path: string) {
+    const key = this.legacy.get(path);
+    if (!key) return;
+    this.legacy.delete(path);
+    await this.s.kv.delete(key);
+    await this.s.kv.delete(["crawllinks", this.siteId, path]);
   }
 }

@@ -15,7 +15,8 @@ export interface DemoInfo {
 
 /** Creates the demo site once (Business plan, AI summaries on) and returns its keys. */
 export async function ensureDemoSite(s: Services): Promise<DemoInfo> {
-  const known = (await s.kv.get<Omit<DemoInfo, "created">>(DEMO_KEY)).value;
+  const entry = await s.kv.get<Omit<DemoInfo, "created">>(DEMO_KEY);
+  const known = entry.value;
   const site = known ? await s.sites.get(known.siteId) : null;
   if (known && site) return { ...known, publicKey: site.publicKey, created: false };
   const created = await s.sites.create({
@@ -23,6 +24,16 @@ export async function ensureDemoSite(s: Services): Promise<DemoInfo> {
     plan: "business",
     domain: null,
   });
+  const info = {
+    siteId: created.site.id,
+    publicKey: created.publicKey,
+    adminKey: created.adminKey,
+  };
+  // Another instance starting at the same moment may have claimed the demo first: use its site.
+  if (!(await s.kv.atomic().check(entry).set(DEMO_KEY, info).commit()).ok) {
+    await s.sites.remove(created.site.id);
+    return await ensureDemoSite(s);
+  }
   await s.sites.update(created.site.id, (cur) => ({
     ...cur,
     settings: {
@@ -35,12 +46,6 @@ export async function ensureDemoSite(s: Services): Promise<DemoInfo> {
   for (const page of DEMO_PAGES) {
     await s.pages.upsert(created.site.id, { ...page, lang: "en" }, PLANS.business.maxPages);
   }
-  const info = {
-    siteId: created.site.id,
-    publicKey: created.publicKey,
-    adminKey: created.adminKey,
-  };
-  await s.kv.set(DEMO_KEY, info);
   return { ...info, created: true };
 }
 
@@ -51,6 +56,7 @@ export async function operatorToken(kv: Deno.Kv, fromEnv: string | undefined): P
   const stored = (await kv.get<string>(key)).value;
   if (stored) return stored;
   const token = "op_" + crypto.randomUUID().replaceAll("-", "");
-  await kv.set(key, token);
-  return token;
+  // Two instances starting together: the first token stored is the one both use.
+  const ok = await kv.atomic().check({ key, versionstamp: null }).set(key, token).commit();
+  return ok.ok ? token : await operatorToken(kv, fromEnv);
 }

@@ -15,6 +15,8 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, type: "not_found_error" },
   CONVERSATION_NOT_FOUND: { status: 404, type: "not_found_error" },
   METHOD_NOT_ALLOWED: { status: 405, type: "invalid_request_error" },
+  // Not in API.md's table: a request body that did not arrive within the server's deadline.
+  REQUEST_TIMEOUT: { status: 408, type: "invalid_request_error" },
   CONVERSATION_TURN_LIMIT_REACHED: { status: 409, type: "invalid_request_error" },
   CRAWL_IN_PROGRESS: { status: 409, type: "invalid_request_error" },
   PAYLOAD_TOO_LARGE: { status: 413, type: "invalid_request_error" },
@@ -66,17 +68,28 @@ export function errorObject(err: ApiError, requestId: string) {
   return body;
 }
 
+/** A request body the server could not deliver whole: late (408) or cut short or malformed (400). */
+export class BodyError extends Error {
+  constructor(readonly status: 400 | 408, message: string) {
+    super(message);
+    this.name = "BodyError";
+  }
+}
+
 /** Any thrown value as an ApiError; unknown failures become INTERNAL_ERROR without details. */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof BodyError) {
+    return new ApiError(err.status === 408 ? "REQUEST_TIMEOUT" : "INVALID_PARAMETER", err.message);
+  }
   if (err instanceof URIError) {
     return new ApiError("INVALID_PARAMETER", "The request URL is not correctly percent-encoded.");
   }
-  if (err instanceof Error && err.name === "TypeError" && /KV|database/i.test(err.message)) {
-    return new ApiError("SERVICE_UNAVAILABLE", "Storage is unavailable. Retry shortly.", {
-      retryAfter: 5,
-      headers: { "Retry-After": "5" },
-    });
+  if (
+    isStorageFault(err) || isLocked(err) ||
+    (err instanceof Error && err.name === "TypeError" && /KV|database/i.test(err.message))
+  ) {
+    return storageUnavailable(err);
   }
   return new ApiError("INTERNAL_ERROR", "Something went wrong on our side.");
 }
@@ -91,7 +104,24 @@ export function busy(message: string): ApiError {
 
 /** SQLite's busy answer when two processes write one local KV file at once: worth a retry. */
 export function isLocked(err: unknown): boolean {
-  return err instanceof Error && /database is locked/i.test(err.message);
+  return err instanceof Error && /database is locked|database table is locked/i.test(err.message);
+}
+
+/** Failures of the store or the machine, not of the request: the client should retry later. */
+export function isStorageFault(err: unknown): boolean {
+  return err instanceof Error &&
+    /disk I\/O error|readonly database|read-only|unable to open database|database disk image|disk is full|too many open files|os error (5|24|28|30)\b/i
+      .test(err.message);
+}
+
+/** The 503 for a store that failed; the error handler logs its cause loudly. */
+export function storageUnavailable(cause: unknown): ApiError {
+  const err = new ApiError("SERVICE_UNAVAILABLE", "Storage is unavailable. Retry shortly.", {
+    retryAfter: 5,
+    headers: { "Retry-After": "5" },
+  });
+  err.cause = cause;
+  return err;
 }
 
 /** Shorthand for the most common error: a bad parameter named by `param`. */

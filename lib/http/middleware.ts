@@ -2,6 +2,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { ApiError, asApiError, errorObject } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
+import { parseJsonBody } from "./json.ts";
 
 export type AppEnv = { Variables: { requestId: string; siteId?: string } };
 export type Logger = (line: Record<string, unknown>) => void;
@@ -14,8 +15,14 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
     const started = now();
     const requestId = "req_" + randomBase62(20);
     c.set("requestId", requestId);
+    let status = 500;
     try {
       await next();
+      status = c.res.status;
+    } catch (err) {
+      // Thrown past this middleware (a 404 from notFound): the status onError will answer.
+      status = asApiError(err).status;
+      throw err;
     } finally {
       c.header("X-Request-Id", requestId);
       log({
@@ -23,7 +30,7 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
         request_id: requestId,
         method: c.req.method,
         path: c.req.path,
-        status: c.res.status,
+        status,
         ms: Math.round((now() - started) * 10) / 10,
         site: c.get("siteId") ?? null,
       });
@@ -34,6 +41,15 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
 /** The error envelope of API.md, for any thrown value. */
 export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Response {
   const e = asApiError(err);
+  if (e.code === "SERVICE_UNAVAILABLE" && (e !== err || e.cause !== undefined)) {
+    // The store failed: operators must hear of it even though the client only sees a 503.
+    log({
+      level: "error",
+      event: "storage_unavailable",
+      request_id: c.get("requestId"),
+      error: String(e.cause ?? err),
+    });
+  }
   if (e.code === "INTERNAL_ERROR") {
     log({
       level: "error",
@@ -56,21 +72,19 @@ export function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {
   });
 }
 
-/** Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse. */
+/** Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse or nests too deep. */
 export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
-  const text = new TextDecoder().decode(await readBody(c, maxBytes));
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
-  }
+  return await parseJsonBody(await readBody(c, maxBytes));
 }
 
-/** Reads a raw body, refusing it as soon as it passes `maxBytes`. */
+/**
+ * Reads a raw body, refusing it as soon as it passes `maxBytes`. Bytes are copied into
+ * one buffer as they arrive, so memory follows the body's size, not how many pieces it came in.
+ */
 export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array> {
   const tooLarge = () =>
     new ApiError("PAYLOAD_TOO_LARGE", `The body must be at most ${maxBytes} bytes.`);
@@ -78,15 +92,21 @@ export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array
   if (declared > maxBytes) throw tooLarge();
   const body = c.req.raw.body;
   if (!body) return new Uint8Array();
-  const parts: Uint8Array[] = [];
+  let buf = new Uint8Array(
+    Math.min(maxBytes, declared > 0 ? Math.min(declared, 1 << 20) : 16 * 1024),
+  );
   let size = 0;
   for await (const part of body) {
+    if (size + part.byteLength > maxBytes) throw tooLarge();
+    if (size + part.byteLength > buf.byteLength) {
+      const grown = new Uint8Array(
+        Math.min(maxBytes, Math.max(buf.byteLength * 2, size + part.byteLength)),
+      );
+      grown.set(buf.subarray(0, size));
+      buf = grown;
+    }
+    buf.set(part, size);
     size += part.byteLength;
-    if (size > maxBytes) throw tooLarge();
-    parts.push(part);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) out.set(p, (at += p.byteLength) - p.byteLength);
-  return out;
+  return buf.subarray(0, size);
 }

@@ -88,11 +88,16 @@ export const PatchSite = z.object({
 
 export const MAX_BODY_CHARS = 2_000_000;
 
+/** Text that came as valid UTF-8 (readJson turns invalid bytes into lone surrogates). */
+const NOT_UTF8 = (name: string) => `${name} is not valid UTF-8 text; send it encoded as UTF-8`;
+
 export const PageItem = z.object({
-  url: sitePath,
-  title: z.string().trim().min(1).max(500),
-  description: z.string().max(1000).optional(),
-  body: z.string().max(MAX_BODY_CHARS, `body must be at most ${MAX_BODY_CHARS} characters`),
+  url: sitePath.refine((s) => s.isWellFormed(), NOT_UTF8("url")),
+  title: z.string().trim().min(1).max(500).refine((s) => s.isWellFormed(), NOT_UTF8("title")),
+  description: z.string().max(1000).refine((s) => s.isWellFormed(), NOT_UTF8("description"))
+    .optional(),
+  body: z.string().max(MAX_BODY_CHARS, `body must be at most ${MAX_BODY_CHARS} characters`)
+    .refine((s) => s.isWellFormed(), NOT_UTF8("body")),
   headings: z.array(z.string().max(200)).max(200).optional(),
   lang: z.string().regex(
     /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/,

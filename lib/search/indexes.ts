@@ -50,6 +50,23 @@ function describe(doc: Doc): string {
   return text.slice(0, cut > 80 ? cut : 157) + "…";
 }
 
+/** Longest stretch of indexing between yields to the event loop, so searches never wait behind it. */
+const SLICE_MS = 8;
+/** How long a search waits for its index to catch up before answering from what is indexed. */
+const CATCH_UP_WAIT_MS = 50;
+
+/** Runs `step` on each item, yielding to the event loop whenever a slice has run SLICE_MS. */
+async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T) => void) {
+  let sliceStart = performance.now();
+  for await (const item of items) {
+    step(item);
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await new Promise((r) => setTimeout(r, 0));
+      sliceStart = performance.now();
+    }
+  }
+}
+
 /** Search indexes for all sites this instance has served. */
 export class SearchIndexes {
   private sites = new Map<string, Promise<SiteIndex>>();
@@ -64,7 +81,7 @@ export class SearchIndexes {
   private async build(site: string): Promise<SiteIndex> {
     const { version } = await this.pages.version(site);
     const db = createSiteDb();
-    for await (const page of this.pages.all(site)) addDoc(db, toDoc(page));
+    await inSlices(this.pages.all(site), (page) => addDoc(db, toDoc(page)));
     return { db, version, checkedAt: this.clock(), busy: Promise.resolve() };
   }
 
@@ -92,8 +109,8 @@ export class SearchIndexes {
         return;
       }
       const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
-      urls.forEach((url, i) => {
-        removeDoc(idx.db, url);
+      await inSlices(urls.keys(), (i) => {
+        removeDoc(idx.db, urls[i]);
         const page = pages[i];
         if (page) addDoc(idx.db, toDoc(page));
       });
@@ -106,7 +123,14 @@ export class SearchIndexes {
   /** The site's index, caught up if its last check is older than `staleMs`. */
   private async current(site: string): Promise<SiteIndex> {
     const idx = await this.load(site);
-    if (this.clock() - idx.checkedAt >= this.staleMs) await this.refresh(site);
+    if (this.clock() - idx.checkedAt >= this.staleMs) {
+      // A long catch-up (a large upsert by another instance) goes on in the background.
+      const caughtUp = this.refresh(site);
+      caughtUp.catch(() => {});
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const wait = new Promise((r) => timer = setTimeout(r, CATCH_UP_WAIT_MS));
+      await Promise.race([caughtUp, wait]).finally(() => clearTimeout(timer));
+    }
     return idx;
   }
 

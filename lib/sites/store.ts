@@ -94,6 +94,16 @@ export class SiteStore {
     return { site, publicKey, adminKey };
   }
 
+  /** Deletes a site record and its key lookups (a demo site another instance beat us to). */
+  async remove(id: string) {
+    const site = await this.get(id);
+    if (!site) return;
+    await this.kv.atomic().delete(siteKey(id)).delete(publicKeyKey(site.publicKey))
+      .delete(adminKeyKey(site.adminKeyHash)).commit();
+    this.cache.delete(site.publicKey);
+    this.cachedKey.delete(id);
+  }
+
   /** The site, with the versionstamp callers use to write it back safely. */
   async getEntry(id: string) {
     return await this.kv.get<Site>(siteKey(id));

@@ -1,17 +1,17 @@
 /**
  * The crawler's only way out to the network. Every hop (first request and each
  * redirect) passes checkUrl, and the connection then goes to exactly the address
- * that was checked: plain HTTP through a client whose TCP transport is pinned to
- * it, HTTPS through a CONNECT relay on loopback that dials it (TLS stays end to
- * end, with the URL's host name for SNI and certificate checks). So a DNS answer
- * that changes between check and connect (rebinding) cannot reach an internal
- * address, no system resolver is asked, and proxy variables in the environment
- * are never used. Bodies are capped after decompression; connect+headers and the
- * body each have a deadline; requests to one host are spaced and bounded.
+ * that was checked: a socket opened to that address, HTTP/1.1 written on it in origin
+ * form (and TLS started on it for HTTPS, with the URL's host name for SNI and
+ * certificate checks; see http1.ts). So a DNS answer that changes between check and
+ * connect (rebinding) cannot reach an internal address, no system resolver is asked,
+ * and proxy variables in the environment are never used. Bodies are capped after
+ * decompression; connect+headers and the body each have a deadline; requests to one
+ * host are spaced and bounded.
  */
 import { hostKey, HostLimiter } from "../limiter.ts";
 import { type CheckOptions, checkUrl } from "./guard.ts";
-import { ConnectRelay } from "./relay.ts";
+import { http1Get } from "./http1.ts";
 
 export type FetchResult =
   | { ok: true; url: string; status: number; headers: Headers; body: Uint8Array }
@@ -59,11 +59,9 @@ export interface FetcherOptions extends CheckOptions {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const EMPTY = new Uint8Array();
 
-/** One crawl's network access: pinned clients, the HTTPS relay, the per-host limiter. */
+/** One crawl's network access: pinned connections and the per-host limiter. */
 export class GuardedFetcher {
   readonly limiter: HostLimiter;
-  #clients = new Map<string, Deno.HttpClient>();
-  #relay: ConnectRelay | null = null;
 
   constructor(private opts: FetcherOptions) {
     this.limiter = new HostLimiter(opts.concurrency, opts.delayMs);
@@ -125,10 +123,11 @@ export class GuardedFetcher {
     try {
       let res: Response;
       try {
-        res = await fetch(target.href, {
-          redirect: "manual",
-          client: this.#client(target, addresses[0]),
+        res = await http1Get({
+          url: target,
+          ip: addresses[0],
           signal,
+          caCerts: this.opts.caCerts,
           headers: {
             "User-Agent": this.opts.userAgent,
             ...init.headers,
@@ -182,37 +181,8 @@ export class GuardedFetcher {
     }
   }
 
-  /** A client whose connections go to `ip` only, whatever the URL's host name resolves to now. */
-  #client(u: URL, ip: string): Deno.HttpClient {
-    const port = Number(u.port || (u.protocol === "https:" ? 443 : 80));
-    const key = `${u.protocol}${ip}|${port}`;
-    let client = this.#clients.get(key);
-    if (client) return client;
-    if (u.protocol === "http:") {
-      // The transport takes a URI authority: an IPv6 address goes in brackets.
-      const hostname = ip.includes(":") ? `[${ip}]` : ip;
-      client = Deno.createHttpClient({ proxy: { transport: "tcp", hostname, port } });
-    } else {
-      this.#relay ??= new ConnectRelay(DEFAULT_LIMITS.headersTimeoutMs);
-      client = Deno.createHttpClient({
-        proxy: {
-          url: `http://127.0.0.1:${this.#relay.port}`,
-          basicAuth: { username: this.#relay.pin(ip, port), password: "pinned" },
-        },
-        caCerts: this.opts.caCerts,
-      });
-    }
-    this.#clients.set(key, client);
-    return client;
-  }
-
-  /** Closes every connection this fetcher opened. */
-  async close() {
-    for (const c of this.#clients.values()) c.close();
-    this.#clients.clear();
-    await this.#relay?.close();
-    this.#relay = null;
-  }
+  /** Nothing to release: each request's socket closes with its body. */
+  async close() {}
 }
 
 /** Reads a body to its end; null as soon as it passes `max` bytes (then stops inflating), or its head when truncating. */

@@ -31,7 +31,10 @@ export function adminPageRoutes(s: Services) {
         counts.failed++;
         results.push({
           index: i,
-          url: (raw as { url?: unknown })?.url ?? null,
+          // Echo only a string: any other value could be huge or nested without end.
+          url: typeof (raw as { url?: unknown })?.url === "string"
+            ? (raw as { url: string }).url.slice(0, 2000)
+            : null,
           status: "failed",
           error: { code: e.code, message: e.message, param: e.extras.param ?? null },
         });

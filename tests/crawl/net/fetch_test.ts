@@ -164,7 +164,7 @@ Deno.test({
   },
 });
 
-Deno.test("crawl ssrf - https goes through the pinning relay with TLS end to end", async () => {
+Deno.test("crawl ssrf - https is TLS on a socket to the checked address, end to end", async () => {
   const dir = new URL("../../fixtures/tls/", import.meta.url);
   const read = (f: string) => Deno.readTextFile(new URL(f, dir));
   const server: Deno.HttpServer<Deno.NetAddr> = Deno.serve(

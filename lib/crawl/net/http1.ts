@@ -1,0 +1,150 @@
+/**
+ * One GET over HTTP/1.1, on a socket to an address the guard already checked. The request
+ * line is origin-form (`GET /path?q HTTP/1.1` with the URL's Host), which every server takes;
+ * HTTPS is TLS started on that same socket with the URL's host name for SNI and the
+ * certificate check. Nothing resolves the name again, and no proxy is involved.
+ */
+import { latin1, Wire } from "../../http/wire.ts";
+import { normalizeHost } from "./guard.ts";
+
+export interface Http1Get {
+  url: URL;
+  /** The checked address to connect to. */
+  ip: string;
+  headers: Record<string, string>;
+  caCerts?: string[];
+  /** Aborting closes the socket: a pending read or the body fails. */
+  signal: AbortSignal;
+}
+
+const MAX_HEAD_BYTES = 64 * 1024;
+const CODINGS: Record<string, CompressionFormat | null> = {
+  gzip: "gzip",
+  "x-gzip": "gzip",
+  deflate: "deflate",
+  br: "brotli" as CompressionFormat,
+  identity: null,
+};
+
+/** The response to a GET, its body streamed (and decompressed) as it is read. */
+export async function http1Get(req: Http1Get): Promise<Response> {
+  const { url, signal } = req;
+  const https = url.protocol === "https:";
+  const port = Number(url.port || (https ? 443 : 80));
+  let conn: Deno.Conn = await Deno.connect({ hostname: req.ip, port, signal });
+  const close = () => {
+    try {
+      conn.close();
+    } catch { /* already closed */ }
+  };
+  const done = () => {
+    signal.removeEventListener("abort", close);
+    close();
+  };
+  signal.addEventListener("abort", close, { once: true });
+  try {
+    if (https) {
+      conn = await Deno.startTls(conn as Deno.TcpConn, {
+        hostname: normalizeHost(url.hostname),
+        caCerts: req.caCerts,
+      });
+    }
+    const lines = [`GET ${url.pathname || "/"}${url.search} HTTP/1.1`, `Host: ${url.host}`];
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (/[\r\n]/.test(k + v)) throw new TypeError("header with a line break");
+      lines.push(`${k}: ${v}`);
+    }
+    lines.push("Accept-Encoding: gzip, deflate, br", "Connection: close");
+    const bytes = new TextEncoder().encode(lines.join("\r\n") + "\r\n\r\n");
+    for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
+
+    const wire = new Wire(conn);
+    let status: number, headers: Headers;
+    do { // 1xx answers come before the real one
+      const head = await wire.head(MAX_HEAD_BYTES);
+      if (!head) throw new TypeError("no response head");
+      ({ status, headers } = parseHead(latin1(head)));
+    } while (status < 200);
+    const framing = status === 204 || status === 304
+      ? null
+      : /(^|,)\s*chunked\s*$/i.test(headers.get("transfer-encoding") ?? "")
+      ? -1
+      : headers.has("content-length")
+      ? Number(headers.get("content-length"))
+      : Infinity;
+    if (framing === null) {
+      done();
+      return new Response(null, { status, headers });
+    }
+    if (Number.isNaN(framing) || framing < -1) throw new TypeError("bad Content-Length");
+    let body = bodyStream(wire, framing, done);
+    const coding = (headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+    if (!(coding in CODINGS)) throw new TypeError(`unknown content coding ${coding}`);
+    const format = CODINGS[coding];
+    if (format) {
+      body = body.pipeThrough(
+        new DecompressionStream(format) as unknown as TransformStream<Uint8Array, Uint8Array>,
+      );
+    }
+    return new Response(body, { status, headers });
+  } catch (err) {
+    done();
+    throw err;
+  }
+}
+
+function parseHead(text: string): { status: number; headers: Headers } {
+  const lines = text.split("\r\n");
+  const m = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]);
+  if (!m) throw new TypeError("not an HTTP/1.x response");
+  const headers = new Headers();
+  for (const line of lines.slice(1)) {
+    const h = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+    try {
+      if (h) headers.append(h[1], h[2]);
+    } catch { /* a value Headers refuses: dropped, as browsers do */ }
+  }
+  return { status: Number(m[1]), headers };
+}
+
+/** The body: `length` bytes, chunked (-1) or up to the close (Infinity); `done` at its end or cancel. */
+function bodyStream(wire: Wire, length: number, done: () => void): ReadableStream<Uint8Array> {
+  let left = length; // of the body, or of the current chunk
+  const chunked = length === -1;
+  const broken = () => new TypeError("the response body was cut short or malformed");
+  return new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      try {
+        if (chunked && left <= 0) {
+          if (left === 0 && (await wire.line(2)) !== "") throw broken();
+          const size = (await wire.line(1024))?.split(";")[0].trim() ?? "";
+          if (!/^[0-9a-f]{1,12}$/i.test(size)) throw broken();
+          left = parseInt(size, 16);
+          if (left === 0) {
+            ctrl.close();
+            done();
+            return;
+          }
+        }
+        if (left === 0) {
+          ctrl.close();
+          done();
+          return;
+        }
+        const part = await wire.take(Math.min(left, 64 * 1024));
+        if (part === null) {
+          if (length !== Infinity) throw broken();
+          ctrl.close();
+          done();
+          return;
+        }
+        left -= part.byteLength;
+        ctrl.enqueue(part);
+      } catch (err) {
+        done();
+        throw err;
+      }
+    },
+    cancel: done,
+  }, { highWaterMark: 0 });
+}

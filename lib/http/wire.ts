@@ -1,0 +1,87 @@
+/** Reading HTTP/1.1 off a socket, shared by our server and the crawler's client. */
+
+const READ_CHUNK = 8 * 1024;
+const EMPTY = new Uint8Array();
+
+export const CRLF = new TextEncoder().encode("\r\n");
+export const HEAD_END = new TextEncoder().encode("\r\n\r\n");
+
+/** Where `needle` starts in `hay` at or after `from`, or -1. */
+export function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
+  outer: for (let i = from; i <= hay.byteLength - needle.byteLength; i++) {
+    for (let j = 0; j < needle.byteLength; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** Header bytes as text, one character per byte (RFC 9110 section 5.5). */
+export const latin1 = (b: Uint8Array) => new TextDecoder("latin1").decode(b);
+
+/** A connection's unread bytes, and one read at a time from its socket. */
+export class Wire {
+  #pending: Uint8Array = EMPTY;
+  #scratch = new Uint8Array(READ_CHUNK);
+  #filling: Promise<boolean> | null = null;
+  constructor(readonly conn: Deno.Conn) {}
+
+  /** Bytes read and not yet consumed. */
+  get buffered(): Uint8Array {
+    return this.#pending;
+  }
+
+  /** Reads once more into the unread bytes; false at end of stream or on a closed socket. */
+  fill(): Promise<boolean> {
+    this.#filling ??= (async () => {
+      try {
+        const n = await this.conn.read(this.#scratch);
+        if (n === null) return false;
+        const next = new Uint8Array(this.#pending.byteLength + n);
+        next.set(this.#pending);
+        next.set(this.#scratch.subarray(0, n), this.#pending.byteLength);
+        this.#pending = next;
+        return true;
+      } catch {
+        return false;
+      } finally {
+        this.#filling = null;
+      }
+    })();
+    return this.#filling;
+  }
+
+  /** Consumes `n` unread bytes. */
+  consume(n: number): Uint8Array {
+    const out = this.#pending.subarray(0, n);
+    this.#pending = this.#pending.subarray(n);
+    return out;
+  }
+
+  /** Up to `max` bytes: what is unread, else one read's worth; null at end of stream. */
+  async take(max: number): Promise<Uint8Array | null> {
+    if (this.#pending.byteLength === 0 && !(await this.fill())) return null;
+    return this.consume(Math.min(max, this.#pending.byteLength)).slice();
+  }
+
+  /** One CRLF-terminated line (without it); null at end of stream or past `max` bytes. */
+  async line(max: number): Promise<string | null> {
+    for (let from = 0;;) {
+      const at = indexOf(this.#pending, CRLF, from);
+      if (at >= 0) return latin1(this.consume(at + 2).subarray(0, at));
+      if (this.#pending.byteLength > max) return null;
+      from = Math.max(0, this.#pending.byteLength - 1);
+      if (!(await this.fill())) return null;
+    }
+  }
+
+  /** A message head up to its empty line (not included); null at end of stream or past `max` bytes. */
+  async head(max: number): Promise<Uint8Array | null> {
+    for (let from = 0;;) {
+      const end = indexOf(this.#pending, HEAD_END, from);
+      if (end >= 0) return end > max ? null : this.consume(end + 4).subarray(0, end);
+      if (this.#pending.byteLength > max) return null;
+      from = Math.max(0, this.#pending.byteLength - 3);
+      if (!(await this.fill())) return null;
+    }
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The one way to use KV: a write that loses SQLite's lock to another process on the same
+ * file ("database is locked") is retried; a store that cannot keep what it is given (disk
+ * I/O error, read-only or immutable file, file deleted) answers 503 before a write would be
+ * lost. A local file is checked before every operation, and once it fails the KV is left
+ * alone until the file is usable again: SQLite touching an immutable shared-memory file
+ * kills the process with SIGBUS, reads included.
+ */
+import { ApiError, busy, isLocked, isStorageFault, storageUnavailable } from "../http/errors.ts";
+import { jsonLogger } from "../http/middleware.ts";
+
+export { isLocked, isStorageFault, storageUnavailable };
+
+/** One KV and, for a local file, where it lives and whether it is usable now. */
+interface Store {
+  readonly kv: Deno.Kv;
+  path: string | null;
+  down: unknown | null;
+  recovering?: ReturnType<typeof setInterval>;
+}
+
+const stores = new WeakMap<Deno.Kv, Store>();
+const storeOf = (kv: Deno.Kv): Store => stores.get(kv) ?? { kv, path: null, down: null };
+
+const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://");
+
+/** Opens a KV (retrying a lock held by another instance opening the same new file), resilient. */
+export async function openResilientKv(path?: string): Promise<Deno.Kv> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      const kv = await Deno.openKv(path);
+      const proxy = resilientKv(kv);
+      if (path && isLocalFile(path)) stores.get(proxy)!.path = path;
+      return proxy;
+    } catch (err) {
+      if (!isLocked(err) || attempt >= 50) throw err;
+      await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
+    }
+  }
+}
+
+/**
+ * Whether the KV's files are all there and writable: utime fails on a deleted file
+ * (NotFound), an immutable one (EPERM) and a read-only mount (EROFS). It never opens the
+ * file, so SQLite's POSIX locks on it stay untouched.
+ */
+function probe(path: string): unknown | null {
+  const now = new Date();
+  for (const file of [path, path + "-wal", path + "-shm"]) {
+    try {
+      Deno.utimeSync(file, now, now);
+    } catch (err) {
+      // The WAL files come and go with connections; only the database itself must exist.
+      if (file !== path && err instanceof Deno.errors.NotFound) continue;
+      return err;
+    }
+  }
+  return null;
+}
+
+/**
+ * Throws a 503 unless the store's file is usable. Once it is not, nothing more is asked of
+ * the KV (not even to close: SQLite would write on closing) until the file is usable again.
+ */
+function check(store: Store) {
+  if (store.down !== null) throw storageUnavailable(store.down);
+  if (!store.path) return;
+  const fault = probe(store.path);
+  if (fault === null) return;
+  store.down = fault;
+  jsonLogger({ level: "error", event: "storage_down", path: store.path, error: String(fault) });
+  store.recovering = setInterval(() => {
+    if (probe(store.path!) !== null) return;
+    clearInterval(store.recovering);
+    store.down = null;
+    jsonLogger({ level: "info", event: "storage_up", path: store.path });
+  }, 1000);
+  throw storageUnavailable(fault);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Runs one KV write: retried while the file is locked, a 503 when the store is failing. */
+export async function kvWrite<T>(
+  kv: Deno.Kv,
+  write: (kv: Deno.Kv) => Promise<T>,
+  busyMessage = "Storage is busy. Retry.",
+): Promise<T> {
+  const store = storeOf(kv);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    check(store);
+    try {
+      const out = await write(store.kv);
+      check(store); // deleted or frozen while writing: the write may be gone
+      return out;
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (isStorageFault(err)) throw storageUnavailable(err);
+      if (!isLocked(err)) throw err;
+      await sleep(Math.min(50, 2 + attempt) * (0.5 + Math.random()));
+    }
+  }
+  throw busy(busyMessage);
+}
+
+type Step = (op: Deno.AtomicOperation) => void;
+
+/** An atomic operation that records its steps, so each retry commits a fresh one. */
+class RetryingAtomic {
+  #steps: Step[] = [];
+  constructor(private kv: Deno.Kv) {}
+  #add(step: Step) {
+    this.#steps.push(step);
+    return this;
+  }
+  check(...checks: Deno.AtomicCheck[]) {
+    return this.#add((op) => op.check(...checks));
+  }
+  mutate(...mutations: Deno.KvMutation[]) {
+    return this.#add((op) => op.mutate(...mutations));
+  }
+  sum(key: Deno.KvKey, n: bigint) {
+    return this.#add((op) => op.sum(key, n));
+  }
+  min(key: Deno.KvKey, n: bigint) {
+    return this.#add((op) => op.min(key, n));
+  }
+  max(key: Deno.KvKey, n: bigint) {
+    return this.#add((op) => op.max(key, n));
+  }
+  set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) {
+    return this.#add((op) => op.set(key, value, options));
+  }
+  delete(key: Deno.KvKey) {
+    return this.#add((op) => op.delete(key));
+  }
+  enqueue(value: unknown, options?: Parameters<Deno.AtomicOperation["enqueue"]>[1]) {
+    return this.#add((op) => op.enqueue(value, options));
+  }
+  commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
+    return kvWrite(this.kv, (kv) => {
+      const op = kv.atomic();
+      for (const step of this.#steps) step(op);
+      return op.commit();
+    });
+  }
+}
+
+/**
+ * The KV every store uses: set, delete, enqueue and atomic commits go through kvWrite;
+ * reads check the file first; everything else is the KV's own.
+ */
+export function resilientKv(kv: Deno.Kv): Deno.Kv {
+  if (stores.has(kv)) return kv;
+  const store: Store = { kv, path: null, down: null };
+  const proxy = new Proxy(kv, {
+    get(_, prop) {
+      const read = <A extends unknown[], R>(f: (kv: Deno.Kv, ...a: A) => R) => (...a: A): R => {
+        check(store);
+        return f(store.kv, ...a);
+      };
+      switch (prop) {
+        case "set":
+          return (key: Deno.KvKey, value: unknown, opts?: { expireIn?: number }) =>
+            kvWrite(proxy, (kv) => kv.set(key, value, opts));
+        case "delete":
+          return (key: Deno.KvKey) => kvWrite(proxy, (kv) => kv.delete(key));
+        case "enqueue":
+          return (value: unknown, opts?: Parameters<Deno.Kv["enqueue"]>[1]) =>
+            kvWrite(proxy, (kv) => kv.enqueue(value, opts));
+        case "atomic":
+          return () => new RetryingAtomic(proxy) as unknown as Deno.AtomicOperation;
+        case "get":
+          return read((kv, key: Deno.KvKey, o?: { consistency?: Deno.KvConsistencyLevel }) =>
+            kv.get(key, o)
+          );
+        case "getMany":
+          return read((kv, keys: Deno.KvKey[], o?: { consistency?: Deno.KvConsistencyLevel }) =>
+            kv.getMany(keys, o)
+          );
+        case "list":
+          return read((kv, sel: Deno.KvListSelector, o?: Deno.KvListOptions) => kv.list(sel, o));
+        case "close":
+          return () => {
+            clearInterval(store.recovering);
+            if (store.down === null) store.kv.close(); // closing writes: not to a failed file
+          };
+      }
+      const v = Reflect.get(store.kv, prop, store.kv);
+      return typeof v === "function" ? v.bind(store.kv) : v;
+    },
+  });
+  stores.set(proxy, store);
+  return proxy;
+}

@@ -65,6 +65,7 @@ function recentSearches(): string[] {
 function keepRecent(q: string | null) {
   try {
     if (q === null) return localStorage.removeItem(RECENT);
+    if (!q) return;
     const rest = recentSearches().filter((r) => r.toLowerCase() !== q.toLowerCase());
     localStorage.setItem(RECENT, JSON.stringify([q, ...rest].slice(0, 5)));
   } catch { /* storage off: nothing kept */ }
@@ -221,7 +222,7 @@ export function searchBar(o: BarOptions): Bar {
       el("a", { href, tabindex: "-1" }, ...content),
     );
     on(li, "mousemove", () => active !== i && setActive(i));
-    on(li, "click", () => keepRecent(input.value.trim() || null));
+    on(li, "click", () => keepRecent(input.value.trim()));
     return li;
   };
   const fill = (items: HTMLElement[], query: string | null) => {
@@ -357,7 +358,7 @@ export function searchBar(o: BarOptions): Bar {
       if (n) setActive(e.key === "ArrowDown" ? (active + 1) % n : (active <= 0 ? n : active) - 1);
     } else if (e.key === "Enter" && open && active >= 0) {
       e.preventDefault();
-      keepRecent(input.value.trim() || null);
+      keepRecent(input.value.trim());
       go(options[active].querySelector("a")!.href);
     } else if (e.key === "Escape") {
       // As in DocSearch: a first Escape closes the list and leaves the text as typed; the

@@ -225,12 +225,13 @@ export function searchBar(o: BarOptions): Bar {
     on(li, "click", () => keepRecent(input.value.trim()));
     return li;
   };
-  const fill = (items: HTMLElement[], query: string | null) => {
+  const fill = (items: HTMLElement[], query: string | null, recent = false) => {
     options = items;
     active = -1;
     input.removeAttribute("aria-activedescendant");
     list.replaceChildren(...options);
     list.hidden = options.length === 0;
+    list.setAttribute("aria-label", recent ? "Recent searches" : "Results");
     if (query === null) list.removeAttribute("data-query");
     else list.setAttribute("data-query", query);
     head.hidden = fix.hidden = true;
@@ -291,6 +292,7 @@ export function searchBar(o: BarOptions): Bar {
         option(i, resultsUrl(o.resultsPage, q), "opt", el("span", { class: "t" }, q))
       ),
       null,
+      true,
     );
     head.hidden = false;
     msg.hidden = true;

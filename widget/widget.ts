@@ -72,7 +72,8 @@ function mount(config: WidgetConfig, client: Api): () => void {
   }
   // The results page has its own box: no floating button over its results, the shortcut
   // goes to the box.
-  const onResultsPage = !!scriptTag("results.js") ||
+  const results = scriptTag("results.js");
+  const onResultsPage = results?.src.startsWith(config.apiOrigin + "/") ||
     !!document.querySelector("[data-site-search-results]");
   const focus = (input: HTMLInputElement | null) => {
     input?.focus();

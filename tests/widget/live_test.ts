@@ -375,6 +375,7 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         const fix = w.page.locator(`${RESULTS} .fix`);
         await fix.waitFor();
         assert.equal(await fix.textContent(), "Showing results for “shipping costs”");
+        await shot(w.page, "results-corrected.png");
         await w.done();
       },
     );

@@ -141,6 +141,12 @@ export class SiteStore {
       const [before, after] = [indexedKeys(entry.value), indexedKeys(next)];
       for (const pk of before) if (!after.includes(pk)) op.delete(publicKeyKey(pk));
       for (const pk of after) if (!before.includes(pk)) op.set(publicKeyKey(pk), id);
+      const prev = next.previousPublicKey;
+      if (prev && prev.key !== entry.value.previousPublicKey?.key) {
+        // The old key's lookup goes by itself a minute after its grace period ends.
+        const left = Math.max(0, Date.parse(prev.expiresAt) - this.now());
+        op.set(publicKeyKey(prev.key), id, { expireIn: left + 60_000 });
+      }
       if (next.adminKeyHash !== entry.value.adminKeyHash) {
         op.delete(adminKeyKey(entry.value.adminKeyHash)).set(adminKeyKey(next.adminKeyHash), id);
       }

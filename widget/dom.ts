@@ -102,13 +102,26 @@ export function pageScheme(): "light" | "dark" {
     return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
   }
   for (const e of [document.body, root]) {
-    const m = e && /rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?/.exec(
-      getComputedStyle(e).backgroundColor,
-    );
-    if (!m || m[4] === "0") continue; // transparent: the next one down shows through
-    return 0.2126 * +m[1] + 0.7152 * +m[2] + 0.0722 * +m[3] < 128 ? "dark" : "light";
+    const c = e && rgba(getComputedStyle(e).backgroundColor);
+    if (!c || c[3] === 0) continue; // transparent: the next one down shows through
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] < 128 ? "dark" : "light";
   }
   return dark ? "dark" : "light";
+}
+
+/** A computed colour as [r, g, b, alpha]; other notations (oklch, lab) by painting one pixel. */
+function rgba(color: string): number[] | null {
+  const m = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/.exec(color);
+  if (m) return [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]];
+  try {
+    const ctx = el("canvas").getContext("2d", { willReadFrequently: true })!;
+    ctx.fillStyle = color;
+    ctx.fillRect(0, 0, 1, 1);
+    const [r, g, b, a] = ctx.getImageData(0, 0, 1, 1).data;
+    return [r, g, b, a / 255];
+  } catch {
+    return null;
+  }
 }
 
 const following = new Set<HTMLElement>();

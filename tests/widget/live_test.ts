@@ -245,6 +245,7 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
       page("both", ":root{color-scheme:light dark}");
       page("black", "body{background:#101014;color:#eee}");
       page("dark-only", ":root{color-scheme:dark}");
+      page("oklch", "html{background:oklch(0.2 0.02 260)}");
       // A light page stays light for a visitor in dark mode.
       for (const name of ["plain", "white"]) {
         const w = await open(`/theme/${name}`, { colorScheme: "dark" });
@@ -263,7 +264,7 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         await w.done();
       }
       // A dark page gets a dark widget on a light system, and a switch of the page follows.
-      for (const name of ["black", "dark-only"]) {
+      for (const name of ["black", "dark-only", "oklch"]) {
         const w = await open(`/theme/${name}`, { colorScheme: "light" });
         assert.equal(await fieldBg(w.page), DARK_BG, name);
         if (name === "black") {

@@ -16,7 +16,13 @@ export interface Hit {
 
 export interface SearchResponse {
   results: Hit[];
-  meta: { found: number; page: number; per_page: number; [k: string]: unknown };
+  meta: {
+    found: number;
+    page: number;
+    per_page: number;
+    corrections?: unknown;
+    [k: string]: unknown;
+  };
 }
 
 export interface SiteInfo {
@@ -58,11 +64,22 @@ export async function call(url: string, init?: RequestInit): Promise<Response> {
 }
 
 export interface Api {
-  search(q: string, page?: number, perPage?: number, signal?: AbortSignal): Promise<SearchResponse>;
+  search(
+    q: string,
+    page?: number,
+    perPage?: number,
+    signal?: AbortSignal,
+    session?: string,
+  ): Promise<SearchResponse>;
+  /** A page-1 answer already in hand, without asking. */
+  cached(q: string, perPage?: number): SearchResponse | undefined;
   site(): Promise<SiteInfo>;
   origin: string;
   key: string;
 }
+
+/** Answers kept per page; the oldest goes first past this many. */
+const CACHED = 60;
 
 /** A client for one key; answers are kept for the page's life, so repeats cost nothing. */
 export function api(origin: string, key: string): Api {
@@ -73,21 +90,28 @@ export function api(origin: string, key: string): Api {
     for (const [k, v] of Object.entries({ ...params, key })) u.searchParams.set(k, v);
     return u.href;
   };
+  const searchUrl = (q: string, page: number, perPage?: number) => {
+    const params: Record<string, string> = { q };
+    if (page > 1) params.page = String(page);
+    if (perPage) params.per_page = String(perPage);
+    return url("/api/search", params);
+  };
   return {
     origin,
     key,
-    async search(q, page = 1, perPage, signal) {
-      const params: Record<string, string> = { q };
-      if (page > 1) params.page = String(page);
-      if (perPage) params.per_page = String(perPage);
-      const href = url("/api/search", params);
+    cached: (q, perPage) => answers.get(searchUrl(q, 1, perPage)),
+    async search(q, page = 1, perPage, signal, session) {
+      const href = searchUrl(q, page, perPage);
       const known = answers.get(href);
       if (known) return known;
+      // The typing session only tells the server how to count; the answer is the same.
+      const sent = session ? href + "&session=" + session : href;
       // The key travels as a parameter, so a cross-origin GET needs no preflight.
-      const data = await json<SearchResponse>(await call(href, { signal, credentials: "omit" }));
+      const data = await json<SearchResponse>(await call(sent, { signal, credentials: "omit" }));
       if (!data || !Array.isArray(data.results) || !data.meta) {
         throw new ApiFailure(500, "BAD_RESPONSE");
       }
+      if (answers.size >= CACHED) answers.delete(answers.keys().next().value!);
       answers.set(href, data);
       return data;
     },
@@ -114,6 +138,20 @@ export function friendly(err: unknown): string {
   }
   if (f.status === 401 || f.status === 403) return "Search is not available on this page.";
   return "Search is having trouble right now. Please try again shortly.";
+}
+
+/** The query as the server ran it, when `meta.corrections` changed some of its words; else null. */
+export function corrected(q: string, data: SearchResponse): string | null {
+  const list = Array.isArray(data.meta.corrections) ? data.meta.corrections : [];
+  let out = q;
+  for (const c of list) {
+    const { from, to } = (c ?? {}) as { from?: unknown; to?: unknown };
+    if (typeof from !== "string" || typeof to !== "string" || !from) continue;
+    const esc = from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const word = new RegExp(`(^|[^\\p{L}\\p{N}])${esc}(?![\\p{L}\\p{N}])`, "giu");
+    out = out.replace(word, (_, before: string) => before + to);
+  }
+  return out !== q ? out : null;
 }
 
 /** The title, description and body snippet of a hit, each with its matches when it has any. */

@@ -1,9 +1,20 @@
 /// <reference lib="dom" />
 /**
  * The search bar: a plain search form, or with `live` a WAI-ARIA combobox whose listbox shows
- * results as the visitor types (debounced, stale requests aborted, answers cached).
+ * results as the visitor types. Live search spends little: requests go after a pause in typing
+ * (and at most every MAX_WAIT_MS while typing on), each carries the bar's typing session so the
+ * server counts a question's refinements as one search, answers are cached, and between
+ * answers the last complete one is narrowed on the client at once.
  */
-import { type Api, friendly, isAbort, parts, type SearchResponse } from "./api.ts";
+import {
+  type Api,
+  corrected,
+  friendly,
+  type Hit,
+  isAbort,
+  parts,
+  type SearchResponse,
+} from "./api.ts";
 import { resultsUrl, safeUrl } from "./config.ts";
 import { type Child, el, icon, marked, on, SEARCH_ICON } from "./dom.ts";
 
@@ -12,12 +23,14 @@ export interface BarOptions {
   live: boolean;
   resultsPage: string;
   baseUrl: string;
-  /** Shown as a hint inside the bar (`/`), or null when the shortcut is off. */
+  /** Shown as a hint inside the bar (`/`), or null when the shortcut is off or on touch. */
   shortcutHint: string | null;
   /** Inside the dialog the list sits below the field and Escape closes the dialog. */
   onEscape?: () => void;
   /** Drawn at the end of the field (the dialog's close button). */
   trailing?: HTMLElement;
+  /** Shows the visitor's recent searches while the field is empty (the dialog). */
+  recent?: boolean;
 }
 
 export interface Bar {
@@ -26,12 +39,79 @@ export interface Bar {
 }
 
 const LIVE_COUNT = 6;
-const DEBOUNCE_MS = 150;
-const MIN_CHARS = 2;
+/** Fewer characters than this send nothing. */
+const MIN_CHARS = 3;
+/** A pause this long in typing sends the query (Pagefind waits 300 ms). */
+const PAUSE_MS = 250;
+/** While typing on without a pause, one request at most this often... */
+const MAX_WAIT_MS = 1500;
+/** ...and never two closer than this. */
+const MIN_GAP_MS = 700;
 let ids = 0;
 
 /** Sends the browser somewhere; one place, so tests and hosts see a plain navigation. */
 export const go = (href: string) => location.assign(href);
+
+const RECENT = "sitesearch:recent";
+/** The visitor's recent searches on this site, newest first (their own localStorage). */
+function recentSearches(): string[] {
+  try {
+    const v = JSON.parse(localStorage.getItem(RECENT) ?? "[]");
+    return Array.isArray(v) ? v.filter((q) => typeof q === "string" && q).slice(0, 5) : [];
+  } catch {
+    return [];
+  }
+}
+function keepRecent(q: string | null) {
+  try {
+    if (q === null) return localStorage.removeItem(RECENT);
+    if (!q) return;
+    const rest = recentSearches().filter((r) => r.toLowerCase() !== q.toLowerCase());
+    localStorage.setItem(RECENT, JSON.stringify([q, ...rest].slice(0, 5)));
+  } catch { /* storage off: nothing kept */ }
+}
+
+/** A fresh typing-session id: refinements under it count as one search (API additions). */
+function sessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return "ts" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const norm = (q: string) => q.toLowerCase().replace(/\s+/g, " ");
+const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** `[start, end)` of each word in `text` that starts with one of `terms`. */
+function wordMatches(text: string, terms: string[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const w = m[0].toLowerCase();
+    if (terms.some((t) => w.startsWith(t))) out.push([m.index!, m.index! + m[0].length]);
+  }
+  return out;
+}
+
+/**
+ * The hits of a complete earlier answer (every match in hand) that hold each word typed since,
+ * marked anew; null when `q` does not extend it or nothing would be left. Shown at once, then
+ * replaced by the server's answer after the pause.
+ */
+function narrow(base: { q: string; data: SearchResponse } | null, q: string) {
+  if (!base || base.data.meta.found > base.data.results.length) return null;
+  if (!norm(q).startsWith(norm(base.q))) return null;
+  const had = new Set(words(base.q).slice(0, -1)); // its last word may have been half typed
+  const all = words(q);
+  const added = all.filter((w) => !had.has(w));
+  const results = base.data.results.flatMap((hit): Hit[] => {
+    const { title, description, body } = parts(hit);
+    const shown = [title, description, body].flatMap((h) => h ? [h] : []);
+    const text = words(shown.map((h) => h.snippet).join(" "));
+    if (!added.every((a) => text.some((w) => w.startsWith(a)))) return [];
+    const highlights = shown.map((h) => ({ ...h, matches: wordMatches(h.snippet, all) }));
+    return [{ ...hit, highlights }];
+  });
+  if (!results.length) return null;
+  return { results, meta: { ...base.data.meta, found: results.length } } as SearchResponse;
+}
 
 export function searchBar(o: BarOptions): Bar {
   const id = "ss" + ++ids;
@@ -52,8 +132,11 @@ export function searchBar(o: BarOptions): Bar {
     class: "list",
     "aria-label": "Results",
   });
+  const clear = el("button", { type: "button", class: "clear" }, "Clear");
+  const head = el("p", { class: "head", hidden: true }, "Recent searches", clear);
+  const fix = el("p", { class: "fix", hidden: true });
   const msg = el("p", { class: "msg", hidden: true });
-  const pop = el("div", { class: "pop", hidden: true }, list, msg);
+  const pop = el("div", { class: "pop", hidden: true }, head, fix, list, msg);
   const status = el("div", { class: "sr", role: "status", "aria-live": "polite" });
   const hint = o.shortcutHint ? el("kbd", { "aria-hidden": "true" }, o.shortcutHint) : null;
   const field = el(
@@ -67,7 +150,11 @@ export function searchBar(o: BarOptions): Bar {
   const form = el("form", { class: "bar", role: "search", action: "" }, field, pop, status);
   const bar = { node: form, input };
   const focused = () => (form.getRootNode() as ShadowRoot).activeElement === input;
-  const submit = (q: string) => q && go(resultsUrl(o.resultsPage, q));
+  const submit = (q: string) => {
+    if (!q) return;
+    keepRecent(q);
+    go(resultsUrl(o.resultsPage, q));
+  };
 
   on(field, "mousedown", (e: MouseEvent) => {
     if (e.target !== input) {
@@ -80,7 +167,14 @@ export function searchBar(o: BarOptions): Bar {
     submit(input.value.trim());
   });
   if (hint) on(input, "input", () => (hint.hidden = input.value !== ""));
-  if (!o.live) {
+  on(input, "keydown", (e: KeyboardEvent) => {
+    // Ctrl/Cmd+K in the field selects its text, so the next question replaces the last one.
+    if (e.key.toLowerCase() === "k" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
+      e.preventDefault();
+      input.select();
+    }
+  });
+  if (!o.live && !o.recent) {
     on(input, "keydown", (e: KeyboardEvent) => {
       if (e.key === "Escape" && o.onEscape) {
         e.preventDefault();
@@ -99,7 +193,11 @@ export function searchBar(o: BarOptions): Bar {
   let active = -1;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let ctrl: AbortController | null = null;
-  let shown = ""; // the query whose answer the list shows
+  let shown = ""; // the query whose server answer the list shows
+  let base: { q: string; data: SearchResponse } | null = null; // the last server answer
+  let session = sessionId();
+  let sentAt = 0; // when the last request went
+  let typingSince = 0; // first keystroke since then
 
   const setOpen = (open: boolean) => {
     pop.hidden = !open;
@@ -124,21 +222,32 @@ export function searchBar(o: BarOptions): Bar {
       el("a", { href, tabindex: "-1" }, ...content),
     );
     on(li, "mousemove", () => active !== i && setActive(i));
+    on(li, "click", () => keepRecent(input.value.trim()));
     return li;
   };
-
-  const render = (q: string, data: SearchResponse) => {
-    shown = q;
-    options = [];
+  const fill = (items: HTMLElement[], query: string | null, recent = false) => {
+    options = items;
     active = -1;
     input.removeAttribute("aria-activedescendant");
+    list.replaceChildren(...options);
+    list.hidden = options.length === 0;
+    list.setAttribute("aria-label", recent ? "Recent searches" : "Results");
+    if (query === null) list.removeAttribute("data-query");
+    else list.setAttribute("data-query", query);
+    head.hidden = fix.hidden = true;
+  };
+
+  /** Draws an answer; `final` when it is the server's for exactly `q`, not a narrowed one. */
+  const render = (q: string, data: SearchResponse, final: boolean) => {
+    if (final) [shown, base] = [q, { q, data }];
+    const items: HTMLElement[] = [];
     data.results.forEach((hit) => {
       const href = safeUrl(hit.url, o.baseUrl);
       if (!href) return;
       const { title, description, body } = parts(hit);
       const snippet = body ?? description;
-      options.push(option(
-        options.length,
+      items.push(option(
+        items.length,
         href,
         "opt",
         el("span", { class: "t" }, marked(title.snippet, title.matches)),
@@ -146,18 +255,20 @@ export function searchBar(o: BarOptions): Bar {
       ));
     });
     const found = data.meta.found;
-    if (found > options.length && options.length) {
-      options.push(option(
-        options.length,
+    if (found > items.length && items.length) {
+      items.push(option(
+        items.length,
         resultsUrl(o.resultsPage, q),
         "opt more",
         document.createTextNode(`See all ${found} results`),
       ));
     }
-    list.replaceChildren(...options);
-    list.hidden = options.length === 0;
-    msg.hidden = options.length > 0;
-    msg.textContent = options.length ? "" : `No results for “${q}”.`;
+    fill(items, final ? q : null);
+    const fixed = corrected(q, data);
+    fix.hidden = !fixed;
+    fix.textContent = fixed ? `Showing results for “${fixed}”` : "";
+    msg.hidden = items.length > 0;
+    msg.textContent = items.length ? "" : `No results for “${q}”.`;
     status.textContent = found === 0
       ? "No results."
       : `${found} ${found === 1 ? "result" : "results"} available.`;
@@ -165,40 +276,75 @@ export function searchBar(o: BarOptions): Bar {
   };
   const fail = (err: unknown) => {
     shown = "";
-    options = [];
-    list.replaceChildren();
-    list.hidden = true;
+    base = null;
+    fill([], null);
     msg.hidden = false;
     msg.textContent = friendly(err);
     status.textContent = msg.textContent;
     setOpen(true);
   };
+  /** The visitor's recent searches, in the empty dialog; false when there are none to show. */
+  const showRecent = () => {
+    const recent = o.recent ? recentSearches() : [];
+    if (!recent.length) return false;
+    fill(
+      recent.map((q, i) =>
+        option(i, resultsUrl(o.resultsPage, q), "opt", el("span", { class: "t" }, q))
+      ),
+      null,
+      true,
+    );
+    head.hidden = false;
+    msg.hidden = true;
+    setOpen(true);
+    return true;
+  };
+  on(clear, "click", () => {
+    keepRecent(null);
+    fill([], null);
+    setOpen(false);
+    input.focus();
+  });
 
   const lookup = async (q: string) => {
     ctrl?.abort();
     const mine = ctrl = new AbortController();
+    sentAt = Date.now();
+    typingSince = 0;
     try {
-      const data = await o.api.search(q, 1, LIVE_COUNT, mine.signal);
-      if (mine === ctrl && input.value.trim() === q) render(q, data);
+      const data = await o.api.search(q, 1, LIVE_COUNT, mine.signal, session);
+      if (mine === ctrl && input.value.trim() === q) render(q, data, true);
     } catch (err) {
       if (!isAbort(err) && mine === ctrl) fail(err);
     }
   };
 
-  on(input, "input", () => {
+  const changed = () => {
     clearTimeout(timer);
     const q = input.value.trim();
     if (q.length < MIN_CHARS) {
       ctrl?.abort();
-      shown = "";
+      [shown, base, session] = ["", null, sessionId()]; // a new question begins
       status.textContent = "";
+      if (!q && showRecent()) return;
       return setOpen(false);
     }
-    if (q === shown) return setOpen(true);
-    timer = setTimeout(() => lookup(q), DEBOUNCE_MS);
-  });
+    if (!o.live) return setOpen(false);
+    if (q === shown) return render(q, base!.data, true);
+    const known = o.api.cached(q, LIVE_COUNT);
+    if (known) return render(q, known, true);
+    const narrowed = narrow(base, q);
+    if (narrowed) render(q, narrowed, false);
+    const now = Date.now();
+    typingSince ||= now;
+    const due = Math.max(sentAt + MIN_GAP_MS, Math.min(now + PAUSE_MS, typingSince + MAX_WAIT_MS));
+    timer = setTimeout(() => lookup(q), due - now);
+  };
+  on(input, "input", changed);
   on(input, "focus", () => {
-    if (shown && shown === input.value.trim()) setOpen(true);
+    const q = input.value.trim();
+    if (!q) showRecent();
+    else if (shown && shown === q) setOpen(true);
   });
   on(input, "keydown", (e: KeyboardEvent) => {
     if (e.isComposing) return;
@@ -208,17 +354,24 @@ export function searchBar(o: BarOptions): Bar {
       e.preventDefault();
       if (!open) {
         if (shown && shown === input.value.trim()) setOpen(true);
+        else if (!input.value.trim()) showRecent();
         return;
       }
       if (n) setActive(e.key === "ArrowDown" ? (active + 1) % n : (active <= 0 ? n : active) - 1);
     } else if (e.key === "Enter" && open && active >= 0) {
       e.preventDefault();
+      keepRecent(input.value.trim());
       go(options[active].querySelector("a")!.href);
     } else if (e.key === "Escape") {
-      e.preventDefault(); // also keeps type=search from clearing the text
+      // As in DocSearch: a first Escape closes the list and leaves the text as typed; the
+      // next clears it. In the dialog Escape closes the dialog (reopening selects the text).
+      e.preventDefault(); // also keeps type=search from clearing the text on its own
       if (o.onEscape) o.onEscape();
       else if (open) setOpen(false);
-      else input.value = "";
+      else if (input.value) {
+        input.value = "";
+        input.dispatchEvent(new Event("input"));
+      }
     }
   });
   // Keep focus in the field while a result is clicked; close when focus leaves the widget.

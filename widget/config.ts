@@ -5,6 +5,11 @@
 export function ownScript(file: string): HTMLScriptElement | null {
   const cur = document.currentScript;
   if (cur instanceof HTMLScriptElement && cur.src) return cur;
+  return scriptTag(file);
+}
+
+/** The last `<script>` on the page whose src ends in `/file`. */
+export function scriptTag(file: string): HTMLScriptElement | null {
   const tags = document.querySelectorAll<HTMLScriptElement>("script[src]");
   for (let i = tags.length - 1; i >= 0; i--) {
     try {
@@ -21,7 +26,7 @@ export interface BaseConfig {
   apiOrigin: string;
   /** Prefix for result links when the site lives under a path or on another host (`data-base-url`). */
   baseUrl: string;
-  /** `auto` follows prefers-color-scheme; `light` or `dark` fixes it (`data-theme`). */
+  /** `auto` follows the host page (dom.ts pageScheme); `light` or `dark` fixes it (`data-theme`). */
   theme: "auto" | "light" | "dark";
 }
 

@@ -82,8 +82,67 @@ export function shadowHost(css: string, kind: string, theme: string): [HTMLEleme
   } catch {
     root.appendChild(el("style", {}, css));
   }
-  host.setAttribute("data-theme", theme);
+  if (theme === "auto") followPage(host);
+  else host.setAttribute("data-theme", theme);
   return [host, root];
+}
+
+/**
+ * The scheme `data-theme="auto"` takes: the host page's. A page that declares both schemes
+ * (`color-scheme: light dark`) lets the visitor's system choose; otherwise its background
+ * decides, then a lone `dark` declaration; a page that says nothing is light.
+ */
+export function pageScheme(): "light" | "dark" {
+  const root = document.documentElement;
+  const css = getComputedStyle(root).colorScheme ?? "";
+  const meta = document.querySelector("meta[name=color-scheme]")?.getAttribute("content") ?? "";
+  const declared = (css && css !== "normal" ? css : meta).toLowerCase();
+  const dark = /\bdark\b/.test(declared);
+  if (dark && /\blight\b/.test(declared)) {
+    return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  for (const e of [document.body, root]) {
+    const c = e && rgba(getComputedStyle(e).backgroundColor);
+    if (!c || c[3] === 0) continue; // transparent: the next one down shows through
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] < 128 ? "dark" : "light";
+  }
+  return dark ? "dark" : "light";
+}
+
+/** A computed colour as [r, g, b, alpha]; other notations (oklch, lab) by painting one pixel. */
+function rgba(color: string): number[] | null {
+  const m = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/.exec(color);
+  if (m) return [+m[1], +m[2], +m[3], m[4] === undefined ? 1 : +m[4]];
+  try {
+    const ctx = el("canvas").getContext("2d", { willReadFrequently: true })!;
+    ctx.fillStyle = color;
+    ctx.fillRect(0, 0, 1, 1);
+    const [r, g, b, a] = ctx.getImageData(0, 0, 1, 1).data;
+    return [r, g, b, a / 255];
+  } catch {
+    return null;
+  }
+}
+
+const following = new Set<HTMLElement>();
+
+/** Keeps a host's theme on the page's scheme, also when the page or the system switches. */
+function followPage(host: HTMLElement) {
+  const apply = guard(() => {
+    const scheme = pageScheme();
+    for (const h of following) h.setAttribute("data-theme", scheme);
+  });
+  if (!following.size) {
+    matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", apply);
+    const watch = new MutationObserver(apply);
+    for (const e of [document.documentElement, document.body]) {
+      if (e) {
+        watch.observe(e, { attributes: true, attributeFilter: ["class", "style", "data-theme"] });
+      }
+    }
+  }
+  following.add(host);
+  apply();
 }
 
 /** Text with `[start, end)` UTF-16 ranges wrapped in `<mark>`, built only from text nodes. */

@@ -5,7 +5,16 @@
  * `data-summary="true"`, the AI answer above them when the site has summaries on.
  */
 import { type Conversation, conversation } from "./answer.ts";
-import { api, ApiFailure, friendly, type Hit, isAbort, parts, type SearchResponse } from "./api.ts";
+import {
+  api,
+  ApiFailure,
+  corrected,
+  friendly,
+  type Hit,
+  isAbort,
+  parts,
+  type SearchResponse,
+} from "./api.ts";
 import { baseConfig, ownScript, safeUrl } from "./config.ts";
 import { el, icon, marked, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
 import { RESULTS } from "./styles.ts";
@@ -36,10 +45,11 @@ function mount(config: Config) {
     el("p", { class: "badge" }, icon(SPARKLE), "AI answer"),
   );
   const count = el("p", { class: "count", role: "status", tabindex: "-1" });
+  const fix = el("p", { class: "fix", hidden: true });
   const notice = el("p", { class: "notice", hidden: true });
   const hits = el("ol", { class: "hits" });
   const pager = el("nav", { class: "pager", "aria-label": "Pages of results", hidden: true });
-  const rp = el("div", { class: "rp" }, form, answer, count, notice, hits, pager);
+  const rp = el("div", { class: "rp" }, form, answer, count, fix, notice, hits, pager);
   root.appendChild(el("div", { class: "root" }, rp));
   const target = document.querySelector("[data-site-search-results]") ??
     document.querySelector("main") ?? document.body;
@@ -80,9 +90,10 @@ function mount(config: Config) {
   const show = async (q: string, page: number) => {
     const mine = ++shown;
     input.value = q;
-    showAnswer(q).catch(report);
-    notice.hidden = true;
+    notice.hidden = fix.hidden = true;
+    if (answering !== q) answer.hidden = true; // another question's answer goes at once
     if (!q) {
+      showAnswer("").catch(report);
       count.textContent = "Type what you are looking for.";
       hits.replaceChildren();
       pager.hidden = true;
@@ -96,10 +107,15 @@ function mount(config: Config) {
     } catch (err) {
       if (mine !== shown || isAbort(err)) return;
       rp.removeAttribute("aria-busy");
+      showAnswer("").catch(report); // a refused search leaves no answer above it
       return fail(err, () => show(q, page));
     }
     if (mine !== shown) return;
     rp.removeAttribute("aria-busy");
+    showAnswer(q).catch(report); // only once the search was let through
+    const fixed = corrected(q, data);
+    fix.hidden = !fixed;
+    fix.textContent = fixed ? `Showing results for “${fixed}”` : "";
     const { found, per_page } = data.meta;
     const pages = Math.max(1, Math.ceil(found / (per_page || config.perPage)));
     count.replaceChildren(

@@ -24,7 +24,6 @@ export const BASE = `:host{all:initial!important;display:block!important}
 .root{${LIGHT}--r:var(--sitesearch-radius,8px);
 font:var(--sitesearch-font-size,16px)/1.45 var(--sitesearch-font,system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif);
 color:var(--fg);text-align:start;-webkit-text-size-adjust:100%}
-@media (prefers-color-scheme:dark){:host(:not([data-theme=light])) .root{${DARK}}}
 :host([data-theme=dark]) .root{${DARK}}
 *,*::before,*::after{box-sizing:border-box}
 [hidden]{display:none!important}
@@ -53,9 +52,13 @@ export const WIDGET = BASE + `.bar{position:relative}
 .s{font-size:.86em;color:var(--mu);overflow:hidden;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}
 .opt.more>a{font-size:.9em;color:var(--a);font-weight:600}
 .msg{margin:0;padding:.8em 1em;color:var(--mu);font-size:.92em}
+.head,.fix{display:flex;align-items:center;justify-content:space-between;margin:0;padding:.55em .9em .2em;color:var(--mu);font-size:.8em;font-weight:600}
+.fix{font-weight:400;font-style:italic}
+.clear{border:0;background:none;padding:.2em .4em;color:var(--a);cursor:pointer;font-size:1em}
 :host([data-sitesearch=button]){position:fixed!important;right:16px!important;bottom:16px!important;z-index:var(--sitesearch-z,2147483000)!important}
 .fab{display:inline-flex;align-items:center;gap:.55em;height:2.9em;padding:0 .75em 0 1em;border:1px solid var(--bd);border-radius:999px;background:var(--bg);color:var(--fg);box-shadow:var(--sh);cursor:pointer;font-weight:600}
 .fab:hover{border-color:var(--a)}
+@media (max-width:480px){.fab{width:2.9em;padding:0;justify-content:center}.fab span,.fab kbd{display:none}}
 dialog{width:min(40em,calc(100vw - 2em));max-height:min(80vh,42em);margin:10vh auto auto;padding:0;border:1px solid var(--bd);border-radius:calc(var(--r) + 4px);background:var(--bg);color:var(--fg);box-shadow:var(--sh);overflow:hidden}
 dialog[open]{display:flex;flex-direction:column}
 dialog::backdrop{background:rgba(15,23,42,.5)}
@@ -77,6 +80,7 @@ export const RESULTS = BASE +
 .btn.ghost{background:none;color:var(--a)}
 .count{margin:0;color:var(--mu);font-size:.92em;outline:none}
 .count:empty{display:none}
+.fix{margin:-.9em 0 0;color:var(--mu);font-size:.92em;font-style:italic}
 .hits{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:1.35em}
 .hit h3{margin:0;font-size:1.12em;font-weight:600;line-height:1.3}
 .hit h3 a{text-decoration:none}

@@ -6,7 +6,7 @@
  */
 import { type Api, api } from "./api.ts";
 import { type Bar, go, searchBar } from "./bar.ts";
-import { type BaseConfig, baseConfig, ownScript, resultsUrl } from "./config.ts";
+import { type BaseConfig, baseConfig, ownScript, resultsUrl, scriptTag } from "./config.ts";
 import { el, icon, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
 import { WIDGET } from "./styles.ts";
 
@@ -49,9 +49,18 @@ function start() {
   ready(() => (open = mount(config, client)));
 }
 
+/** True on a device with a fine pointer that hovers: one with a keyboard worth hinting at. */
+const keyboard = () => matchMedia("(hover: hover) and (pointer: fine)").matches;
+
+/** The results page's own search box (results.js draws it), once it is there. */
+function resultsBox(): HTMLInputElement | null {
+  const host = document.querySelector("[data-sitesearch=results]");
+  return host?.shadowRoot?.querySelector("input") ?? null;
+}
+
 /** Draws the bars or the button, wires the shortcut, and returns what the shortcut does. */
 function mount(config: WidgetConfig, client: Api): () => void {
-  const shortcutHint = config.shortcut ? "/" : null;
+  const shortcutHint = config.shortcut && keyboard() ? "/" : null;
   const bars: Bar[] = [];
   for (const target of document.querySelectorAll("[data-site-search]")) {
     if (target.querySelector(":scope > [data-sitesearch]")) continue;
@@ -61,11 +70,19 @@ function mount(config: WidgetConfig, client: Api): () => void {
     target.appendChild(host);
     bars.push(bar);
   }
+  // The results page has its own box: no floating button over its results, the shortcut
+  // goes to the box.
+  const results = scriptTag("results.js");
+  const onResultsPage = results?.src.startsWith(config.apiOrigin + "/") ||
+    !!document.querySelector("[data-site-search-results]");
+  const focus = (input: HTMLInputElement | null) => {
+    input?.focus();
+    input?.select();
+  };
   const open = bars.length
-    ? () => {
-      bars[0].input.focus();
-      bars[0].input.select();
-    }
+    ? () => focus(bars[0].input)
+    : onResultsPage
+    ? () => focus(resultsBox())
     : searchButton(config, client);
   if (config.shortcut) {
     on(document, "keydown", (e: KeyboardEvent) => {
@@ -90,17 +107,19 @@ function typing(target: EventTarget | undefined): boolean {
 /** A floating search button opening a modal search dialog; returns the opener. */
 function searchButton(config: WidgetConfig, client: Api): () => void {
   const [host, root] = shadowHost(WIDGET, "button", config.theme);
+  const keys = keyboard();
   const fab = el(
     "button",
     {
       type: "button",
       class: "fab",
+      "aria-label": "Search",
       "aria-haspopup": "dialog",
       "aria-keyshortcuts": config.shortcut ? "/ Control+K Meta+K" : undefined,
     },
     icon(SEARCH_ICON),
     el("span", {}, "Search"),
-    config.shortcut ? el("kbd", { "aria-hidden": "true" }, "/") : null,
+    config.shortcut && keys ? el("kbd", { "aria-hidden": "true" }, "/") : null,
   );
   const dialog = el("dialog", { "aria-label": "Search this site" });
   // Focus left on the hidden input would make the shortcut think the visitor is typing:
@@ -113,7 +132,7 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
   const closeButton = el(
     "button",
     { type: "button", class: "close", "aria-label": "Close" },
-    "Esc",
+    keys ? "Esc" : "Close",
   );
   const bar = searchBar({
     ...config,
@@ -121,18 +140,21 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
     shortcutHint: null,
     onEscape: close,
     trailing: closeButton,
+    recent: true,
   });
   dialog.appendChild(el(
     "div",
     { class: "panel" },
     bar.node,
-    el(
-      "p",
-      { class: "hint", "aria-hidden": "true" },
-      config.live
-        ? "↑ ↓ to choose · Enter to open · Esc to close"
-        : "Enter to search · Esc to close",
-    ),
+    keys
+      ? el(
+        "p",
+        { class: "hint", "aria-hidden": "true" },
+        config.live
+          ? "↑ ↓ to choose · Enter to open · Esc to close"
+          : "Enter to search · Esc to close",
+      )
+      : null,
   ));
   root.appendChild(el("div", { class: "root" }, fab, dialog));
   document.body.appendChild(host);

@@ -34,6 +34,12 @@ export const SearchParams = z.object({
     ),
   page: wholeNumber("page", 1, MAX_PAGE).optional().transform((n) => n ?? 1),
   per_page: wholeNumber("per_page", 1, 1000).optional().transform((n) => n ?? 10),
+  /** A live typing session's id (see lib/limits/quota.ts). */
+  session: z.string().regex(
+    /^[A-Za-z0-9_-]{8,64}$/,
+    "session must be 8 to 64 letters, digits, _ or -",
+  )
+    .optional(),
 });
 
 const plan = z.enum(PLAN_NAMES as [string, ...string[]], {
@@ -133,7 +139,15 @@ export const SummaryBody = z.object({
   path: ["conversationId"],
 });
 
-export const RotateKey = z.object({ key: z.enum(["public", "admin"]) }).strict();
+export const RotateKey = z.object({
+  key: z.enum(["public", "admin"]),
+  graceSeconds: z.number({ error: "graceSeconds must be a whole number" }).int()
+    .min(0, "graceSeconds must be at least 0").max(604_800, "graceSeconds must be at most 604800")
+    .optional().transform((n) => n ?? 0),
+}).strict().refine((r) => r.key === "public" || r.graceSeconds === 0, {
+  message: "graceSeconds applies to the public key only; admin keys rotate at once.",
+  path: ["graceSeconds"],
+});
 
 export const ListParams = z.object({
   cursor: z.string().max(500).optional(),

@@ -18,6 +18,8 @@ export interface Site {
   plan: PlanName;
   createdAt: string;
   publicKey: string;
+  /** The public key before the last rotation, still accepted until `expiresAt` (grace period). */
+  previousPublicKey?: { key: string; expiresAt: string } | null;
   adminKeyHash: string;
   settings: SiteSettings;
   limits: LimitOverrides;
@@ -35,11 +37,22 @@ const siteKey = (id: string) => ["site", id];
 const publicKeyKey = (pk: string) => ["pk", pk];
 const adminKeyKey = (hash: string) => ["ak", hash];
 
-/** What an API answers about a site: everything but the admin key's hash. */
-export function publicView(site: Site) {
-  const { adminKeyHash: _, ...rest } = site;
-  return rest;
+/** What an API answers about a site: everything but the admin key's hash and a lapsed old key. */
+export function publicView(site: Site, now = Date.now()) {
+  const { adminKeyHash: _, previousPublicKey: prev, ...rest } = site;
+  return { ...rest, previousPublicKey: prev && now < Date.parse(prev.expiresAt) ? prev : null };
 }
+
+/** True when `key` opens `site` at `now`: its public key, or the one before it in its grace period. */
+export function acceptsPublicKey(site: Site, key: string, now: number): boolean {
+  if (site.publicKey === key) return true;
+  const prev = site.previousPublicKey;
+  return !!prev && prev.key === key && now < Date.parse(prev.expiresAt);
+}
+
+/** The public keys a site's record indexes: its current one and, during a grace period, the old. */
+const indexedKeys = (site: Site) =>
+  site.previousPublicKey ? [site.publicKey, site.previousPublicKey.key] : [site.publicKey];
 
 /** Site storage: the one place that reads and writes site records and key lookups. */
 export class SiteStore {
@@ -57,7 +70,7 @@ export class SiteStore {
     const site = await this.byPublicKey(pk);
     if (this.cache.size > 10_000) [this.cache, this.cachedKey] = [new Map(), new Map()];
     if (site) this.remember(site);
-    else this.cache.set(pk, { site, at: this.now() });
+    if (site?.publicKey !== pk) this.cache.set(pk, { site, at: this.now() }); // unknown, or old
     return site;
   }
 
@@ -113,11 +126,11 @@ export class SiteStore {
     return (await this.getEntry(id)).value;
   }
 
-  /** The site a public key belongs to, if the key is current. */
+  /** The site a public key belongs to, if the key is current or in its grace period. */
   async byPublicKey(pk: string): Promise<Site | null> {
     const id = (await this.kv.get<string>(publicKeyKey(pk))).value;
     const site = id ? await this.get(id) : null;
-    return site && site.publicKey === pk ? site : null;
+    return site && acceptsPublicKey(site, pk, this.now()) ? site : null;
   }
 
   /** The site an admin key belongs to, compared by hash in constant time. */
@@ -135,8 +148,14 @@ export class SiteStore {
       if (!entry.value) throw new ApiError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
       const next = change(structuredClone(entry.value));
       const op = this.kv.atomic().check(entry).set(siteKey(id), next);
-      if (next.publicKey !== entry.value.publicKey) {
-        op.delete(publicKeyKey(entry.value.publicKey)).set(publicKeyKey(next.publicKey), id);
+      const [before, after] = [indexedKeys(entry.value), indexedKeys(next)];
+      for (const pk of before) if (!after.includes(pk)) op.delete(publicKeyKey(pk));
+      for (const pk of after) if (!before.includes(pk)) op.set(publicKeyKey(pk), id);
+      const prev = next.previousPublicKey;
+      if (prev && prev.key !== entry.value.previousPublicKey?.key) {
+        // The old key's lookup goes by itself a minute after its grace period ends.
+        const left = Math.max(0, Date.parse(prev.expiresAt) - this.now());
+        op.set(publicKeyKey(prev.key), id, { expireIn: left + 60_000 });
       }
       if (next.adminKeyHash !== entry.value.adminKeyHash) {
         op.delete(adminKeyKey(entry.value.adminKeyHash)).set(adminKeyKey(next.adminKeyHash), id);
@@ -149,16 +168,23 @@ export class SiteStore {
     throw busy("The site is being changed by others. Retry.");
   }
 
-  /** Replaces one key; the old one stops working with this commit. */
-  async rotate(id: string, which: "public" | "admin"): Promise<string> {
+  /**
+   * Replaces one key. The old one stops working with this commit, except an old public key
+   * given `graceSeconds`, which works until then (an earlier old key lapses at once).
+   */
+  async rotate(id: string, which: "public" | "admin", graceSeconds = 0) {
     const fresh = which === "public" ? newPublicKey() : newAdminKey();
     const hash = which === "admin" ? await sha256Hex(fresh) : "";
-    await this.update(
-      id,
-      (site) =>
-        which === "public" ? { ...site, publicKey: fresh } : { ...site, adminKeyHash: hash },
-    );
-    return fresh;
+    const expiresAt = new Date(this.now() + graceSeconds * 1000).toISOString();
+    const site = await this.update(id, (site) =>
+      which === "public"
+        ? {
+          ...site,
+          publicKey: fresh,
+          previousPublicKey: graceSeconds > 0 ? { key: site.publicKey, expiresAt } : null,
+        }
+        : { ...site, adminKeyHash: hash });
+    return { key: fresh, previousPublicKey: site.previousPublicKey ?? null };
   }
 
   /** Every site id (for the operator and start-up). */

@@ -7,6 +7,7 @@ import { PLANS } from "../../lib/limits/plans.ts";
 import { rateLimitHeaders } from "../../lib/limits/quota.ts";
 import { parse, SearchParams } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
+import { acceptsPublicKey } from "../../lib/sites/store.ts";
 
 /** Query parameters as one value each; a repeated one is refused rather than guessed. */
 function singleParams(all: Record<string, string[]>, names: string[]) {
@@ -27,14 +28,18 @@ export function searchRoutes(s: Services) {
   app.get("/api/search", async (c) => {
     const { site: cached, key } = await publicSite(c, s.sites);
     c.set("siteId", cached.id);
-    const params = parse(SearchParams, singleParams(c.req.queries(), ["q", "page", "per_page"]));
+    const params = parse(
+      SearchParams,
+      singleParams(c.req.queries(), ["q", "page", "per_page", "session"]),
+    );
     const origin = c.req.header("origin");
+    const session = params.session ? { id: params.session, q: params.q } : undefined;
     const { site, state } = await s.quota.admit(cached.id, (fresh) => {
-      if (fresh?.publicKey !== key) {
+      if (!fresh || !acceptsPublicKey(fresh, key, s.clock())) {
         return new ApiError("INVALID_API_KEY", "The search key is not valid.");
       }
       return originError(fresh, origin);
-    });
+    }, session);
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
     const { found, hits } = await s.indexes.search(site.id, params.q, params.page, perPage);

@@ -137,3 +137,124 @@ Deno.test("quota - enterprise limits follow the site's overrides and unlimited m
   assert.equal((await search(t, site.publicKey, "q=x")).status, 429);
   t.close();
 });
+
+/** The site's counted searches this minute and month, as the usage endpoint reports them. */
+async function used(
+  t: Awaited<ReturnType<typeof startApp>>,
+  site: { id: string; adminKey: string },
+) {
+  const res = await t.call(`/api/admin/sites/${site.id}/usage`, admin(site.adminKey));
+  const body = await res.json();
+  return { minute: body.minute.used as number, month: body.month.used as number };
+}
+
+const QUESTION = "how long does shipping to germany usually take?";
+
+Deno.test("quota - a question typed under one session counts as one search, also past a full minute", async () => {
+  const t = await startApp({ clock: manualClock() });
+  const site = await createSite(t, "free");
+  await putPages(t, site, numberedPages(3));
+  const session = "live_3f9c2a7b";
+  // Every prefix from three characters on: far more than the widget sends.
+  const asks = [3, 8, 13, 18, 22, 30, 38, 47].map((n) => QUESTION.slice(0, n));
+  for (const q of asks) {
+    const r = await search(t, site.publicKey, `q=${encodeURIComponent(q)}&session=${session}`);
+    assert.equal(r.status, 200, q);
+  }
+  assert.deepEqual(await used(t, site), { minute: 1, month: 1 });
+  // Other visitors fill the minute; the question's last refinement still gets its answer.
+  for (let i = 0; i < 29; i++) {
+    assert.equal((await search(t, site.publicKey, "q=widget")).status, 200);
+  }
+  assert.equal((await search(t, site.publicKey, "q=widget")).status, 429);
+  const last = await search(
+    t,
+    site.publicKey,
+    `q=${encodeURIComponent(QUESTION)}&session=${session}`,
+  );
+  assert.equal(last.status, 200);
+  assert.deepEqual(await used(t, site), { minute: 30, month: 30 });
+  // A query that is not a refinement counts (and is refused, the minute being full).
+  const other = await search(t, site.publicKey, `q=widget&session=${session}`);
+  assert.equal(other.body.error.code, "SEARCH_RATE_LIMIT_EXCEEDED");
+  t.close();
+});
+
+Deno.test("quota - 1,000 distinct queries under one session id are held to the per-minute limit", async () => {
+  const t = await startApp({ clock: manualClock() });
+  const site = await createSite(t, "free");
+  const statuses: number[] = [];
+  for (let i = 0; i < 1000; i += 50) {
+    const wave = await Promise.all(
+      Array.from(
+        { length: 50 },
+        (_, j) => search(t, site.publicKey, `q=item${i + j}x&session=one_session_for_all`),
+      ),
+    );
+    statuses.push(...wave.map((r) => r.status));
+  }
+  assert.equal(statuses.filter((s) => s === 200).length, 30);
+  assert.equal(statuses.filter((s) => s === 429).length, 970);
+  assert.deepEqual(await used(t, site), { minute: 30, month: 30 });
+  t.close();
+});
+
+Deno.test("quota - refinements ride on a counted search at most 8 at a time and 60 s long", async () => {
+  const clock = manualClock();
+  const t = await startApp({ clock });
+  const site = await createSite(t, "free");
+  // 1,000 queries that each refine the one before: one answer in nine is counted.
+  let ok = 0;
+  for (let i = 0; i < 1000; i++) {
+    const q = "a".repeat((i % 150) + 1);
+    if ((await search(t, site.publicKey, `q=${q}&session=chain_session_1`)).status === 200) ok++;
+  }
+  assert.equal(ok, 30 * 9);
+  assert.deepEqual(await used(t, site), { minute: 30, month: 30 });
+  // A session's refinements end with its minute of life.
+  clock.advance(60_000);
+  const s2 = "chain_session_2";
+  await search(t, site.publicKey, `q=shipping&session=${s2}`);
+  clock.advance(59_000);
+  await search(t, site.publicKey, `q=shipping+to&session=${s2}`);
+  assert.equal((await used(t, site)).month, 31);
+  clock.advance(1_000);
+  await search(t, site.publicKey, `q=shipping+to+germany&session=${s2}`);
+  assert.equal((await used(t, site)).month, 32);
+  t.close();
+});
+
+Deno.test("quota - two app instances on one KV file count one session's 100 concurrent refinements exactly", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const clock = manualClock();
+  const a = await startApp({ kvPath: path, clock });
+  const b = await startApp({ kvPath: path, clock });
+  const site = await createSite(a, "free");
+  const results = await Promise.all(
+    Array.from(
+      { length: 100 },
+      (_, i) => search(i % 2 ? a : b, site.publicKey, "q=shipping&session=shared_session"),
+    ),
+  );
+  assert.equal(results.filter((r) => r.status === 200).length, 100);
+  // One counted search per nine answers: 100 = 11 × 9 + 1.
+  assert.deepEqual(await used(a, site), { minute: 12, month: 12 });
+  a.close();
+  b.close();
+  await Deno.remove(path);
+});
+
+Deno.test("quota - a malformed session id is refused as INVALID_PARAMETER", async () => {
+  const t = await startApp({ clock: manualClock() });
+  const site = await createSite(t, "free");
+  for (const bad of ["short", "x".repeat(65), "has%20space", "a<b>cdefgh"]) {
+    const r = await search(t, site.publicKey, `q=x&session=${bad}`);
+    assert.equal(r.status, 400, bad);
+    assert.equal(r.body.error.code, "INVALID_PARAMETER");
+    assert.equal(r.body.error.param, "session");
+  }
+  const twice = await search(t, site.publicKey, "q=x&session=abcdefgh&session=abcdefgi");
+  assert.equal(twice.body.error.param, "session");
+  assert.deepEqual(await used(t, site), { minute: 0, month: 0 });
+  t.close();
+});

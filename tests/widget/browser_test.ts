@@ -717,17 +717,26 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
       assert.deepEqual(errors, []);
     });
 
-    await t.step("dark mode follows prefers-color-scheme", async () => {
-      const w = await open("/demo/results?q=coffee", { scheme: "dark" });
-      await w.page.locator(`${RESULTS} .hit`).first().waitFor();
-      const bg = await w.page.locator(`${BAR} .field`).evaluate((e) =>
-        getComputedStyle(e).backgroundColor
-      );
-      assert.equal(bg, "rgb(22, 27, 34)");
-      await w.page.locator(`${RESULTS} .atext:not(.busy)`).first().waitFor().catch(() => {});
-      await shot(w.page, "results-dark.png", undefined, true);
-      await w.done();
-    });
+    await t.step(
+      "dark mode follows prefers-color-scheme on a page that supports both",
+      async () => {
+        // data-theme="auto" follows the page; a page declaring both schemes lets the system choose.
+        const both = host.pages.get("/demo/results")!;
+        host.pages.set("/demo/results-both", {
+          ...both,
+          head: both.head + "<style>:root{color-scheme:light dark}</style>",
+        });
+        const w = await open("/demo/results-both?q=coffee", { scheme: "dark" });
+        await w.page.locator(`${RESULTS} .hit`).first().waitFor();
+        const bg = await w.page.locator(`${BAR} .field`).evaluate((e) =>
+          getComputedStyle(e).backgroundColor
+        );
+        assert.equal(bg, "rgb(22, 27, 34)");
+        await w.page.locator(`${RESULTS} .atext:not(.busy)`).first().waitFor().catch(() => {});
+        await shot(w.page, "results-dark.png", undefined, true);
+        await w.done();
+      },
+    );
   } finally {
     await browser.close();
     await host.close();

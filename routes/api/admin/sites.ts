@@ -23,7 +23,7 @@ export function adminSiteRoutes(s: Services) {
     const input = parse(CreateSite, await readJson(c, SMALL_BODY));
     const created = await s.sites.create(input as Parameters<typeof s.sites.create>[0]);
     c.set("siteId", created.site.id);
-    return c.json({ ...created, site: publicView(created.site) }, 201);
+    return c.json({ ...created, site: publicView(created.site, s.clock()) }, 201);
   });
 
   app.get("/api/admin/sites", async (c) => {
@@ -32,12 +32,12 @@ export function adminSiteRoutes(s: Services) {
     }
     const ids = await s.sites.listIds();
     const sites = await Promise.all(ids.map((id) => s.sites.get(id)));
-    return c.json({ sites: sites.filter((x) => x).map((x) => publicView(x!)) });
+    return c.json({ sites: sites.filter((x) => x).map((x) => publicView(x!, s.clock())) });
   });
 
   app.get("/api/admin/sites/:id", async (c) => {
     const { site } = await adminTarget(c, s.sites, s.operatorToken);
-    return c.json({ site: publicView(site) });
+    return c.json({ site: publicView(site, s.clock()) });
   });
 
   app.patch("/api/admin/sites/:id", async (c) => {
@@ -58,7 +58,7 @@ export function adminSiteRoutes(s: Services) {
       limits: limits ? { ...cur.limits, ...limits } : cur.limits,
       settings: { ...cur.settings, ...settings },
     }));
-    return c.json({ site: publicView(next) });
+    return c.json({ site: publicView(next, s.clock()) });
   });
 
   app.get("/api/admin/sites/:id/usage", async (c) => {
@@ -87,9 +87,13 @@ export function adminSiteRoutes(s: Services) {
 
   app.post("/api/admin/sites/:id/keys/rotate", async (c) => {
     const { site } = await adminTarget(c, s.sites, s.operatorToken);
-    const { key } = parse(RotateKey, await readJson(c, SMALL_BODY));
-    const fresh = await s.sites.rotate(site.id, key);
-    return c.json(key === "public" ? { publicKey: fresh } : { adminKey: fresh });
+    const { key, graceSeconds } = parse(RotateKey, await readJson(c, SMALL_BODY));
+    const fresh = await s.sites.rotate(site.id, key, graceSeconds);
+    return c.json(
+      key === "public"
+        ? { publicKey: fresh.key, previousPublicKey: fresh.previousPublicKey }
+        : { adminKey: fresh.key },
+    );
   });
 
   allowOnly(app, "/api/admin/sites", ["GET", "POST"]);

@@ -35,6 +35,7 @@ export function summarizeRoutes(s: Services) {
     if (!req.stream) {
       let step = await first;
       while (!step.done) step = await deltas.next();
+      s.analytics.answer(site.id);
       return c.json({
         ...step.value,
         ...p.meta,
@@ -54,6 +55,7 @@ export function summarizeRoutes(s: Services) {
         for (let step = await first;; step = await deltas.next()) {
           if (step.done) {
             send("done", { ...step.value, creditsRemaining: p.creditsRemaining });
+            s.analytics.answer(site.id);
             break;
           }
           send("delta", { text: step.value });

@@ -185,7 +185,7 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
     assert.deepEqual((await empty.json()).topQueries, [{
       query: "kettle",
       count: 1,
-      noResults: 0,
+      noResults: 1,
     }]);
   } finally {
     t.close();

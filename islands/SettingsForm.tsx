@@ -29,6 +29,8 @@ export function SettingsForm(p: { siteId: string; settings: Settings; followupsO
   const [status, setStatus] = useState<StatusValue>(null);
 
   const save = async (patch: Partial<Settings>, what: string) => {
+    const before = saved;
+    setSaved({ ...saved, ...patch }); // shown at once; put back if the server refuses it
     setStatus({ kind: "busy", text: `Saving ${what}…` });
     try {
       const { site } = await requestJson<{ site: { settings: Settings } }>(
@@ -40,6 +42,7 @@ export function SettingsForm(p: { siteId: string; settings: Settings; followupsO
       setResultsPage(site.settings.resultsPage);
       setStatus({ kind: "ok", text: `Saved: ${what}.` });
     } catch (e) {
+      setSaved(before);
       setStatus({ kind: "error", text: `${what} not saved: ${failure(e)}` });
     }
   };

@@ -10,3 +10,5 @@ for (const el of document.querySelectorAll<HTMLElement>("[data-island]")) {
   if (!component || !json || !root) continue;
   hydrate(h(component, JSON.parse(json)), root);
 }
+// A mark for tests and styles: every island on the page is live.
+document.documentElement.dataset.islands = "hydrated";

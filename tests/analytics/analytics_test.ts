@@ -83,10 +83,18 @@ Deno.test("analytics - feedback is read from the feedback records of POST /api/f
   try {
     const at = (d: number) => new Date(Date.UTC(2026, 10, d, 9)).toISOString();
     await kv.set(["feedback", "s1", "cv_a", 1], { helpful: true, at: at(14) });
-    await kv.set(["feedback", "s1", "cv_a", 2], { helpful: false, comment: "Wrong price", at: at(15) });
+    await kv.set(["feedback", "s1", "cv_a", 2], {
+      helpful: false,
+      comment: "Wrong price",
+      at: at(15),
+    });
     await kv.set(["feedback", "s1", "cv_b", 1], { helpful: true, comment: "Spot on", at: at(12) });
     await kv.set(["feedback", "s1", "cv_c", 1], { helpful: false, at: at(1) }); // too old
-    await kv.set(["feedback", "s2", "cv_d", 1], { helpful: false, comment: "other site", at: at(15) });
+    await kv.set(["feedback", "s2", "cv_d", 1], {
+      helpful: false,
+      comment: "other site",
+      at: at(15),
+    });
     const r = await feedbackSummary(kv, "s1", Date.UTC(2026, 10, 10));
     assert.equal(r.helpful, 2);
     assert.equal(r.unhelpful, 1);

@@ -60,6 +60,8 @@ export async function call(url: string, init?: RequestInit): Promise<Response> {
 export interface Api {
   search(q: string, page?: number, perPage?: number, signal?: AbortSignal): Promise<SearchResponse>;
   site(): Promise<SiteInfo>;
+  /** Reports a click on result `position` (from 1) of `query`; never delays the navigation. */
+  click(query: string, position: number, target: string): void;
   origin: string;
   key: string;
 }
@@ -90,6 +92,12 @@ export function api(origin: string, key: string): Api {
       }
       answers.set(href, data);
       return data;
+    },
+    click(query, position, target) {
+      try {
+        const body = JSON.stringify({ type: "click", query, position, url: target });
+        navigator.sendBeacon(url("/api/events", {}), body); // text/plain: no preflight
+      } catch { /* analytics are best effort */ }
     },
     site() {
       site ??= call(url("/api/site", {}), { credentials: "omit" }).then((r) => json<SiteInfo>(r));

@@ -137,13 +137,15 @@ export function searchBar(o: BarOptions): Bar {
       if (!href) return;
       const { title, description, body } = parts(hit);
       const snippet = body ?? description;
-      options.push(option(
+      const li = option(
         options.length,
         href,
         "opt",
         el("span", { class: "t" }, marked(title.snippet, title.matches)),
         snippet ? el("span", { class: "s" }, marked(snippet.snippet, snippet.matches)) : null,
-      ));
+      );
+      const position = options.push(li);
+      on(li, "click", () => o.api.click(q, position, hit.url));
     });
     const found = data.meta.found;
     if (found > options.length && options.length) {
@@ -213,6 +215,7 @@ export function searchBar(o: BarOptions): Bar {
       if (n) setActive(e.key === "ArrowDown" ? (active + 1) % n : (active <= 0 ? n : active) - 1);
     } else if (e.key === "Enter" && open && active >= 0) {
       e.preventDefault();
+      options[active].dispatchEvent(new Event("click")); // counted like a pointer click
       go(options[active].querySelector("a")!.href);
     } else if (e.key === "Escape") {
       e.preventDefault(); // also keeps type=search from clearing the text

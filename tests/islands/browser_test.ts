@@ -16,8 +16,10 @@ import {
   CHROMIUM_ARGS,
   loadPlaywright,
   makeSite,
+  resultsTag,
   SCREENSHOTS,
   serveHost,
+  widgetTag,
 } from "../widget/browser_helpers.ts";
 
 const PAGES = [
@@ -185,6 +187,38 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
         clicks = (await r.json()).clicks.count;
       }
       assert.equal(clicks, 1);
+      await ctx.close();
+    });
+
+    await t.step("widget.js and results.js report clicks on results with sendBeacon", async () => {
+      const clicks = async () =>
+        (await (await call(`/api/admin/sites/${site.id}/analytics?days=1`, bearer(site.adminKey)))
+          .json()).clicks;
+      const before = await clicks();
+      const head = widgetTag(origin, site.publicKey, { "data-live": "true" });
+      attacker.pages.set("/live", { head, body: "<header><div data-site-search></div></header>" });
+      attacker.pages.set("/results", {
+        head: head + resultsTag(origin, site.publicKey),
+        body: "<main><div data-site-search-results></div></main>",
+      });
+      const ctx = await context();
+      const page = await ctx.newPage();
+      await page.goto(attacker.origin + "/live");
+      await page.locator("[data-sitesearch=bar] input").pressSequentially("descale", { delay: 20 });
+      await page.locator("[data-sitesearch=bar] [role=option]").first().click();
+      await page.waitForURL(/\/descale$/);
+      await page.goto(attacker.origin + "/results?q=kettle&page=2");
+      await page.locator("[data-sitesearch=results] .hit a").first().click();
+      await page.waitForURL(/\/kettle\//);
+      let after = before;
+      for (let i = 0; i < 50 && after.count < before.count + 2; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await clicks();
+      }
+      assert.equal(after.count, before.count + 2);
+      // Positions 1 (the live bar) and 11 (first result of page 2) joined the earlier clicks.
+      const sum = before.averagePosition * before.count + 1 + 11;
+      assert.equal(after.averagePosition, Math.round(sum / after.count * 100) / 100);
       await ctx.close();
     });
 

@@ -41,6 +41,15 @@ const { app, services } = createApp({
 const demo = await ensureDemoSite(services);
 await recoverCrawls(services); // jobs of a server that stopped mid-crawl: marked interrupted
 
+// Search analytics gather in memory: write them out before the process ends.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  try {
+    Deno.addSignalListener(signal, () => {
+      services.analytics.close().catch(() => {}).finally(() => Deno.exit(0));
+    });
+  } catch { /* a platform without this signal */ }
+}
+
 const port = Number(env("PORT") ?? 8000);
 const hostname = env("HOSTNAME") ?? "127.0.0.1";
 Deno.serve({

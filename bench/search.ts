@@ -115,7 +115,14 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
     const before = { ...s.quota.stats };
     const api = await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, opts.seconds);
-    const after = s.quota.stats;
+    const after = { ...s.quota.stats };
+    // The same load with search analytics counting off, then on again: counting is in memory,
+    // so neither throughput nor p99 should move (it writes to KV only every few seconds).
+    s.analytics.enabled = false;
+    const off = await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, opts.seconds);
+    s.analytics.enabled = true;
+    const on = await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, opts.seconds);
+    await s.analytics.flush();
     await server.shutdown();
     const bare = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -141,6 +148,13 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
       }; endpoint / bare Deno.serve = ${(api.rps / base.rps).toFixed(3)}`,
     );
     console.log(
+      `analytics counting off: ${off.rps.toFixed(0)} req/s, p50 ${ms(off.p50)}, p99 ${
+        ms(off.p99)
+      }; on: ${on.rps.toFixed(0)} req/s, p50 ${ms(on.p50)}, p99 ${ms(on.p99)} (errors ${
+        off.errors + on.errors
+      }, non-2xx ${off.non2xx + on.non2xx})`,
+    );
+    console.log(
       `quota KV work: ${kvOps} KV round trips for ${admitted} admitted searches (${
         (kvOps / Math.max(1, admitted)).toFixed(3)
       } per search; ${after.conflicts - before.conflicts} conflicts)`,
@@ -153,6 +167,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     pages,
     queries,
     async close() {
+      s.analytics.discard();
       kv.close();
       await Deno.remove(dir, { recursive: true });
     },

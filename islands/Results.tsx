@@ -48,7 +48,7 @@ export function Results(p: ResultsProps) {
         return setView({ q, page, results: null, found: 0, error: null, loading: false });
       }
       const ctl = latest.current = new AbortController();
-      setView((v) => ({ ...v, q, page, loading: true }));
+      setView((v) => ({ ...v, loading: true })); // the old results stay, dimmed, until the new
       try {
         const d = await searchApi(p.apiKey, q, page, p.perPage, ctl.signal);
         setView({ q, page, results: d.results, found: d.meta.found, error: null, loading: false });

@@ -21,5 +21,6 @@ const MAX_QUERY = 200;
 
 /** A query as it is counted: trimmed, lower-cased, whitespace collapsed. */
 export function normalizeQuery(q: string): string {
-  return [...q.trim().toLowerCase().replace(/\s+/g, " ")].slice(0, MAX_QUERY).join("");
+  const text = q.trim().toLowerCase().replace(/\s+/g, " ");
+  return text.length <= MAX_QUERY ? text : [...text].slice(0, MAX_QUERY).join("");
 }

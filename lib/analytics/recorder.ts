@@ -13,7 +13,7 @@ const PER_COMMIT = 500;
 export class Analytics {
   /** Off: nothing is counted (the benchmark's baseline). */
   enabled = true;
-  private pending = new Map<string, { key: Deno.KvKey; n: number }>();
+  private pending = new Map<string, { key: string[]; n: number }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -51,8 +51,8 @@ export class Analytics {
     this.add(totalKey(siteId, day, "clickPositions" satisfies Metric), position);
   }
 
-  private add(key: Deno.KvKey, n: number) {
-    const id = JSON.stringify(key);
+  private add(key: string[], n: number) {
+    const id = key.join("\u0000"); // every part is a string: joined, they name the key
     const cur = this.pending.get(id);
     if (cur) cur.n += n;
     else this.pending.set(id, { key, n });
@@ -73,7 +73,7 @@ export class Analytics {
     return this.flushing;
   }
 
-  private async write(batch: { key: Deno.KvKey; n: number }[]) {
+  private async write(batch: { key: string[]; n: number }[]) {
     for (let i = 0; i < batch.length; i += PER_COMMIT) {
       const op = this.kv.atomic();
       for (const { key, n } of batch.slice(i, i + PER_COMMIT)) op.sum(key, BigInt(n));

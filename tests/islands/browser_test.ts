@@ -4,6 +4,7 @@
  * Screenshots of every page, light and dark, 1280 and 390 px wide, land in tests/.screenshots/.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createApp } from "../../app.ts";
 import { createOpenAISummarizer } from "../../lib/answers/model.ts";
@@ -171,6 +172,18 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
       assert.equal(sent.turn, 1);
       assert.match(sent.conversationId, /^cv_/);
       await page.locator(".feedback", { hasText: /Thanks|could not be sent/ }).waitFor();
+      await page.fill("#followup-q", "and how fast?");
+      await page.press("#followup-q", "Enter");
+      await page.locator(".answer .question", { hasText: "and how fast?" }).waitFor();
+      await page.waitForFunction(() =>
+        document.querySelectorAll(".answer .answer-text")[1]?.textContent ===
+          "Kettles boil water quietly."
+      );
+      const asked = llm.requests.at(-1) as { messages: { content: string }[] };
+      assert.ok(
+        JSON.stringify(asked.messages).includes("and how fast?"),
+        "the follow-up reached the model",
+      );
       await ctx.close();
     });
 
@@ -330,6 +343,30 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
           /7 found · 7 fetched · 7 indexed · 0 unchanged · 0 skipped · 0 failed/,
         );
         await page.locator("#content .rows", { hasText: "Zephyr page 5" }).waitFor();
+        // Search the list, delete one page behind a confirmation.
+        await page.fill("#pages-filter", "zephyr page 5");
+        assert.equal(await page.locator("#content ul[aria-label=Pages] li").count(), 1);
+        await page.click("button[aria-label='Delete /p5']");
+        await page.locator("#content ul[aria-label=Pages] button.danger").click();
+        await page.locator("#content .status.ok", { hasText: "Deleted /p5." }).waitFor();
+        const listed =
+          await (await call(`/api/admin/sites/${site.id}/pages?limit=100`, bearer(site.adminKey)))
+            .json();
+        assert.ok(!listed.pages.some((p: { url: string }) => p.url === "/p5"));
+        // Documents: the Business plan allows them.
+        await page.setInputFiles("#doc-file", {
+          name: "descaling-manual.md",
+          mimeType: "text/markdown",
+          buffer: Buffer.from(
+            "# Descaling\n\nUse citric acid once a month.",
+          ),
+        });
+        await page.click("#content button:has-text('Upload')");
+        await page.locator("#content ul[aria-label=Documents]", { hasText: "descaling-manual" })
+          .waitFor();
+        const docs =
+          await (await call(`/api/admin/sites/${site.id}/documents`, bearer(site.adminKey))).json();
+        assert.equal(docs.documents.length, 1);
         await ctx.close();
       },
     );
@@ -371,6 +408,32 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
         await ctx.close();
       },
     );
+
+    await t.step("the operator creates a site and sets its plan and limits", async () => {
+      const ctx = await context();
+      await signedIn(ctx, OPERATOR);
+      const page = await ctx.newPage();
+      await page.goto(origin + "/dashboard");
+      await hydrated(page);
+      await page.fill("#new-name", "Made in the dashboard");
+      await page.selectOption("#new-plan", "pro");
+      await page.click("text=Create site");
+      const adminKey = (await page.locator("[data-key=new-admin]").textContent())!;
+      assert.match(adminKey, /^sk_/);
+      const created = await (await call("/api/admin/sites", bearer(OPERATOR))).json();
+      const made = created.sites.find((x: { name: string }) => x.name === "Made in the dashboard");
+      assert.equal(made.plan, "pro");
+      const item = page.locator(".site-item", { hasText: "Made in the dashboard" });
+      await item.locator("select").selectOption("basic");
+      await item.locator(".status.ok", { hasText: "Saved plan." }).waitFor();
+      await item.locator(`[id="${made.id}-searchesPerMinute"]`).fill("7");
+      await item.locator("text=Save limits").click();
+      await item.locator(".status.ok", { hasText: "Saved limits." }).waitFor();
+      const after = await (await call(`/api/admin/sites/${made.id}`, bearer(adminKey))).json();
+      assert.equal(after.site.plan, "basic");
+      assert.equal(after.site.limits.searchesPerMinute, 7);
+      await ctx.close();
+    });
 
     await t.step("screenshots of every page, light and dark, at 1280 and 390 px", async () => {
       for (const scheme of ["light", "dark"] as const) {

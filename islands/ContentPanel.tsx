@@ -268,7 +268,9 @@ function Documents(p: { siteId: string; documents: DocRow[] }) {
           <li>
             <span class="row-main">
               <strong>{d.title}</strong>{" "}
-              <span class="path">{d.type} · {fmt(d.bytes / 1024)} KB</span>
+              <span class="path">
+                {d.type} · {d.bytes < 1024 ? `${d.bytes} bytes` : `${fmt(d.bytes / 1024)} KB`}
+              </span>
             </span>
             <button
               type="button"

@@ -67,6 +67,8 @@ export function dashboardRoutes(s: Services) {
         : "Enter your site admin key.";
       return page("Sign in", <SignIn error={message} />, 401);
     }
+    const previous = await s.sessions.read(sessionCookie(c));
+    if (previous) await s.sessions.end(previous.id); // one session per browser
     setSessionCookie(c, await s.sessions.create(who), s.sessions.ttlMs);
     return c.redirect(PATH, 303);
   });

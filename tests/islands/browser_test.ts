@@ -321,6 +321,18 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
         assert.equal(newRes.status, 200);
         await newRes.body?.cancel();
         site.publicKey = fresh;
+        // The admin key too: the new one is shown once, and this browser stays signed in with it.
+        await page.click("text=Rotate admin key…");
+        await page.click("text=Rotate the admin key now");
+        await page.locator("#keys .status.ok", { hasText: "The admin key was rotated." }).waitFor();
+        const adminKey = (await page.locator("[data-key=fresh]").textContent())!;
+        assert.match(adminKey, /^sk_[A-Za-z0-9]{32}$/);
+        const oldAdmin = await call(`/api/admin/sites/${site.id}`, bearer(site.adminKey));
+        assert.equal(oldAdmin.status, 401);
+        await oldAdmin.body?.cancel();
+        site.adminKey = adminKey;
+        await page.reload();
+        await page.locator("#keys").waitFor();
         await ctx.close();
       },
     );

@@ -76,7 +76,7 @@ export function Results(p: ResultsProps) {
     scrollTo({ top: 0 });
   };
 
-  let status = "";
+  let status = "Type what you are looking for.";
   if (view.error) status = view.error;
   else if (view.results && view.found === 0) status = `No results for “${view.q}”.`;
   else if (view.results) {

@@ -12,6 +12,10 @@ import { feedbackRoutes } from "./routes/api/feedback.ts";
 import { searchRoutes } from "./routes/api/search.ts";
 import { siteRoutes } from "./routes/api/site.ts";
 import { summarizeRoutes } from "./routes/api/summarize.ts";
+import { eventRoutes } from "./routes/api/events.ts";
+import { adminAnalyticsRoutes } from "./routes/api/admin/analytics.ts";
+import { sessionAuth } from "./lib/http/session.ts";
+import { pageRoutes } from "./routes/pages.tsx";
 import { demoRoutes } from "./routes/demo.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 
@@ -25,7 +29,9 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   const app = new Hono<AppEnv>();
   app.use("*", requestLog(s.log, () => performance.timeOrigin + performance.now()));
   // Any origin may call the public API; a site's allowedOrigins is enforced per request.
-  for (const path of ["/api/search", "/api/site", "/api/summarize", "/api/feedback"]) {
+  for (
+    const path of ["/api/search", "/api/site", "/api/summarize", "/api/feedback", "/api/events"]
+  ) {
     app.use(
       path,
       cors({
@@ -37,6 +43,7 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
       }),
     );
   }
+  app.use("/api/admin/*", sessionAuth(s.sessions)); // the dashboard calls the admin API
   app.route("/", searchRoutes(s));
   app.route("/", siteRoutes(s));
   app.route("/", adminSiteRoutes(s));
@@ -47,6 +54,9 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   app.route("/", adminDocumentRoutes(s));
   app.route("/", scriptRoutes(s));
   app.route("/", demoRoutes(s));
+  app.route("/", eventRoutes(s));
+  app.route("/", adminAnalyticsRoutes(s));
+  app.route("/", pageRoutes(s));
   app.notFound(() => {
     throw new ApiError("NOT_FOUND", "No such endpoint.");
   });

@@ -73,6 +73,10 @@ const banner = ({ hostname, port }: { hostname: string; port: number }) => {
 };
 if (env("DENO_DEPLOYMENT_ID")) {
   Deno.serve({ port, hostname, onListen: banner }, app.fetch); // Deploy runs its own front end
+  // Search analytics gather in memory: write them out before the isolate ends.
+  try {
+    Deno.addSignalListener("SIGTERM", () => void services.analytics.close().catch(() => {}));
+  } catch { /* no signals here */ }
 } else {
   // Our own HTTP/1.1 server: bounded connections, head and body deadlines (lib/http/server.ts).
   const server = serveHttp({
@@ -89,6 +93,7 @@ if (env("DENO_DEPLOYMENT_ID")) {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     Deno.addSignalListener(signal, async () => {
       await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 5000))]);
+      await services.analytics.close().catch(() => {}); // counts gathered in memory
       kv.close();
       Deno.exit(0);
     });

@@ -115,7 +115,35 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
     const before = { ...s.quota.stats };
     const api = await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, opts.seconds);
-    const after = s.quota.stats;
+    const after = { ...s.quota.stats };
+    // The same load with search analytics counting off, then on again: counting is in memory,
+    // so neither throughput nor p99 should move (it writes to KV only every few seconds).
+    // Rounds alternate so that noise from other processes falls on both sides alike.
+    const runs: Record<
+      "off" | "on",
+      { rps: number; p99: number; errors: number; non2xx: number }[]
+    > = { off: [], on: [] };
+    const round = Math.max(2, Math.round(opts.seconds / 2));
+    for (let i = 0; i < 3; i++) {
+      for (const mode of ["off", "on"] as const) {
+        s.analytics.enabled = mode === "on";
+        runs[mode].push(await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, round));
+      }
+    }
+    s.analytics.enabled = true;
+    await s.analytics.flush();
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const [off, on] = (["off", "on"] as const).map((m) => ({
+      rps: median(runs[m].map((r) => r.rps)),
+      p99: median(runs[m].map((r) => r.p99)),
+      bad: runs[m].reduce((n, r) => n + r.errors + r.non2xx, 0),
+    }));
+    // What counting one search costs in itself: a few map updates, no KV.
+    const calls = 200_000;
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) s.analytics.search(site.id, queries[i % queries.length], i % 7);
+    const perCall = (performance.now() - t0) / calls * 1000;
+    s.analytics.discard();
     await server.shutdown();
     const bare = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -141,6 +169,15 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
       }; endpoint / bare Deno.serve = ${(api.rps / base.rps).toFixed(3)}`,
     );
     console.log(
+      `analytics counting (median of 3 alternating ${round} s rounds each): off ${
+        off.rps.toFixed(0)
+      } req/s, p99 ${ms(off.p99)}; on ${on.rps.toFixed(0)} req/s, p99 ${
+        ms(on.p99)
+      } (errors and non-2xx: ${off.bad + on.bad}); counting one search in memory: ${
+        perCall.toFixed(2)
+      } µs, no KV round trip`,
+    );
+    console.log(
       `quota KV work: ${kvOps} KV round trips for ${admitted} admitted searches (${
         (kvOps / Math.max(1, admitted)).toFixed(3)
       } per search; ${after.conflicts - before.conflicts} conflicts)`,
@@ -153,6 +190,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     pages,
     queries,
     async close() {
+      s.analytics.discard();
       kv.close();
       await Deno.remove(dir, { recursive: true });
     },

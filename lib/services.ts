@@ -12,6 +12,8 @@ import { SearchQuota } from "./limits/quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
 import { SiteStore } from "./sites/store.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
+import { Analytics } from "./analytics/recorder.ts";
+import { Sessions } from "./http/session.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -29,6 +31,10 @@ export interface AppOptions {
   ssePingMs?: number;
   /** Crawler settings (env CRAWL_ALLOW_LOOPBACK, CRAWL_DELAY_MS in main.ts). */
   crawl?: Partial<CrawlConfig>;
+  /** How long search analytics gather in memory before they go to KV. */
+  analyticsFlushMs?: number;
+  /** Click events a minute per client IP and site. */
+  eventIpLimitPerMinute?: number;
 }
 
 export interface Services {
@@ -50,6 +56,9 @@ export interface Services {
   summarizer: Summarizer;
   ssePingMs: number;
   crawl: CrawlConfig;
+  analytics: Analytics;
+  eventIpLimit: IpLimit;
+  sessions: Sessions;
 }
 
 /** Wires the stores around one KV. */
@@ -59,12 +68,14 @@ export function createServices(opts: AppOptions): Services {
   const kv = resilientKv(opts.kv);
   const pages = new PageStore(kv, clock, "page");
   const documents = new PageStore(kv, clock, "doc");
+  const log = opts.log ?? jsonLogger;
+  const sites = new SiteStore(kv, clock);
   return {
     kv,
     clock,
-    log: opts.log ?? jsonLogger,
+    log,
     operatorToken: opts.operatorToken ?? null,
-    sites: new SiteStore(kv, clock),
+    sites,
     pages,
     indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),
     documents,
@@ -76,5 +87,17 @@ export function createServices(opts: AppOptions): Services {
     summarizer: opts.summarizer ?? createExtractiveSummarizer(),
     ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
+    analytics: new Analytics(
+      kv,
+      clock,
+      opts.analyticsFlushMs ?? 5_000,
+      (err) => log({ level: "error", error: `analytics flush: ${err}` }),
+    ),
+    eventIpLimit: new IpLimit(kv, clock, opts.eventIpLimitPerMinute ?? 120, {
+      prefix: "evip",
+      code: "EVENT_RATE_LIMIT_EXCEEDED",
+      what: "events",
+    }),
+    sessions: new Sessions(kv, clock, sites),
   };
 }

@@ -26,7 +26,7 @@ async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuf
 const RECHECK_MS = 2_000;
 
 /** Reads a bundle, again only when its file changed (a rebuild while the server runs). */
-function loader(name: string) {
+export function loader(name: string) {
   let cached: Loaded | null = null;
   let checkedAt = -Infinity;
   return async (): Promise<Loaded | null> => {

@@ -1,6 +1,7 @@
 /**
  * Builds the browser scripts: widget/*.ts → static/widget.js and static/results.js, minified
- * IIFEs (nothing leaks into the host page's globals). Each bundle starts with a stamp of the
+ * IIFEs (nothing leaks into the host page's globals), and islands/ → static/islands.js (Preact
+ * and every island, hydrated by islands/boot.ts). Each bundle starts with a stamp of the
  * sources it was built from, so `start` and the tests can tell a stale bundle from a fresh one.
  *
  *   deno task build
@@ -13,23 +14,40 @@ export interface Bundle {
   out: string;
   /** Size budget, gzipped, in bytes (checked by tests/scripts_test.ts). */
   budget: number;
+  /** The folder of its sources (hashed into its stamp). */
+  dir: string;
+  /** Islands resolve `preact` through deno.json's import map and JSX settings. */
+  config?: boolean;
 }
 
 export const BUNDLES: Bundle[] = [
-  { entry: "widget/widget.ts", out: "static/widget.js", budget: 12 * 1024 },
-  { entry: "widget/results.ts", out: "static/results.js", budget: 20 * 1024 },
+  { entry: "widget/widget.ts", out: "static/widget.js", budget: 12 * 1024, dir: "widget" },
+  { entry: "widget/results.ts", out: "static/results.js", budget: 20 * 1024, dir: "widget" },
 ];
+
+/** The service's own pages' islands (not embedded on customers' sites). */
+export const ISLAND_BUNDLES: Bundle[] = [
+  {
+    entry: "islands/boot.ts",
+    out: "static/islands.js",
+    budget: 40 * 1024,
+    dir: "islands",
+    config: true,
+  },
+];
+
+const ALL = [...BUNDLES, ...ISLAND_BUNDLES];
 
 /** Bump when the build itself changes in a way that changes the output. */
 const BUILD_FORMAT = "iife-minify-1";
 const STAMP = /^\/\*! SiteSearch \S+ src:([0-9a-f]+) \*\//;
 
-/** A hash of every widget source file (paths and bytes), which each bundle records. */
-export async function sourceHash(root: URL = ROOT): Promise<string> {
-  const dir = new URL("widget/", root);
+/** A hash of every source file of a folder (paths and bytes), which each bundle records. */
+export async function sourceHash(root: URL = ROOT, folder = "widget"): Promise<string> {
+  const dir = new URL(folder + "/", root);
   const files: string[] = [];
   for await (const e of Deno.readDir(dir)) {
-    if (e.isFile && e.name.endsWith(".ts")) files.push(e.name);
+    if (e.isFile && /\.tsx?$/.test(e.name)) files.push(e.name);
   }
   files.sort();
   const enc = new TextEncoder();
@@ -57,9 +75,10 @@ export async function stampOf(out: string, root: URL = ROOT): Promise<string | n
 
 /** The bundles that are missing or were built from other sources than the current ones. */
 export async function staleBundles(root: URL = ROOT): Promise<Bundle[]> {
-  const hash = await sourceHash(root);
   const stale: Bundle[] = [];
-  for (const b of BUNDLES) if ((await stampOf(b.out, root)) !== hash) stale.push(b);
+  for (const b of ALL) {
+    if ((await stampOf(b.out, root)) !== await sourceHash(root, b.dir)) stale.push(b);
+  }
   return stale;
 }
 
@@ -77,7 +96,7 @@ async function buildOne(b: Bundle, hash: string, root: URL): Promise<Uint8Array>
       args: [
         "bundle",
         "--quiet",
-        "--no-config",
+        ...(b.config ? ["--config", new URL("deno.json", root).pathname] : ["--no-config"]),
         "--minify",
         "--platform=browser",
         "--format=iife",
@@ -112,10 +131,9 @@ async function buildOne(b: Bundle, hash: string, root: URL): Promise<Uint8Array>
 export async function build(
   root: URL = ROOT,
 ): Promise<{ out: string; bytes: number; gzip: number; budget: number }[]> {
-  const hash = await sourceHash(root);
   const sizes = [];
-  for (const b of BUNDLES) {
-    const bytes = await buildOne(b, hash, root);
+  for (const b of ALL) {
+    const bytes = await buildOne(b, await sourceHash(root, b.dir), root);
     sizes.push({
       out: b.out,
       bytes: bytes.byteLength,
@@ -134,7 +152,7 @@ export async function ensureBuilt(log: (msg: string) => void = console.log): Pro
   try {
     const stale = await staleBundles();
     if (stale.length === 0) return;
-    log(`Building ${stale.map((b) => b.out).join(" and ")} (missing or stale)…`);
+    log(`Building ${stale.map((b) => b.out).join(", ")} (missing or stale)…`);
     await build();
   } catch (e) {
     log(`Could not build the browser scripts; serving the committed ones. ${e}`);

@@ -32,7 +32,16 @@ export async function startApp(
   const { app, services } = createApp({ operatorToken: OPERATOR, log: () => {}, ...rest, kv });
   const call = (path: string, init?: RequestInit) =>
     Promise.resolve(app.fetch(new Request("http://127.0.0.1" + path, init)));
-  return { kv, call, services, fetch: app.fetch, close: () => kv.close() };
+  return {
+    kv,
+    call,
+    services,
+    fetch: app.fetch,
+    close: () => {
+      services.analytics.discard(); // a test that wants its counts flushes them first
+      kv.close();
+    },
+  };
 }
 
 export const admin = (token: string, body?: unknown, method = body ? "POST" : "GET") => ({

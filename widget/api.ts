@@ -74,6 +74,8 @@ export interface Api {
   /** A page-1 answer already in hand, without asking. */
   cached(q: string, perPage?: number): SearchResponse | undefined;
   site(): Promise<SiteInfo>;
+  /** Reports a click on result `position` (from 1) of `query`; never delays the navigation. */
+  click(query: string, position: number, target: string): void;
   origin: string;
   key: string;
 }
@@ -114,6 +116,12 @@ export function api(origin: string, key: string): Api {
       if (answers.size >= CACHED) answers.delete(answers.keys().next().value!);
       answers.set(href, data);
       return data;
+    },
+    click(query, position, target) {
+      try {
+        const body = JSON.stringify({ type: "click", query, position, url: target });
+        navigator.sendBeacon(url("/api/events", {}), body); // text/plain: no preflight
+      } catch { /* analytics are best effort */ }
     },
     site() {
       site ??= call(url("/api/site", {}), { credentials: "omit" }).then((r) => json<SiteInfo>(r));

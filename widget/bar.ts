@@ -246,13 +246,15 @@ export function searchBar(o: BarOptions): Bar {
       if (!href) return;
       const { title, description, body } = parts(hit);
       const snippet = body ?? description;
-      items.push(option(
+      const li = option(
         items.length,
         href,
         "opt",
         el("span", { class: "t" }, marked(title.snippet, title.matches)),
         snippet ? el("span", { class: "s" }, marked(snippet.snippet, snippet.matches)) : null,
-      ));
+      );
+      const position = items.push(li);
+      on(li, "click", () => o.api.click(q, position, hit.url));
     });
     const found = data.meta.found;
     if (found > items.length && items.length) {
@@ -361,6 +363,7 @@ export function searchBar(o: BarOptions): Bar {
     } else if (e.key === "Enter" && open && active >= 0) {
       e.preventDefault();
       keepRecent(input.value.trim());
+      options[active].dispatchEvent(new Event("click")); // counted like a pointer click
       go(options[active].querySelector("a")!.href);
     } else if (e.key === "Escape") {
       // As in DocSearch: a first Escape closes the list and leaves the text as typed; the

@@ -124,7 +124,12 @@ function mount(config: Config) {
         : `${found} ${found === 1 ? "result" : "results"} for “${q}”` +
           (pages > 1 ? ` · page ${Math.min(page, pages)} of ${pages}` : ""),
     );
-    hits.replaceChildren(...data.results.map((h) => hit(h, config.baseUrl)));
+    const first = (Math.min(page, pages) - 1) * (per_page || config.perPage);
+    hits.replaceChildren(
+      ...data.results.map((h, i) =>
+        hit(h, config.baseUrl, () => client.click(q, first + i + 1, h.url))
+      ),
+    );
     if (found === 0) {
       notice.textContent = "Check the spelling, or try fewer or different words.";
       notice.hidden = false;
@@ -203,14 +208,16 @@ function mount(config: Config) {
 const failed: Conversation = { node: el("div", {}), busy: () => false, abort: () => {} };
 
 /** One result: title linking to its page, its path, description and highlighted snippet. */
-function hit(h: Hit, baseUrl: string): HTMLElement {
+function hit(h: Hit, baseUrl: string, clicked: () => void): HTMLElement {
   const { title, description, body } = parts(h);
   const href = safeUrl(h.url, baseUrl);
   const heading = marked(title.snippet || String(h.url ?? ""), title.matches);
+  const link = href ? el("a", { href }, heading) : null;
+  if (link) on(link, "click", clicked);
   return el(
     "li",
     { class: "hit" },
-    el("h3", {}, href ? el("a", { href }, heading) : heading),
+    el("h3", {}, link ?? heading),
     href ? el("p", { class: "path" }, readable(new URL(href).pathname)) : null,
     description
       ? el("p", { class: "desc" }, marked(description.snippet, description.matches))

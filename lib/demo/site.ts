@@ -60,3 +60,10 @@ export async function operatorToken(kv: Deno.Kv, fromEnv: string | undefined): P
   const ok = await kv.atomic().check({ key, versionstamp: null }).set(key, token).commit();
   return ok.ok ? token : await operatorToken(kv, fromEnv);
 }
+
+/** The demo site's current public key, or null before the demo site exists. */
+export async function demoPublicKey(s: Services): Promise<{ siteId: string; key: string } | null> {
+  const known = (await s.kv.get<Omit<DemoInfo, "created">>(DEMO_KEY)).value;
+  const site = known ? await s.sites.get(known.siteId) : null;
+  return site ? { siteId: site.id, key: site.publicKey } : null;
+}

@@ -59,6 +59,8 @@ export async function adminCaller(
   operatorToken: string | null,
 ): Promise<AdminCaller> {
   const auth = c.req.header("authorization") ?? "";
+  const viaSession = (c as Context<AppEnv>).get("adminCaller");
+  if (!auth && viaSession) return viaSession;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (!m) {
     throw new ApiError(

@@ -25,6 +25,8 @@ export const ERRORS = {
   MONTHLY_SEARCH_QUOTA_EXCEEDED: { status: 429, type: "rate_limit_error" },
   AI_CREDITS_EXHAUSTED: { status: 429, type: "rate_limit_error" },
   SUMMARY_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  // Not in API.md's table: too many click events from one client IP per minute.
+  EVENT_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   INTERNAL_ERROR: { status: 500, type: "api_error" },
   UPSTREAM_ERROR: { status: 502, type: "upstream_error" },
   SERVICE_UNAVAILABLE: { status: 503, type: "api_error" },

@@ -1,10 +1,15 @@
 /** HTTP plumbing shared by all routes: request ids, logging, the error envelope, JSON bodies. */
 import type { Context, Hono, MiddlewareHandler } from "hono";
+import { getConnInfo } from "hono/deno";
 import { ApiError, asApiError, errorObject } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import { parseJsonBody } from "./json.ts";
+import type { AdminCaller } from "./auth.ts";
 
-export type AppEnv = { Variables: { requestId: string; siteId?: string } };
+export type AppEnv = {
+  /** adminCaller: set by a dashboard session (lib/http/session.ts) on admin calls. */
+  Variables: { requestId: string; siteId?: string; adminCaller?: AdminCaller };
+};
 export type Logger = (line: Record<string, unknown>) => void;
 
 export const jsonLogger: Logger = (line) => console.log(JSON.stringify(line));
@@ -72,10 +77,15 @@ export function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {
   });
 }
 
-/** Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse or nests too deep. */
-export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
+/**
+ * Reads a JSON body: 415 unless JSON, 413 over `maxBytes`, 400 when it does not parse or nests
+ * too deep.
+ * `orText` also takes text/plain (what navigator.sendBeacon sends without a preflight).
+ */
+export async function readJson(c: Context, maxBytes: number, orText = false): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
+  const text = orText && /^text\/plain\s*(;|$)/i.test(type);
+  if (!text && !/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
   return await parseJsonBody(await readBody(c, maxBytes));
@@ -109,4 +119,13 @@ export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array
     size += part.byteLength;
   }
   return buf.subarray(0, size);
+}
+
+/** The client's IP address, or "unknown" for in-process requests. */
+export function clientIp(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown"; // no socket (in-process requests)
+  }
 }

@@ -182,3 +182,19 @@ export const FeedbackBody = z.object({
   comment: z.string({ error: "comment must be a string" })
     .refine((s) => codePoints(s) <= 500, "comment must be at most 500 characters").optional(),
 });
+
+/** POST /api/events: a click on a search result (position counted from 1). */
+export const ClickEvent = z.object({
+  type: z.literal("click", { error: "type must be click" }),
+  query: z.string({ error: "query is required" }).trim().min(1, "query must not be empty")
+    .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`),
+  position: z.number({ error: "position must be a whole number" })
+    .int("position must be a whole number").min(1, "position must be at least 1")
+    .max(MAX_PAGE * 100, "position is too large"),
+  url: z.string({ error: "url is required" }).min(1).max(2000),
+}).strict();
+
+/** GET /api/admin/sites/:id/analytics. */
+export const AnalyticsParams = z.object({
+  days: wholeNumber("days", 1, 90).optional().transform((n) => n ?? 30),
+});

@@ -43,6 +43,7 @@ export function searchRoutes(s: Services) {
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
     const { found, hits } = await s.indexes.search(site.id, params.q, params.page, perPage);
+    if (params.page === 1) s.analytics.search(site.id, params.q, found); // in memory; batched
     return c.json(
       {
         results: hits,

@@ -46,6 +46,7 @@ export function summarizeRoutes(s: Services) {
           ctrl.enqueue(new TextEncoder().encode(json));
           ctrl.close();
           delivered(p);
+          s.analytics.answer(site.id);
         },
         cancel: () => undeliver(s, p),
       });
@@ -65,8 +66,10 @@ export function summarizeRoutes(s: Services) {
         for (let step = await first;; step = await deltas.next()) {
           if (step.done) {
             const done = { ...step.value, creditsRemaining: p.creditsRemaining };
-            if (send("done", done)) delivered(p);
-            else await undeliver(s, p);
+            if (send("done", done)) {
+              delivered(p);
+              s.analytics.answer(site.id);
+            } else await undeliver(s, p);
             break;
           }
           send("delta", { text: step.value });

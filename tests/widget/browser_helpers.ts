@@ -85,7 +85,7 @@ export interface Server {
 /** The real app on 127.0.0.1 with a fresh in-memory KV. */
 export async function serveApp(): Promise<Server & { call: typeof fetch; kv: Deno.Kv }> {
   const kv = await Deno.openKv(":memory:");
-  const { app } = createApp({ kv, operatorToken: OPERATOR, log: () => {} });
+  const { app, services } = createApp({ kv, operatorToken: OPERATOR, log: () => {} });
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   const origin = `http://127.0.0.1:${server.addr.port}`;
   return {
@@ -94,6 +94,7 @@ export async function serveApp(): Promise<Server & { call: typeof fetch; kv: Den
     call: (input, init) => fetch(new URL(String(input), origin), init),
     close: async () => {
       await server.shutdown();
+      services.analytics.discard();
       kv.close();
     },
   };

@@ -1,10 +1,9 @@
 /** Admin API for sites: create, read, settings and limits, usage, key rotation. */
 import { Hono } from "hono";
 import { adminCaller, adminTarget } from "../../../lib/http/auth.ts";
-import { minuteWindow, monthWindow } from "../../../lib/clock.ts";
 import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
-import { effectiveLimits, PLANS } from "../../../lib/limits/plans.ts";
+import { siteUsage } from "../../../lib/limits/usage.ts";
 import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 import { publicView } from "../../../lib/sites/store.ts";
@@ -63,26 +62,7 @@ export function adminSiteRoutes(s: Services) {
 
   app.get("/api/admin/sites/:id/usage", async (c) => {
     const { site } = await adminTarget(c, s.sites, s.operatorToken);
-    const now = s.clock();
-    const limits = effectiveLimits(site.plan, site.limits);
-    const [searches, credits, index] = await Promise.all([
-      s.quota.usage(site.id),
-      s.credits.used(site.id),
-      s.pages.version(site.id),
-    ]);
-    const monthEnd = monthWindow(now).resetsAt.toISOString();
-    return c.json({
-      plan: site.plan,
-      performance_profile: PLANS[site.plan].profile,
-      minute: {
-        used: searches.minute,
-        limit: limits.perMinute,
-        resets_at: new Date((minuteWindow(now).id + 1) * 60_000).toISOString(),
-      },
-      month: { used: searches.month, limit: limits.perMonth, resets_at: monthEnd },
-      aiCredits: { used: credits, limit: limits.aiCredits, resets_at: monthEnd },
-      pages: { count: index.pages, limit: PLANS[site.plan].maxPages },
-    });
+    return c.json(await siteUsage(s, site));
   });
 
   app.post("/api/admin/sites/:id/keys/rotate", async (c) => {

@@ -1,0 +1,64 @@
+/** The landing page at `/`: what the service does and where to try it. No islands, no secrets. */
+
+const FEATURES: [string, string][] = [
+  ["Search as you type", "Ranked results with highlights, typo-tolerant, in a few milliseconds."],
+  ["AI answers with sources", "Streamed summaries from your own pages, with follow-up questions."],
+  ["Two script tags", "A search bar and a results page that fit any website builder."],
+  ["Crawler and documents", "Index a site from its sitemap, or upload PDFs and text."],
+  ["Analytics", "What visitors search for, what finds nothing, what they click."],
+  ["Plans and quotas", "Per-minute and monthly limits, AI credits, rate-limit headers."],
+];
+
+const LINKS: [string, string, string][] = [
+  ["/demo/", "Demo site", "A coffee roaster's site with the search bar and results page embedded."],
+  ["/search-results?q=shipping", "Results page demo", "Server-rendered results with islands."],
+  ["/dashboard", "Dashboard", "Sign in with a site admin key to see usage and analytics."],
+  ["/docs/api", "API reference", "Search, summaries, the admin API and the error envelope."],
+];
+
+export function Landing() {
+  return (
+    <>
+      <section class="hero">
+        <h1>Site search with AI answers, in two script tags</h1>
+        <p class="lede">
+          SiteSearch indexes your website, answers visitors' searches in milliseconds and their
+          questions with a cited AI summary, and tells you what they were looking for.
+        </p>
+        <p class="actions">
+          <a class="button primary" href="/search-results?q=shipping">Try the results page</a>
+          <a class="button" href="/dashboard">Open the dashboard</a>
+        </p>
+      </section>
+      <section aria-labelledby="try">
+        <h2 id="try">Try it</h2>
+        <ul class="cards">
+          {LINKS.map(([href, title, text]) => (
+            <li class="card">
+              <a href={href}>
+                <strong>{title}</strong>
+                <span>{text}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="what">
+        <h2 id="what">What it does</h2>
+        <ul class="features">
+          {FEATURES.map(([title, text]) => (
+            <li>
+              <strong>{title}</strong>
+              <span>{text}</span>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section aria-labelledby="embed">
+        <h2 id="embed">Add it to a site</h2>
+        <pre class="code"><code>{`<script async src="https://YOUR-SITESEARCH-HOST/widget.js"
+  data-key="pk_YOUR_PUBLIC_KEY" data-results-page="/search-results"></script>`}</code></pre>
+      </section>
+    </>
+  );
+}

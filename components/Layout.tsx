@@ -1,0 +1,44 @@
+/** The page shell of the service's own pages: head, header with navigation, footer. */
+import type { ComponentChildren } from "preact";
+
+const NAV: [string, string][] = [
+  ["/", "Home"],
+  ["/search-results", "Results demo"],
+  ["/demo/", "Demo site"],
+  ["/dashboard", "Dashboard"],
+];
+
+export function Layout(
+  props: { title: string; path: string; islands: boolean; children: ComponentChildren },
+) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>{props.title}</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href="/assets/app.css" />
+        {props.islands ? <script defer src="/assets/islands.js" /> : null}
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="top">
+          <a class="brand" href="/">
+            <span class="logo" aria-hidden="true">◎</span> SiteSearch
+          </a>
+          <nav aria-label="Main">
+            {NAV.map(([href, label]) => (
+              <a href={href} aria-current={props.path === href ? "page" : undefined}>{label}</a>
+            ))}
+          </nav>
+        </header>
+        <main id="main">{props.children}</main>
+        <footer class="foot">
+          SiteSearch: hosted site search with AI answers. <a href="/docs/api">API reference</a>
+        </footer>
+      </body>
+    </html>
+  );
+}

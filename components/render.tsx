@@ -1,0 +1,44 @@
+/** Renders a page of the service's own: HTML with a strict CSP; JavaScript only when it has islands. */
+import type { ComponentChildren } from "preact";
+import { renderToString } from "preact-render-to-string";
+import { Layout } from "./Layout.tsx";
+
+export const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** The page's HTML; the islands bundle is linked only when an island was rendered. */
+export function renderPage(o: { title: string; path: string; body: ComponentChildren }): string {
+  const body = renderToString(<>{o.body}</>);
+  // The marker is an attribute only Island writes; props are escaped, text has no raw quotes.
+  const islands = body.includes(' data-island="');
+  const shell = renderToString(
+    <Layout title={o.title} path={o.path} islands={islands}>
+      <div dangerouslySetInnerHTML={{ __html: body }} class="page" />
+    </Layout>,
+  );
+  return "<!doctype html>" + shell;
+}
+
+/** A rendered page as a response. */
+export function pageResponse(html: string, status = 200, headers: Record<string, string> = {}) {
+  return new Response(html, {
+    status,
+    headers: {
+      "Content-Type": "text/html; charset=utf-8",
+      "Content-Security-Policy": PAGE_CSP,
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "same-origin",
+      "Cache-Control": "no-store",
+      ...headers,
+    },
+  });
+}

@@ -1,0 +1,26 @@
+/** Where analytics live in KV: one prefix per site and UTC day; no IP address or key is stored. */
+
+/** A UTC day as "2026-11-15". */
+export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** Daily totals: searches, answers, noResults, clicks, clickPositions (sum of positions). */
+export const totalKey = (
+  site: string,
+  day: string,
+  metric: Metric,
+) => ["an", site, day, "t", metric];
+/** Per normalised query and day: how often it was searched, and how often it found nothing. */
+export const queryKey = (site: string, day: string, q: string) => ["an", site, day, "q", q];
+export const emptyQueryKey = (site: string, day: string, q: string) => ["an", site, day, "z", q];
+
+export const METRICS = ["searches", "answers", "noResults", "clicks", "clickPositions"] as const;
+export type Metric = typeof METRICS[number];
+
+/** The longest query kept (API.md caps q at 200 characters; a KV key holds 2 KiB). */
+const MAX_QUERY = 200;
+
+/** A query as it is counted: trimmed, lower-cased, whitespace collapsed. */
+export function normalizeQuery(q: string): string {
+  const text = q.trim().toLowerCase().replace(/\s+/g, " ");
+  return text.length <= MAX_QUERY ? text : [...text].slice(0, MAX_QUERY).join("");
+}

@@ -1,0 +1,31 @@
+/** A site's use of its limits right now: searches this minute and month, AI credits, pages. */
+import { minuteWindow, monthWindow } from "../clock.ts";
+import { effectiveLimits, PLANS } from "./plans.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "../sites/store.ts";
+
+/** What GET /api/admin/sites/:id/usage answers (and the dashboard's meters show). */
+export async function siteUsage(s: Services, site: Site) {
+  const now = s.clock();
+  const limits = effectiveLimits(site.plan, site.limits);
+  const [searches, credits, index] = await Promise.all([
+    s.quota.usage(site.id),
+    s.credits.used(site.id),
+    s.pages.version(site.id),
+  ]);
+  const monthEnd = monthWindow(now).resetsAt.toISOString();
+  return {
+    plan: site.plan,
+    performance_profile: PLANS[site.plan].profile,
+    minute: {
+      used: searches.minute,
+      limit: limits.perMinute,
+      resets_at: new Date((minuteWindow(now).id + 1) * 60_000).toISOString(),
+    },
+    month: { used: searches.month, limit: limits.perMonth, resets_at: monthEnd },
+    aiCredits: { used: credits, limit: limits.aiCredits, resets_at: monthEnd },
+    pages: { count: index.pages, limit: PLANS[site.plan].maxPages },
+  };
+}
+
+export type SiteUsage = Awaited<ReturnType<typeof siteUsage>>;

@@ -1,0 +1,196 @@
+/**
+ * The site owner's dashboard. GET /dashboard signs in (a plain form, no JavaScript), then shows
+ * the operator's list of sites or one site's usage, analytics, settings, keys, content and embed
+ * snippet. The islands call the admin API with the session cookie (lib/http/session.ts).
+ */
+import { type Context, Hono } from "hono";
+import type { ComponentChildren } from "preact";
+import { Island } from "../components/Island.tsx";
+import { pageResponse, renderPage } from "../components/render.tsx";
+import { SignIn } from "../components/SignIn.tsx";
+import { analyticsReport } from "../lib/analytics/report.ts";
+import { listCrawlJobs } from "../lib/crawl/jobs.ts";
+import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
+import {
+  assertSameOrigin,
+  clearSessionCookie,
+  sessionCookie,
+  type SessionWho,
+  setSessionCookie,
+} from "../lib/http/session.ts";
+import { PLAN_NAMES, PLANS } from "../lib/limits/plans.ts";
+import { siteUsage } from "../lib/limits/usage.ts";
+import type { Services } from "../lib/services.ts";
+import { listDocuments } from "../lib/sites/documents.ts";
+import { constantTimeEqual, isAdminKey } from "../lib/sites/keys.ts";
+import { publicView, type Site } from "../lib/sites/store.ts";
+
+const PATH = "/dashboard";
+const FORM_LIMIT = 4 * 1024;
+
+export function dashboardRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  const page = (title: string, body: ComponentChildren, status = 200) =>
+    pageResponse(renderPage({ title: `${title} · SiteSearch`, path: PATH, body }), status);
+
+  /** The signed-in session and who it stands for, or null. */
+  async function session(c: Context) {
+    const found = await s.sessions.read(sessionCookie(c));
+    const caller = found ? await s.sessions.caller(found.who) : null;
+    return found && caller ? { ...found, caller } : null;
+  }
+
+  app.get(PATH, async (c) => {
+    const current = await session(c);
+    if (!current) return page("Sign in", <SignIn />);
+    const { caller } = current;
+    const wanted = c.req.query("site");
+    if (caller.operator && !wanted) return page("All sites", await operatorView(s));
+    const site = caller.operator ? await s.sites.get(wanted ?? "") : caller.site;
+    if (!site) return page("No such site", <p class="status error">No site with that id.</p>, 404);
+    return page(site.name, await siteView(s, site, caller.operator, new URL(c.req.url).origin));
+  });
+
+  app.post(`${PATH}/session`, async (c) => {
+    assertSameOrigin(c);
+    const form = new URLSearchParams(new TextDecoder().decode(await readBody(c, FORM_LIMIT)));
+    const key = (form.get("key") ?? "").trim();
+    let who: SessionWho | null = null;
+    if (s.operatorToken && key && constantTimeEqual(key, s.operatorToken)) who = { operator: true };
+    else if (isAdminKey(key)) {
+      const site = await s.sites.byAdminKey(key);
+      if (site) who = { operator: false, siteId: site.id, keyHash: site.adminKeyHash };
+    }
+    if (!who) {
+      const message = key
+        ? "That key is not valid. Use the site's admin key (sk_…), not its public key."
+        : "Enter your site admin key.";
+      return page("Sign in", <SignIn error={message} />, 401);
+    }
+    const previous = await s.sessions.read(sessionCookie(c));
+    if (previous) await s.sessions.end(previous.id); // one session per browser
+    setSessionCookie(c, await s.sessions.create(who), s.sessions.ttlMs);
+    return c.redirect(PATH, 303);
+  });
+
+  app.post(`${PATH}/signout`, async (c) => {
+    assertSameOrigin(c);
+    const found = await s.sessions.read(sessionCookie(c));
+    if (found) await s.sessions.end(found.id);
+    clearSessionCookie(c);
+    return c.redirect(PATH, 303);
+  });
+
+  allowOnly(app, PATH, ["GET"]);
+  allowOnly(app, `${PATH}/session`, ["POST"]);
+  allowOnly(app, `${PATH}/signout`, ["POST"]);
+  return app;
+}
+
+function SignOut({ operator }: { operator: boolean }) {
+  return (
+    <form method="post" action={`${PATH}/signout`} class="signout">
+      <span class="muted">
+        {operator ? "Signed in as the operator" : "Signed in with the admin key"}
+      </span>
+      <button type="submit" class="button small">Sign out</button>
+    </form>
+  );
+}
+
+async function operatorView(s: Services) {
+  const ids = await s.sites.listIds();
+  const sites = (await Promise.all(ids.map((id) => s.sites.get(id)))).filter((x): x is Site => !!x);
+  return (
+    <>
+      <div class="dash-head">
+        <h1>All sites</h1>
+        <SignOut operator />
+      </div>
+      <Island
+        name="SitesAdmin"
+        props={{
+          plans: PLAN_NAMES,
+          sites: sites.map((x) => ({
+            id: x.id,
+            name: x.name,
+            plan: x.plan,
+            domain: x.domain,
+            createdAt: x.createdAt,
+            limits: x.limits,
+          })),
+        }}
+      />
+    </>
+  );
+}
+
+async function siteView(s: Services, site: Site, operator: boolean, origin: string) {
+  const documentsAllowed = PLANS[site.plan].documents;
+  await s.analytics.flush();
+  const dayOfMonth = new Date(s.clock()).getUTCDate();
+  const [usage, report, month, pages, documents, crawls] = await Promise.all([
+    siteUsage(s, site),
+    analyticsReport(s.kv, s.clock, site.id, 30),
+    analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
+    s.pages.list(site.id, { limit: 100 }),
+    documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
+    listCrawlJobs(s, site.id, 1),
+  ]);
+  const view = publicView(site);
+  return (
+    <>
+      <div class="dash-head">
+        <div>
+          <h1>{site.name}</h1>
+          <p class="muted">
+            <span class="badge">{site.plan}</span> {site.id}
+            {operator
+              ? (
+                <>
+                  {" · "}
+                  <a href={PATH}>All sites</a>
+                </>
+              )
+              : null}
+          </p>
+        </div>
+        <SignOut operator={operator} />
+      </div>
+      <div class="dash-grid">
+        <Island name="UsageMeters" props={{ siteId: site.id, usage, days: month.days }} />
+        <Island name="AnalyticsPanel" props={{ siteId: site.id, report, days: 30 }} />
+        <Island
+          name="SettingsForm"
+          props={{
+            siteId: site.id,
+            settings: view.settings,
+            followupsOnPlan: PLANS[site.plan].followups,
+          }}
+        />
+        <Island name="KeysPanel" props={{ siteId: site.id, publicKey: site.publicKey }} />
+        <Island
+          name="ContentPanel"
+          props={{
+            siteId: site.id,
+            pages: pages.pages.map((p) => ({ url: p.url, title: p.title, updatedAt: p.updatedAt })),
+            cursor: pages.cursor,
+            documentsAllowed,
+            documents: documents?.documents.map((d) => ({
+              id: d.id,
+              title: d.title,
+              type: d.type,
+              bytes: d.bytes,
+            })) ??
+              [],
+            lastCrawl: crawls[0] ?? null,
+          }}
+        />
+        <Island
+          name="EmbedSnippet"
+          props={{ origin, publicKey: site.publicKey, resultsPage: site.settings.resultsPage }}
+        />
+      </div>
+    </>
+  );
+}

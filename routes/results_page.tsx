@@ -1,0 +1,102 @@
+/**
+ * GET /search-results: the islands results page demo. The first page of results is searched and
+ * rendered on the server (counted like any search), so it works without JavaScript and its URL
+ * can be shared; the search box, the results and the AI answer then hydrate as islands.
+ */
+import { Hono } from "hono";
+import { Island } from "../components/Island.tsx";
+import { pageResponse, renderPage } from "../components/render.tsx";
+import { searchFailure } from "../islands/Results.tsx";
+import type { Hit } from "../islands/api.ts";
+import { demoPublicKey } from "../lib/demo/site.ts";
+import { ApiError, asApiError } from "../lib/http/errors.ts";
+import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
+import { MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
+import type { Services } from "../lib/services.ts";
+import { isPublicKey } from "../lib/sites/keys.ts";
+import type { Site } from "../lib/sites/store.ts";
+
+const PATH = "/search-results";
+const PER_PAGE = 10;
+
+export function resultsPageRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+
+  /** The site's first page of results for `q`, admitted by the quota like /api/search. */
+  async function firstPage(site: Site, key: string, q: string, page: number) {
+    const { site: fresh, state } = await s.quota.admit(
+      site.id,
+      (f) =>
+        f?.publicKey === key
+          ? null
+          : new ApiError("INVALID_API_KEY", "The search key is not valid."),
+    );
+    const perPage = Math.min(PER_PAGE, state.limits.maxPerPage);
+    const { found, hits } = await s.indexes.search(fresh.id, q, page, perPage);
+    if (page === 1) s.analytics.search(fresh.id, q, found);
+    return { found, hits: hits as Hit[], perPage };
+  }
+
+  app.get(PATH, async (c) => {
+    const given = c.req.query("key") ?? "";
+    const demo = given ? null : await demoPublicKey(s);
+    const key = given || demo?.key || "";
+    const q = (c.req.query("q") ?? "").trim().slice(0, MAX_QUERY_CHARS);
+    const page = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(c.req.query("page")) || 1)));
+    const site = isPublicKey(key) ? await s.sites.byPublicKeyCached(key) : null;
+
+    let error: string | null = null;
+    let data = { found: 0, hits: null as Hit[] | null, perPage: PER_PAGE };
+    if (!key) error = "Give a site's public key as ?key=pk_… to search it.";
+    else if (!site) error = searchFailure(new ApiError("INVALID_API_KEY", ""));
+    else if (q) {
+      try {
+        data = await firstPage(site, key, q, page);
+      } catch (e) {
+        error = searchFailure(asApiError(e));
+      }
+    }
+    const baseUrl = site && site.id === demo?.siteId
+      ? "/demo"
+      : site?.domain
+      ? `https://${site.domain}`
+      : "";
+    const hrefBase = given ? new URLSearchParams({ key }).toString() : "";
+    const title = q
+      ? `${q} · Search · ${site?.name ?? "SiteSearch"}`
+      : `Search · ${site?.name ?? "SiteSearch"}`;
+    const body = (
+      <div class="results-page">
+        <h1>Search {site ? <span class="muted">{site.name}</span> : null}</h1>
+        <Island
+          name="SearchBox"
+          props={{ apiKey: key, q, action: PATH, baseUrl, keyInForm: !!given }}
+        />
+        <div class="results-layout">
+          <Island
+            name="Results"
+            props={{
+              apiKey: key,
+              q,
+              page,
+              perPage: data.perPage,
+              baseUrl,
+              results: data.hits,
+              found: data.found,
+              error,
+              hrefBase,
+            }}
+          />
+          <Island
+            name="Answer"
+            props={{ apiKey: key, q, enabled: !!site?.settings.aiSummaries && !error, baseUrl }}
+          />
+        </div>
+      </div>
+    );
+    const status = !key || !site ? 401 : 200;
+    return pageResponse(renderPage({ title, path: PATH, body }), status);
+  });
+  allowOnly(app, PATH, ["GET"]);
+  return app;
+}

@@ -1,0 +1,133 @@
+/** Search analytics: counted in memory, written in batches, read back as API.md's report. */
+import assert from "node:assert/strict";
+import { Analytics } from "../../lib/analytics/recorder.ts";
+import { normalizeQuery } from "../../lib/analytics/keys.ts";
+import { analyticsReport, dayRange } from "../../lib/analytics/report.ts";
+import { feedbackSummary } from "../../lib/analytics/feedback.ts";
+import { createSite, manualClock, putPages, search, startApp } from "../helpers.ts";
+
+const DAY = 86_400_000;
+
+async function allAnalyticsKeys(kv: Deno.Kv) {
+  const out: { key: Deno.KvKey; value: unknown }[] = [];
+  for await (const e of kv.list({ prefix: ["an"] })) out.push({ key: e.key, value: e.value });
+  return out;
+}
+
+Deno.test("analytics - queries are trimmed, lower-cased and their whitespace collapsed", () => {
+  assert.equal(normalizeQuery("  Pour   OVER\tGuide \n"), "pour over guide");
+  assert.equal(normalizeQuery("Ünïcode  Café"), "ünïcode café");
+  assert.equal(normalizeQuery("   "), "");
+  assert.equal([...normalizeQuery("x".repeat(500))].length, 200);
+});
+
+Deno.test("analytics - counts stay in memory until a flush, then land in KV as sums", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 60_000);
+  try {
+    a.search("site_a", "Shipping", 3);
+    a.search("site_a", "  shipping ", 2);
+    a.search("site_a", "Zebra", 0);
+    a.answer("site_a");
+    a.click("site_a", 2);
+    a.click("site_a", 4);
+    assert.equal((await allAnalyticsKeys(kv)).length, 0, "nothing written before the flush");
+    await a.flush();
+    const r = await analyticsReport(kv, clock, "site_a", 7);
+    assert.equal(r.days.length, 7);
+    assert.deepEqual(r.days.at(-1), { date: "2026-11-15", searches: 3, answers: 1, noResults: 1 });
+    assert.deepEqual(r.topQueries, [
+      { query: "shipping", count: 2, noResults: 0 },
+      { query: "zebra", count: 1, noResults: 1 },
+    ]);
+    assert.deepEqual(r.noResultQueries, [{ query: "zebra", count: 1 }]);
+    assert.deepEqual(r.clicks, { count: 2, ctr: 0.6667, averagePosition: 3 });
+    // A second instance's counts add up with the first's.
+    const b = new Analytics(kv, clock, 60_000);
+    b.search("site_a", "shipping", 1);
+    await b.close();
+    const again = await analyticsReport(kv, clock, "site_a", 7);
+    assert.equal(again.topQueries[0].count, 3);
+    assert.equal(again.days.at(-1)!.searches, 4);
+  } finally {
+    a.discard();
+    kv.close();
+  }
+});
+
+Deno.test("analytics - the timer flushes by itself, and days outside the window are left out", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 20);
+  try {
+    a.search("s", "old query", 1);
+    clock.advance(10 * DAY);
+    a.search("s", "new query", 1);
+    await new Promise((r) => setTimeout(r, 80));
+    assert.ok((await allAnalyticsKeys(kv)).length > 0, "the timer wrote the batch");
+    const week = await analyticsReport(kv, clock, "s", 7);
+    assert.deepEqual(week.topQueries.map((q) => q.query), ["new query"]);
+    const month = await analyticsReport(kv, clock, "s", 30);
+    assert.deepEqual(month.topQueries.map((q) => q.query).sort(), ["new query", "old query"]);
+    assert.equal(dayRange(clock(), 3).length, 3);
+    assert.equal(dayRange(clock(), 3).at(-1), "2026-11-25");
+  } finally {
+    a.discard();
+    kv.close();
+  }
+});
+
+Deno.test("analytics - feedback is read from the feedback records of POST /api/feedback", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const at = (d: number) => new Date(Date.UTC(2026, 10, d, 9)).toISOString();
+    await kv.set(["feedback", "s1", "cv_a", 1], { helpful: true, at: at(14) });
+    await kv.set(["feedback", "s1", "cv_a", 2], {
+      helpful: false,
+      comment: "Wrong price",
+      at: at(15),
+    });
+    await kv.set(["feedback", "s1", "cv_b", 1], { helpful: true, comment: "Spot on", at: at(12) });
+    await kv.set(["feedback", "s1", "cv_c", 1], { helpful: false, at: at(1) }); // too old
+    await kv.set(["feedback", "s2", "cv_d", 1], {
+      helpful: false,
+      comment: "other site",
+      at: at(15),
+    });
+    const r = await feedbackSummary(kv, "s1", Date.UTC(2026, 10, 10));
+    assert.equal(r.helpful, 2);
+    assert.equal(r.unhelpful, 1);
+    assert.deepEqual(r.recent.map((x) => [x.conversationId, x.turn, x.comment]), [
+      ["cv_a", 2, "Wrong price"],
+      ["cv_b", 1, "Spot on"],
+    ]);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("analytics - a search costs no KV write of its own, and no IP or key is stored", async () => {
+  const t = await startApp({ analyticsFlushMs: 60_000 });
+  try {
+    const site = await createSite(t, "basic");
+    await putPages(t, site, [{ url: "/a", title: "Alpha", body: "Alpha page about kettles." }]);
+    const before = t.services.quota.stats.commits;
+    for (let i = 0; i < 5; i++) {
+      const r = await search(t, site.publicKey, "q=Kettles");
+      assert.equal(r.status, 200);
+    }
+    assert.equal(t.services.quota.stats.commits - before, 5, "one quota commit per search only");
+    assert.equal((await allAnalyticsKeys(t.kv)).length, 0, "counted in memory, not yet in KV");
+    await t.services.analytics.flush();
+    const stored = JSON.stringify(
+      await allAnalyticsKeys(t.kv),
+      (_, v) => typeof v === "bigint" ? String(v) : v,
+    );
+    assert.ok(stored.includes('"kettles"'));
+    assert.ok(!stored.includes(site.publicKey), "no key");
+    assert.ok(!/127\.0\.0\.1|unknown/.test(stored), "no IP address");
+  } finally {
+    t.close();
+  }
+});

@@ -196,7 +196,12 @@ export async function retrieve(
       if (r.head.has(t) || r.tf.has(t)) df.set(t, (df.get(t) ?? 0) + 1);
     }
   }
-  const idf = (t: string) => Math.log(1 + (rows.length + 1) / ((df.get(t) ?? 0) + 0.5));
+  const rawIdf = (t: string) => Math.log(1 + (rows.length + 1) / ((df.get(t) ?? 0) + 0.5));
+  // A word no section holds (a word the site never uses) weighs like the rarest word some section
+  // does hold: alone it cannot veto what the rest of the question finds. All unknown: no match.
+  const known = [...weight.keys()].filter((t) => df.has(t)).map(rawIdf);
+  const unknownIdf = known.length ? Math.max(...known) : rawIdf("");
+  const idf = (t: string) => df.has(t) ? rawIdf(t) : unknownIdf;
   let total = 0, totalAsked = 0;
   for (const [t, w] of weight) {
     total += w * idf(t);

@@ -1,5 +1,5 @@
 /** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
-import { WORD_RE } from "./text.ts";
+import { foldInPlace } from "./tokens.ts";
 
 export interface Highlight {
   field: "title" | "description" | "body";
@@ -14,10 +14,16 @@ export interface Matcher {
   pattern?: RegExp;
 }
 
-const WORD_CHAR = /[\p{L}\p{N}]/u;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+/** Scripts written without spaces: a match may start inside a run of letters. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Builds a matcher from query words, their stems, and the words that corrected typos. */
+/**
+ * Builds a matcher from folded query words, the indexed forms that matched, and the
+ * words that corrected typos. It is applied to folded text (see `findMatches`).
+ */
 export function makeMatcher(words: string[], stems: string[]): Matcher {
   // Porter stems may end in "i" where the text has "y" (policy -> polici): match the shorter root too.
   const roots = new Set<string>();
@@ -25,15 +31,16 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
     if (s.length === 0) continue;
     roots.add(s.length > 3 && s.endsWith("i") ? s.slice(0, -1) : s);
   }
-  const list = [...roots];
+  // Longest first, so the alternation takes "get_object" before "get".
+  const list = [...roots].sort((a, b) => b.length - a.length);
   const matcher: Matcher = (word) => {
-    const w = word.toLowerCase();
+    const w = foldInPlace(word.toLowerCase());
     return list.some((r) => w.startsWith(r) && (r.length >= 3 || w.length === r.length));
   };
   if (list.length) {
     // Roots of 3+ letters match as prefixes, shorter ones only as whole words.
     const alts = list.map((r) =>
-      escape(r) + (r.length >= 3 ? "[\\p{L}\\p{N}]*" : "(?![\\p{L}\\p{N}])")
+      escape(r) + (r.length >= 3 || UNSPACED.test(r) ? "[\\p{L}\\p{N}\\p{M}_]*" : "(?![\\p{L}\\p{N}])")
     );
     // No lookbehind: the word-start check is done by the caller, which keeps the scan fast.
     matcher.pattern = new RegExp(`(?:${alts.join("|")})`, "giu");
@@ -41,17 +48,19 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
   return matcher;
 }
 
-/** Offsets of the matching words in a text, in UTF-16 code units. */
-function findMatches(text: string, match: Matcher, limit = 500): [number, number][] {
+/**
+ * Offsets of the matching words in a text, in UTF-16 code units. The text is folded
+ * character for character (offsets unchanged), so "cafe" marks "Café" as written.
+ */
+export function findMatches(text: string, match: Matcher, limit = 500): [number, number][] {
   const out: [number, number][] = [];
-  for (const m of text.matchAll(match.pattern ?? WORD_RE)) {
-    if (match.pattern) {
-      if (m.index! > 0 && WORD_CHAR.test(text[m.index! - 1])) continue; // inside a word
-      out.push([m.index!, m.index! + m[0].length]);
-      if (out.length >= limit) break;
-      continue;
-    }
-    if (match(m[0])) out.push([m.index!, m.index! + m[0].length]);
+  if (!match.pattern) return out;
+  const folded = foldInPlace(text);
+  for (const m of folded.matchAll(match.pattern)) {
+    const at = m.index!;
+    // Inside a word, unless the script has no spaces between words.
+    if (at > 0 && WORD_CHAR.test(folded[at - 1]) && !UNSPACED.test(folded[at])) continue;
+    out.push([at, at + m[0].length]);
     if (out.length >= limit) break;
   }
   return out;
@@ -78,7 +87,21 @@ export function highlightSnippet(
   scanLimit = SNIPPET_SCAN_CHARS,
 ): Highlight | null {
   const scanned = text.length > scanLimit ? text.slice(0, scanLimit) : text;
-  const all = findMatches(scanned, match);
+  return snippetOf(text, findMatches(scanned, match), 0, scanned.length, size);
+}
+
+/**
+ * The best window of `text[from, to)` given the matches found in the whole text
+ * (in order); null when none falls in the range.
+ */
+export function snippetOf(
+  text: string,
+  found: [number, number][],
+  from: number,
+  to: number,
+  size = 180,
+): Highlight | null {
+  const all = found.filter(([s, e]) => s >= from && e <= to);
   if (all.length === 0) return null;
   // Slide over the matches: the best window starts at the match that has most others within `size`.
   let best = 0, bestCount = 0;
@@ -87,20 +110,20 @@ export function highlightSnippet(
     if (j - i > bestCount) [best, bestCount] = [i, j - i];
   }
   const first = all[best][0];
-  let start = Math.max(0, first - 40);
-  let end = Math.min(scanned.length, start + size);
+  let start = Math.max(from, first - 40);
+  let end = Math.min(to, start + size);
   // Cut on word boundaries so no word is shown in half.
-  if (start > 0) {
-    const sp = scanned.indexOf(" ", start);
+  if (start > from) {
+    const sp = text.indexOf(" ", start);
     start = sp >= 0 && sp < first ? sp + 1 : start;
   }
-  if (end < scanned.length) {
-    const sp = scanned.lastIndexOf(" ", end);
+  if (end < to) {
+    const sp = text.lastIndexOf(" ", end);
     end = sp > all[best][1] ? sp : end;
   }
   const prefix = start > 0 ? "…" : "";
   const suffix = end < text.length ? "…" : "";
-  const snippet = prefix + scanned.slice(start, end) + suffix;
+  const snippet = prefix + text.slice(start, end).replace(/\n/g, " ") + suffix;
   const matches = all
     .filter(([s, e]) => s >= start && e <= end)
     .map(([s, e]) => [s - start + prefix.length, e - start + prefix.length] as [number, number]);

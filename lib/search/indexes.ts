@@ -5,27 +5,32 @@
  * most `staleMs` old, so they show up here within that time.
  */
 import {
+  findMatches,
   type Highlight,
   highlightField,
-  highlightSnippet,
   makeMatcher,
   SNIPPET_SCAN_CHARS,
+  snippetOf,
 } from "./highlight.ts";
 import type { Page, PageStore } from "../sites/pages.ts";
-import { rank } from "./rank.ts";
+import { type Correction, rank } from "./rank.ts";
+import { matchSections, type SectionHit, withAnchor } from "./sections.ts";
 import { addDoc, createSiteDb, type Doc, docAt, removeDoc, type SiteDb } from "./site_db.ts";
-import { queryWords } from "./text.ts";
+import { SiteName } from "./site_name.ts";
+import { fold, words } from "./tokens.ts";
 
 export interface SearchHit {
   title: string;
   description: string;
   url: string;
   highlights: Highlight[];
+  sections: SectionHit[];
 }
 
 export interface SearchResult {
   found: number;
   hits: SearchHit[];
+  corrections: Correction[];
 }
 
 interface SiteIndex {
@@ -34,11 +39,25 @@ interface SiteIndex {
   checkedAt: number;
   /** Serialises catch-ups so two never replay the same log at once. */
   busy: Promise<void>;
+  /** The title part most pages share, and the one the index was built with. */
+  names: SiteName;
+  builtWith: string;
+  builtPages: number;
 }
 
-function toDoc(p: Page): Doc {
-  const headings = (p.headings ?? []).join("\n");
-  return { id: p.url, title: p.title, description: p.description, headings, body: p.body };
+function toDoc(p: Page, names: SiteName): Doc {
+  const name = names.current();
+  const sections = (p.sections ?? (p.headings ?? []).map((heading) => ({ heading, anchor: "" })))
+    .filter((s) => !names.isName(s.heading, name));
+  return {
+    id: p.url,
+    title: names.strip(p.title, name),
+    description: p.description,
+    headings: sections.map((s) => s.heading).join("\n"),
+    body: p.body,
+    lang: p.lang,
+    sections,
+  };
 }
 
 /** The description shown for a result: the page's own, else the start of its text. */
@@ -63,9 +82,19 @@ export class SearchIndexes {
   /** Builds a site's index from KV. */
   private async build(site: string): Promise<SiteIndex> {
     const { version } = await this.pages.version(site);
+    const names = new SiteName();
+    for await (const meta of this.pages.metas(site)) names.add(meta.url, meta.title);
     const db = createSiteDb();
-    for await (const page of this.pages.all(site)) addDoc(db, toDoc(page));
-    return { db, version, checkedAt: this.clock(), busy: Promise.resolve() };
+    for await (const page of this.pages.all(site)) addDoc(db, toDoc(page, names));
+    return {
+      db,
+      version,
+      checkedAt: this.clock(),
+      busy: Promise.resolve(),
+      names,
+      builtWith: names.current(),
+      builtPages: names.size,
+    };
   }
 
   private load(site: string): Promise<SiteIndex> {
@@ -87,17 +116,23 @@ export class SearchIndexes {
       if (version === idx.version) return;
       const urls = await this.pages.changesSince(site, idx.version, version);
       if (urls === null) {
-        const fresh = await this.build(site);
-        [idx.db, idx.version] = [fresh.db, fresh.version];
+        Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
         return;
       }
       const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
       urls.forEach((url, i) => {
         removeDoc(idx.db, url);
+        idx.names.remove(url);
         const page = pages[i];
-        if (page) addDoc(idx.db, toDoc(page));
+        if (page) idx.names.add(url, page.title);
+        if (page) addDoc(idx.db, toDoc(page, idx.names));
       });
       idx.version = version;
+      // The shared title part changed (the first pages of a crawl show it): index again.
+      const { names } = idx;
+      if (names.current() !== idx.builtWith && (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)) {
+        Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
+      }
     });
     idx.busy = run.catch(() => {});
     await run;
@@ -113,21 +148,32 @@ export class SearchIndexes {
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);
-    const { ids, corrections } = rank(db, q);
-    const words = queryWords(q);
-    const stems = db.orama.tokenizer.tokenize(q, "english") as string[];
-    const match = makeMatcher(words, [...stems, ...corrections]);
+    const { ids, corrections, matched } = rank(db, q);
+    const typed = [...words(q, "")].map(fold);
+    const match = makeMatcher(
+      typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
+      matched,
+    );
     const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
       const doc = docAt(db, id, SNIPPET_SCAN_CHARS);
       const description = describe(doc);
+      const found = findMatches(doc.body, match);
+      const { sections, anchor } = matchSections(
+        doc.id,
+        doc.title,
+        doc.body,
+        doc.sections ?? [],
+        match,
+        found,
+      );
       const highlights = [
         highlightField("title", doc.title, match),
         highlightField("description", description, match),
-        highlightSnippet(doc.body, match),
+        snippetOf(doc.body, found, 0, doc.body.length),
       ].filter((h): h is Highlight => h !== null);
-      return { title: doc.title, description, url: doc.id, highlights };
+      return { title: doc.title, description, url: withAnchor(doc.id, anchor), highlights, sections };
     });
-    return { found: ids.length, hits };
+    return { found: ids.length, hits, corrections };
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */

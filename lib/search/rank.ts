@@ -1,131 +1,181 @@
 /**
- * Ranking for site search, on top of Orama's per-property BM25 index:
- * complete words match exactly, the word being typed (the last one) also as a
- * prefix, and a word that matches nothing is retried with one typo. Documents
- * that contain more of the query's words rank first, BM25 orders the rest.
- *
- * Orama's own `search` either prefix-expands every word (noisy: "form" scores
- * "formset" like "form") or, with `exact`, filters on case-sensitive raw text,
- * so this calls its index component per word instead (Orama is pinned, see deno.json).
+ * Ranking for site search: BM25 over real term frequencies (site_db.ts keeps
+ * them), per field, with a gentle length normalisation on body-like fields so a
+ * long reference page that uses a word a hundred times is not beaten by a short
+ * page that uses it twice. Complete words match exactly; the word being typed
+ * (the last one) also as a prefix; a word no page uses is corrected to its most
+ * used neighbour one edit away (a swap counts as one), an identifier as a whole.
+ * Documents that contain more of the query's words rank first, BM25 orders the rest.
  */
-import { docCount, indexData, PROPS, type SiteDb } from "./site_db.ts";
+import { docCount, type Field, FIELDS, postings, type SiteDb } from "./site_db.ts";
+import { fold, isStopWord, terms, words, written } from "./tokens.ts";
 
 /** Title weighs most, then section headings, then description, then body. */
-export const BOOST: Record<string, number> = { title: 3, headings: 2, description: 1.5, body: 1 };
-/** Orama's BM25 parameters and formula, applied to the compact frequencies. */
-const K = 1.2, B = 0.75, D = 0.5;
-/** Orama's English splitter: `_`, `'` and `-` stay inside a token (get_object_or_404). */
-const SPLIT = /[^A-Za-zàèéìòóù0-9_'-]+/;
-/** Prefix expansions and typo corrections count for less than the word as typed. */
+export const BOOST: Record<Field, number> = {
+  title: 3,
+  headings: 2,
+  description: 1.5,
+  body: 1,
+};
+const K1 = 1.2;
+/** Length normalisation: full on short fields, gentle on long ones (b ≈ 0.3). */
+const B: Record<Field, number> = { title: 0.75, description: 0.75, headings: 0.3, body: 0.3 };
+/** Prefix expansions count for less than the word as typed, unless it is being typed. */
 const PREFIX_WEIGHT = 0.5;
-const TYPO_WEIGHT = 0.7;
+/** A correction stands for the word meant, nearly as surely as the word itself. */
+const TYPO_WEIGHT = 0.9;
+/** Prefix lookups stop after this many words (a one-letter prefix would list the vocabulary). */
+const MAX_EXPANSIONS = 100;
+const MIN_TYPO_LENGTH = 4;
+const ASCII_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_";
+const JOINED = /[_.-]/;
+const DOTTED = /[.-]/;
+
+export interface Correction {
+  from: string;
+  to: string;
+}
+
+export interface Ranked {
+  /** Internal document ids, best first. */
+  ids: number[];
+  /** Query words replaced by the word pages use. */
+  corrections: Correction[];
+  /** Every form that matched (indexed forms and words as written), for highlighting. */
+  matched: string[];
+}
 
 interface Scored {
   score: number;
   words: number;
 }
 
-export interface Ranked {
-  /** Internal document ids, best first. */
-  ids: number[];
-  /** Words of the pages that stood in for a mistyped query word (for highlighting). */
-  corrections: string[];
-}
-
-const tokenize = (db: SiteDb, text: string) =>
-  db.orama.tokenizer.tokenize(text, "english") as string[];
-
-/** BM25 of every document holding one of `tokens` (exactly, as a prefix, or within `tolerance`). */
-function scoreTokens(db: SiteDb, tokens: string[], exact: boolean, tolerance: number) {
-  const data = indexData(db);
+/** BM25 of every document holding one of `tokens` in any field, boosted per field. */
+function score(db: SiteDb, tokens: Iterable<string>, prefix: boolean, out: Map<number, number>) {
   const n = docCount(db);
-  const out = new Map<number, number>();
+  const matched: string[] = [];
   for (const token of tokens) {
-    for (const prop of PROPS) {
-      const found = data.indexes[prop].node.find({ term: token, exact, tolerance });
-      const avg = data.avgFieldLength[prop];
-      const lengths = data.fieldLengths[prop];
+    for (const field of FIELDS) {
+      const found = postings(db, field, token, prefix);
+      const avg = db.totals[field] / Math.max(1, n) || 1;
+      const lengths = db.lengths[field];
+      let expansions = 0;
       for (const w in found) {
-        const matching = data.tokenOccurrences[prop][w] ?? 0;
-        const idf = Math.log(1 + (n - matching + 0.5) / (matching + 0.5));
-        for (const id of found[w]) {
-          const tf = db.tf.get(prop, id, w);
-          const bm25 = (idf * (D + tf * (K + 1))) / (tf + K * (1 - B + (B * lengths[id]) / avg));
-          out.set(id, (out.get(id) ?? 0) + bm25 * BOOST[prop]);
+        if (++expansions > MAX_EXPANSIONS) break;
+        const ids = found[w];
+        if (!ids.length) continue;
+        matched.push(w);
+        const idf = Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
+        const b = B[field];
+        for (const id of ids) {
+          const tf = db.tf.get(field, id, w);
+          if (!tf) continue;
+          const norm = K1 * (1 - b + (b * (lengths.get(id) ?? 0)) / avg);
+          const s = (idf * tf * (K1 + 1)) / (tf + norm) * BOOST[field];
+          out.set(id, (out.get(id) ?? 0) + s);
         }
       }
     }
   }
-  return out;
+  return matched;
 }
 
-const scoreWord = (db: SiteDb, word: string, exact: boolean, tolerance: number) =>
-  scoreTokens(db, tokenize(db, word), exact, tolerance);
+/** The languages a query is read in: those of the site's pages, most used first. */
+function languages(db: SiteDb): string[] {
+  const langs = [...db.langs.entries()].sort((a, b) => b[1] - a[1]).map(([l]) => l);
+  return langs.length ? langs : ["en"];
+}
 
-/**
- * Words one typo away from `word` that pages use, looked up in the small title and
- * description vocabularies first; the body's is large and slow to search fuzzily.
- */
-function corrections(db: SiteDb, word: string): string[] {
-  const token = tokenize(db, word)[0];
-  if (!token) return [];
-  const trees = indexData(db);
-  for (const props of [["title", "description", "headings"], ["body"]]) {
-    const found = new Set<string>();
-    for (const p of props) {
-      for (
-        const w of Object.keys(
-          trees.indexes[p].node.find({ term: token, exact: false, tolerance: 1 }),
-        )
-      ) {
-        found.add(w);
-      }
+const formsOf = (word: string, langs: string[]) =>
+  new Set(langs.flatMap((l) => terms(word, l)));
+
+/** Words one edit from `word` (deleted, swapped, replaced or inserted letter). */
+function* edits(word: string, alphabet: Iterable<string>): Generator<string> {
+  const chars = [...alphabet];
+  for (let i = 0; i <= word.length; i++) {
+    const head = word.slice(0, i), tail = word.slice(i);
+    if (tail) yield head + tail.slice(1);
+    if (tail.length > 1) yield head + tail[1] + tail[0] + tail.slice(2);
+    for (const c of chars) {
+      if (tail && c !== tail[0]) yield head + c + tail.slice(1);
+      yield head + c + tail;
     }
-    if (found.size) return [...found].slice(0, 5);
   }
-  return [];
+}
+
+/** The most used word as written one edit from `word`, or null. */
+export function correct(db: SiteDb, word: string, langs: string[]): string | null {
+  const w = written(word);
+  if (w.length < MIN_TYPO_LENGTH) return null;
+  const alphabet = /^[\x00-\x7f]*$/.test(w) ? ASCII_ALPHABET : [...ASCII_ALPHABET, ...db.alphabet];
+  let best: string | null = null, bestCount = 0;
+  for (const e of edits(w, alphabet)) {
+    const n = db.vocab.get(e);
+    if (n && n > bestCount && !langs.every((l) => isStopWord(e, l))) [best, bestCount] = [e, n];
+  }
+  return best;
 }
 
 /** Ranks every document that matches any word of the query. */
 export function rank(db: SiteDb, q: string): Ranked {
-  // A compound no page has as one token (TEMPLATES-OPTIONS) is searched as its parts.
-  const words = [
-    ...new Set(
-      q.toLowerCase().split(SPLIT).filter(Boolean).flatMap((w) =>
-        /[_'-]/.test(w) && scoreWord(db, w, true, 0).size === 0
-          ? w.split(/[_'-]+/).filter(Boolean)
-          : [w]
-      ),
-    ),
-  ];
+  const langs = languages(db);
   const typing = !/\s$/.test(q);
-  const acc = new Map<number, Scored>();
-  const fixes: string[] = [];
-  let counted = 0;
-  words.forEach((word, i) => {
-    const last = i === words.length - 1;
-    const hits = new Map<number, number>();
-    const add = (list: Map<number, number>, weight: number) => {
-      for (const [id, s] of list) hits.set(id, (hits.get(id) ?? 0) + s * weight);
-    };
-    add(scoreWord(db, word, true, 0), 1);
-    // A word being typed that is not yet a whole word anywhere ("postg"): its completions.
-    if (hits.size === 0) add(scoreWord(db, word, false, 0), last && typing ? 1 : PREFIX_WEIGHT);
-    if (hits.size === 0 && word.length >= 4) {
-      const fixed = corrections(db, word);
-      add(scoreTokens(db, fixed, true, 0), TYPO_WEIGHT);
-      fixes.push(...fixed);
+  const raw = [...words(q, langs[0])];
+  const kept = raw.filter((w) => !langs.every((l) => isStopWord(w, l)));
+  const query = [...new Set((kept.length ? kept : raw).map((w) => w.toLowerCase()))];
+  const corrections: Correction[] = [];
+  const matched: string[] = [];
+
+  // An identifier no page has as written (get_objcet_or_404) is corrected whole, then split.
+  const units: { word: string; last: boolean }[] = [];
+  query.forEach((word, i) => {
+    let w = word;
+    if (JOINED.test(w) && !db.vocab.has(written(w))) {
+      const fixed = correct(db, w, langs);
+      if (fixed) {
+        corrections.push({ from: word, to: fixed });
+        w = fixed;
+      }
     }
-    if (hits.size === 0) return; // a stop word, or a word no page has
+    const parts = DOTTED.test(w) ? w.split(DOTTED).filter(Boolean) : [w];
+    parts.forEach((p, j) =>
+      units.push({ word: p, last: i === query.length - 1 && j === parts.length - 1 })
+    );
+  });
+
+  const acc = new Map<number, Scored>();
+  let counted = 0;
+  for (const { word, last } of units) {
+    const hits = new Map<number, number>();
+    const forms = formsOf(word, langs);
+    matched.push(...score(db, forms, false, hits));
+    if (hits.size === 0 && last && typing) {
+      matched.push(...score(db, new Set([...forms, fold(word)]), true, hits));
+    }
+    if (hits.size === 0 && !db.vocab.has(written(word))) {
+      const fixed = correct(db, word, langs);
+      if (fixed) {
+        const partial = new Map<number, number>();
+        matched.push(...score(db, formsOf(fixed, langs), false, partial), fixed);
+        for (const [id, s] of partial) hits.set(id, s * TYPO_WEIGHT);
+        if (partial.size) corrections.push({ from: word, to: fixed });
+      }
+    }
+    if (hits.size === 0) {
+      const partial = new Map<number, number>();
+      matched.push(...score(db, new Set([...forms, fold(word)]), true, partial));
+      for (const [id, s] of partial) hits.set(id, s * PREFIX_WEIGHT);
+    }
+    if (hits.size === 0) continue; // a stop word, or a word no page has
     counted++;
     for (const [id, s] of hits) {
       const cur = acc.get(id);
       if (cur) [cur.score, cur.words] = [cur.score + s, cur.words + 1];
       else acc.set(id, { score: s, words: 1 });
     }
-  });
+  }
   const ids = [...acc.entries()]
     .sort((a, b) => b[1].words - a[1].words || b[1].score - a[1].score)
     .map(([id]) => id);
-  return { ids, corrections: counted > 0 ? fixes : [] };
+  return { ids, corrections: counted > 0 ? corrections : [], matched: [...new Set(matched)] };
 }

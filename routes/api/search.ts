@@ -37,7 +37,7 @@ export function searchRoutes(s: Services) {
     });
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
-    const { found, hits } = await s.indexes.search(site.id, params.q, params.page, perPage);
+    const { found, hits, corrections } = await s.indexes.search(site.id, params.q, params.page, perPage);
     return c.json(
       {
         results: hits,
@@ -47,6 +47,8 @@ export function searchRoutes(s: Services) {
           per_page: perPage,
           performance_tier: site.plan,
           performance_profile: PLANS[site.plan].profile,
+          // The query words replaced by words the pages use ("Showing results for …").
+          ...(corrections.length ? { corrections } : {}),
         },
       },
       200,

@@ -10,15 +10,25 @@ export interface Highlight {
 /** A word matches a query term when it starts with the term's stem (or the term itself). */
 export interface Matcher {
   (word: string): boolean;
-  /** The same test as one regular expression (absent when there is nothing to match). */
-  pattern?: RegExp;
+  /** Folded roots: 3+ letters (or unspaced script) match as prefixes, shorter ones as words. */
+  roots: string[];
 }
 
-const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
 /** Scripts written without spaces: a match may start inside a run of letters. */
 const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** WORD_CHAR for one UTF-16 unit, with ASCII decided without a regular expression. */
+function wordAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) {
+    return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90);
+  }
+  return WORD_CHAR.test(text[i]);
+}
+
+const prefixRoot = (r: string) => r.length >= 3 || UNSPACED.test(r);
 
 /**
  * Builds a matcher from folded query words, the indexed forms that matched, and the
@@ -26,44 +36,70 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 export function makeMatcher(words: string[], stems: string[]): Matcher {
   // Porter stems may end in "i" where the text has "y" (policy -> polici): match the shorter root too.
-  const roots = new Set<string>();
+  const set = new Set<string>();
   for (const s of [...words, ...stems]) {
     if (s.length === 0) continue;
-    roots.add(s.length > 3 && s.endsWith("i") ? s.slice(0, -1) : s);
+    set.add(s.length > 3 && s.endsWith("i") ? s.slice(0, -1) : s);
   }
-  // Longest first, so the alternation takes "get_object" before "get".
-  const list = [...roots].sort((a, b) => b.length - a.length);
-  const matcher: Matcher = (word) => {
+  // A root that another prefix root starts is found by that one ("templat" finds "template").
+  const roots = [...set].filter((r) =>
+    ![...set].some((o) => o !== r && prefixRoot(o) && r.startsWith(o))
+  );
+  const matcher = (word: string) => {
     const w = foldInPlace(word.toLowerCase());
-    return list.some((r) => w.startsWith(r) && (r.length >= 3 || w.length === r.length));
+    return roots.some((r) => w.startsWith(r) && (prefixRoot(r) || w.length === r.length));
   };
-  if (list.length) {
-    // Roots of 3+ letters match as prefixes, shorter ones only as whole words.
-    const alts = list.map((r) =>
-      escape(r) + (r.length >= 3 || UNSPACED.test(r) ? "[\\p{L}\\p{N}\\p{M}_]*" : "(?![\\p{L}\\p{N}])")
-    );
-    // No lookbehind: the word-start check is done by the caller, which keeps the scan fast.
-    matcher.pattern = new RegExp(`(?:${alts.join("|")})`, "giu");
-  }
-  return matcher;
+  return Object.assign(matcher, { roots });
 }
 
+const CHUNK = 8192;
+/** Letters that may carry a diacritic (most chunks have none and need no folding). */
+const ACCENTED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/;
+
 /**
- * Offsets of the matching words in a text, in UTF-16 code units. The text is folded
- * character for character (offsets unchanged), so "cafe" marks "Café" as written.
+ * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
+ * `limit`, from the start. The text is folded character for character (offsets
+ * unchanged), so "cafe" marks "Café" as written. Each root is looked for with
+ * indexOf, chunk by chunk, so a page full of matches is not read to its end.
  */
 export function findMatches(text: string, match: Matcher, limit = 500): [number, number][] {
   const out: [number, number][] = [];
-  if (!match.pattern) return out;
-  const folded = foldInPlace(text);
-  for (const m of folded.matchAll(match.pattern)) {
-    const at = m.index!;
-    // Inside a word, unless the script has no spaces between words.
-    if (at > 0 && WORD_CHAR.test(folded[at - 1]) && !UNSPACED.test(folded[at])) continue;
-    out.push([at, at + m[0].length]);
-    if (out.length >= limit) break;
+  if (!match.roots.length) return out;
+  for (let from = 0; from < text.length && out.length < limit;) {
+    // A chunk ends between words, so none is cut in two.
+    let to = Math.min(text.length, from + CHUNK);
+    while (to < text.length && wordAt(text, to)) to++;
+    scan(text.slice(from, to), from, match.roots, out, limit);
+    from = to;
   }
   return out;
+}
+
+function scan(text: string, offset: number, roots: string[], out: [number, number][], limit: number) {
+  const folded = ACCENTED.test(text) ? foldInPlace(text) : text;
+  let lower = folded.toLowerCase();
+  // The rare text whose lower case changes length (İ) is matched as it is.
+  if (lower.length !== folded.length) lower = folded;
+  const taken = new Map<number, number>();
+  for (const root of roots) {
+    const prefix = prefixRoot(root);
+    const unspaced = UNSPACED.test(root[0]);
+    for (let at = lower.indexOf(root); at >= 0; at = lower.indexOf(root, at + 1)) {
+      if (at > 0 && !unspaced && wordAt(lower, at - 1)) continue; // inside a word
+      let end = at + root.length;
+      if (prefix) while (end < lower.length && wordAt(lower, end)) end++;
+      else if (end < lower.length && wordAt(lower, end)) continue;
+      if ((taken.get(at) ?? 0) < end) taken.set(at, end);
+    }
+  }
+  const found = [...taken.entries()].sort((a, b) => a[0] - b[0]);
+  let last: [number, number] | undefined;
+  for (const [s, e] of found) {
+    // A shorter root found inside a longer match is part of it.
+    if (last && s + offset < last[1]) last[1] = Math.max(last[1], e + offset);
+    else if (out.length < limit) out.push(last = [s + offset, e + offset]);
+    else break;
+  }
 }
 
 /** The whole field with its matches, or null when nothing matches. */

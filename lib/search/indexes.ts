@@ -60,6 +60,9 @@ function toDoc(p: Page, names: SiteName): Doc {
   };
 }
 
+/** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
+const MATCHES_SCANNED = 64;
+
 /** The description shown for a result: the page's own, else the start of its text. */
 function describe(doc: Doc): string {
   if (doc.description) return doc.description;
@@ -157,7 +160,8 @@ export class SearchIndexes {
     const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
       const doc = docAt(db, id, SNIPPET_SCAN_CHARS);
       const description = describe(doc);
-      const found = findMatches(doc.body, match);
+      // The first matches make the snippet; sections are found by their headings too.
+      const found = findMatches(doc.body, match, MATCHES_SCANNED);
       const { sections, anchor } = matchSections(
         doc.id,
         doc.title,

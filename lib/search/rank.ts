@@ -50,34 +50,62 @@ interface Scored {
   words: number;
 }
 
+/** Tokens in this many documents or more have their scores kept (they recur across queries). */
+const CACHE_DF = 50;
+const CACHE_SIZE = 256;
+
 /** BM25 of every document holding one of `tokens` in any field, boosted per field. */
 function score(db: SiteDb, tokens: Iterable<string>, prefix: boolean, out: Map<number, number>) {
-  const n = docCount(db);
   const matched: string[] = [];
   for (const token of tokens) {
-    for (const field of FIELDS) {
-      const found = postings(db, field, token, prefix);
-      const avg = db.totals[field] / Math.max(1, n) || 1;
-      const lengths = db.lengths[field];
-      let expansions = 0;
-      for (const w in found) {
-        if (++expansions > MAX_EXPANSIONS) break;
-        const ids = found[w];
-        if (!ids.length) continue;
-        matched.push(w);
-        const idf = Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
-        const b = B[field];
-        for (const id of ids) {
-          const tf = db.tf.get(field, id, w);
-          if (!tf) continue;
-          const norm = K1 * (1 - b + (b * (lengths.get(id) ?? 0)) / avg);
-          const s = (idf * tf * (K1 + 1)) / (tf + norm) * BOOST[field];
-          out.set(id, (out.get(id) ?? 0) + s);
-        }
+    if (prefix) {
+      for (const field of FIELDS) scoreField(db, field, token, true, out, matched);
+      continue;
+    }
+    let cached = db.scores.get(token);
+    if (!cached) {
+      cached = new Map();
+      const words: string[] = [];
+      for (const field of FIELDS) scoreField(db, field, token, false, cached, words);
+      if (cached.size >= CACHE_DF) {
+        if (db.scores.size >= CACHE_SIZE) db.scores.delete(db.scores.keys().next().value!);
+        db.scores.set(token, cached);
       }
     }
+    if (cached.size) matched.push(token);
+    for (const [id, s] of cached) out.set(id, (out.get(id) ?? 0) + s);
   }
   return matched;
+}
+
+function scoreField(
+  db: SiteDb,
+  field: Field,
+  token: string,
+  prefix: boolean,
+  out: Map<number, number>,
+  matched: string[],
+) {
+  const n = docCount(db);
+  const found = postings(db, field, token, prefix);
+  const avg = db.totals[field] / Math.max(1, n) || 1;
+  const lengths = db.lengths[field];
+  const b = B[field];
+  let expansions = 0;
+  for (const w in found) {
+    if (++expansions > MAX_EXPANSIONS) break;
+    const ids = found[w];
+    if (!ids.length) continue;
+    matched.push(w);
+    const idf = Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
+    for (const id of ids) {
+      const tf = db.tf.get(field, id, w);
+      if (!tf) continue;
+      const norm = K1 * (1 - b + (b * (lengths.get(id) ?? 0)) / avg);
+      const s = (idf * tf * (K1 + 1)) / (tf + norm) * BOOST[field];
+      out.set(id, (out.get(id) ?? 0) + s);
+    }
+  }
 }
 
 /** The languages a query is read in: those of the site's pages, most used first. */
@@ -103,13 +131,31 @@ function* edits(word: string, alphabet: Iterable<string>): Generator<string> {
   }
 }
 
+/**
+ * Where an edit can be: in an identifier with one unknown part (frce_str), only there
+ * (the one edit changed that part, a separator included); else anywhere.
+ */
+function editsOf(db: SiteDb, w: string, alphabet: Iterable<string>): Iterable<string> {
+  if (!JOINED.test(w)) return edits(w, alphabet);
+  const parts = w.split(/(?=[_.-])|(?<=[_.-])/);
+  const unknown = parts.map((p, i) => [p, i] as const).filter(([p]) =>
+    !JOINED.test(p) && !db.vocab.has(p)
+  );
+  if (unknown.length !== 1) return edits(w, alphabet);
+  const i = unknown[0][1];
+  const head = parts.slice(0, i).join(""), tail = parts.slice(i + 1).join("");
+  return (function* () {
+    for (const e of edits(parts[i], alphabet)) yield head + e + tail;
+  })();
+}
+
 /** The most used word as written one edit from `word`, or null. */
 export function correct(db: SiteDb, word: string, langs: string[]): string | null {
   const w = written(word);
   if (w.length < MIN_TYPO_LENGTH) return null;
   const alphabet = /^[\x00-\x7f]*$/.test(w) ? ASCII_ALPHABET : [...ASCII_ALPHABET, ...db.alphabet];
   let best: string | null = null, bestCount = 0;
-  for (const e of edits(w, alphabet)) {
+  for (const e of editsOf(db, w, alphabet)) {
     const n = db.vocab.get(e);
     if (n && n > bestCount && !langs.every((l) => isStopWord(e, l))) [best, bestCount] = [e, n];
   }

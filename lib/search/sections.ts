@@ -20,11 +20,6 @@ const HEADING_WEIGHT = 3;
 export const withAnchor = (url: string, anchor: string) =>
   anchor ? `${url}#${anchor.replace(/[\s"<>`]/g, encodeURIComponent)}` : url;
 
-/** Distinct matched words of a text, folded to lower case. */
-function distinct(text: string, found: [number, number][]): Set<string> {
-  return new Set(found.map(([s, e]) => text.slice(s, e).toLowerCase()));
-}
-
 /**
  * The best-matching sections of a page (at most three, best first) and the anchor its
  * result should point at ("" when the match is not in one section).
@@ -53,10 +48,25 @@ export function matchSections(
     pos = at + s.heading.length;
   }
   const titleKey = title.trim().toLowerCase();
+  // Headings are matched together as one text: one scan, whatever their number.
+  const joined = starts.map((x) => x.s.heading).join("\n");
+  const inHeadings = findMatches(joined, match);
+  let h = 0, k = 0, headAt = 0;
   const scored = starts.map(({ s, at }, i) => {
     const end = starts[i + 1]?.at ?? body.length;
-    const inHeading = distinct(s.heading, findMatches(s.heading, match)).size;
-    const inText = distinct(body, found.filter(([a, b]) => a >= at && b <= end));
+    const headEnd = headAt + s.heading.length;
+    const heading = new Set<string>();
+    for (; h < inHeadings.length && inHeadings[h][1] <= headEnd; h++) {
+      heading.add(joined.slice(inHeadings[h][0], inHeadings[h][1]).toLowerCase());
+    }
+    headAt = headEnd + 1;
+    // Matches in the text (both lists are in text order: one sweep).
+    while (k < found.length && found[k][0] < at + s.heading.length) k++;
+    const text = new Set<string>();
+    let n = 0;
+    for (; k < found.length && found[k][1] <= end; k++, n++) {
+      text.add(body.slice(found[k][0], found[k][1]).toLowerCase());
+    }
     // A heading that repeats the page title names the whole page, not a part of it.
     const whole = s.heading.trim().toLowerCase() === titleKey;
     return {
@@ -64,21 +74,26 @@ export function matchSections(
       at,
       end,
       whole,
-      inHeading,
-      score: inHeading * HEADING_WEIGHT + inText.size +
-        Math.min(1, found.filter(([a, b]) => a >= at && b <= end).length / 20),
+      inHeading: heading.size,
+      score: heading.size * HEADING_WEIGHT + text.size + Math.min(1, n / 20),
     };
-  }).filter((x) => x.score > 0);
-  const best = scored.filter((x) => !x.whole).sort((a, b) => b.score - a.score).slice(
-    0,
-    MAX_SECTIONS,
-  );
-  const hits = best.map((x) => ({
-    title: x.s.heading,
-    url: withAnchor(url, x.s.anchor),
-    snippet: snippetOf(body, found, x.at + x.s.heading.length, x.end)?.snippet ??
-      body.slice(x.at + x.s.heading.length, x.at + x.s.heading.length + 180).trim(),
-  }));
+  }).filter((x) => x.score > 0 && !x.whole);
+  const best = scored.sort((a, b) => b.score - a.score).slice(0, MAX_SECTIONS);
+  const hits = best.map((x) => {
+    const from = x.at + x.s.heading.length;
+    // Matches beyond what was scanned of the page are looked for in the section itself.
+    const own = found.some(([a, b]) => a >= from && b <= x.end)
+      ? found
+      : findMatches(body.slice(from, x.end), match, 16).map(([a, b]) =>
+        [a + from, b + from] as [number, number]
+      );
+    return {
+      title: x.s.heading,
+      url: withAnchor(url, x.s.anchor),
+      snippet: snippetOf(body, own, from, x.end)?.snippet ??
+        body.slice(from, from + 180).replace(/\n/g, " ").trim(),
+    };
+  });
   const top = best[0];
   return { sections: hits, anchor: top && top.inHeading > 0 ? top.s.anchor : "" };
 }

@@ -76,6 +76,8 @@ export interface SiteDb {
   pending: Partial<Record<Field, Counted>>;
   /** +1 while inserting, -1 while removing: how the vocabulary follows the tokenizer. */
   direction: number;
+  /** Scores of common tokens (rank.ts), forgotten on every change. */
+  scores: Map<string, Map<number, number>>;
 }
 
 /** Adds (or takes away) one word as written, and its parts when it is a dotted name. */
@@ -105,6 +107,7 @@ export function createSiteDb(): SiteDb {
     langs: new Map(),
     pending: {},
     direction: 0,
+    scores: new Map(),
   };
   db.ix = createIndex<StoredDoc>((text, language, field) => {
     const counted = countTerms(text, language, db.direction ? (w) => note(db, w) : undefined);
@@ -117,6 +120,7 @@ export function createSiteDb(): SiteDb {
 /** Indexes a document, keeping its statistics and text compactly. */
 export function addDoc(db: SiteDb, doc: Doc) {
   const lang = languageOf(doc.lang);
+  db.scores.clear();
   const stored: StoredDoc = { ...doc, lang };
   db.direction = 1;
   db.pending = {};
@@ -144,6 +148,7 @@ export function removeDoc(db: SiteDb, id: string) {
   if (internal === undefined) return;
   const doc = storedDoc(db.ix, internal);
   if (!doc) return;
+  db.scores.clear();
   db.tf.drop(internal);
   for (const f of FIELDS) {
     db.totals[f] -= db.lengths[f].get(internal) ?? 0;

@@ -143,13 +143,15 @@ export function fold(word: string): string {
 }
 
 const foldCache = new Map<string, string>();
+/** Letters that may carry a diacritic of their own: Latin, Greek and Cyrillic blocks. */
+const PRECOMPOSED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/g;
 /**
  * The same folding character by character, keeping every offset: highlights are found
  * in the folded text and shown on the original characters.
  */
 export function foldInPlace(text: string): string {
   if (!NON_ASCII.test(text)) return text;
-  return text.replace(/[^\x00-\x7f]/g, (c) => {
+  return text.replace(PRECOMPOSED, (c) => {
     let f = foldCache.get(c);
     if (f === undefined) {
       const d = c.normalize("NFD").replace(FOLD_MARKS, "$1");

@@ -75,7 +75,13 @@ export function findMatches(text: string, match: Matcher, limit = 500): [number,
   return out;
 }
 
-function scan(text: string, offset: number, roots: string[], out: [number, number][], limit: number) {
+function scan(
+  text: string,
+  offset: number,
+  roots: string[],
+  out: [number, number][],
+  limit: number,
+) {
   const folded = ACCENTED.test(text) ? foldInPlace(text) : text;
   let lower = folded.toLowerCase();
   // The rare text whose lower case changes length (İ) is matched as it is.
@@ -87,7 +93,7 @@ function scan(text: string, offset: number, roots: string[], out: [number, numbe
     for (let at = lower.indexOf(root); at >= 0; at = lower.indexOf(root, at + 1)) {
       if (at > 0 && !unspaced && wordAt(lower, at - 1)) continue; // inside a word
       let end = at + root.length;
-      if (prefix) while (end < lower.length && wordAt(lower, end)) end++;
+      if (prefix) { while (end < lower.length && wordAt(lower, end)) end++; }
       else if (end < lower.length && wordAt(lower, end)) continue;
       if ((taken.get(at) ?? 0) < end) taken.set(at, end);
     }

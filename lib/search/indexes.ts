@@ -133,7 +133,10 @@ export class SearchIndexes {
       idx.version = version;
       // The shared title part changed (the first pages of a crawl show it): index again.
       const { names } = idx;
-      if (names.current() !== idx.builtWith && (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)) {
+      if (
+        names.current() !== idx.builtWith &&
+        (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)
+      ) {
         Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
       }
     });
@@ -175,7 +178,13 @@ export class SearchIndexes {
         highlightField("description", description, match),
         snippetOf(doc.body, found, 0, doc.body.length),
       ].filter((h): h is Highlight => h !== null);
-      return { title: doc.title, description, url: withAnchor(doc.id, anchor), highlights, sections };
+      return {
+        title: doc.title,
+        description,
+        url: withAnchor(doc.id, anchor),
+        highlights,
+        sections,
+      };
     });
     return { found: ids.length, hits, corrections };
   }

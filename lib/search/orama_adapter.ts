@@ -99,7 +99,11 @@ export function lookup<D>(
   token: string,
   prefix: boolean,
 ): Record<string, number[]> {
-  return internals(ix).index.indexes[field].node.find({ term: token, exact: !prefix, tolerance: 0 });
+  return internals(ix).index.indexes[field].node.find({
+    term: token,
+    exact: !prefix,
+    tolerance: 0,
+  });
 }
 
 /** Number of documents. */

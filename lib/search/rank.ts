@@ -114,8 +114,7 @@ function languages(db: SiteDb): string[] {
   return langs.length ? langs : ["en"];
 }
 
-const formsOf = (word: string, langs: string[]) =>
-  new Set(langs.flatMap((l) => terms(word, l)));
+const formsOf = (word: string, langs: string[]) => new Set(langs.flatMap((l) => terms(word, l)));
 
 /** Words one edit from `word` (deleted, swapped, replaced or inserted letter). */
 function* edits(word: string, alphabet: Iterable<string>): Generator<string> {

@@ -16,7 +16,7 @@ import {
   removeDoc as removeFromIndex,
   storedDoc,
 } from "./orama_adapter.ts";
-import { countTerms, type Counted, languageOf, written } from "./tokens.ts";
+import { type Counted, countTerms, languageOf, written } from "./tokens.ts";
 import { TfStore } from "./tf_store.ts";
 
 export { FIELDS };
@@ -92,11 +92,16 @@ function note(db: SiteDb, word: string) {
   };
   const w = written(word);
   add(w);
-  if (DOTTED.test(w)) for (const part of w.split(DOTTED)) if (part) add(part);
+  if (DOTTED.test(w)) { for (const part of w.split(DOTTED)) if (part) add(part); }
 }
 
 export function createSiteDb(): SiteDb {
-  const empty = () => ({ title: new Map(), description: new Map(), headings: new Map(), body: new Map() });
+  const empty = () => ({
+    title: new Map(),
+    description: new Map(),
+    headings: new Map(),
+    body: new Map(),
+  });
   const db: SiteDb = {
     ix: undefined as unknown as OramaIndex<StoredDoc>,
     tf: new TfStore(),

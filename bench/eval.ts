@@ -118,6 +118,9 @@ async function score(t: TestApp, site: TestSite, label: string) {
     }
     const runPath = await Deno.makeTempFile({ suffix: ".json" });
     await Deno.writeTextFile(runPath, JSON.stringify(run));
+    // EVAL_RUNS=dir keeps each run file, to look at the misses.
+    const keep = Deno.env.get("EVAL_RUNS");
+    if (keep) await Deno.copyFile(runPath, `${keep}/${label.split(" ")[0]}-${set}`);
     const res = await new Deno.Command("python3", {
       args: [`${EVAL}/evaluate.py`, `${EVAL}/${set}`, runPath, "--json"],
     }).output();

@@ -20,6 +20,8 @@ export interface ExtractedPage {
   lang: string;
   text: string;
   sections: PageSection[];
+  /** Share of the readable letters and digits inside <pre>: near 1 for a source listing. */
+  codeShare: number;
   noindex: boolean;
   nofollow: boolean;
   canonical: string | null;
@@ -257,6 +259,7 @@ class TextReader {
   #links = 0;
   #homeLinks = 0;
   #inLink = 0;
+  #preChars = 0;
 
   constructor(private base: URL | null) {}
 
@@ -336,6 +339,7 @@ class TextReader {
     if (this.#skipping) return;
     const chars = countChars(data);
     this.#chars += chars;
+    if (this.#pre) this.#preChars += chars;
     if (this.#inLink) this.#linkChars += chars;
     if (!this.#pre) {
       this.#line += data;
@@ -416,7 +420,7 @@ class TextReader {
   }
 
   /** The content root's text and sections: main landmark, else a lone article, else all. */
-  result(): { text: string; sections: PageSection[] } {
+  result(): { text: string; sections: PageSection[]; codeShare: number } {
     this.#flush();
     const lines = this.#lines;
     const span = this.#main ?? (this.#articles === 1 ? this.#article : undefined);
@@ -432,6 +436,7 @@ class TextReader {
     return {
       text: lines.slice(start, end).filter((l) => !LAST_UPDATE_RE.test(l)).join("\n"),
       sections,
+      codeShare: this.#chars ? Math.round((this.#preChars / this.#chars) * 100) / 100 : 0,
     };
   }
 

@@ -153,6 +153,7 @@ export class PageCrawler {
       report.note(u.href, "invalid_url");
       return false;
     }
-    return await store.keep(u, finalPath, res, input, follow ? page.links : []);
+    const kept = page.codeShare ? { ...input, codeShare: page.codeShare } : input;
+    return await store.keep(u, finalPath, res, kept, follow ? page.links : []);
   }
 }

@@ -53,10 +53,12 @@ function toDoc(p: Page, names: SiteName): Doc {
     id: p.url,
     title: names.strip(p.title, name),
     description: p.description,
-    headings: sections.map((s) => s.heading).join("\n"),
+    // An anchor names its section for links, often by the full name (django.http.HttpRequest).
+    headings: sections.map((s) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading).join("\n"),
     body: p.body,
     lang: p.lang,
     sections,
+    codeShare: p.codeShare,
   };
 }
 

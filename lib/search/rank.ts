@@ -219,6 +219,10 @@ export function rank(db: SiteDb, q: string): Ranked {
       else acc.set(id, { score: s, words: 1 });
     }
   }
+  for (const [id, p] of db.prior) {
+    const cur = acc.get(id);
+    if (cur) cur.score *= p;
+  }
   const ids = [...acc.entries()]
     .sort((a, b) => b[1].words - a[1].words || b[1].score - a[1].score)
     .map(([id]) => id);

@@ -36,6 +36,8 @@ export type Doc = {
   body: string;
   lang?: string;
   sections?: Section[];
+  /** Share of the text in code blocks (a source listing is near 1). */
+  codeShare?: number;
 };
 
 /**
@@ -76,6 +78,8 @@ export interface SiteDb {
   pending: Partial<Record<Field, Counted>>;
   /** +1 while inserting, -1 while removing: how the vocabulary follows the tokenizer. */
   direction: number;
+  /** A document's weight beside others that match as many words, where it is not 1. */
+  prior: Map<number, number>;
   /** Scores of common tokens (rank.ts), forgotten on every change. */
   scores: Map<string, Map<number, number>>;
 }
@@ -93,6 +97,14 @@ function note(db: SiteDb, word: string) {
   const w = written(word);
   add(w);
   if (DOTTED.test(w)) { for (const part of w.split(DOTTED)) if (part) add(part); }
+}
+
+/** Pages mostly of code (a source listing) come after prose pages that match as well. */
+const CODE_SHARE = 0.7;
+const CODE_PRIOR = 0.3;
+
+function priorOf(doc: Doc): number {
+  return (doc.codeShare ?? 0) >= CODE_SHARE ? CODE_PRIOR : 1;
 }
 
 export function createSiteDb(): SiteDb {
@@ -113,6 +125,7 @@ export function createSiteDb(): SiteDb {
     pending: {},
     direction: 0,
     scores: new Map(),
+    prior: new Map(),
   };
   db.ix = createIndex<StoredDoc>((text, language, field) => {
     const counted = countTerms(text, language, db.direction ? (w) => note(db, w) : undefined);
@@ -144,6 +157,8 @@ export function addDoc(db: SiteDb, doc: Doc) {
     db.totals[f] += counted.length;
   }
   db.pending = {};
+  const prior = priorOf(doc);
+  if (prior !== 1) db.prior.set(id, prior);
   db.langs.set(lang, (db.langs.get(lang) ?? 0) + 1);
 }
 
@@ -155,6 +170,7 @@ export function removeDoc(db: SiteDb, id: string) {
   if (!doc) return;
   db.scores.clear();
   db.tf.drop(internal);
+  db.prior.delete(internal);
   for (const f of FIELDS) {
     db.totals[f] -= db.lengths[f].get(internal) ?? 0;
     db.lengths[f].delete(internal);

@@ -23,6 +23,8 @@ export interface PageInput {
   headings?: string[];
   /** Sections in reading order; when given, `headings` are theirs. */
   sections?: PageSection[];
+  /** Share of the text in code blocks, from a crawl (a source listing is near 1). */
+  codeShare?: number;
 }
 
 export interface PageMeta {
@@ -32,6 +34,7 @@ export interface PageMeta {
   lang: string;
   headings?: string[];
   sections?: PageSection[];
+  codeShare?: number;
   hash: string;
   chars: number;
   chunks: number;
@@ -123,6 +126,7 @@ export class PageStore {
       lang: input.lang ?? "",
       // Headings are kept once: as sections when those are given.
       ...(sections ? { sections } : input.headings?.length ? { headings: input.headings } : {}),
+      ...(input.codeShare ? { codeShare: input.codeShare } : {}),
     };
     // Pages without headings or sections hash as they did before those existed.
     const hash = await sha256Hex(
@@ -133,6 +137,7 @@ export class PageStore {
         input.body,
         ...(page.headings ? [page.headings] : []),
         ...(page.sections ? [{ sections: page.sections }] : []),
+        ...(page.codeShare ? [{ codeShare: page.codeShare }] : []),
       ]),
     );
     const chunks = chunkText(input.body);

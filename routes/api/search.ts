@@ -37,7 +37,12 @@ export function searchRoutes(s: Services) {
     });
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
-    const { found, hits, corrections } = await s.indexes.search(site.id, params.q, params.page, perPage);
+    const { found, hits, corrections } = await s.indexes.search(
+      site.id,
+      params.q,
+      params.page,
+      perPage,
+    );
     return c.json(
       {
         results: hits,

@@ -58,14 +58,20 @@ const ACCENTED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/;
 
 /**
  * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
- * `limit`, from the start. The text is folded character for character (offsets
+ * `limit`, from the start (or only those of the first chunk of text that has any). The text is folded character for character (offsets
  * unchanged), so "cafe" marks "Café" as written. Each root is looked for with
  * indexOf, chunk by chunk, so a page full of matches is not read to its end.
  */
-export function findMatches(text: string, match: Matcher, limit = 500): [number, number][] {
+export function findMatches(
+  text: string,
+  match: Matcher,
+  limit = 500,
+  firstChunk = false,
+): [number, number][] {
   const out: [number, number][] = [];
   if (!match.roots.length) return out;
-  for (let from = 0; from < text.length && out.length < limit;) {
+  // `firstChunk`: stop after the first chunk that holds a match (enough for a snippet).
+  for (let from = 0; from < text.length && out.length < limit && !(firstChunk && out.length);) {
     // A chunk ends between words, so none is cut in two.
     let to = Math.min(text.length, from + CHUNK);
     while (to < text.length && wordAt(text, to)) to++;

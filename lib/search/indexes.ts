@@ -165,8 +165,10 @@ export class SearchIndexes {
     const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
       const doc = docAt(db, id, SNIPPET_SCAN_CHARS);
       const description = describe(doc);
-      // The first matches make the snippet; sections are found by their headings too.
-      const found = findMatches(doc.body, match, MATCHES_SCANNED);
+      // The first matches make the snippet; sections are found by their headings too. A
+      // body that holds none of the matched words (the match was in the title) is not read.
+      const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);
+      const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true) : [];
       const { sections, anchor } = matchSections(
         doc.id,
         doc.title,

@@ -99,8 +99,10 @@ function scan(
     for (let at = lower.indexOf(root); at >= 0; at = lower.indexOf(root, at + 1)) {
       if (at > 0 && !unspaced && wordAt(lower, at - 1)) continue; // inside a word
       let end = at + root.length;
-      if (prefix) { while (end < lower.length && wordAt(lower, end)) end++; }
-      else if (end < lower.length && wordAt(lower, end)) continue;
+      // Unspaced scripts have no word end to run to: the match is the root itself.
+      if (!unspaced && prefix) {
+        while (end < lower.length && wordAt(lower, end)) end++;
+      } else if (!unspaced && end < lower.length && wordAt(lower, end)) continue;
       if ((taken.get(at) ?? 0) < end) taken.set(at, end);
     }
   }

@@ -152,7 +152,9 @@ function editsOf(db: SiteDb, w: string, alphabet: Iterable<string>): Iterable<st
 export function correct(db: SiteDb, word: string, langs: string[]): string | null {
   const w = written(word);
   if (w.length < MIN_TYPO_LENGTH) return null;
-  const alphabet = /^[\x00-\x7f]*$/.test(w) ? ASCII_ALPHABET : [...ASCII_ALPHABET, ...db.alphabet];
+  const alphabet = !/[\u0080-\uffff]/.test(w)
+    ? ASCII_ALPHABET
+    : [...ASCII_ALPHABET, ...db.alphabet];
   let best: string | null = null, bestCount = 0;
   for (const e of editsOf(db, w, alphabet)) {
     const n = db.vocab.get(e);

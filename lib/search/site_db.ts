@@ -90,7 +90,7 @@ function note(db: SiteDb, word: string) {
     const n = (db.vocab.get(w) ?? 0) + db.direction;
     if (n > 0) db.vocab.set(w, n);
     else db.vocab.delete(w);
-    if (db.direction > 0 && db.alphabet.size < MAX_ALPHABET && /[^\x00-\x7f]/.test(w)) {
+    if (db.direction > 0 && db.alphabet.size < MAX_ALPHABET && /[\u0080-\uffff]/.test(w)) {
       for (const c of w) if (c.charCodeAt(0) > 0x7f) db.alphabet.add(c);
     }
   };

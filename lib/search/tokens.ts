@@ -126,7 +126,7 @@ const LETTERS = /^\p{L}+$/u;
 /** Scripts whose accents are optional in writing (the marks of Indic scripts are letters). */
 const FOLD_MARKS =
   /([\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}])\p{M}+/gu;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 const segmenters = new Map<string, Intl.Segmenter>();
 function segmenter(locale: string): Intl.Segmenter {

@@ -9,7 +9,7 @@
  */
 import { admin, createSite, startApp, type TestApp, type TestSite } from "../tests/helpers.ts";
 import { extractPage } from "../lib/crawl/extract.ts";
-import { percentile } from "./corpus.ts";
+import { loadCorpus, percentile } from "./corpus.ts";
 
 const ROOT = Deno.args[0] ?? "/usr/share/doc/python-django-doc/html";
 /** The judgments sit beside the repository (../shared/eval), or beside its worktree folder. */
@@ -148,6 +148,59 @@ async function score(t: TestApp, site: TestSite, label: string) {
   return out;
 }
 
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const rss = () => {
+  gc();
+  return Deno.memoryUsage().rss;
+};
+
+/**
+ * Speed and memory at scale: every installed Debian manual (2,000+ pages), the judged
+ * queries as the query set; memory is the process's RSS growth when the index is built.
+ */
+async function atScale() {
+  const pages = await loadCorpus();
+  const dir = await Deno.makeTempDir();
+  const t = await startApp({ kvPath: `${dir}/eval.kv` });
+  try {
+    const site = await createSite(t, "enterprise", "All manuals");
+    for (const p of pages) await t.services.pages.upsert(site.id, p, Infinity);
+    const before = rss();
+    const t0 = performance.now();
+    await t.services.indexes.search(site.id, "warm", 1, 10); // builds the index
+    const build = performance.now() - t0;
+    const grown = rss() - before;
+    const queries: string[] = [];
+    for (const set of ["django_judgments.json", "django_judgments_typo.json"]) {
+      const judgments = JSON.parse(await Deno.readTextFile(`${EVAL}/${set}`)).judgments;
+      queries.push(...judgments.map((j: { query: string }) => j.query.slice(0, 200)));
+    }
+    for (const q of queries) await t.services.indexes.search(site.id, q, 1, 10); // warm-up
+    gc();
+    const times: number[] = [];
+    for (let pass = 0; pass < 3; pass++) {
+      for (const q of queries) {
+        const t1 = performance.now();
+        await t.services.indexes.search(site.id, q, 1, 10);
+        times.push(performance.now() - t1);
+      }
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `\n### at scale: ${pages.length} pages of every installed manual\n` +
+        `index build ${(build / 1000).toFixed(1)} s; RSS growth ${
+          (grown / 1048576).toFixed(1)
+        } MB ` +
+        `(${(grown / 1048576 / pages.length * 1000).toFixed(1)} MB per 1,000 pages)\n` +
+        `search in-process, ${queries.length} judged queries x 3, 10 results with highlights: ` +
+        `p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`,
+    );
+  } finally {
+    t.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 export async function evaluate() {
   const server = serve();
   const origin = `http://127.0.0.1:${server.addr.port}`;
@@ -180,4 +233,7 @@ export async function evaluate() {
   }
 }
 
-if (import.meta.main) await evaluate();
+if (import.meta.main) {
+  await evaluate();
+  await atScale();
+}

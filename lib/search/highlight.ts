@@ -54,11 +54,12 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
 
 const CHUNK = 8192;
 /** Letters that may carry a diacritic (most chunks have none and need no folding). */
-const ACCENTED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/;
+export const ACCENTED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/;
 
 /**
  * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
- * `limit`, from the start (or only those of the first chunk of text that has any). The text is folded character for character (offsets
+ * `limit`, from the start (or only those of the first chunk of text that has any).
+ * `accented: false` says the text has no letter with a diacritic (no folding needed). The text is folded character for character (offsets
  * unchanged), so "cafe" marks "Café" as written. Each root is looked for with
  * indexOf, chunk by chunk, so a page full of matches is not read to its end.
  */
@@ -67,6 +68,7 @@ export function findMatches(
   match: Matcher,
   limit = 500,
   firstChunk = false,
+  accented = true,
 ): [number, number][] {
   const out: [number, number][] = [];
   if (!match.roots.length) return out;
@@ -75,7 +77,7 @@ export function findMatches(
     // A chunk ends between words, so none is cut in two.
     let to = Math.min(text.length, from + CHUNK);
     while (to < text.length && wordAt(text, to)) to++;
-    scan(text.slice(from, to), from, match.roots, out, limit);
+    scan(text.slice(from, to), from, match.roots, out, limit, accented);
     from = to;
   }
   return out;
@@ -87,8 +89,9 @@ function scan(
   roots: string[],
   out: [number, number][],
   limit: number,
+  accented: boolean,
 ) {
-  const folded = ACCENTED.test(text) ? foldInPlace(text) : text;
+  const folded = accented && ACCENTED.test(text) ? foldInPlace(text) : text;
   let lower = folded.toLowerCase();
   // The rare text whose lower case changes length (İ) is matched as it is.
   if (lower.length !== folded.length) lower = folded;

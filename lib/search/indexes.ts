@@ -168,7 +168,7 @@ export class SearchIndexes {
       // The first matches make the snippet; sections are found by their headings too. A
       // body that holds none of the matched words (the match was in the title) is not read.
       const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);
-      const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true) : [];
+      const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
       const { sections, anchor } = matchSections(
         doc.id,
         doc.title,

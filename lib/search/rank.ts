@@ -28,6 +28,7 @@ const TYPO_WEIGHT = 0.9;
 const MAX_EXPANSIONS = 100;
 const MIN_TYPO_LENGTH = 4;
 const ASCII_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_";
+const ASCII = [...ASCII_ALPHABET];
 const JOINED = /[_.-]/;
 const DOTTED = /[.-]/;
 
@@ -117,8 +118,7 @@ function languages(db: SiteDb): string[] {
 const formsOf = (word: string, langs: string[]) => new Set(langs.flatMap((l) => terms(word, l)));
 
 /** Words one edit from `word` (deleted, swapped, replaced or inserted letter). */
-function* edits(word: string, alphabet: Iterable<string>): Generator<string> {
-  const chars = [...alphabet];
+function* edits(word: string, chars: string[]): Generator<string> {
   for (let i = 0; i <= word.length; i++) {
     const head = word.slice(0, i), tail = word.slice(i);
     if (tail) yield head + tail.slice(1);
@@ -134,7 +134,7 @@ function* edits(word: string, alphabet: Iterable<string>): Generator<string> {
  * Where an edit can be: in an identifier with one unknown part (frce_str), only there
  * (the one edit changed that part, a separator included); else anywhere.
  */
-function editsOf(db: SiteDb, w: string, alphabet: Iterable<string>): Iterable<string> {
+function editsOf(db: SiteDb, w: string, alphabet: string[]): Iterable<string> {
   if (!JOINED.test(w)) return edits(w, alphabet);
   const parts = w.split(/(?=[_.-])|(?<=[_.-])/);
   const unknown = parts.map((p, i) => [p, i] as const).filter(([p]) =>
@@ -144,7 +144,10 @@ function editsOf(db: SiteDb, w: string, alphabet: Iterable<string>): Iterable<st
   const i = unknown[0][1];
   const head = parts.slice(0, i).join(""), tail = parts.slice(i + 1).join("");
   return (function* () {
-    for (const e of edits(parts[i], alphabet)) yield head + e + tail;
+    // The edited part must itself be a word pages use (or hold a separator now).
+    for (const e of edits(parts[i], alphabet)) {
+      if (db.vocab.has(e) || JOINED.test(e)) yield head + e + tail;
+    }
   })();
 }
 
@@ -152,9 +155,7 @@ function editsOf(db: SiteDb, w: string, alphabet: Iterable<string>): Iterable<st
 export function correct(db: SiteDb, word: string, langs: string[]): string | null {
   const w = written(word);
   if (w.length < MIN_TYPO_LENGTH) return null;
-  const alphabet = !/[\u0080-\uffff]/.test(w)
-    ? ASCII_ALPHABET
-    : [...ASCII_ALPHABET, ...db.alphabet];
+  const alphabet = /[\u0080-\uffff]/.test(w) ? [...ASCII_ALPHABET, ...db.alphabet] : ASCII;
   let best: string | null = null, bestCount = 0;
   for (const e of editsOf(db, w, alphabet)) {
     const n = db.vocab.get(e);

@@ -52,32 +52,30 @@ export function matchSections(
   const joined = starts.map((x) => x.s.heading).join("\n");
   const inHeadings = findMatches(joined, match);
   let h = 0, k = 0, headAt = 0;
-  const scored = starts.map(({ s, at }, i) => {
+  const scored: { s: Section; at: number; end: number; inHeading: number; score: number }[] = [];
+  const distinct = (text: string, from: number, to: number, list: [number, number][]) => {
+    if (to - from < 2) return to - from;
+    return new Set(list.slice(from, to).map(([a, b]) => text.slice(a, b).toLowerCase())).size;
+  };
+  for (let i = 0; i < starts.length; i++) {
+    const { s, at } = starts[i];
     const end = starts[i + 1]?.at ?? body.length;
     const headEnd = headAt + s.heading.length;
-    const heading = new Set<string>();
-    for (; h < inHeadings.length && inHeadings[h][1] <= headEnd; h++) {
-      heading.add(joined.slice(inHeadings[h][0], inHeadings[h][1]).toLowerCase());
-    }
+    const h0 = h;
+    while (h < inHeadings.length && inHeadings[h][1] <= headEnd) h++;
     headAt = headEnd + 1;
     // Matches in the text (both lists are in text order: one sweep).
     while (k < found.length && found[k][0] < at + s.heading.length) k++;
-    const text = new Set<string>();
-    let n = 0;
-    for (; k < found.length && found[k][1] <= end; k++, n++) {
-      text.add(body.slice(found[k][0], found[k][1]).toLowerCase());
-    }
+    const k0 = k;
+    while (k < found.length && found[k][1] <= end) k++;
+    if (h === h0 && k === k0) continue;
     // A heading that repeats the page title names the whole page, not a part of it.
-    const whole = s.heading.trim().toLowerCase() === titleKey;
-    return {
-      s,
-      at,
-      end,
-      whole,
-      inHeading: heading.size,
-      score: heading.size * HEADING_WEIGHT + text.size + Math.min(1, n / 20),
-    };
-  }).filter((x) => x.score > 0 && !x.whole);
+    if (s.heading.trim().toLowerCase() === titleKey) continue;
+    const inHeading = distinct(joined, h0, h, inHeadings);
+    const score = inHeading * HEADING_WEIGHT + distinct(body, k0, k, found) +
+      Math.min(1, (k - k0) / 20);
+    scored.push({ s, at, end, inHeading, score });
+  }
   const best = scored.sort((a, b) => b.score - a.score).slice(0, MAX_SECTIONS);
   const hits = best.map((x) => {
     const from = x.at + x.s.heading.length;

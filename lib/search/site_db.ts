@@ -18,6 +18,7 @@ import {
 } from "./orama_adapter.ts";
 import { type Counted, countTerms, languageOf, written } from "./tokens.ts";
 import { TfStore } from "./tf_store.ts";
+import { ACCENTED } from "./highlight.ts";
 
 export { FIELDS };
 export type { Field };
@@ -38,6 +39,8 @@ export type Doc = {
   sections?: Section[];
   /** Share of the text in code blocks (a source listing is near 1). */
   codeShare?: number;
+  /** Whether the body has letters with diacritics (highlighting must fold it). */
+  accented?: boolean;
 };
 
 /**
@@ -45,7 +48,7 @@ export type Doc = {
  * character (most pages have one); UTF-8 bytes keep such text near one byte a character.
  */
 type Packed = string | Uint8Array;
-type StoredDoc = Omit<Doc, "body"> & { body: Packed; lang: string };
+type StoredDoc = Omit<Doc, "body"> & { body: Packed; lang: string; accented?: boolean };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -149,6 +152,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
     db.direction = 0;
   }
   stored.body = pack(doc.body);
+  stored.accented = ACCENTED.test(doc.body);
   for (const f of FIELDS) {
     const counted = db.pending[f];
     if (!counted) continue;

@@ -45,9 +45,31 @@ interface SiteIndex {
   builtPages: number;
 }
 
+/** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */
+const HEADING_LINE = /^[^\n=(){};<>]{2,80}$/;
+const SENTENCE_END = /[.,;:!?…]$/;
+const MAX_LINE_HEADINGS = 300;
+
+/**
+ * Headings of a page sent without any: the body's lines that read like headings (a
+ * page's text as sent usually keeps each heading on a line of its own).
+ */
+function lineHeadings(body: string): string[] {
+  const out: string[] = [];
+  for (const line of body.split("\n")) {
+    const l = line.trim();
+    if (HEADING_LINE.test(l) && !SENTENCE_END.test(l) && l.split(" ").length <= 8) {
+      out.push(l);
+      if (out.length >= MAX_LINE_HEADINGS) break;
+    }
+  }
+  return out;
+}
+
 function toDoc(p: Page, names: SiteName): Doc {
   const name = names.current();
-  const sections = (p.sections ?? (p.headings ?? []).map((heading) => ({ heading, anchor: "" })))
+  const given = p.sections ?? p.headings?.map((heading) => ({ heading, anchor: "" }));
+  const sections = (given ?? lineHeadings(p.body).map((heading) => ({ heading, anchor: "" })))
     .filter((s) => !names.isName(s.heading, name));
   return {
     id: p.url,

@@ -121,38 +121,37 @@ function languages(db: SiteDb): string[] {
 
 const formsOf = (word: string, langs: string[]) => new Set(langs.flatMap((l) => terms(word, l)));
 
-/** Words one edit from `word` (deleted, swapped, replaced or inserted letter). */
-function* edits(word: string, chars: string[]): Generator<string> {
+/** Calls `visit` with every word one edit from `word` (deleted, swapped, replaced, inserted). */
+function eachEdit(word: string, chars: string[], visit: (e: string) => void) {
   for (let i = 0; i <= word.length; i++) {
-    const head = word.slice(0, i), tail = word.slice(i);
-    if (tail) yield head + tail.slice(1);
-    if (tail.length > 1) yield head + tail[1] + tail[0] + tail.slice(2);
+    const head = word.slice(0, i), tail = word.slice(i), rest = word.slice(i + 1);
+    if (tail) visit(head + rest);
+    if (tail.length > 1) visit(head + tail[1] + tail[0] + word.slice(i + 2));
+    const here = tail ? tail[0] : "";
     for (const c of chars) {
-      if (tail && c !== tail[0]) yield head + c + tail.slice(1);
-      yield head + c + tail;
+      if (tail && c !== here) visit(head + c + rest);
+      visit(head + c + tail);
     }
   }
 }
 
 /**
- * Where an edit can be: in an identifier with one unknown part (frce_str), only there
- * (the one edit changed that part, a separator included); else anywhere.
+ * Calls `visit` with the edits of `w` worth looking up: in an identifier with one unknown
+ * part (frce_str) only that part's (the one edit changed it), kept when the edited part
+ * is a word pages use or now holds a separator; else every edit of the whole.
  */
-function editsOf(db: SiteDb, w: string, alphabet: string[]): Iterable<string> {
-  if (!JOINED.test(w)) return edits(w, alphabet);
+function eachCandidate(db: SiteDb, w: string, alphabet: string[], visit: (e: string) => void) {
+  if (!JOINED.test(w)) return eachEdit(w, alphabet, visit);
   const parts = w.split(/(?=[_.-])|(?<=[_.-])/);
   const unknown = parts.map((p, i) => [p, i] as const).filter(([p]) =>
     !JOINED.test(p) && !db.vocab.has(p)
   );
-  if (unknown.length !== 1) return edits(w, alphabet);
+  if (unknown.length !== 1) return eachEdit(w, alphabet, visit);
   const i = unknown[0][1];
   const head = parts.slice(0, i).join(""), tail = parts.slice(i + 1).join("");
-  return (function* () {
-    // The edited part must itself be a word pages use (or hold a separator now).
-    for (const e of edits(parts[i], alphabet)) {
-      if (db.vocab.has(e) || JOINED.test(e)) yield head + e + tail;
-    }
-  })();
+  eachEdit(parts[i], alphabet, (e) => {
+    if (db.vocab.has(e) || JOINED.test(e)) visit(head + e + tail);
+  });
 }
 
 /** The most used word as written one edit from `word`, or null. */
@@ -161,10 +160,10 @@ export function correct(db: SiteDb, word: string, langs: string[]): string | nul
   if (w.length < MIN_TYPO_LENGTH) return null;
   const alphabet = /[\u0080-\uffff]/.test(w) ? [...ASCII_ALPHABET, ...db.alphabet] : ASCII;
   let best: string | null = null, bestCount = 0;
-  for (const e of editsOf(db, w, alphabet)) {
+  eachCandidate(db, w, alphabet, (e) => {
     const n = db.vocab.get(e);
     if (n && n > bestCount && !langs.every((l) => isStopWord(e, l))) [best, bestCount] = [e, n];
-  }
+  });
   return best;
 }
 

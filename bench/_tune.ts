@@ -1,0 +1,1 @@
+import { evaluate } from "./eval.ts"; await evaluate();

@@ -87,13 +87,13 @@ export interface SiteDb {
   scores: Map<string, Map<number, number>>;
 }
 
-/** Adds (or takes away) one word as written, and its parts when it is a dotted name. */
-function note(db: SiteDb, word: string) {
+/** Adds (or takes away) `n` uses of a word as written, and of its parts when it is a dotted name. */
+function note(db: SiteDb, word: string, n: number) {
   const add = (w: string) => {
-    const n = (db.vocab.get(w) ?? 0) + db.direction;
-    if (n > 0) db.vocab.set(w, n);
+    const count = (db.vocab.get(w) ?? 0) + n;
+    if (count > 0) db.vocab.set(w, count);
     else db.vocab.delete(w);
-    if (db.direction > 0 && db.alphabet.size < MAX_ALPHABET && /[\u0080-\uffff]/.test(w)) {
+    if (n > 0 && db.alphabet.size < MAX_ALPHABET && /[\u0080-\uffff]/.test(w)) {
       for (const c of w) if (c.charCodeAt(0) > 0x7f) db.alphabet.add(c);
     }
   };
@@ -131,7 +131,14 @@ export function createSiteDb(): SiteDb {
     prior: new Map(),
   };
   db.ix = createIndex<StoredDoc>((text, language, field) => {
-    const counted = countTerms(text, language, db.direction ? (w) => note(db, w) : undefined);
+    // Words as written are counted per field first: the vocabulary is touched once per word.
+    const written = new Map<string, number>();
+    const counted = countTerms(
+      text,
+      language,
+      db.direction ? (w) => written.set(w, (written.get(w) ?? 0) + 1) : undefined,
+    );
+    for (const [w, n] of written) note(db, w, n * db.direction);
     if (db.direction > 0) db.pending[field] = counted;
     return [...counted.counts.keys()];
   });

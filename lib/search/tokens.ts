@@ -117,9 +117,9 @@ const RUN = /[\p{L}\p{N}\p{M}]+(?:[_.'’-][\p{L}\p{N}\p{M}]+)*/gu;
 /** `.` and `-` separate indexed words (django.contrib.sites); `_` does not. */
 const PART = /[.-]/;
 const APOSTROPHE = /['’]/g;
-/** Scripts written without spaces between words. */
+/** Scripts written without spaces between words (ranges: faster than Script= classes). */
 const UNSPACED =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+  /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[\ud840-\ud87f][\udc00-\udfff]/;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const ASCII_WORD = /^[a-z]+$/;
 const LETTERS = /^\p{L}+$/u;

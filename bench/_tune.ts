@@ -1,1 +1,0 @@
-import { evaluate } from "./eval.ts"; await evaluate();

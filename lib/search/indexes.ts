@@ -178,7 +178,7 @@ export class SearchIndexes {
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);
-    const { ids, corrections, matched } = rank(db, q);
+    const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
     const typed = [...words(q, "")].map(fold);
     const match = makeMatcher(
       typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
@@ -212,13 +212,13 @@ export class SearchIndexes {
         sections,
       };
     });
-    return { found: ids.length, hits, corrections };
+    return { found: total, hits, corrections };
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
   async top(site: string, q: string, limit: number, maxChars = Infinity): Promise<Doc[]> {
     const { db } = await this.current(site);
-    return rank(db, q).ids.slice(0, limit).map((id) => docAt(db, id, maxChars));
+    return rank(db, q, limit).ids.map((id) => docAt(db, id, maxChars));
   }
 
   /** Forgets an index (tests, memory pressure); the next search rebuilds it. */

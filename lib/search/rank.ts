@@ -42,8 +42,10 @@ export interface Correction {
 }
 
 export interface Ranked {
-  /** Internal document ids, best first. */
+  /** Internal document ids, best first: the first `limit` of them. */
   ids: number[];
+  /** How many documents match. */
+  found: number;
   /** Query words replaced by the word pages use. */
   corrections: Correction[];
   /** Every form that matched (indexed forms and words as written), for highlighting. */
@@ -167,8 +169,24 @@ export function correct(db: SiteDb, word: string, langs: string[]): string | nul
   return best;
 }
 
-/** Ranks every document that matches any word of the query. */
-export function rank(db: SiteDb, q: string): Ranked {
+const better = (a: Scored, b: Scored) => b.words - a.words || b.score - a.score;
+
+/** The `k` best entries, best first, without sorting all of them when `k` is small. */
+function best(entries: [number, Scored][], k: number): [number, Scored][] {
+  if (k * 4 >= entries.length) return entries.sort((a, b) => better(a[1], b[1])).slice(0, k);
+  const top: [number, Scored][] = [];
+  for (const e of entries) {
+    if (top.length === k && better(e[1], top[k - 1][1]) >= 0) continue;
+    let i = top.length - (top.length === k ? 1 : 0);
+    if (top.length === k) top.pop();
+    while (i > 0 && better(e[1], top[i - 1][1]) < 0) i--;
+    top.splice(i, 0, e);
+  }
+  return top;
+}
+
+/** Ranks every document that matches any word of the query; `limit` bounds the ids sorted. */
+export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
   const langs = languages(db);
   const typing = !/\s$/.test(q);
   const raw = [...words(q, langs[0])];
@@ -229,8 +247,11 @@ export function rank(db: SiteDb, q: string): Ranked {
     const cur = acc.get(id);
     if (cur) cur.score *= p;
   }
-  const ids = [...acc.entries()]
-    .sort((a, b) => b[1].words - a[1].words || b[1].score - a[1].score)
-    .map(([id]) => id);
-  return { ids, corrections: counted > 0 ? corrections : [], matched: [...new Set(matched)] };
+  const ids = best([...acc.entries()], Math.min(limit, acc.size)).map(([id]) => id);
+  return {
+    ids,
+    found: acc.size,
+    corrections: counted > 0 ? corrections : [],
+    matched: [...new Set(matched)],
+  };
 }

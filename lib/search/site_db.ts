@@ -54,11 +54,15 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Latin-1 text stays a string (one byte a character in V8); anything else becomes UTF-8. */
 const pack = (text: string): Packed => (/[^ -\xff\t\n\r]/.test(text) ? encoder.encode(text) : text);
-/** The text of a packed body, or about its first `maxChars` characters. */
+/**
+ * The text of a packed body, or at most its first `maxChars` characters (as many bytes are
+ * decoded: fewer characters where they take several bytes each).
+ */
 function unpack(body: Packed, maxChars = Infinity): string {
   if (typeof body === "string") return maxChars < body.length ? body.slice(0, maxChars) : body;
-  const bytes = maxChars * 3 < body.length ? body.subarray(0, maxChars * 3) : body;
-  return decoder.decode(bytes);
+  if (maxChars >= body.length) return decoder.decode(body);
+  // A character cut in two at the end decodes as U+FFFD: leave it out.
+  return decoder.decode(body.subarray(0, maxChars)).replace(/\uFFFD$/, "");
 }
 
 const DOTTED = /[.-]/;

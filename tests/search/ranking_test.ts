@@ -220,7 +220,7 @@ Deno.test("ranking - a word of its own finds a Russian, Greek, Hebrew, Arabic, J
 });
 
 Deno.test("ranking - titles drop the site name most pages share, and keep it where nothing else is left", async () => {
-  const { t, q } = await site([
+  const { t, s, q } = await site([
     { url: "/a", title: "Alpha gears — Acme 2.0 documentation", body: "Alpha gears mesh." },
     { url: "/b", title: "Beta springs — Acme 2.0 documentation", body: "Beta springs bounce." },
     { url: "/c", title: "Gamma levers — Acme 2.0 documentation", body: "Gamma levers lift." },
@@ -231,12 +231,38 @@ Deno.test("ranking - titles drop the site name most pages share, and keep it whe
     const titles = async (query: string) =>
       (await q(query)).body.results.map((r: { title: string }) => r.title);
     assert.deepEqual(await titles("springs"), ["Beta springs", "Acme 2.0 documentation"]);
+    // Pages added once the index exists are read the same way.
+    await put(t, s, [
+      { url: "/e", title: "Epsilon wheels — Acme 2.0 documentation", body: "Epsilon wheels roll." },
+    ]);
+    assert.deepEqual(await titles("wheels"), ["Epsilon wheels"]);
     assert.deepEqual(
       await titles("documentation"),
       ["Acme 2.0 documentation"].concat(
         (await titles("documentation")).slice(1),
       ),
     );
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("ranking - a page sent with title and body only has its heading-like lines weigh as headings", async () => {
+  const mention = "Deployments often set MAX_WIDGETS together with other limits in a release.";
+  const { t, q } = await site([
+    {
+      url: "/ref/limits",
+      title: "Limits",
+      body: "Limits\nEvery limit the service reads.\nMAX_WIDGETS\nHow many widgets a page holds. " +
+        "The default is ten.\n" + "Other limits are described below. ".repeat(200),
+    },
+    { url: "/news/1", title: "Release 1", body: mention },
+    { url: "/news/2", title: "Release 2", body: mention + " " + mention },
+  ]);
+  try {
+    const { body } = await q("MAX_WIDGETS");
+    assert.equal(body.results[0].url, "/ref/limits");
+    assert.equal(body.results[0].sections[0]?.title, "MAX_WIDGETS");
   } finally {
     t.close();
   }

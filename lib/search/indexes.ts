@@ -84,6 +84,9 @@ function toDoc(p: Page, names: SiteName): Doc {
   };
 }
 
+/** Words of the pages a search highlights at most (typed words and corrections always). */
+const MAX_HIGHLIGHT_WORDS = 64;
+
 /** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
 const MATCHES_SCANNED = 64;
 
@@ -180,9 +183,13 @@ export class SearchIndexes {
     const { db } = await this.current(site);
     const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
     const typed = [...words(q, "")].map(fold);
+    // A one-letter word being typed may expand to many words: highlight a bounded few.
     const match = makeMatcher(
-      typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
-      matched,
+      [
+        ...typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
+        ...corrections.map((c) => c.to),
+      ],
+      matched.slice(0, MAX_HIGHLIGHT_WORDS),
     );
     const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
       const doc = docAt(db, id, SNIPPET_SCAN_CHARS);

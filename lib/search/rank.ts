@@ -31,6 +31,10 @@ const TYPO_WEIGHT = 0.9;
 /** Prefix lookups stop after this many words (a one-letter prefix would list the vocabulary). */
 const MAX_EXPANSIONS = 100;
 const MIN_TYPO_LENGTH = 4;
+const MIN_PREFIX = 2;
+/** Corrections are looked for in words up to this long, and in this many words a query. */
+const MAX_TYPO_LENGTH = 40;
+const MAX_TYPO_WORDS = 4;
 const ASCII_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_";
 const ASCII = [...ASCII_ALPHABET];
 const JOINED = /[_.-]/;
@@ -159,7 +163,7 @@ function eachCandidate(db: SiteDb, w: string, alphabet: string[], visit: (e: str
 /** The most used word as written one edit from `word`, or null. */
 export function correct(db: SiteDb, word: string, langs: string[]): string | null {
   const w = written(word);
-  if (w.length < MIN_TYPO_LENGTH) return null;
+  if (w.length < MIN_TYPO_LENGTH || w.length > MAX_TYPO_LENGTH) return null;
   const alphabet = /[\u0080-\uffff]/.test(w) ? [...ASCII_ALPHABET, ...db.alphabet] : ASCII;
   let best: string | null = null, bestCount = 0;
   eachCandidate(db, w, alphabet, (e) => {
@@ -194,13 +198,15 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
   const query = [...new Set((kept.length ? kept : raw).map((w) => w.toLowerCase()))];
   const corrections: Correction[] = [];
   const matched: string[] = [];
+  let attempts = 0;
+  const tryCorrect = (w: string) => ++attempts <= MAX_TYPO_WORDS ? correct(db, w, langs) : null;
 
   // An identifier no page has as written (get_objcet_or_404) is corrected whole, then split.
   const units: { word: string; last: boolean }[] = [];
   query.forEach((word, i) => {
     let w = word;
     if (JOINED.test(w) && !db.vocab.has(written(w))) {
-      const fixed = correct(db, w, langs);
+      const fixed = tryCorrect(w);
       if (fixed) {
         corrections.push({ from: word, to: fixed });
         w = fixed;
@@ -218,11 +224,11 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
     const hits = new Map<number, number>();
     const forms = formsOf(word, langs);
     matched.push(...score(db, forms, false, hits));
-    if (hits.size === 0 && last && typing) {
-      matched.push(...score(db, new Set([...forms, fold(word)]), true, hits));
-    }
+    // Prefixes of one letter would list a good part of the vocabulary: not expanded.
+    const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= MIN_PREFIX));
+    if (hits.size === 0 && last && typing) matched.push(...score(db, prefixes, true, hits));
     if (hits.size === 0 && !db.vocab.has(written(word))) {
-      const fixed = correct(db, word, langs);
+      const fixed = tryCorrect(word);
       if (fixed) {
         const partial = new Map<number, number>();
         matched.push(...score(db, formsOf(fixed, langs), false, partial), fixed);
@@ -232,7 +238,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
     }
     if (hits.size === 0) {
       const partial = new Map<number, number>();
-      matched.push(...score(db, new Set([...forms, fold(word)]), true, partial));
+      matched.push(...score(db, prefixes, true, partial));
       for (const [id, s] of partial) hits.set(id, s * PREFIX_WEIGHT);
     }
     if (hits.size === 0) continue; // a stop word, or a word no page has

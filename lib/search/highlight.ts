@@ -52,7 +52,9 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
   return Object.assign(matcher, { roots });
 }
 
+/** Text is read in chunks this long (shorter when only the first matches are wanted). */
 const CHUNK = 8192;
+const FIRST_CHUNK = 2048;
 /** Letters that may carry a diacritic (most chunks have none and need no folding). */
 export const ACCENTED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/;
 
@@ -75,7 +77,7 @@ export function findMatches(
   // `firstChunk`: stop after the first chunk that holds a match (enough for a snippet).
   for (let from = 0; from < text.length && out.length < limit && !(firstChunk && out.length);) {
     // A chunk ends between words, so none is cut in two.
-    let to = Math.min(text.length, from + CHUNK);
+    let to = Math.min(text.length, from + (firstChunk ? FIRST_CHUNK : CHUNK));
     while (to < text.length && wordAt(text, to)) to++;
     scan(text.slice(from, to), from, match.roots, out, limit, accented);
     from = to;

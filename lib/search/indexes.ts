@@ -198,14 +198,20 @@ export class SearchIndexes {
       // body that holds none of the matched words (the match was in the title) is not read.
       const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);
       const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
-      const { sections, anchor } = matchSections(
-        doc.id,
-        doc.title,
-        doc.body,
-        doc.sections ?? [],
-        match,
-        found,
-      );
+      // Sections are scored only where the matched words are in headings or text.
+      const inHeadings = matched.some((t) => db.tf.get("headings", id, t) > 0);
+      const { sections, anchor } = inHeadings || found.length
+        ? matchSections(
+          doc.id,
+          doc.title,
+          doc.body,
+          doc.sections ?? [],
+          doc.sectionAt ?? new Int32Array(),
+          match,
+          found,
+          inHeadings,
+        )
+        : { sections: [], anchor: "" };
       const highlights = [
         highlightField("title", doc.title, match),
         highlightField("description", description, match),

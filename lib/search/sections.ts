@@ -24,33 +24,48 @@ export const withAnchor = (url: string, anchor: string) =>
  * The best-matching sections of a page (at most three, best first) and the anchor its
  * result should point at ("" when the match is not in one section).
  */
-export function matchSections(
-  url: string,
-  title: string,
-  body: string,
-  sections: Section[],
-  match: Matcher,
-  found: [number, number][],
-): { sections: SectionHit[]; anchor: string } {
-  // Find each heading's line in reading order; a heading cut off with the text is left out.
-  const starts: { s: Section; at: number }[] = [];
+/**
+ * Where each section's heading line starts in the body, in reading order (-1 when it is not
+ * a line of the body); worked out once, when the page is indexed.
+ */
+export function sectionOffsets(body: string, sections: Section[]): Int32Array {
+  const out = new Int32Array(sections.length).fill(-1);
   let pos = 0;
-  for (const s of sections) {
-    if (!s.heading) continue;
+  sections.forEach((s, i) => {
+    if (!s.heading) return;
     let at = body.indexOf(s.heading, pos);
     while (
       at >= 0 &&
       !((at === 0 || body[at - 1] === "\n") &&
         (at + s.heading.length === body.length || body[at + s.heading.length] === "\n"))
     ) at = body.indexOf(s.heading, at + 1);
-    if (at < 0) continue;
-    starts.push({ s, at });
+    if (at < 0) return;
+    out[i] = at;
     pos = at + s.heading.length;
-  }
+  });
+  return out;
+}
+
+export function matchSections(
+  url: string,
+  title: string,
+  body: string,
+  sections: Section[],
+  offsets: Int32Array,
+  match: Matcher,
+  found: [number, number][],
+  inHeadings = true,
+): { sections: SectionHit[]; anchor: string } {
+  // Sections whose heading lies in the text read (a body may be read only in part).
+  const starts: { s: Section; at: number }[] = [];
+  sections.forEach((s, i) => {
+    const at = offsets[i] ?? -1;
+    if (at >= 0 && at + s.heading.length <= body.length) starts.push({ s, at });
+  });
   const titleKey = title.trim().toLowerCase();
   // Headings are matched together as one text: one scan, whatever their number.
   const joined = starts.map((x) => x.s.heading).join("\n");
-  const inHeadings = findMatches(joined, match);
+  const headed = inHeadings ? findMatches(joined, match) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: { s: Section; at: number; end: number; inHeading: number; score: number }[] = [];
   const distinct = (text: string, from: number, to: number, list: [number, number][]) => {
@@ -62,7 +77,7 @@ export function matchSections(
     const end = starts[i + 1]?.at ?? body.length;
     const headEnd = headAt + s.heading.length;
     const h0 = h;
-    while (h < inHeadings.length && inHeadings[h][1] <= headEnd) h++;
+    while (h < headed.length && headed[h][1] <= headEnd) h++;
     headAt = headEnd + 1;
     // Matches in the text (both lists are in text order: one sweep).
     while (k < found.length && found[k][0] < at + s.heading.length) k++;
@@ -71,7 +86,7 @@ export function matchSections(
     if (h === h0 && k === k0) continue;
     // A heading that repeats the page title names the whole page, not a part of it.
     if (s.heading.trim().toLowerCase() === titleKey) continue;
-    const inHeading = distinct(joined, h0, h, inHeadings);
+    const inHeading = distinct(joined, h0, h, headed);
     const score = inHeading * HEADING_WEIGHT + distinct(body, k0, k, found) +
       Math.min(1, (k - k0) / 20);
     scored.push({ s, at, end, inHeading, score });

@@ -19,6 +19,7 @@ import {
 import { type Counted, countTerms, languageOf, written } from "./tokens.ts";
 import { TfStore } from "./tf_store.ts";
 import { ACCENTED } from "./highlight.ts";
+import { sectionOffsets } from "./sections.ts";
 
 export { FIELDS };
 export type { Field };
@@ -41,6 +42,8 @@ export type Doc = {
   codeShare?: number;
   /** Whether the body has letters with diacritics (highlighting must fold it). */
   accented?: boolean;
+  /** Where each section's heading line starts in the body (sections.ts). */
+  sectionAt?: Int32Array;
 };
 
 /**
@@ -48,7 +51,12 @@ export type Doc = {
  * character (most pages have one); UTF-8 bytes keep such text near one byte a character.
  */
 type Packed = string | Uint8Array;
-type StoredDoc = Omit<Doc, "body"> & { body: Packed; lang: string; accented?: boolean };
+type StoredDoc = Omit<Doc, "body"> & {
+  body: Packed;
+  lang: string;
+  accented?: boolean;
+  sectionAt?: Int32Array;
+};
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -164,6 +172,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
   }
   stored.body = pack(doc.body);
   stored.accented = ACCENTED.test(doc.body);
+  if (doc.sections?.length) stored.sectionAt = sectionOffsets(doc.body, doc.sections);
   for (const f of FIELDS) {
     const counted = db.pending[f];
     if (!counted) continue;

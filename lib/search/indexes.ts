@@ -56,14 +56,17 @@ const MAX_LINE_HEADINGS = 300;
  */
 function lineHeadings(body: string): string[] {
   const out: string[] = [];
-  for (const line of body.split("\n")) {
+  const lines = body.split("\n");
+  let all = 0;
+  for (const line of lines) {
     const l = line.trim();
     if (HEADING_LINE.test(l) && !SENTENCE_END.test(l) && l.split(" ").length <= 8) {
-      out.push(l);
-      if (out.length >= MAX_LINE_HEADINGS) break;
+      all++;
+      if (out.length < MAX_LINE_HEADINGS) out.push(l);
     }
   }
-  return out;
+  // Text wrapped into short lines (a PDF's) has no lines that stand out.
+  return all > lines.length * 0.8 && lines.length > 5 ? [] : out;
 }
 
 function toDoc(p: Page, names: SiteName): Doc {

@@ -15,7 +15,15 @@ import {
 import type { Page, PageStore } from "../sites/pages.ts";
 import { type Correction, rank } from "./rank.ts";
 import { matchSections, type SectionHit, withAnchor } from "./sections.ts";
-import { addDoc, createSiteDb, type Doc, docAt, removeDoc, type SiteDb } from "./site_db.ts";
+import {
+  addDoc,
+  createSiteDb,
+  type Doc,
+  docAt,
+  headingsText,
+  removeDoc,
+  type SiteDb,
+} from "./site_db.ts";
 import { SiteName } from "./site_name.ts";
 import { fold, words } from "./tokens.ts";
 
@@ -78,8 +86,7 @@ function toDoc(p: Page, names: SiteName): Doc {
     id: p.url,
     title: names.strip(p.title, name),
     description: p.description,
-    // An anchor names its section for links, often by the full name (django.http.HttpRequest).
-    headings: sections.map((s) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading).join("\n"),
+    headings: headingsText(sections),
     body: p.body,
     lang: p.lang,
     sections,

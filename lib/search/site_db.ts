@@ -114,6 +114,13 @@ function note(db: SiteDb, word: string, n: number) {
   if (DOTTED.test(w)) { for (const part of w.split(DOTTED)) if (part) add(part); }
 }
 
+/**
+ * The headings field of a page with sections: each heading with its anchor, which names
+ * the section for links, often by the full name (django.http.HttpRequest).
+ */
+export const headingsText = (sections: Section[]) =>
+  sections.map((s) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading).join("\n");
+
 /** Pages mostly of code (a source listing) come after prose pages that match as well. */
 const CODE_SHARE = 0.7;
 const CODE_PRIOR = 0.3;
@@ -171,6 +178,9 @@ export function addDoc(db: SiteDb, doc: Doc) {
     db.direction = 0;
   }
   stored.body = pack(doc.body);
+  // Kept once: the headings field is made again from the sections when it is needed.
+  const rebuilt = doc.sections?.length && headingsText(doc.sections) === doc.headings;
+  if (rebuilt) stored.headings = "";
   stored.accented = ACCENTED.test(doc.body);
   if (doc.sections?.length) stored.sectionAt = sectionOffsets(doc.body, doc.sections);
   for (const f of FIELDS) {
@@ -202,7 +212,9 @@ export function removeDoc(db: SiteDb, id: string) {
   const n = (db.langs.get(doc.lang) ?? 1) - 1;
   if (n > 0) db.langs.set(doc.lang, n);
   else db.langs.delete(doc.lang);
-  doc.body = unpack(doc.body); // Orama tokenizes the text again to take it out of the index
+  // Orama tokenizes the text again to take it out of the index.
+  doc.body = unpack(doc.body);
+  if (!doc.headings && doc.sections?.length) doc.headings = headingsText(doc.sections);
   db.direction = -1;
   try {
     removeFromIndex(db.ix, id, doc.lang);
@@ -214,7 +226,8 @@ export function removeDoc(db: SiteDb, id: string) {
 /** The document for an internal id, with (at most the first `maxChars` of) its text. */
 export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
   const doc = storedDoc(db.ix, id)!;
-  return { ...doc, body: unpack(doc.body, maxChars) };
+  const headings = doc.headings || (doc.sections?.length ? headingsText(doc.sections) : "");
+  return { ...doc, headings, body: unpack(doc.body, maxChars) };
 }
 
 /** Number of documents indexed. */

@@ -97,6 +97,9 @@ function toDoc(p: Page, names: SiteName): Doc {
 /** Words of the pages a search highlights at most (typed words and corrections always). */
 const MAX_HIGHLIGHT_WORDS = 64;
 
+/** A result's text is read this far first, and up to SNIPPET_SCAN_CHARS for a deeper heading. */
+const FIRST_READ_CHARS = 8_000;
+
 /** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
 const MATCHES_SCANNED = 64;
 
@@ -201,8 +204,8 @@ export class SearchIndexes {
       ],
       matched.slice(0, MAX_HIGHLIGHT_WORDS),
     );
-    const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
-      const doc = docAt(db, id, SNIPPET_SCAN_CHARS);
+    const present = (id: number, maxChars: number) => {
+      const doc = docAt(db, id, maxChars);
       const description = describe(doc);
       // The first matches make the snippet; sections are found by their headings too. A
       // body that holds none of the matched words (the match was in the title) is not read.
@@ -227,13 +230,20 @@ export class SearchIndexes {
         highlightField("description", description, match),
         snippetOf(doc.body, found, 0, doc.body.length),
       ].filter((h): h is Highlight => h !== null);
-      return {
+      const hit = {
         title: doc.title,
         description,
         url: withAnchor(doc.id, anchor),
         highlights,
         sections,
       };
+      // A heading that matches may lie beyond the text read first: read on for it.
+      const deeper = inHeadings && !anchor && doc.body.length >= maxChars;
+      return { hit, deeper };
+    };
+    const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
+      const first = present(id, FIRST_READ_CHARS);
+      return first.deeper ? present(id, SNIPPET_SCAN_CHARS).hit : first.hit;
     });
     return { found: total, hits, corrections };
   }

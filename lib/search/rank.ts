@@ -8,6 +8,7 @@
  * Documents that contain more of the query's words rank first, BM25 orders the rest.
  */
 import { docCount, type Field, FIELDS, postings, type SiteDb } from "./site_db.ts";
+import { END, START, type Trigrams } from "./trigrams.ts";
 import { fold, isStopWord, terms, words, written } from "./tokens.ts";
 
 /** Title weighs most, then section headings, then description, then body. */
@@ -127,16 +128,27 @@ function languages(db: SiteDb): string[] {
 
 const formsOf = (word: string, langs: string[]) => new Set(langs.flatMap((l) => terms(word, l)));
 
-/** Calls `visit` with every word one edit from `word` (deleted, swapped, replaced, inserted). */
-function eachEdit(word: string, chars: string[], visit: (e: string) => void) {
-  for (let i = 0; i <= word.length; i++) {
+/**
+ * Calls `visit` with every word one edit from `word` (deleted, swapped, replaced, inserted).
+ * A replaced or inserted letter is tried only where the three-letter sequences it makes occur
+ * in some word pages use (`seen`): most candidates are never built.
+ */
+function eachEdit(word: string, chars: string[], visit: (e: string) => void, seen?: Trigrams) {
+  const len = word.length;
+  const at = (k: number) => (k < 0 ? START : k >= len ? END : word.charCodeAt(k));
+  const fits = (k: number, c: number, skip: number) =>
+    !seen ||
+    ((k - 2 < -1 || seen.has(at(k - 2), at(k - 1), c)) && seen.has(at(k - 1), c, at(k + skip)) &&
+      (k + skip + 1 > len || seen.has(c, at(k + skip), at(k + skip + 1))));
+  for (let i = 0; i <= len; i++) {
     const head = word.slice(0, i), tail = word.slice(i), rest = word.slice(i + 1);
     if (tail) visit(head + rest);
     if (tail.length > 1) visit(head + tail[1] + tail[0] + word.slice(i + 2));
     const here = tail ? tail[0] : "";
     for (const c of chars) {
-      if (tail && c !== here) visit(head + c + rest);
-      visit(head + c + tail);
+      const code = c.charCodeAt(0);
+      if (tail && c !== here && fits(i, code, 1)) visit(head + c + rest);
+      if (fits(i, code, 0)) visit(head + c + tail);
     }
   }
 }
@@ -147,17 +159,17 @@ function eachEdit(word: string, chars: string[], visit: (e: string) => void) {
  * is a word pages use or now holds a separator; else every edit of the whole.
  */
 function eachCandidate(db: SiteDb, w: string, alphabet: string[], visit: (e: string) => void) {
-  if (!JOINED.test(w)) return eachEdit(w, alphabet, visit);
+  if (!JOINED.test(w)) return eachEdit(w, alphabet, visit, db.trigrams);
   const parts = w.split(/(?=[_.-])|(?<=[_.-])/);
   const unknown = parts.map((p, i) => [p, i] as const).filter(([p]) =>
     !JOINED.test(p) && !db.vocab.has(p)
   );
-  if (unknown.length !== 1) return eachEdit(w, alphabet, visit);
+  if (unknown.length !== 1) return eachEdit(w, alphabet, visit, db.trigrams);
   const i = unknown[0][1];
   const head = parts.slice(0, i).join(""), tail = parts.slice(i + 1).join("");
   eachEdit(parts[i], alphabet, (e) => {
     if (db.vocab.has(e) || JOINED.test(e)) visit(head + e + tail);
-  });
+  }, db.trigrams);
 }
 
 /** The most used word as written one edit from `word`, or null. */

@@ -18,6 +18,7 @@ import {
 } from "./orama_adapter.ts";
 import { type Counted, countTerms, languageOf, written } from "./tokens.ts";
 import { TfStore } from "./tf_store.ts";
+import { Trigrams } from "./trigrams.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";
 
@@ -87,6 +88,8 @@ export interface SiteDb {
   vocab: Map<string, number>;
   /** Non-ASCII characters of the vocabulary. */
   alphabet: Set<string>;
+  /** Three-letter sequences of the vocabulary's ASCII words. */
+  trigrams: Trigrams;
   /** Language → number of documents in it. */
   langs: Map<string, number>;
   /** What the tokenizer counted for the document being inserted, per field. */
@@ -105,6 +108,7 @@ function note(db: SiteDb, word: string, n: number) {
     const count = (db.vocab.get(w) ?? 0) + n;
     if (count > 0) db.vocab.set(w, count);
     else db.vocab.delete(w);
+    if (n > 0 && count === n) db.trigrams.add(w);
     if (n > 0 && db.alphabet.size < MAX_ALPHABET && /[\u0080-\uffff]/.test(w)) {
       for (const c of w) if (c.charCodeAt(0) > 0x7f) db.alphabet.add(c);
     }
@@ -143,6 +147,7 @@ export function createSiteDb(): SiteDb {
     totals: { title: 0, description: 0, headings: 0, body: 0 },
     vocab: new Map(),
     alphabet: new Set(),
+    trigrams: new Trigrams(),
     langs: new Map(),
     pending: {},
     direction: 0,

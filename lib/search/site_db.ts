@@ -231,8 +231,14 @@ export function removeDoc(db: SiteDb, id: string) {
 /** The document for an internal id, with (at most the first `maxChars` of) its text. */
 export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
   const doc = storedDoc(db.ix, id)!;
-  const headings = doc.headings || (doc.sections?.length ? headingsText(doc.sections) : "");
-  return { ...doc, headings, body: unpack(doc.body, maxChars) };
+  // The headings field is made again from the sections only when someone reads it.
+  return {
+    ...doc,
+    get headings() {
+      return doc.headings || (doc.sections?.length ? headingsText(doc.sections) : "");
+    },
+    body: unpack(doc.body, maxChars),
+  };
 }
 
 /** Number of documents indexed. */

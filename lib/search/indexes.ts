@@ -106,7 +106,13 @@ const MATCHES_SCANNED = 64;
 /** The description shown for a result: the page's own, else the start of its text. */
 function describe(doc: Doc): string {
   if (doc.description) return doc.description;
-  const text = doc.body.slice(0, 400).replace(/\s+/g, " ").trim();
+  // The page's own title as its first line would only repeat the result's title.
+  let start = doc.body.slice(0, 600);
+  const nl = start.indexOf("\n");
+  if (nl > 0 && doc.title.trim().toLowerCase() === start.slice(0, nl).trim().toLowerCase()) {
+    start = start.slice(nl + 1);
+  }
+  const text = start.slice(0, 400).replace(/\s+/g, " ").trim();
   if (text.length <= 160) return text;
   const cut = text.lastIndexOf(" ", 157);
   return text.slice(0, cut > 80 ? cut : 157) + "…";

@@ -57,11 +57,6 @@ export interface Ranked {
   matched: string[];
 }
 
-interface Scored {
-  score: number;
-  words: number;
-}
-
 /** Tokens in this many documents or more have their scores kept (they recur across queries). */
 const CACHE_DF = 50;
 const CACHE_SIZE = 256;
@@ -185,18 +180,47 @@ export function correct(db: SiteDb, word: string, langs: string[]): string | nul
   return best;
 }
 
-const better = (a: Scored, b: Scored) => b.words - a.words || b.score - a.score;
+interface Scratch {
+  score: Float64Array;
+  words: Uint16Array;
+  grow(id: number): void;
+}
 
-/** The `k` best entries, best first, without sorting all of them when `k` is small. */
-function best(entries: [number, Scored][], k: number): [number, Scored][] {
-  if (k * 4 >= entries.length) return entries.sort((a, b) => better(a[1], b[1])).slice(0, k);
-  const top: [number, Scored][] = [];
-  for (const e of entries) {
-    if (top.length === k && better(e[1], top[k - 1][1]) >= 0) continue;
-    let i = top.length - (top.length === k ? 1 : 0);
+const scratches = new WeakMap<SiteDb, Scratch>();
+
+/** A site's zeroed per-document arrays (ranking is synchronous, so one set serves all). */
+function scratch(db: SiteDb): Scratch {
+  let s = scratches.get(db);
+  if (!s) {
+    const made: Scratch = {
+      score: new Float64Array(1024),
+      words: new Uint16Array(1024),
+      grow(id: number) {
+        if (id < made.words.length) return;
+        const size = Math.max(id + 1, made.words.length * 2);
+        const score = new Float64Array(size), words = new Uint16Array(size);
+        score.set(made.score);
+        words.set(made.words);
+        [made.score, made.words] = [score, words];
+      },
+    };
+    scratches.set(db, s = made);
+  }
+  return s;
+}
+
+/** The `k` best documents, best first: more query words, then a higher score. */
+function best(ids: number[], k: number, acc: Scratch): number[] {
+  const { score, words } = acc;
+  const better = (a: number, b: number) => words[b] - words[a] || score[b] - score[a];
+  if (k * 4 >= ids.length) return ids.sort(better).slice(0, k);
+  const top: number[] = [];
+  for (const id of ids) {
+    if (top.length === k && better(id, top[k - 1]) >= 0) continue;
     if (top.length === k) top.pop();
-    while (i > 0 && better(e[1], top[i - 1][1]) < 0) i--;
-    top.splice(i, 0, e);
+    let i = top.length;
+    while (i > 0 && better(id, top[i - 1]) < 0) i--;
+    top.splice(i, 0, id);
   }
   return top;
 }
@@ -230,45 +254,54 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
     );
   });
 
-  const acc = new Map<number, Scored>();
+  // Per-document sums in arrays indexed by internal id (no object per matching page).
+  const acc = scratch(db);
+  const touched: number[] = [];
   let counted = 0;
-  for (const { word, last } of units) {
-    const hits = new Map<number, number>();
-    const forms = formsOf(word, langs);
-    matched.push(...score(db, forms, false, hits));
-    // Prefixes of one letter would list a good part of the vocabulary: not expanded.
-    const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= MIN_PREFIX));
-    if (hits.size === 0 && last && typing) matched.push(...score(db, prefixes, true, hits));
-    if (hits.size === 0 && !db.vocab.has(written(word))) {
-      const fixed = tryCorrect(word);
-      if (fixed) {
+  let ids: number[];
+  try {
+    for (const { word, last } of units) {
+      const hits = new Map<number, number>();
+      const forms = formsOf(word, langs);
+      matched.push(...score(db, forms, false, hits));
+      // Prefixes of one letter would list a good part of the vocabulary: not expanded.
+      const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= MIN_PREFIX));
+      if (hits.size === 0 && last && typing) matched.push(...score(db, prefixes, true, hits));
+      if (hits.size === 0 && !db.vocab.has(written(word))) {
+        const fixed = tryCorrect(word);
+        if (fixed) {
+          const partial = new Map<number, number>();
+          matched.push(...score(db, formsOf(fixed, langs), false, partial), fixed);
+          for (const [id, s] of partial) hits.set(id, s * TYPO_WEIGHT);
+          if (partial.size) corrections.push({ from: word, to: fixed });
+        }
+      }
+      if (hits.size === 0) {
         const partial = new Map<number, number>();
-        matched.push(...score(db, formsOf(fixed, langs), false, partial), fixed);
-        for (const [id, s] of partial) hits.set(id, s * TYPO_WEIGHT);
-        if (partial.size) corrections.push({ from: word, to: fixed });
+        matched.push(...score(db, prefixes, true, partial));
+        for (const [id, s] of partial) hits.set(id, s * PREFIX_WEIGHT);
+      }
+      if (hits.size === 0) continue; // a stop word, or a word no page has
+      counted++;
+      for (const [id, s] of hits) {
+        acc.grow(id);
+        if (acc.words[id] === 0) touched.push(id);
+        acc.score[id] += s;
+        acc.words[id]++;
       }
     }
-    if (hits.size === 0) {
-      const partial = new Map<number, number>();
-      matched.push(...score(db, prefixes, true, partial));
-      for (const [id, s] of partial) hits.set(id, s * PREFIX_WEIGHT);
-    }
-    if (hits.size === 0) continue; // a stop word, or a word no page has
-    counted++;
-    for (const [id, s] of hits) {
-      const cur = acc.get(id);
-      if (cur) [cur.score, cur.words] = [cur.score + s, cur.words + 1];
-      else acc.set(id, { score: s, words: 1 });
+    for (const [id, p] of db.prior) if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
+    ids = best(touched, Math.min(limit, touched.length), acc);
+  } finally {
+    // Leave the arrays zeroed for the next query, whatever happened.
+    for (const id of touched) {
+      acc.score[id] = 0;
+      acc.words[id] = 0;
     }
   }
-  for (const [id, p] of db.prior) {
-    const cur = acc.get(id);
-    if (cur) cur.score *= p;
-  }
-  const ids = best([...acc.entries()], Math.min(limit, acc.size)).map(([id]) => id);
   return {
     ids,
-    found: acc.size,
+    found: touched.length,
     corrections: counted > 0 ? corrections : [],
     matched: [...new Set(matched)],
   };

@@ -47,7 +47,7 @@ interface SiteIndex {
   checkedAt: number;
   /** Serialises catch-ups so two never replay the same log at once. */
   busy: Promise<void>;
-  /** The title part most pages share, and the one the index was built with. */
+  /** What the site's pages share (title part, language), and what the index was built with. */
   names: SiteName;
   builtWith: string;
   builtPages: number;
@@ -88,7 +88,8 @@ function toDoc(p: Page, names: SiteName): Doc {
     description: p.description,
     headings: headingsText(sections),
     body: p.body,
-    lang: p.lang,
+    // A page that declares no language is read in the one most of the site's pages declare.
+    lang: p.lang || names.language() || undefined,
     sections,
     codeShare: p.codeShare,
   };
@@ -132,7 +133,7 @@ export class SearchIndexes {
   private async build(site: string): Promise<SiteIndex> {
     const { version } = await this.pages.version(site);
     const names = new SiteName();
-    for await (const meta of this.pages.metas(site)) names.add(meta.url, meta.title);
+    for await (const meta of this.pages.metas(site)) names.add(meta.url, meta.title, meta.lang);
     const db = createSiteDb();
     for await (const page of this.pages.all(site)) addDoc(db, toDoc(page, names));
     return {
@@ -141,7 +142,7 @@ export class SearchIndexes {
       checkedAt: this.clock(),
       busy: Promise.resolve(),
       names,
-      builtWith: names.current(),
+      builtWith: names.key(),
       builtPages: names.size,
     };
   }
@@ -173,14 +174,14 @@ export class SearchIndexes {
         removeDoc(idx.db, url);
         idx.names.remove(url);
         const page = pages[i];
-        if (page) idx.names.add(url, page.title);
+        if (page) idx.names.add(url, page.title, page.lang);
         if (page) addDoc(idx.db, toDoc(page, idx.names));
       });
       idx.version = version;
-      // The shared title part changed (the first pages of a crawl show it): index again.
+      // The shared title part or language changed (the first pages of a crawl show it): index again.
       const { names } = idx;
       if (
-        names.current() !== idx.builtWith &&
+        names.key() !== idx.builtWith &&
         (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)
       ) {
         Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });

@@ -1,8 +1,9 @@
 /**
- * The site-name part of page titles ("Request objects — Django 3.2 documentation"):
- * the part after the last separator (or before the first) that most of a site's
- * pages share. It says nothing about any one page, so results and the title
- * field leave it out, and a heading that is nothing but the site name is dropped.
+ * What a site's pages share. The site-name part of page titles ("Request objects —
+ * Django 3.2 documentation"): the part after the last separator (or before the first)
+ * that most pages share. It says nothing about any one page, so results and the title
+ * field leave it out, and a heading that is nothing but the site name is dropped. And
+ * the site's language: the one most pages declare, for the pages that declare none.
  */
 
 /** " | ", " — ", " - ", " · ", " :: ", " » " and the like, with spaces around. */
@@ -21,15 +22,16 @@ export class SiteName {
   private byUrl = new Map<string, string[]>();
   private counts = new Map<string, number>();
 
-  /** Notes a page's title. */
-  add(url: string, title: string) {
+  /** Notes a page's title and declared language ("" when none). */
+  add(url: string, title: string, lang = "") {
     this.remove(url);
-    const found = affixes(title);
+    const primary = lang.trim().toLowerCase().split(/[-_]/)[0];
+    const found = [...affixes(title), ...(primary ? [`@${primary}`] : [])];
     this.byUrl.set(url, found);
     for (const a of found) this.counts.set(a, (this.counts.get(a) ?? 0) + 1);
   }
 
-  /** Forgets a page's title. */
+  /** Forgets a page. */
   remove(url: string) {
     for (const a of this.byUrl.get(url) ?? []) {
       const n = (this.counts.get(a) ?? 1) - 1;
@@ -39,10 +41,22 @@ export class SiteName {
     this.byUrl.delete(url);
   }
 
+  /** The language most pages declare ("" when none does). */
+  language(): string {
+    let best = "", bestCount = 0;
+    for (const [a, n] of this.counts) if (a[0] === "@" && n > bestCount) [best, bestCount] = [a, n];
+    return best.slice(1);
+  }
+
+  /** Both shared facts, to notice when either changes. */
+  key(): string {
+    return `${this.current()}\n${this.language()}`;
+  }
+
   /** The shared part (">name" after, "<name" before the rest), or "" when there is none. */
   current(): string {
     let best = "", bestCount = 0;
-    for (const [a, n] of this.counts) if (n > bestCount) [best, bestCount] = [a, n];
+    for (const [a, n] of this.counts) if (a[0] !== "@" && n > bestCount) [best, bestCount] = [a, n];
     return bestCount >= MIN_PAGES && bestCount * 2 >= this.byUrl.size ? best : "";
   }
 

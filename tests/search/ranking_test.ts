@@ -267,3 +267,22 @@ Deno.test("ranking - a page sent with title and body only has its heading-like l
     t.close();
   }
 });
+
+Deno.test("ranking - a page without a language is read in the language most of the site's pages declare", async () => {
+  const t = await startApp();
+  const s = await createSite(t, "business");
+  try {
+    await put(t, s, [
+      { url: "/a", title: "Häuser", body: "Die Häuser stehen am Fluss.", lang: "de" },
+      { url: "/b", title: "Brücken", body: "Die Brücken sind alt.", lang: "de-AT" },
+      { url: "/c", title: "Straßen", body: "Die Straßen sind breit." },
+    ]);
+    const [doc] = await t.services.indexes.top(s.id, "Straßen", 1);
+    assert.equal(doc.id, "/c");
+    assert.equal(doc.lang, "de", "German stemming and stop words for it");
+    const { body } = await search(t, s.publicKey, "q=Stra%C3%9Fe%20");
+    assert.equal(body.results[0]?.url, "/c", "the German stem matches");
+  } finally {
+    t.close();
+  }
+});

@@ -59,7 +59,8 @@ export interface Ranked {
 
 /** Tokens in this many documents or more have their scores kept (they recur across queries). */
 const CACHE_DF = 50;
-const CACHE_SIZE = 256;
+/** Scores kept at most, over all tokens (about 40 bytes each). */
+const CACHE_ENTRIES = 100_000;
 
 /** BM25 of every document holding one of `tokens` in any field, boosted per field. */
 function score(db: SiteDb, tokens: Iterable<string>, prefix: boolean, out: Map<number, number>) {
@@ -75,8 +76,15 @@ function score(db: SiteDb, tokens: Iterable<string>, prefix: boolean, out: Map<n
       const words: string[] = [];
       for (const field of FIELDS) scoreField(db, field, token, false, cached, words);
       if (cached.size >= CACHE_DF) {
-        if (db.scores.size >= CACHE_SIZE) db.scores.delete(db.scores.keys().next().value!);
-        db.scores.set(token, cached);
+        // Oldest first out, until the new one fits.
+        let kept = 0;
+        for (const m of db.scores.values()) kept += m.size;
+        for (const [old, m] of db.scores) {
+          if (kept + cached.size <= CACHE_ENTRIES) break;
+          db.scores.delete(old);
+          kept -= m.size;
+        }
+        if (cached.size <= CACHE_ENTRIES) db.scores.set(token, cached);
       }
     }
     if (cached.size) matched.push(token);

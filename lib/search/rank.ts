@@ -62,6 +62,27 @@ const CACHE_DF = 50;
 /** Scores kept at most, over all tokens (about 40 bytes each). */
 const CACHE_ENTRIES = 100_000;
 
+/** One token's BM25 per document over all fields, kept for common tokens. Never to be changed. */
+function exactScores(db: SiteDb, token: string): Map<number, number> {
+  let cached = db.scores.get(token);
+  if (cached) return cached;
+  cached = new Map();
+  const words: string[] = [];
+  for (const field of FIELDS) scoreField(db, field, token, false, cached, words);
+  if (cached.size >= CACHE_DF) {
+    // Oldest first out, until the new one fits.
+    let kept = 0;
+    for (const m of db.scores.values()) kept += m.size;
+    for (const [old, m] of db.scores) {
+      if (kept + cached.size <= CACHE_ENTRIES) break;
+      db.scores.delete(old);
+      kept -= m.size;
+    }
+    if (cached.size <= CACHE_ENTRIES) db.scores.set(token, cached);
+  }
+  return cached;
+}
+
 /** BM25 of every document holding one of `tokens` in any field, boosted per field. */
 function score(db: SiteDb, tokens: Iterable<string>, prefix: boolean, out: Map<number, number>) {
   const matched: string[] = [];
@@ -70,25 +91,9 @@ function score(db: SiteDb, tokens: Iterable<string>, prefix: boolean, out: Map<n
       for (const field of FIELDS) scoreField(db, field, token, true, out, matched);
       continue;
     }
-    let cached = db.scores.get(token);
-    if (!cached) {
-      cached = new Map();
-      const words: string[] = [];
-      for (const field of FIELDS) scoreField(db, field, token, false, cached, words);
-      if (cached.size >= CACHE_DF) {
-        // Oldest first out, until the new one fits.
-        let kept = 0;
-        for (const m of db.scores.values()) kept += m.size;
-        for (const [old, m] of db.scores) {
-          if (kept + cached.size <= CACHE_ENTRIES) break;
-          db.scores.delete(old);
-          kept -= m.size;
-        }
-        if (cached.size <= CACHE_ENTRIES) db.scores.set(token, cached);
-      }
-    }
-    if (cached.size) matched.push(token);
-    for (const [id, s] of cached) out.set(id, (out.get(id) ?? 0) + s);
+    const scores = exactScores(db, token);
+    if (scores.size) matched.push(token);
+    for (const [id, s] of scores) out.set(id, (out.get(id) ?? 0) + s);
   }
   return matched;
 }
@@ -269,9 +274,18 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
   let ids: number[];
   try {
     for (const { word, last } of units) {
-      const hits = new Map<number, number>();
       const forms = formsOf(word, langs);
-      matched.push(...score(db, forms, false, hits));
+      // One form (the usual case): its scores as they are, without a copy.
+      let hits: Map<number, number>;
+      if (forms.size === 1) {
+        const [form] = forms;
+        hits = exactScores(db, form);
+        if (hits.size) matched.push(form);
+        else hits = new Map();
+      } else {
+        hits = new Map();
+        matched.push(...score(db, forms, false, hits));
+      }
       // Prefixes of one letter would list a good part of the vocabulary: not expanded.
       const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= MIN_PREFIX));
       if (hits.size === 0 && last && typing) matched.push(...score(db, prefixes, true, hits));

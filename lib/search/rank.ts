@@ -4,12 +4,12 @@
  * long reference page that uses a word a hundred times is not beaten by a short
  * page that uses it twice. Complete words match exactly; the word being typed
  * (the last one) also as a prefix; a word no page uses is corrected to its most
- * used neighbour one edit away (a swap counts as one), an identifier as a whole.
+ * used neighbour one edit away (typos.ts), an identifier as a whole.
  * Documents that contain more of the query's words rank first, BM25 orders the rest.
  */
 import { docCount, type Field, FIELDS, postings, type SiteDb } from "./site_db.ts";
-import { END, START, type Trigrams } from "./trigrams.ts";
 import { fold, isStopWord, terms, words, written } from "./tokens.ts";
+import { correct } from "./typos.ts";
 
 /** Title weighs most, then section headings, then description, then body. */
 export const BOOST: Record<Field, number> = {
@@ -31,13 +31,9 @@ const PREFIX_WEIGHT = 0.5;
 const TYPO_WEIGHT = 0.9;
 /** Prefix lookups stop after this many words (a one-letter prefix would list the vocabulary). */
 const MAX_EXPANSIONS = 100;
-const MIN_TYPO_LENGTH = 4;
 const MIN_PREFIX = 2;
-/** Corrections are looked for in words up to this long, and in this many words a query. */
-const MAX_TYPO_LENGTH = 40;
+/** Corrections are looked for in this many words of a query at most. */
 const MAX_TYPO_WORDS = 4;
-const ASCII_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_";
-const ASCII = [...ASCII_ALPHABET];
 const JOINED = /[_.-]/;
 const DOTTED = /[.-]/;
 
@@ -135,63 +131,6 @@ function languages(db: SiteDb): string[] {
 }
 
 const formsOf = (word: string, langs: string[]) => new Set(langs.flatMap((l) => terms(word, l)));
-
-/**
- * Calls `visit` with every word one edit from `word` (deleted, swapped, replaced, inserted).
- * A replaced or inserted letter is tried only where the three-letter sequences it makes occur
- * in some word pages use (`seen`): most candidates are never built.
- */
-function eachEdit(word: string, chars: string[], visit: (e: string) => void, seen?: Trigrams) {
-  const len = word.length;
-  const at = (k: number) => (k < 0 ? START : k >= len ? END : word.charCodeAt(k));
-  const fits = (k: number, c: number, skip: number) =>
-    !seen ||
-    ((k - 2 < -1 || seen.has(at(k - 2), at(k - 1), c)) && seen.has(at(k - 1), c, at(k + skip)) &&
-      (k + skip + 1 > len || seen.has(c, at(k + skip), at(k + skip + 1))));
-  for (let i = 0; i <= len; i++) {
-    const head = word.slice(0, i), tail = word.slice(i), rest = word.slice(i + 1);
-    if (tail) visit(head + rest);
-    if (tail.length > 1) visit(head + tail[1] + tail[0] + word.slice(i + 2));
-    const here = tail ? tail[0] : "";
-    for (const c of chars) {
-      const code = c.charCodeAt(0);
-      if (tail && c !== here && fits(i, code, 1)) visit(head + c + rest);
-      if (fits(i, code, 0)) visit(head + c + tail);
-    }
-  }
-}
-
-/**
- * Calls `visit` with the edits of `w` worth looking up: in an identifier with one unknown
- * part (frce_str) only that part's (the one edit changed it), kept when the edited part
- * is a word pages use or now holds a separator; else every edit of the whole.
- */
-function eachCandidate(db: SiteDb, w: string, alphabet: string[], visit: (e: string) => void) {
-  if (!JOINED.test(w)) return eachEdit(w, alphabet, visit, db.trigrams);
-  const parts = w.split(/(?=[_.-])|(?<=[_.-])/);
-  const unknown = parts.map((p, i) => [p, i] as const).filter(([p]) =>
-    !JOINED.test(p) && !db.vocab.has(p)
-  );
-  if (unknown.length !== 1) return eachEdit(w, alphabet, visit, db.trigrams);
-  const i = unknown[0][1];
-  const head = parts.slice(0, i).join(""), tail = parts.slice(i + 1).join("");
-  eachEdit(parts[i], alphabet, (e) => {
-    if (db.vocab.has(e) || JOINED.test(e)) visit(head + e + tail);
-  }, db.trigrams);
-}
-
-/** The most used word as written one edit from `word`, or null. */
-export function correct(db: SiteDb, word: string, langs: string[]): string | null {
-  const w = written(word);
-  if (w.length < MIN_TYPO_LENGTH || w.length > MAX_TYPO_LENGTH) return null;
-  const alphabet = /[\u0080-\uffff]/.test(w) ? [...ASCII_ALPHABET, ...db.alphabet] : ASCII;
-  let best: string | null = null, bestCount = 0;
-  eachCandidate(db, w, alphabet, (e) => {
-    const n = db.vocab.get(e);
-    if (n && n > bestCount && !langs.every((l) => isStopWord(e, l))) [best, bestCount] = [e, n];
-  });
-  return best;
-}
 
 interface Scratch {
   score: Float64Array;

@@ -20,6 +20,8 @@ export interface ExtractedPage {
   lang: string;
   text: string;
   sections: PageSection[];
+  /** Share of the readable letters and digits inside <pre>: near 1 for a source listing. */
+  codeShare: number;
   noindex: boolean;
   nofollow: boolean;
   canonical: string | null;
@@ -42,7 +44,17 @@ const DROP_ROLES = new Set(["navigation", "banner", "contentinfo"]);
  * to every heading. Indexed, these repeat on every page and drown the real text.
  */
 const DROP_CLASS_RE =
-  /(?:^|\s)(?:navheader|navfooter|sphinxsidebar|related|headerlink|skip-link|breadcrumbs?)(?:\s|$)/;
+  /(?:^|\s)(?:navheader|navfooter|sphinxsidebar|related|headerlink|viewcode-link|skip-link|breadcrumbs?)(?:\s|$)/;
+/** Ids that name page chrome on sites without landmarks (Django's docs: #global-nav, #sidebar). */
+const DROP_ID_RE =
+  /^(?:(?:global|main|site|top)-?nav(?:igation|bar)?|nav(?:bar|igation)?|sidebar|breadcrumbs?|skip-?links?)$/i;
+/** "Last update: Nov 11, 2026" and the like: when the page was built, not what it says. */
+const LAST_UPDATE_RE = /^(?:last\s+(?:update[ds]?|modified|changed)|updated\s+on)\b.{0,60}$/i;
+/** "Skip to content" links. */
+const SKIP_RE = /^\s*skip\b/i;
+/** Blocks that may be a bar of links (Home | Index « previous | up | next »). */
+const BAR_TAGS = new Set(["div", "p", "td", "header", "footer", "section", "ul", "ol"]);
+const MAX_BAR_CHARS = 200;
 const HIDDEN_STYLE_RE = /display\s*:\s*none|visibility\s*:\s*hidden/i;
 /** Elements that end a line, so words in neighbouring blocks never run together. */
 // deno-fmt-ignore
@@ -66,7 +78,7 @@ const WEB = new Set(["http:", "https:"]);
 /** Extracts metadata, main text, sections and links from one HTML page fetched from `baseUrl`. */
 export function extractPage(html: string, baseUrl: string): ExtractedPage {
   const meta = new MetaReader();
-  const body = new TextReader();
+  const body = new TextReader(URL.parse(baseUrl));
   let depth = 0;
   let stopped = false;
   const parser = new Parser({
@@ -186,6 +198,19 @@ interface Frame {
   /** "skip": starts an excluded subtree; "inert": inside one; "in": readable. */
   state: "skip" | "inert" | "in";
   main: boolean;
+  /** Counters when the element opened, to judge it at its close (see `#isBar`). */
+  at?: Tally;
+  /** An <a href>: where its text starts in the current line, and whether it goes home. */
+  link?: { line: number; lines: number; home: boolean; fragment: boolean };
+}
+
+interface Tally {
+  lines: number;
+  marks: number;
+  chars: number;
+  linkChars: number;
+  links: number;
+  homeLinks: number;
 }
 
 interface Mark {
@@ -228,6 +253,34 @@ class TextReader {
   #openIds: { frame: Frame; id: string; seq: number }[] = [];
   #lastA = { id: "", seq: 0 };
   #heading: { frame: Frame; at: number; own: string; inner: string; before: string } | null = null;
+  // Letters and digits read, those inside links, links and links to a home page so far.
+  #chars = 0;
+  #linkChars = 0;
+  #links = 0;
+  #homeLinks = 0;
+  #inLink = 0;
+  #preChars = 0;
+
+  constructor(private base: URL | null) {}
+
+  #tally(): Tally {
+    return {
+      lines: this.#lines.length,
+      marks: this.#marks.length,
+      chars: this.#chars,
+      linkChars: this.#linkChars,
+      links: this.#links,
+      homeLinks: this.#homeLinks,
+    };
+  }
+
+  /** A link to the site's (or this part of the site's) home page: a logo or site name. */
+  #goesHome(href: string): boolean {
+    const url = this.base && URL.parse(href.trim(), this.base);
+    if (!url || url.origin !== this.base!.origin) return false;
+    const m = url.pathname.match(/^(.*\/)(?:index\.(?:html?|php))?$/);
+    return m !== null && this.base!.pathname.startsWith(m[1]);
+  }
 
   open(name: string, a: Attribs): void {
     const frame: Frame = { name, state: "inert", main: false };
@@ -243,6 +296,19 @@ class TextReader {
     const id = a.id?.trim() ?? "";
     const seq = ++this.#seq;
     if (BLOCKS.has(name)) this.#flush();
+    if (BAR_TAGS.has(name) || HEADING_RE.test(name)) frame.at = this.#tally();
+    if (name === "a" && a.href !== undefined) {
+      const home = this.#goesHome(a.href);
+      frame.link = {
+        line: this.#line.length,
+        lines: this.#lines.length,
+        home,
+        fragment: a.href.trim().startsWith("#"),
+      };
+      this.#inLink++;
+      this.#links++;
+      if (home) this.#homeLinks++;
+    }
     if (name === "pre") this.#pre++;
     if (name === "section") this.#sectionDepth++;
     if (frame.main) {
@@ -253,7 +319,7 @@ class TextReader {
     }
     const heading = this.#heading;
     if (heading && !heading.inner) heading.inner = id || (name === "a" ? a.name?.trim() ?? "" : "");
-    if (HEADING_RE.test(name) && !heading) {
+    if ((HEADING_RE.test(name) || (name === "dt")) && !heading) {
       const top = this.#openIds.at(-1);
       const open = top && top.seq > this.#fenceSeq ? top : undefined;
       const last = this.#lastA.seq > this.#fenceSeq ? this.#lastA : undefined;
@@ -271,6 +337,10 @@ class TextReader {
 
   text(data: string): void {
     if (this.#skipping) return;
+    const chars = countChars(data);
+    this.#chars += chars;
+    if (this.#pre) this.#preChars += chars;
+    if (this.#inLink) this.#linkChars += chars;
     if (!this.#pre) {
       this.#line += data;
       return;
@@ -293,6 +363,18 @@ class TextReader {
     }
     const name = frame.name;
     if (BLOCKS.has(name)) this.#flush();
+    if (frame.link) {
+      this.#inLink--;
+      // "Skip to content": a same-page link that only moves the focus.
+      const l = frame.link;
+      if (l.fragment && l.lines === this.#lines.length && SKIP_RE.test(this.#line.slice(l.line))) {
+        this.#line = this.#line.slice(0, l.line);
+      }
+    }
+    if (frame.at && this.#isChrome(frame)) {
+      this.#lines.length = frame.at.lines;
+      if (this.#heading?.frame === frame) this.#heading = null;
+    }
     if (name === "pre") this.#pre--;
     if (name === "section") this.#sectionDepth--;
     if (frame.main) this.#mainDepth--;
@@ -306,20 +388,39 @@ class TextReader {
     const heading = this.#heading;
     if (heading?.frame === frame) {
       const text = this.#lines.slice(heading.at).join(" ");
-      if (text) {
-        this.#marks.push({
-          heading: text,
-          anchor: heading.own || heading.inner || heading.before,
-          headingAt: heading.at,
-          bodyAt: this.#lines.length,
-        });
+      // A definition term is a heading only where it can be linked to (<dt id>).
+      const anchor = name === "dt"
+        ? heading.own || heading.inner
+        : heading.own || heading.inner || heading.before;
+      if (text && (name !== "dt" || anchor) && !LAST_UPDATE_RE.test(text)) {
+        // The heading stands as one line of its own where its section starts.
+        this.#lines.length = heading.at;
+        this.#lines.push(text);
+        this.#marks.push({ heading: text, anchor, headingAt: heading.at, bodyAt: heading.at + 1 });
       }
       this.#heading = null;
     }
   }
 
+  /**
+   * Whether a closed element was page chrome, read after all: a short bar of links with
+   * nothing but separators between them (Home | Index, « previous | up | next »), or a
+   * heading that is only a link to the home page (the site's name on every page).
+   */
+  #isChrome(frame: Frame): boolean {
+    const at = frame.at!;
+    if (this.#marks.length !== at.marks || frame.main) return false;
+    if (this.#main && this.#main.lineStart >= at.lines) return false;
+    const chars = this.#chars - at.chars, linkChars = this.#linkChars - at.linkChars;
+    const links = this.#links - at.links;
+    if (chars === 0 || chars !== linkChars) return false;
+    if (HEADING_RE.test(frame.name)) return links === 1 && this.#homeLinks - at.homeLinks === 1;
+    const list = frame.name === "ul" || frame.name === "ol";
+    return links >= (list ? 3 : 2) && chars <= MAX_BAR_CHARS;
+  }
+
   /** The content root's text and sections: main landmark, else a lone article, else all. */
-  result(): { text: string; sections: PageSection[] } {
+  result(): { text: string; sections: PageSection[]; codeShare: number } {
     this.#flush();
     const lines = this.#lines;
     const span = this.#main ?? (this.#articles === 1 ? this.#article : undefined);
@@ -332,7 +433,11 @@ class TextReader {
       anchor: m.anchor,
       text: lines.slice(m.bodyAt, marks[i + 1]?.headingAt ?? end).join("\n"),
     })).filter((s, i) => i > 0 || s.text);
-    return { text: lines.slice(start, end).join("\n"), sections };
+    return {
+      text: lines.slice(start, end).filter((l) => !LAST_UPDATE_RE.test(l)).join("\n"),
+      sections,
+      codeShare: this.#chars ? Math.round((this.#preChars / this.#chars) * 100) / 100 : 0,
+    };
   }
 
   #flush(): void {
@@ -355,7 +460,16 @@ function excluded(name: string, a: Attribs, inMain: boolean, inSection: boolean)
   if (a["aria-hidden"]?.trim().toLowerCase() === "true") return true;
   if (a.role !== undefined && DROP_ROLES.has(roleOf(a))) return true;
   if (a.style !== undefined && HIDDEN_STYLE_RE.test(a.style)) return true;
+  if (a.id !== undefined && DROP_ID_RE.test(a.id.trim())) return true;
   return a.class !== undefined && DROP_CLASS_RE.test(a.class);
+}
+
+const LETTERS_OR_DIGITS = /[\p{L}\p{N}]+/gu;
+/** Letters and digits in a text (what makes it more than separators). */
+function countChars(text: string): number {
+  let n = 0;
+  for (const m of text.matchAll(LETTERS_OR_DIGITS)) n += m[0].length;
+  return n;
 }
 
 /** The element's ARIA role: the first token wins, as in browsers. */

@@ -142,14 +142,18 @@ export class PageCrawler {
         title: page.title.slice(0, 500).trim() || finalPath,
         description: page.description.slice(0, 1000),
         body: cutText(page.text, MAX_BODY_CHARS),
-        headings: [...new Set(page.sections.map((x) => x.heading.slice(0, 200)).filter(Boolean))]
-          .slice(0, 200),
+        // In reading order, anchors kept; the store keeps as many as fit its metadata value.
+        sections: page.sections.filter((x) => x.heading).slice(0, 1000).map((x) => ({
+          heading: x.heading.slice(0, 200),
+          anchor: x.anchor.slice(0, 200),
+        })),
         ...(page.lang ? { lang: page.lang } : {}),
       });
     } catch {
       report.note(u.href, "invalid_url");
       return false;
     }
-    return await store.keep(u, finalPath, res, input, follow ? page.links : []);
+    const kept = page.codeShare ? { ...input, codeShare: page.codeShare } : input;
+    return await store.keep(u, finalPath, res, kept, follow ? page.links : []);
   }
 }

@@ -105,6 +105,10 @@ export const PageItem = z.object({
   body: z.string().max(MAX_BODY_CHARS, `body must be at most ${MAX_BODY_CHARS} characters`)
     .refine((s) => s.isWellFormed(), NOT_UTF8("body")),
   headings: z.array(z.string().max(200)).max(200).optional(),
+  /** Sections in reading order; each heading is a line of the body where its section starts. */
+  sections: z.array(
+    z.object({ heading: z.string().max(200), anchor: z.string().max(200) }).strict(),
+  ).max(1000).optional(),
   lang: z.string().regex(
     /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/,
     "must be a language tag like en or pt-BR",

@@ -5,27 +5,40 @@
  * most `staleMs` old, so they show up here within that time.
  */
 import {
+  findMatches,
   type Highlight,
   highlightField,
-  highlightSnippet,
   makeMatcher,
   SNIPPET_SCAN_CHARS,
+  snippetOf,
 } from "./highlight.ts";
 import type { Page, PageStore } from "../sites/pages.ts";
-import { rank } from "./rank.ts";
-import { addDoc, createSiteDb, type Doc, docAt, removeDoc, type SiteDb } from "./site_db.ts";
-import { queryWords } from "./text.ts";
+import { type Correction, rank } from "./rank.ts";
+import { matchSections, type SectionHit, withAnchor } from "./sections.ts";
+import {
+  addDoc,
+  createSiteDb,
+  type Doc,
+  docAt,
+  headingsText,
+  removeDoc,
+  type SiteDb,
+} from "./site_db.ts";
+import { SiteName } from "./site_name.ts";
+import { fold, words } from "./tokens.ts";
 
 export interface SearchHit {
   title: string;
   description: string;
   url: string;
   highlights: Highlight[];
+  sections: SectionHit[];
 }
 
 export interface SearchResult {
   found: number;
   hits: SearchHit[];
+  corrections: Correction[];
 }
 
 interface SiteIndex {
@@ -34,17 +47,73 @@ interface SiteIndex {
   checkedAt: number;
   /** Serialises catch-ups so two never replay the same log at once. */
   busy: Promise<void>;
+  /** What the site's pages share (title part, language), and what the index was built with. */
+  names: SiteName;
+  builtWith: string;
+  builtPages: number;
 }
 
-function toDoc(p: Page): Doc {
-  const headings = (p.headings ?? []).join("\n");
-  return { id: p.url, title: p.title, description: p.description, headings, body: p.body };
+/** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */
+const HEADING_LINE = /^[^\n=(){};<>]{2,80}$/;
+const SENTENCE_END = /[.,;:!?…]$/;
+const MAX_LINE_HEADINGS = 300;
+
+/**
+ * Headings of a page sent without any: the body's lines that read like headings (a
+ * page's text as sent usually keeps each heading on a line of its own).
+ */
+function lineHeadings(body: string): string[] {
+  const out: string[] = [];
+  const lines = body.split("\n");
+  let all = 0;
+  for (const line of lines) {
+    const l = line.trim();
+    if (HEADING_LINE.test(l) && !SENTENCE_END.test(l) && l.split(" ").length <= 8) {
+      all++;
+      if (out.length < MAX_LINE_HEADINGS) out.push(l);
+    }
+  }
+  // Text wrapped into short lines (a PDF's) has no lines that stand out.
+  return all > lines.length * 0.8 && lines.length > 5 ? [] : out;
 }
+
+function toDoc(p: Page, names: SiteName): Doc {
+  const name = names.current();
+  const given = p.sections ?? p.headings?.map((heading) => ({ heading, anchor: "" }));
+  const sections = (given ?? lineHeadings(p.body).map((heading) => ({ heading, anchor: "" })))
+    .filter((s) => !names.isName(s.heading, name));
+  return {
+    id: p.url,
+    title: names.strip(p.title, name),
+    description: p.description,
+    headings: headingsText(sections),
+    body: p.body,
+    // A page that declares no language is read in the one most of the site's pages declare.
+    lang: p.lang || names.language() || undefined,
+    sections,
+    codeShare: p.codeShare,
+  };
+}
+
+/** Words of the pages a search highlights at most (typed words and corrections always). */
+const MAX_HIGHLIGHT_WORDS = 64;
+
+/** A result's text is read this far first, and up to SNIPPET_SCAN_CHARS for a deeper heading. */
+const FIRST_READ_CHARS = 8_000;
+
+/** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
+const MATCHES_SCANNED = 64;
 
 /** The description shown for a result: the page's own, else the start of its text. */
 function describe(doc: Doc): string {
   if (doc.description) return doc.description;
-  const text = doc.body.slice(0, 400).replace(/\s+/g, " ").trim();
+  // The page's own title as its first line would only repeat the result's title.
+  let start = doc.body.slice(0, 600);
+  const nl = start.indexOf("\n");
+  if (nl > 0 && doc.title.trim().toLowerCase() === start.slice(0, nl).trim().toLowerCase()) {
+    start = start.slice(nl + 1);
+  }
+  const text = start.slice(0, 400).replace(/\s+/g, " ").trim();
   if (text.length <= 160) return text;
   const cut = text.lastIndexOf(" ", 157);
   return text.slice(0, cut > 80 ? cut : 157) + "…";
@@ -80,9 +149,19 @@ export class SearchIndexes {
   /** Builds a site's index from KV. */
   private async build(site: string): Promise<SiteIndex> {
     const { version } = await this.pages.version(site);
+    const names = new SiteName();
+    for await (const meta of this.pages.metas(site)) names.add(meta.url, meta.title, meta.lang);
     const db = createSiteDb();
-    await inSlices(this.pages.all(site), (page) => addDoc(db, toDoc(page)));
-    return { db, version, checkedAt: this.clock(), busy: Promise.resolve() };
+    await inSlices(this.pages.all(site), (page) => addDoc(db, toDoc(page, names)));
+    return {
+      db,
+      version,
+      checkedAt: this.clock(),
+      busy: Promise.resolve(),
+      names,
+      builtWith: names.key(),
+      builtPages: names.size,
+    };
   }
 
   private load(site: string): Promise<SiteIndex> {
@@ -104,17 +183,27 @@ export class SearchIndexes {
       if (version === idx.version) return;
       const urls = await this.pages.changesSince(site, idx.version, version);
       if (urls === null) {
-        const fresh = await this.build(site);
-        [idx.db, idx.version] = [fresh.db, fresh.version];
+        Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
         return;
       }
       const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
       await inSlices(urls.keys(), (i) => {
-        removeDoc(idx.db, urls[i]);
+        const url = urls[i];
+        removeDoc(idx.db, url);
+        idx.names.remove(url);
         const page = pages[i];
-        if (page) addDoc(idx.db, toDoc(page));
+        if (page) idx.names.add(url, page.title, page.lang);
+        if (page) addDoc(idx.db, toDoc(page, idx.names));
       });
       idx.version = version;
+      // The shared title part or language changed (the first pages of a crawl show it): index again.
+      const { names } = idx;
+      if (
+        names.key() !== idx.builtWith &&
+        (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)
+      ) {
+        Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
+      }
     });
     idx.busy = run.catch(() => {});
     await run;
@@ -137,27 +226,64 @@ export class SearchIndexes {
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);
-    const { ids, corrections } = rank(db, q);
-    const words = queryWords(q);
-    const stems = db.orama.tokenizer.tokenize(q, "english") as string[];
-    const match = makeMatcher(words, [...stems, ...corrections]);
-    const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
-      const doc = docAt(db, id, SNIPPET_SCAN_CHARS);
+    const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
+    const typed = [...words(q, "")].map(fold);
+    // A one-letter word being typed may expand to many words: highlight a bounded few.
+    const match = makeMatcher(
+      [
+        ...typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
+        ...corrections.map((c) => c.to),
+      ],
+      matched.slice(0, MAX_HIGHLIGHT_WORDS),
+    );
+    const present = (id: number, maxChars: number) => {
+      const doc = docAt(db, id, maxChars);
       const description = describe(doc);
+      // The first matches make the snippet; sections are found by their headings too. A
+      // body that holds none of the matched words (the match was in the title) is not read.
+      const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);
+      const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
+      // Sections are scored only where the matched words are in headings or text.
+      const inHeadings = matched.some((t) => db.tf.get("headings", id, t) > 0);
+      const { sections, anchor } = inHeadings || found.length
+        ? matchSections(
+          doc.id,
+          doc.title,
+          doc.body,
+          doc.sections ?? [],
+          doc.sectionAt ?? new Int32Array(),
+          match,
+          found,
+          inHeadings,
+        )
+        : { sections: [], anchor: "" };
       const highlights = [
         highlightField("title", doc.title, match),
         highlightField("description", description, match),
-        highlightSnippet(doc.body, match),
+        snippetOf(doc.body, found, 0, doc.body.length),
       ].filter((h): h is Highlight => h !== null);
-      return { title: doc.title, description, url: doc.id, highlights };
+      const hit = {
+        title: doc.title,
+        description,
+        url: withAnchor(doc.id, anchor),
+        highlights,
+        sections,
+      };
+      // A heading that matches may lie beyond the text read first: read on for it.
+      const deeper = inHeadings && !anchor && doc.body.length >= maxChars;
+      return { hit, deeper };
+    };
+    const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
+      const first = present(id, FIRST_READ_CHARS);
+      return first.deeper ? present(id, SNIPPET_SCAN_CHARS).hit : first.hit;
     });
-    return { found: ids.length, hits };
+    return { found: total, hits, corrections };
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
   async top(site: string, q: string, limit: number, maxChars = Infinity): Promise<Doc[]> {
     const { db } = await this.current(site);
-    return rank(db, q).ids.slice(0, limit).map((id) => docAt(db, id, maxChars));
+    return rank(db, q, limit).ids.map((id) => docAt(db, id, maxChars));
   }
 
   /** Forgets an index (tests, memory pressure); the next search rebuilds it. */

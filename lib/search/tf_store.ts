@@ -1,9 +1,8 @@
 /**
- * Term frequencies kept compactly. Orama stores them as one object per
- * document and property ({token: tf}), about 70 bytes an entry, the largest
- * part of an index over long pages. Here each document's tokens are a sorted
- * array (the strings are shared with Orama's) and its frequencies a
- * Float32Array: about 8 bytes an entry, found by binary search.
+ * Term frequencies kept compactly: each document's tokens are a sorted array
+ * (the strings are shared with the index's trees) and their counts a
+ * Float32Array, about 8 bytes an entry, found by binary search. A plain object
+ * per document and field would cost about 70 bytes an entry.
  */
 interface Entry {
   tokens: string[];
@@ -13,16 +12,16 @@ interface Entry {
 export class TfStore {
   private byProp = new Map<string, Map<number, Entry>>();
 
-  /** Takes a document's frequencies from Orama's object, which the caller then drops. */
-  take(prop: string, id: number, freq: Record<string, number>) {
-    const tokens = Object.keys(freq).sort();
-    const tfs = Float32Array.from(tokens, (t) => freq[t]);
+  /** Keeps a document's counts for one field. */
+  take(prop: string, id: number, counts: Map<string, number>) {
+    const tokens = [...counts.keys()].sort();
+    const tfs = Float32Array.from(tokens, (t) => counts.get(t)!);
     let map = this.byProp.get(prop);
     if (!map) this.byProp.set(prop, map = new Map());
     map.set(id, { tokens, tfs });
   }
 
-  /** A token's frequency in one document's property (0 when absent). */
+  /** A token's frequency in one document's field (0 when absent). */
   get(prop: string, id: number, token: string): number {
     const e = this.byProp.get(prop)?.get(id);
     if (!e) return 0;

@@ -7,6 +7,12 @@
 import { ApiError, busy } from "../http/errors.ts";
 import { sha256Hex } from "./keys.ts";
 
+/** A section of a page: its heading (a line of the body where it starts) and anchor ("" if none). */
+export interface PageSection {
+  heading: string;
+  anchor: string;
+}
+
 export interface PageInput {
   url: string;
   title: string;
@@ -15,6 +21,10 @@ export interface PageInput {
   lang?: string;
   /** Section headings, searched as their own field (a long page's answer is often one). */
   headings?: string[];
+  /** Sections in reading order; when given, `headings` are theirs. */
+  sections?: PageSection[];
+  /** Share of the text in code blocks, from a crawl (a source listing is near 1). */
+  codeShare?: number;
 }
 
 export interface PageMeta {
@@ -23,6 +33,8 @@ export interface PageMeta {
   description: string;
   lang: string;
   headings?: string[];
+  sections?: PageSection[];
+  codeShare?: number;
   hash: string;
   chars: number;
   chunks: number;
@@ -42,6 +54,30 @@ export type UpsertStatus = "created" | "updated" | "unchanged";
 
 /** 15,000 UTF-16 units encode to at most 60,000 bytes of UTF-8, under KV's 64 KiB. */
 const CHUNK_CHARS = 15_000;
+/**
+ * Sections stored with a page's metadata, in UTF-8 bytes as JSON: with the rest of the
+ * metadata (title, description) the value stays under KV's 64 KiB; later sections are cut.
+ */
+const SECTIONS_BYTES = 48_000;
+
+/** Sections that fit the metadata value, in order. */
+function fitSections(sections: PageSection[]): PageSection[] {
+  const out: PageSection[] = [];
+  let bytes = 2;
+  for (const s of sections) {
+    bytes += new TextEncoder().encode(JSON.stringify(s)).length + 1;
+    if (bytes > SECTIONS_BYTES) break;
+    out.push({ heading: s.heading, anchor: s.anchor });
+  }
+  return out;
+}
+
+/** Metadata as read: `headings` derived from `sections` where those are kept. */
+function withHeadings<T extends PageMeta>(meta: T): T {
+  if (!meta.sections) return meta;
+  return { ...meta, headings: [...new Set(meta.sections.map((s) => s.heading))].filter(Boolean) };
+}
+
 /** Log entries outlive any instance that could still need them; older gaps mean a rebuild. */
 const LOG_TTL_MS = 7 * 24 * 3600_000;
 
@@ -82,14 +118,17 @@ export class PageStore {
 
   /** Stores a page unless identical; refuses a new page beyond `maxPages`. */
   async upsert(site: string, input: PageInput, maxPages: number): Promise<UpsertStatus> {
-    const page = {
+    const sections = input.sections?.length ? fitSections(input.sections) : undefined;
+    const page: Omit<PageMeta, "hash" | "chars" | "chunks" | "updatedAt"> = {
       url: input.url,
       title: input.title,
       description: input.description ?? "",
       lang: input.lang ?? "",
-      ...(input.headings?.length ? { headings: input.headings } : {}),
+      // Headings are kept once: as sections when those are given.
+      ...(sections ? { sections } : input.headings?.length ? { headings: input.headings } : {}),
+      ...(input.codeShare ? { codeShare: input.codeShare } : {}),
     };
-    // Pages without headings hash as they did before headings existed.
+    // Pages without headings or sections hash as they did before those existed.
     const hash = await sha256Hex(
       JSON.stringify([
         page.title,
@@ -97,6 +136,8 @@ export class PageStore {
         page.lang,
         input.body,
         ...(page.headings ? [page.headings] : []),
+        ...(page.sections ? [{ sections: page.sections }] : []),
+        ...(page.codeShare ? [{ codeShare: page.codeShare }] : []),
       ]),
     );
     const chunks = chunkText(input.body);
@@ -196,7 +237,7 @@ export class PageStore {
     for await (const e of this.kv.list<string>({ prefix: this.bodyPrefix(site, url, meta.hash) })) {
       parts.push(e.value);
     }
-    return { ...meta, body: parts.join("") };
+    return { ...withHeadings(meta), body: parts.join("") };
   }
 
   /** A page of metadata, in URL order, with a cursor for the next. */
@@ -206,8 +247,15 @@ export class PageStore {
       limit: opts.limit,
     });
     const pages: PageMeta[] = [];
-    for await (const e of iter) pages.push(e.value);
+    for await (const e of iter) pages.push(withHeadings(e.value));
     return { pages, cursor: pages.length === opts.limit ? iter.cursor : null };
+  }
+
+  /** Every page's metadata, in URL order. */
+  async *metas(site: string): AsyncGenerator<PageMeta> {
+    for await (const e of this.kv.list<PageMeta>({ prefix: [this.prefix, site] })) {
+      yield withHeadings(e.value);
+    }
   }
 
   /** Every page of a site with its body, for building an index. */
@@ -222,7 +270,7 @@ export class PageStore {
       const meta = metas.get(url);
       if (meta && meta.hash === hash && parts.length === meta.chunks) {
         metas.delete(url);
-        yield { ...meta, body: parts.join("") };
+        yield { ...withHeadings(meta), body: parts.join("") };
       }
     };
     for await (const e of this.kv.list<string>({ prefix: [this.prefix + "body", site] })) {

@@ -42,7 +42,12 @@ export function searchRoutes(s: Services) {
     }, session);
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
-    const { found, hits } = await s.indexes.search(site.id, params.q, params.page, perPage);
+    const { found, hits, corrections } = await s.indexes.search(
+      site.id,
+      params.q,
+      params.page,
+      perPage,
+    );
     if (params.page === 1) s.analytics.search(site.id, params.q, found); // in memory; batched
     return c.json(
       {
@@ -53,6 +58,8 @@ export function searchRoutes(s: Services) {
           per_page: perPage,
           performance_tier: site.plan,
           performance_profile: PLANS[site.plan].profile,
+          // The query words replaced by words the pages use ("Showing results for …").
+          ...(corrections.length ? { corrections } : {}),
         },
       },
       200,

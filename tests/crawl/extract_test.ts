@@ -248,3 +248,50 @@ Deno.test("extract - stops reading where nesting gets deeper than browsers build
   assert.equal(p.text, "Before");
   assert.ok(ms < 5_000, `took ${ms.toFixed(0)} ms`);
 });
+
+Deno.test("extract - anchored definition terms are section headings; unanchored ones are not", () => {
+  const html = page(
+    "<title>Gizmos</title>",
+    '<h1 id="gizmos">Gizmos</h1><p>All about gizmos.</p><dl><dt id="acme.Gizmo.spin">' +
+      'Gizmo.spin(<em>speed</em>)<a class="headerlink" href="#acme.Gizmo.spin">¶</a></dt>' +
+      "<dd><p>Spins the gizmo.</p></dd><dt>plain term</dt><dd>Not a section.</dd></dl>",
+  );
+  const out = extractPage(html, BASE);
+  assert.deepEqual(
+    out.sections.map((s) => [s.heading, s.anchor]),
+    [["Gizmos", "gizmos"], ["Gizmo.spin(speed)", "acme.Gizmo.spin"]],
+  );
+  const lines = out.text.split("\n");
+  assert.ok(lines.includes("Gizmo.spin(speed)"), "the heading is a line of the body");
+  assert.ok(lines.includes("plain term"), "an unanchored term stays text");
+});
+
+Deno.test("extract - leaves out chrome without landmarks: link bars, the site-name home link, skip links, 'Last update'", () => {
+  const html = page(
+    "<title>Widgets — Acme 2.0 documentation</title>",
+    '<a href="#content">Skip to content</a>' +
+      '<div id="hd"><h1><a href="../index.html">Acme 2.0 documentation</a></h1>' +
+      '<div id="global-nav"><a href="../index.html">Home</a> | <a href="../contents.html">Table of contents</a></div>' +
+      '<div class="nav">&laquo; <a href="a.html">previous</a> | <a href="index.html">up</a> | <a href="b.html">next</a> &raquo;</div></div>' +
+      '<div id="content"><h1 id="widgets">Widgets</h1><p>Widgets turn. See <a href="x.html">spinning</a> and <a href="y.html">turning</a>.</p>' +
+      "<p>Last update: Nov 11, 2026</p></div>" +
+      '<div id="sidebar"><h3>Previous topic</h3><p><a href="a.html">Gadgets</a></p></div>',
+  );
+  const out = extractPage(html, BASE);
+  assert.equal(
+    out.text,
+    "Widgets\nWidgets turn. See spinning and turning.",
+    "only the content is left",
+  );
+  assert.deepEqual(out.sections.map((s) => s.heading), ["Widgets"]);
+});
+
+Deno.test("extract - measures how much of a page is code (a source listing is nearly all)", () => {
+  const listing = extractPage(
+    page("", "<h1>Source</h1><pre>def spin():\n    return 1\n</pre>"),
+    BASE,
+  );
+  assert.ok(listing.codeShare > 0.6, String(listing.codeShare));
+  const prose = extractPage(page("", "<h1>Guide</h1><p>Read this long guide first.</p>"), BASE);
+  assert.equal(prose.codeShare, 0);
+});

@@ -12,6 +12,7 @@ import { searchRoutes } from "./routes/api/search.ts";
 import { siteRoutes } from "./routes/api/site.ts";
 import { summarizeRoutes } from "./routes/api/summarize.ts";
 import { demoRoutes } from "./routes/demo.ts";
+import { healthRoutes } from "./routes/health.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 
 export type { AppOptions };
@@ -36,6 +37,7 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
       }),
     );
   }
+  app.route("/", healthRoutes(s));
   app.route("/", searchRoutes(s));
   app.route("/", siteRoutes(s));
   app.route("/", adminSiteRoutes(s));
@@ -44,7 +46,8 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   app.route("/", adminCrawlRoutes(s));
   app.route("/", adminDocumentRoutes(s));
   app.route("/", scriptRoutes(s));
-  app.route("/", demoRoutes(s));
+  // Production serves no demo site (it would create one on the first visit).
+  if (opts.demo !== false) app.route("/", demoRoutes(s));
   app.notFound(() => {
     throw new ApiError("NOT_FOUND", "No such endpoint.");
   });

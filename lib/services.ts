@@ -10,6 +10,7 @@ import { PageStore } from "./sites/pages.ts";
 import { SearchQuota } from "./limits/quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
 import { SiteStore } from "./sites/store.ts";
+import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
 
 export interface AppOptions {
@@ -17,6 +18,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Token for the operator's admin calls; null disables them. */
   operatorToken?: string | null;
+  /** Or only its SHA-256 hex (a generated token is never kept itself). */
+  operatorTokenHash?: string | null;
   log?: Logger;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
@@ -26,6 +29,8 @@ export interface AppOptions {
   summaryIpLimitPerMinute?: number;
   /** How long a streamed answer may stay silent before a `: ping` comment. */
   ssePingMs?: number;
+  /** Serve the demo site under /demo/ (false in production mode). */
+  demo?: boolean;
   /** Crawler settings (env CRAWL_ALLOW_LOOPBACK, CRAWL_DELAY_MS in main.ts). */
   crawl?: Partial<CrawlConfig>;
 }
@@ -34,6 +39,7 @@ export interface Services {
   kv: Deno.Kv;
   clock: Clock;
   log: Logger;
+  /** SHA-256 hex of the operator token (null: no operator calls). */
   operatorToken: string | null;
   sites: SiteStore;
   pages: PageStore;
@@ -60,7 +66,8 @@ export function createServices(opts: AppOptions): Services {
     kv: opts.kv,
     clock,
     log: opts.log ?? jsonLogger,
-    operatorToken: opts.operatorToken ?? null,
+    operatorToken: opts.operatorTokenHash ??
+      (opts.operatorToken ? sha256HexSync(opts.operatorToken) : null),
     sites: new SiteStore(opts.kv, clock),
     pages,
     indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),

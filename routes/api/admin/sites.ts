@@ -1,11 +1,13 @@
-/** Admin API for sites: create, read, settings and limits, usage, key rotation. */
+/** Admin API for sites: create, list (by cursor), read, settings and limits, delete, usage, key rotation. */
 import { Hono } from "hono";
 import { adminCaller, adminTarget } from "../../../lib/http/auth.ts";
 import { minuteWindow, monthWindow } from "../../../lib/clock.ts";
 import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { effectiveLimits, PLANS } from "../../../lib/limits/plans.ts";
-import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
+import { CreateSite, ListParams, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
+import { nextCrawlAt } from "../../../lib/crawl/jobs.ts";
+import { deleteSite } from "../../../lib/sites/remove.ts";
 import type { Services } from "../../../lib/services.ts";
 import { publicView } from "../../../lib/sites/store.ts";
 
@@ -30,14 +32,25 @@ export function adminSiteRoutes(s: Services) {
     if (!(await caller(c)).operator) {
       throw new ApiError("OPERATOR_ONLY", "Only the operator lists all sites.");
     }
-    const ids = await s.sites.listIds();
-    const sites = await Promise.all(ids.map((id) => s.sites.get(id)));
-    return c.json({ sites: sites.filter((x) => x).map((x) => publicView(x!)) });
+    const { cursor, limit } = parse(ListParams, c.req.query());
+    let page;
+    try {
+      page = await s.sites.listPage({ cursor, limit });
+    } catch {
+      throw new ApiError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
+    }
+    return c.json({ sites: page.sites.map(publicView), cursor: page.cursor });
   });
 
   app.get("/api/admin/sites/:id", async (c) => {
     const { site } = await adminTarget(c, s.sites, s.operatorToken);
-    return c.json({ site: publicView(site) });
+    return c.json({ site: { ...publicView(site), nextCrawlAt: await nextCrawlAt(s, site) } });
+  });
+
+  app.delete("/api/admin/sites/:id", async (c) => {
+    const { site, caller: who } = await adminTarget(c, s.sites, s.operatorToken);
+    if (!who.operator) throw new ApiError("OPERATOR_ONLY", "Only the operator deletes sites.");
+    return c.json({ deleted: site.id, keysRemoved: await deleteSite(s, site) });
   });
 
   app.patch("/api/admin/sites/:id", async (c) => {
@@ -93,7 +106,7 @@ export function adminSiteRoutes(s: Services) {
   });
 
   allowOnly(app, "/api/admin/sites", ["GET", "POST"]);
-  allowOnly(app, "/api/admin/sites/:id", ["GET", "PATCH"]);
+  allowOnly(app, "/api/admin/sites/:id", ["GET", "PATCH", "DELETE"]);
   allowOnly(app, "/api/admin/sites/:id/usage", ["GET"]);
   allowOnly(app, "/api/admin/sites/:id/keys/rotate", ["POST"]);
   return app;

@@ -35,7 +35,7 @@ async function start(
   }).spawn();
   let out = "";
   let err = "";
-  const pump = async (s: ReadableStream<Uint8Array>, add: (t: string) => void) => {
+  const pump = async (s: ReadableStream<Uint8Array<ArrayBuffer>>, add: (t: string) => void) => {
     for await (const t of s.pipeThrough(new TextDecoderStream())) add(t);
   };
   const pumps = Promise.all([

@@ -26,6 +26,12 @@ export async function removeSiteData(kv: Deno.Kv, site: Site): Promise<number> {
     }
   }
   for await (const space of keySpaces(kv)) {
+    // A prefix list leaves out the key that equals the prefix ([space, id], e.g. a version).
+    const own = await kv.get([space, site.id]);
+    if (own.versionstamp) {
+      await kv.delete(own.key);
+      removed++;
+    }
     removed += await deletePrefix(kv, [space, site.id]);
   }
   return removed;

@@ -58,6 +58,13 @@ const worker = startCrawlWorker(services, {
   cron: cron !== null,
 });
 recrawlTick.resolve(worker.recrawlDue);
+// Deploy sends SIGINT and waits 5 s: crawl steps running here go back to the queue at once.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    await worker.shutdown().catch(() => {});
+    Deno.exit(0);
+  });
+}
 
 const port = Number(env("PORT") ?? 8000);
 const hostname = env("HOSTNAME") ?? (onDeploy ? "0.0.0.0" : "127.0.0.1");

@@ -239,7 +239,8 @@ Deno.test("start - with Deploy's permissions (no write, no run) in a read-only d
   assert.doesNotMatch(run.log(), /PermissionDenied|NotCapable|Requires write access/);
 });
 
-Deno.test("start - a crawl whose instance is killed mid-way is resumed by a new instance, every page stored once", async () => {
+/** Crawls a fixture whose last page hangs, stops the instance mid-way with `signal`, and lets a second one finish. */
+async function resumeAfter(signal: Deno.Signal, staleMs: string | null) {
   const dir = await Deno.makeTempDir();
   const fixture = serveSite();
   const pages = ["/a", "/b", "/c", "/d", "/e"];
@@ -255,7 +256,7 @@ Deno.test("start - a crawl whose instance is killed mid-way is resumed by a new 
     SITESEARCH_OPERATOR_TOKEN: token,
     CRAWL_ALLOW_LOOPBACK: "true",
     CRAWL_DELAY_MS: "0",
-    CRAWL_STALE_MS: "1500",
+    ...(staleMs ? { CRAWL_STALE_MS: staleMs } : {}),
   };
   const first = await start(env);
   const created = await json(
@@ -278,9 +279,10 @@ Deno.test("start - a crawl whose instance is killed mid-way is resumed by a new 
     await new Promise((r) => setTimeout(r, 50));
   }
   await new Promise((r) => setTimeout(r, 1200)); // one more heartbeat saves the last marks
-  await first.stop("SIGKILL");
+  await first.stop(signal);
   fixture.routes.set("/slow", html("Slow", "<p>Kettle page that was slow.</p>"));
 
+  const resumed = Date.now();
   const second = await start(env);
   const job = await waitForJob(second.url, token, siteId, jobId);
   await second.stop();
@@ -296,4 +298,15 @@ Deno.test("start - a crawl whose instance is killed mid-way is resumed by a new 
   kv.close();
   assert.deepEqual(stored.sort(), ["/", ...pages, "/slow"].sort());
   await Deno.remove(dir, { recursive: true });
+  return Date.now() - resumed;
+}
+
+Deno.test("start - a crawl whose instance is killed mid-way is resumed by a new instance, every page stored once", async () => {
+  await resumeAfter("SIGKILL", "1500");
+});
+
+Deno.test("start - an instance stopped with SIGTERM hands its crawl step back to the queue at once", async () => {
+  // With the default 30 s staleness, only the hand-off explains a quick finish.
+  const ms = await resumeAfter("SIGTERM", null);
+  assert.ok(ms < 15_000, `resumed in ${ms} ms`);
 });

@@ -92,6 +92,7 @@ const FLUSH_MS = 1000;
 const JOB_TTL_MS = 30 * 24 * 3600_000;
 const MAX_ITEM_URL = 2000;
 const WRITE_BATCH = 200;
+const HANDOFF_DELAY_MS = 1000;
 export const RECRAWL_MS = { daily: 24 * 3600_000, weekly: 7 * 24 * 3600_000 } as const;
 /** The re-crawl check's period where Deno.cron is not available (a timer on the queue). */
 const TICK_MS = 3600_000;
@@ -127,6 +128,8 @@ interface Worker {
   stepMs: number;
   running: Map<string, JobRunner>;
   sweeper?: ReturnType<typeof setInterval>;
+  /** Shutting down: steps are left for other instances. */
+  closing?: boolean;
 }
 
 const workers = new WeakMap<Services, Worker>();
@@ -310,6 +313,8 @@ const w = (s: Services) => workers.get(s);
 
 /** Runs one step of a job, if it is this step's turn and no live runner holds it. */
 async function runStep(s: Services, worker: Worker, msg: StepMessage): Promise<void> {
+  // Thrown, the message goes back to the queue for another instance.
+  if (worker.closing) throw new Error("This instance is shutting down.");
   const entry = await s.kv.get<CrawlJob>(jobKey(msg.siteId, msg.jobId));
   const job = entry.value;
   if (!job || !isLive(job) || job.step !== msg.step) return; // done, or an older message
@@ -358,7 +363,26 @@ class JobRunner {
     this.#ctl.abort(new Error(reason));
   }
 
+  #handingOff = false;
+
+  /** Stops the step and hands it back to the queue (the instance is shutting down). */
+  handOff(): Promise<void> {
+    this.#handingOff = true;
+    this.abort("The instance is shutting down.");
+    return this.#done.promise;
+  }
+
+  #done = Promise.withResolvers<void>();
+
   async run(): Promise<void> {
+    try {
+      await this.#run();
+    } finally {
+      this.#done.resolve();
+    }
+  }
+
+  async #run(): Promise<void> {
     const { s, job, site } = this;
     const sink: CrawlSink = {
       counts: job.counts,
@@ -396,7 +420,7 @@ class JobRunner {
       finished = await crawl.step(Date.now() + this.worker.stepMs);
       if (finished) job.status = "done";
     } catch (err) {
-      finished = true;
+      finished = !this.#handingOff;
       const aborted = this.#ctl.signal.aborted;
       job.status = aborted ? "interrupted" : "failed";
       if (aborted) job.error = (this.#ctl.signal.reason as Error).message;
@@ -414,7 +438,11 @@ class JobRunner {
     }
     // Nobody awaits a queue handler's outcome: a failure here (KV closed) must not escape.
     try {
-      if (finished) {
+      if (this.#handingOff) {
+        // The same step again, from the marks saved now, on whichever instance takes it.
+        [job.runner, job.status, job.error] = [null, "running", null];
+        await this.#flush({ next: true, hold: true });
+      } else if (finished) {
         // The last marks and items, still as a running job; then, still the owner, the
         // checkpoint goes, and only then does the job say it ended.
         await this.#flush({ hold: true });
@@ -494,7 +522,8 @@ class JobRunner {
     if (this.#crawl) job.state = this.#crawl.state();
     const record = hold ? { ...job, status: "running" as const } : job;
     const op = s.kv.atomic().check(mine).set(key, record, TTL);
-    if (next) op.enqueue(stepMessage(job));
+    // A hand-off waits a moment, so that the instance going away does not take it back.
+    if (next) op.enqueue(stepMessage(job), hold ? { delay: HANDOFF_DELAY_MS } : undefined);
     const res = await op.commit();
     if (res.ok) {
       this.versionstamp = res.versionstamp;
@@ -681,6 +710,8 @@ export interface CrawlWorker {
   recrawlDue: () => Promise<void>;
   /** Stops the sweeping timer. */
   stop: () => void;
+  /** Stops sweeping and hands the steps running here back to the queue (at shutdown). */
+  shutdown: () => Promise<void>;
 }
 
 /**
@@ -706,5 +737,10 @@ export function startCrawlWorker(
   return {
     recrawlDue: async () => void await recrawlDue(s),
     stop: () => clearInterval(worker.sweeper),
+    shutdown: async () => {
+      worker.closing = true;
+      clearInterval(worker.sweeper);
+      await Promise.all([...worker.running.values()].map((r) => r.handOff()));
+    },
   };
 }

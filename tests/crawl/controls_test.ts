@@ -229,3 +229,56 @@ Deno.test("crawl controls - a site's daily re-crawl is shown and started once a 
   t.close();
   await site.close();
 });
+
+Deno.test("crawl controls - a crawl run in many short queue steps stores every page once and fetches each once", async () => {
+  const site = await docs();
+  const t = await startApp({ crawl: CRAWL });
+  const worker = startCrawlWorker(t.services, { stepMs: 1 });
+  worker.stop();
+  const s = await createSite(t, "pro");
+  const job = await startCrawl(t, s, { url: `${site.origin}/` });
+  assert.equal(job.status, "done", JSON.stringify(job));
+  assert.ok(job.step >= 3, `ran in ${job.step + 1} steps`);
+  assert.equal(job.counts.indexed, 8);
+  assert.equal((await pageUrls(t, s)).length, 8);
+  const pages = site.paths().filter((p) => p !== "/robots.txt");
+  assert.deepEqual(pages, [...new Set(pages)], "no page or sitemap is fetched twice");
+  t.close();
+  await site.close();
+});
+
+Deno.test("crawl controls - a job whose runner is gone does not block a new crawl: the new one replaces it", async () => {
+  const site = await docs();
+  site.routes.set("/", { stall: "headers" });
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const t1 = await startApp({ kvPath: path, crawl: CRAWL });
+  const s = await createSite(t1, "pro");
+  const res = await t1.call(
+    `/api/admin/sites/${s.id}/crawl`,
+    admin(s.adminKey, { url: `${site.origin}/` }),
+  );
+  const stuck = (await res.json()).job.id;
+  const again = await t1.call(
+    `/api/admin/sites/${s.id}/crawl`,
+    admin(s.adminKey, { url: `${site.origin}/` }),
+  );
+  assert.equal(again.status, 409);
+  await again.body?.cancel();
+  t1.close(); // the instance goes away mid-crawl
+  // Another instance, later: the stuck job's heartbeat is old.
+  const t2 = await startApp({ kvPath: path, crawl: CRAWL, clock: () => Date.now() + 60_000 });
+  site.routes.set("/", docsSite(site.origin).get("/")!);
+  const replaced = await t2.call(
+    `/api/admin/sites/${s.id}/crawl`,
+    admin(s.adminKey, { url: `${site.origin}/` }),
+  );
+  assert.equal(replaced.status, 202);
+  const fresh = (await replaced.json()).job.id;
+  const old = await (await t2.call(`/api/admin/sites/${s.id}/crawl/${stuck}`, admin(OPERATOR)))
+    .json();
+  assert.equal(old.status, "interrupted");
+  assert.equal((await waitForJob(t2, s, fresh)).status, "done");
+  await site.close();
+  t2.close();
+  await Deno.remove(path);
+});

@@ -29,8 +29,3 @@ export function onQueue<T extends QueueMessage>(
   }
   handlers.set(kind, handler as Handler);
 }
-
-/** Whether `kv` has a listener for `kind` in this process. */
-export function hasQueueHandler(kv: Deno.Kv, kind: string): boolean {
-  return listeners.get(kv)?.has(kind) ?? false;
-}

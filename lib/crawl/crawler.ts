@@ -29,7 +29,7 @@ import { IndexRefresher } from "./refresh.ts";
 import { CrawlReport, type CrawlSink } from "./report.ts";
 import { RobotsCache } from "./robots_rules.ts";
 import { CrawlStore } from "./store.ts";
-import { type CrawlTuning, DEFAULT_TUNING, hopLimits } from "./tuning.ts";
+import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import { GuardedFetcher } from "./net/fetch.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -78,22 +78,6 @@ export class CrawlStartError extends Error {}
 const ACCEPT_ANY = {
   Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.5",
 };
-
-/** Crawls one site in one go; resolves when done, rejects with the signal's reason when aborted. */
-export async function crawlSite(
-  s: Services,
-  site: Site,
-  req: CrawlRequest,
-  sink: CrawlSink,
-  opts: { signal?: AbortSignal; tuning?: Partial<CrawlTuning> } = {},
-): Promise<void> {
-  const crawl = new Crawl(s, site, req, sink, { ...DEFAULT_TUNING, ...opts.tuning }, opts.signal);
-  try {
-    await crawl.step(Infinity);
-  } finally {
-    await crawl.close();
-  }
-}
 
 /**
  * One crawl's parts, wired together. `step` runs it until a deadline and says whether it

@@ -449,10 +449,11 @@ class JobRunner {
         if (this.#lost) return;
         await deletePrefix(s.kv, urlPrefix(site.id, job.id));
         await deletePrefix(s.kv, pathPrefix(site.id, job.id));
+        await this.#finish();
+        // Last of all: once the job says it ended, this runner writes nothing more.
         job.finishedAt = iso(s.clock());
         job.runner = null;
         await this.#flush();
-        if (!this.#lost) await this.#finish();
       } else {
         job.step++;
         job.runner = null;
@@ -463,7 +464,7 @@ class JobRunner {
     }
   }
 
-  /** After the last step: frees the site and notes the crawl for re-crawls. */
+  /** At the end of the last step: frees the site and notes the crawl for re-crawls. */
   async #finish() {
     const { s, job, site } = this;
     await releaseLock(s, site.id, job.id);

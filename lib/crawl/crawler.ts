@@ -96,7 +96,6 @@ export class Crawl {
   private pages: PageCrawler;
   private begun = false;
   private loaded = false;
-  private tick: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private s: Services,
@@ -201,26 +200,29 @@ export class Crawl {
   /** Runs until nothing is left (true) or `deadline` (ms, Date.now) passes (false). */
   async step(deadline: number): Promise<boolean> {
     // Pages show in search within about a second even while the crawl is busy elsewhere.
-    this.tick ??= setInterval(() => this.refresher.refreshIfPending(), 1000);
-    if (!this.loaded) {
-      await this.history.load();
-      this.loaded = true;
+    const tick = setInterval(() => this.refresher.refreshIfPending(), 1000);
+    try {
+      if (!this.loaded) {
+        await this.history.load();
+        this.loaded = true;
+      }
+      if (!this.begun) {
+        await this.begin();
+        this.begun = true;
+      }
+      await this.queue.drain((task) => this.runTask(task), () => Date.now() >= deadline);
+      if (this.queue.error) throw this.queue.error;
+      this.signal?.throwIfAborted();
+      if (this.queue.pending > 0) return false;
+      await this.history.removeGone(this.report, this.refresher);
+      await this.refresher.finish();
+      return true;
+    } finally {
+      clearInterval(tick);
     }
-    if (!this.begun) {
-      await this.begin();
-      this.begun = true;
-    }
-    await this.queue.drain((task) => this.runTask(task), () => Date.now() >= deadline);
-    if (this.queue.error) throw this.queue.error;
-    this.signal?.throwIfAborted();
-    if (this.queue.pending > 0) return false;
-    await this.history.removeGone(this.report, this.refresher);
-    await this.refresher.finish();
-    return true;
   }
 
   async close() {
-    clearInterval(this.tick);
     await this.refresher.close();
     await this.fetcher.close();
   }

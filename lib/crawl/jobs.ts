@@ -127,6 +127,8 @@ interface Worker {
   staleMs: number;
   stepMs: number;
   running: Map<string, JobRunner>;
+  /** Runners between two steps, kept so a next step here needs no rebuild; with the time they went idle. */
+  idle: Map<string, { runner: JobRunner; since: number }>;
   sweeper?: ReturnType<typeof setInterval>;
   /** Shutting down: steps are left for other instances. */
   closing?: boolean;
@@ -142,6 +144,7 @@ function workerOf(s: Services, opts: { staleMs?: number; stepMs?: number } = {})
     staleMs: opts.staleMs ?? STALE_MS,
     stepMs: opts.stepMs ?? STEP_MS,
     running: new Map(),
+    idle: new Map(),
   };
   workers.set(s, w);
   const worker = w;
@@ -325,16 +328,35 @@ async function runStep(s: Services, worker: Worker, msg: StepMessage): Promise<v
   const claimed: CrawlJob = { ...job, status: "running", runner: worker.id, heartbeatAt: now };
   const res = await s.kv.atomic().check(entry).set(entry.key, claimed, TTL).commit();
   if (!res.ok) return; // another instance claimed it first
-  const runner = new JobRunner(s, worker, site, claimed, res.versionstamp);
+  // The runner of the step before, when it was here and nobody wrote the job since.
+  const kept = worker.idle.get(job.id)?.runner;
+  worker.idle.delete(job.id);
+  const runner = kept?.resumes(entry.versionstamp!)
+    ? kept.resume(claimed, res.versionstamp)
+    : new JobRunner(s, worker, site, claimed, res.versionstamp);
+  if (kept && kept !== runner) await kept.dispose();
   worker.running.set(job.id, runner);
   try {
     await runner.run();
   } finally {
-    worker.running.delete(job.id);
+    if (worker.running.get(job.id) === runner) worker.running.delete(job.id);
+  }
+  await evictIdle(worker, Date.now() - 2 * worker.staleMs);
+}
+
+/** Closes the runners idle since before `before` (their next step went elsewhere). */
+async function evictIdle(worker: Worker, before: number) {
+  for (const [id, { runner, since }] of worker.idle) {
+    if (since > before) continue;
+    worker.idle.delete(id);
+    await runner.dispose();
   }
 }
 
-/** Runs one step: the crawl rebuilt from its marks, its record, marks and items written as it goes. */
+/**
+ * Runs a job's steps: the crawl rebuilt from its marks (or kept from this runner's step
+ * before), its record, marks and items written as it goes.
+ */
 class JobRunner {
   #items: { kind: "skipped" | "failed"; n: number; url: string; reason: string }[] = [];
   #listed: { skipped: number; failed: number };
@@ -374,6 +396,29 @@ class JobRunner {
 
   #done = Promise.withResolvers<void>();
 
+  /** Whether this runner wrote the job last (`versionstamp`), so its crawl is still current. */
+  resumes(versionstamp: string): boolean {
+    return this.#crawl !== null && !this.#lost && this.versionstamp === versionstamp;
+  }
+
+  /** Takes up the next step with the record just claimed. */
+  resume(claimed: CrawlJob, versionstamp: string): this {
+    Object.assign(this.job, {
+      status: claimed.status,
+      runner: claimed.runner,
+      heartbeatAt: claimed.heartbeatAt,
+    });
+    this.versionstamp = versionstamp;
+    this.#done = Promise.withResolvers<void>();
+    return this;
+  }
+
+  /** Lets go of the crawl's connections. */
+  async dispose() {
+    await this.#crawl?.close().catch(() => {});
+    this.#crawl = null;
+  }
+
   async run(): Promise<void> {
     try {
       await this.#run();
@@ -397,7 +442,8 @@ class JobRunner {
         });
       },
     };
-    const crawl = this.#crawl = new Crawl(
+    const fresh = this.#crawl === null;
+    const crawl = this.#crawl ??= new Crawl(
       s,
       site,
       {
@@ -416,7 +462,7 @@ class JobRunner {
     let finished = false;
     try {
       // A step that died before its first save left marks but no state: they count all the same.
-      crawl.restore(job.state, await loadMarks(s.kv, site.id, job.id));
+      if (fresh) crawl.restore(job.state, await loadMarks(s.kv, site.id, job.id));
       finished = await crawl.step(Date.now() + this.worker.stepMs);
       if (finished) job.status = "done";
     } catch (err) {
@@ -434,7 +480,6 @@ class JobRunner {
     } finally {
       clearInterval(tick);
       job.state = crawl.state();
-      await crawl.close().catch(() => {});
     }
     // Nobody awaits a queue handler's outcome: a failure here (KV closed) must not escape.
     try {
@@ -446,22 +491,28 @@ class JobRunner {
         // The last marks and items, still as a running job; then, still the owner, the
         // checkpoint goes, and only then does the job say it ended.
         await this.#flush({ hold: true });
-        if (this.#lost) return;
-        await deletePrefix(s.kv, urlPrefix(site.id, job.id));
-        await deletePrefix(s.kv, pathPrefix(site.id, job.id));
-        await this.#finish();
-        // Last of all: once the job says it ended, this runner writes nothing more.
-        job.finishedAt = iso(s.clock());
-        job.runner = null;
-        await this.#flush();
+        if (!this.#lost) {
+          await deletePrefix(s.kv, urlPrefix(site.id, job.id));
+          await deletePrefix(s.kv, pathPrefix(site.id, job.id));
+          await this.#finish();
+          // Last of all: once the job says it ended, this runner writes nothing more.
+          job.finishedAt = iso(s.clock());
+          job.runner = null;
+          await this.#flush();
+        }
       } else {
         job.step++;
         job.runner = null;
         await this.#flush({ next: true });
+        if (!this.#lost) {
+          this.worker.idle.set(job.id, { runner: this, since: Date.now() });
+          return;
+        }
       }
     } catch (err) {
       s.log({ level: "error", msg: "crawl step end failed", job: job.id, error: String(err) });
     }
+    await this.dispose();
   }
 
   /** At the end of the last step: frees the site and notes the crawl for re-crawls. */
@@ -742,6 +793,7 @@ export function startCrawlWorker(
       worker.closing = true;
       clearInterval(worker.sweeper);
       await Promise.all([...worker.running.values()].map((r) => r.handOff()));
+      await evictIdle(worker, Infinity);
     },
   };
 }

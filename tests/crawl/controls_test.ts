@@ -243,6 +243,8 @@ Deno.test("crawl controls - a crawl run in many short queue steps stores every p
   assert.equal((await pageUrls(t, s)).length, 8);
   const pages = site.paths().filter((p) => p !== "/robots.txt");
   assert.deepEqual(pages, [...new Set(pages)], "no page or sitemap is fetched twice");
+  // Steps on one instance go on with the crawl they kept, not one rebuilt from KV.
+  assert.equal(site.paths().filter((p) => p === "/robots.txt").length, 1);
   t.close();
   await site.close();
 });

@@ -94,7 +94,11 @@ Deno.test({
       assert.equal(statuses.filter((s) => s === 429).length, limit);
     } finally {
       for (const kv of kvs) kv.close();
-      server.kill();
+      try {
+        server.kill();
+      } catch {
+        // it already exited
+      }
       await server.status;
       Deno.env.delete("DENO_KV_ACCESS_TOKEN");
       await Deno.remove(dir, { recursive: true });

@@ -63,9 +63,9 @@ export class CrawlDiscovery {
     const path = pathOf(u);
     if (path.length > MAX_PATH) return report.note(u.href, "invalid_url");
     const refused = this.refusal(u);
-    // Listed all the same: a page the patterns now leave out is not "gone", it stays.
+    // A page the patterns leave out is gone from the index, if an earlier crawl stored it.
+    if (refused) return report.note(u.href, refused, path);
     report.listed.add(path);
-    if (refused) return report.note(u.href, refused);
     this.d.queue.push({ kind: "page", url: u, ...(lastmod !== undefined ? { lastmod } : {}) });
   }
 

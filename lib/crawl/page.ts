@@ -128,7 +128,7 @@ export class PageCrawler {
     const follow = discovery.mode === "links" && !page.nofollow && !header.nofollow;
     if (follow) { for (const link of page.links) discovery.discover(link); }
     if (refused) {
-      report.note(u.href, refused);
+      report.note(u.href, refused, finalPath);
       return false;
     }
     if (page.noindex || header.noindex) {

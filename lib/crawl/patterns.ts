@@ -2,7 +2,8 @@
  * Include and exclude patterns for a crawl's URLs. A pattern holding "://" is a
  * URLPattern over the whole URL (`https://example.com/docs/*`); any other is a glob
  * over the path and query: `*` matches within one path segment, `**` across
- * segments, everything else literally (`/docs/**`, `/_modules/**`, `*.pdf`).
+ * segments, everything else literally (`/docs/**`, `/_modules/**`; a leading `*`, as in
+ * `*.pdf`, matches in any directory). A URL excluded now that an earlier crawl stored is removed.
  */
 
 export type UrlFilter = (u: URL) => "excluded" | "not_included" | null;
@@ -27,12 +28,55 @@ export function compilePattern(pattern: string): (u: URL) => boolean {
       `${JSON.stringify(pattern)} must start with "/" or "*" (or be a full URL pattern).`,
     );
   }
-  const source = pattern.split(/(\*\*|\*)/).map((part) =>
-    part === "**" ? ".*" : part === "*" ? "[^/]*" : part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")
-  ).join("");
-  // A leading "*" matches anywhere: "*.pdf" means any path ending in .pdf.
-  const re = new RegExp(`^${pattern.startsWith("*") ? ".*" : ""}${source}$`);
-  return (u) => re.test(u.pathname + u.search) || (u.search !== "" && re.test(u.pathname));
+  const glob = compileGlob(
+    pattern.startsWith("*") && !pattern.startsWith("**") ? "*" + pattern : pattern,
+  );
+  return (u) => glob(u.pathname + u.search) || (u.search !== "" && glob(u.pathname));
+}
+
+/** A literal character, `*` (any characters but "/") or `**` (any characters). */
+type Token = string | typeof STAR | typeof GLOBSTAR;
+const STAR = 1;
+const GLOBSTAR = 2;
+
+/**
+ * A glob as a set-of-positions matcher (like robots.txt rules): time proportional to
+ * text × pattern, never the exponential backtracking a regular expression could take.
+ */
+function compileGlob(pattern: string): (text: string) => boolean {
+  const tokens: Token[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] !== "*") tokens.push(pattern[i]);
+    else if (pattern[i + 1] === "*") {
+      tokens.push(GLOBSTAR);
+      while (pattern[i + 1] === "*") i++;
+    } else tokens.push(STAR);
+  }
+  const m = tokens.length;
+  const close = (set: Uint8Array) => {
+    for (let j = 0; j < m; j++) if (set[j] && typeof tokens[j] === "number") set[j + 1] = 1;
+  };
+  return (text) => {
+    let cur = new Uint8Array(m + 1);
+    cur[0] = 1;
+    close(cur);
+    for (const c of text) {
+      const next = new Uint8Array(m + 1);
+      let any = false;
+      for (let j = 0; j < m; j++) {
+        if (!cur[j]) continue;
+        const t = tokens[j];
+        if (t === GLOBSTAR || (t === STAR && c !== "/")) next[j] = 1;
+        else if (t === c) next[j + 1] = 1;
+        else continue;
+        any = true;
+      }
+      if (!any) return false;
+      close(next);
+      cur = next;
+    }
+    return cur[m] === 1;
+  };
 }
 
 /** The filter for lists of patterns: excluded wins; with includes, only matches pass. */

@@ -55,6 +55,12 @@ Deno.test("crawl controls - patterns: globs over the path, URLPatterns over the 
   assert.ok(compilePattern("/search")(u("/search?q=x")), "a path pattern matches any query");
   assert.ok(compilePattern("https://docs.example.com/api/*")(u("/api/print?page=1")));
   assert.ok(!compilePattern("https://other.example.com/*")(u("/api/print")));
+  assert.ok(compilePattern("/a/**/c")(u("/a/b/b/c")));
+  assert.ok(!compilePattern("/a/*/c")(u("/a/b/b/c")));
+  const t0 = performance.now();
+  const nasty = compilePattern("/**a**a**a**a**a**a**a**a**b");
+  assert.ok(!nasty(u("/" + "a".repeat(1000))));
+  assert.ok(performance.now() - t0 < 500, "no catastrophic backtracking");
   assert.throws(() => compilePattern("relative/path"), /must start with/);
   assert.throws(() => compilePattern("https://exa mple.com/(["), /URLPattern/);
 });
@@ -105,10 +111,12 @@ Deno.test("crawl controls - include keeps only matching pages; the start page is
   await site.close();
 });
 
-Deno.test("crawl controls - a site's own patterns apply to every crawl; a URLPattern names whole URLs", async () => {
+Deno.test("crawl controls - a site's own patterns apply to every crawl, remove what earlier crawls stored there; a URLPattern names whole URLs", async () => {
   const site = await docs();
   const t = await startApp({ crawl: CRAWL });
   const s = await createSite(t, "pro");
+  const before = await startCrawl(t, s, { url: `${site.origin}/` });
+  assert.equal(before.counts.indexed, 8);
   const patch = await t.call(`/api/admin/sites/${s.id}`, {
     ...admin(s.adminKey, { exclude: ["/_modules/**", `${site.origin}/api/*`] }),
     method: "PATCH",
@@ -124,6 +132,7 @@ Deno.test("crawl controls - a site's own patterns apply to every crawl; a URLPat
     "/_modules/util",
     "/api/print?page=1",
   ]);
+  assert.equal(job.counts.removed, 3, "pages now excluded leave the index");
   assert.deepEqual(await pageUrls(t, s), [
     "/",
     "/changelog",

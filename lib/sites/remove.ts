@@ -2,8 +2,8 @@
  * Removing a site and everything it left in KV. Every key space keeps a site's data
  * under [space, siteId, …] (pages, bodies, documents, conversations, counters, crawl
  * jobs and history, …); the key spaces are found by skipping through KV one space at a
- * time, so a space added later is swept too. The two lookups keyed by the keys
- * themselves (public key, admin key hash) are removed by name.
+ * time, so a space added later is swept too. The lookups keyed by the keys themselves
+ * (public keys, admin key hashes) are found by their value, the site's id.
  */
 import type { Site } from "./store.ts";
 import type { Services } from "../services.ts";
@@ -17,13 +17,19 @@ const SETTLE_MS = 1500;
 /** Deletes `[space, siteId, …]` in every key space and the site's key lookups; returns keys removed. */
 export async function removeSiteData(kv: Deno.Kv, site: Site): Promise<number> {
   let removed = 0;
-  const lookups: Deno.KvKey[] = [["pk", site.publicKey], ["ak", site.adminKeyHash]];
-  for (const key of lookups) {
-    const e = await kv.get<string>(key);
-    if (e.value === site.id) {
-      await kv.atomic().check(e).delete(key).commit();
+  // Lookups keyed by the keys themselves: every one naming this site (old keys in a grace
+  // period too), and the demo record when this is the demo site.
+  for (const space of ["pk", "ak"]) {
+    for await (const e of kv.list<string>({ prefix: [space] })) {
+      if (e.value !== site.id) continue;
+      await kv.atomic().check(e).delete(e.key).commit();
       removed++;
     }
+  }
+  const demo = await kv.get<{ siteId?: string }>(["config", "demo"]);
+  if (demo.value?.siteId === site.id) {
+    await kv.atomic().check(demo).delete(demo.key).commit();
+    removed++;
   }
   for await (const space of keySpaces(kv)) {
     // A prefix list leaves out the key that equals the prefix ([space, id], e.g. a version).

@@ -545,29 +545,19 @@ class JobRunner {
   async #write({ next = false, hold = false }: { next?: boolean; hold?: boolean }) {
     if (this.#lost) return;
     const { s, job, site } = this;
-    const writes: [Deno.KvKey, unknown, boolean][] = [
-      ...this.#log.take(site.id, job.id).map(([k, v]) =>
-        [k, v, false] as [Deno.KvKey, unknown, boolean]
-      ),
-      ...this.#items.splice(0).map((it) =>
-        [
-          [...itemPrefix(site.id, job.id, it.kind), it.n],
-          { url: it.url, reason: it.reason },
-          true,
-        ] as [
-          Deno.KvKey,
-          unknown,
-          boolean,
-        ]
-      ),
+    // Everything expires with the job: a checkpoint nobody finishes does not stay forever.
+    const writes: [Deno.KvKey, unknown][] = [
+      ...this.#log.take(site.id, job.id),
+      ...this.#items.splice(0).map((it): [Deno.KvKey, unknown] => [
+        [...itemPrefix(site.id, job.id, it.kind), it.n],
+        { url: it.url, reason: it.reason },
+      ]),
     ];
     const key = jobKey(site.id, job.id);
     const mine = { key, versionstamp: this.versionstamp };
     for (let i = 0; i < writes.length; i += WRITE_BATCH) {
       const op = s.kv.atomic().check(mine);
-      for (const [k, v, ttl] of writes.slice(i, i + WRITE_BATCH)) {
-        op.set(k, v, ttl ? TTL : undefined);
-      }
+      for (const [k, v] of writes.slice(i, i + WRITE_BATCH)) op.set(k, v, TTL);
       if (!(await op.commit()).ok) return this.#lose();
     }
     job.heartbeatAt = s.clock();

@@ -381,11 +381,18 @@ Deno.test("crawl - a job whose runner went silent is handed on and finished with
   const started = await startCrawlJob(t1.services, (await t1.services.sites.get(s.id))!, {
     url: `${site.origin}/`,
   });
-  // Wait until the first runner stored what it could and saved it (it then hangs on /c).
-  while ((await getCrawlJob(t1.services, s.id, started.job.id))!.counts.indexed < 3) {
+  // Wait until the first runner saved the pages it stored as done (it then hangs on /c).
+  const want = ["/a", "/b"].map((p) => `${site.origin}${p}`);
+  for (let i = 0; i < 600; i++) {
+    const done = new Set<string>();
+    const prefix = ["crawlurl", s.id, started.job.id];
+    for await (const e of t1.kv.list<{ s: number }>({ prefix })) {
+      if (e.value.s === 2) done.add(e.key[3] as string);
+    }
+    const saved = (await getCrawlJob(t1.services, s.id, started.job.id))!.counts.indexed >= 3;
+    if (saved && want.every((u) => done.has(u))) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  await new Promise((r) => setTimeout(r, 1200));
   site.routes.set("/c", html("Page C", "<p>Gamma kettles.</p>"));
   // A second instance on the same KV, its clock past the heartbeat's staleness.
   const t2 = await startApp({

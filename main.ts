@@ -60,10 +60,14 @@ const worker = startCrawlWorker(services, {
 recrawlTick.resolve(worker.recrawlDue);
 // Deploy sends SIGINT and waits 5 s: crawl steps running here go back to the queue at once.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, async () => {
-    await worker.shutdown().catch(() => {});
-    Deno.exit(0);
-  });
+  try {
+    Deno.addSignalListener(signal, async () => {
+      await worker.shutdown().catch(() => {});
+      Deno.exit(0);
+    });
+  } catch {
+    // Windows has no SIGTERM; a stopped step is then handed on once its heartbeat is stale.
+  }
 }
 
 const port = Number(env("PORT") ?? 8000);

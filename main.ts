@@ -5,7 +5,7 @@
  * prints no secret. Nothing here needs a writable disk or Deno.listen beyond Deno.serve.
  */
 import { createApp } from "./app.ts";
-import { startCrawlWorker } from "./lib/crawl/jobs.ts";
+import { startCrawlWorker } from "./lib/crawl/worker.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";

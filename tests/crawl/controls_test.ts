@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { recrawlDue, startCrawlWorker } from "../../lib/crawl/jobs.ts";
+import { recrawlDue, startCrawlWorker } from "../../lib/crawl/worker.ts";
 import { compilePattern } from "../../lib/crawl/patterns.ts";
 import {
   admin,
@@ -40,7 +40,7 @@ async function pageUrls(t: TestApp, site: TestSite): Promise<string[]> {
 const byReason = (items: { url: string; reason: string }[], origin: string, reason: string) =>
   items.filter((i) => i.reason === reason).map((i) => i.url.replace(origin, "")).sort();
 
-async function docs(lastmod?: string) {
+function docs(lastmod?: string) {
   const site = serveSite();
   for (const [p, r] of docsSite(site.origin, lastmod)) site.routes.set(p, r);
   return site;
@@ -66,7 +66,7 @@ Deno.test("crawl controls - patterns: globs over the path, URLPatterns over the 
 });
 
 Deno.test("crawl controls - a start-page crawl reads robots.txt's sitemaps and leaves out excluded URLs unfetched, each with its reason", async () => {
-  const site = await docs();
+  const site = docs();
   const t = await startApp({ crawl: CRAWL });
   const s = await createSite(t, "pro");
   const job = await startCrawl(t, s, { url: `${site.origin}/`, exclude: ["/_modules/**"] });
@@ -91,7 +91,7 @@ Deno.test("crawl controls - a start-page crawl reads robots.txt's sitemaps and l
 });
 
 Deno.test("crawl controls - include keeps only matching pages; the start page is read for its links but not stored", async () => {
-  const site = await docs();
+  const site = docs();
   const t = await startApp({ crawl: CRAWL });
   const s = await createSite(t, "pro");
   const job = await startCrawl(t, s, { url: `${site.origin}/`, include: ["/guide/**"] });
@@ -112,7 +112,7 @@ Deno.test("crawl controls - include keeps only matching pages; the start page is
 });
 
 Deno.test("crawl controls - a site's own patterns apply to every crawl, remove what earlier crawls stored there; a URLPattern names whole URLs", async () => {
-  const site = await docs();
+  const site = docs();
   const t = await startApp({ crawl: CRAWL });
   const s = await createSite(t, "pro");
   const before = await startCrawl(t, s, { url: `${site.origin}/` });
@@ -166,7 +166,7 @@ Deno.test("crawl controls - bad patterns and schedules are refused with the para
 });
 
 Deno.test("crawl controls - a re-crawl skips sitemap pages whose lastmod is older than the last crawl, and fetches them once they change", async () => {
-  const site = await docs("2026-01-01");
+  const site = docs("2026-01-01");
   const t = await startApp({ crawl: CRAWL });
   const s = await createSite(t, "pro");
   const first = await startCrawl(t, s, { url: `${site.origin}/` });
@@ -194,7 +194,7 @@ Deno.test("crawl controls - a re-crawl skips sitemap pages whose lastmod is olde
 });
 
 Deno.test("crawl controls - a site's daily re-crawl is shown and started once a day has passed", async () => {
-  const site = await docs();
+  const site = docs();
   const clock = manualClock(Date.now());
   const t = await startApp({ crawl: CRAWL, clock });
   const s = await createSite(t, "pro");
@@ -240,7 +240,7 @@ Deno.test("crawl controls - a site's daily re-crawl is shown and started once a 
 });
 
 Deno.test("crawl controls - a crawl run in many short queue steps stores every page once and fetches each once", async () => {
-  const site = await docs();
+  const site = docs();
   const t = await startApp({ crawl: CRAWL });
   const worker = startCrawlWorker(t.services, { stepMs: 1 });
   worker.stop();
@@ -259,7 +259,7 @@ Deno.test("crawl controls - a crawl run in many short queue steps stores every p
 });
 
 Deno.test("crawl controls - a job whose runner is gone does not block a new crawl: the new one replaces it", async () => {
-  const site = await docs();
+  const site = docs();
   site.routes.set("/", { stall: "headers" });
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const t1 = await startApp({ kvPath: path, crawl: CRAWL });

@@ -6,7 +6,7 @@ import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { effectiveLimits, PLANS } from "../../../lib/limits/plans.ts";
 import { CreateSite, ListParams, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
-import { nextCrawlAt } from "../../../lib/crawl/jobs.ts";
+import { nextCrawlAt } from "../../../lib/crawl/worker.ts";
 import { deleteSite } from "../../../lib/sites/remove.ts";
 import type { Services } from "../../../lib/services.ts";
 import { publicView } from "../../../lib/sites/store.ts";

@@ -96,10 +96,12 @@ export const stepMessage = (j: CrawlJob): StepMessage => ({
   step: j.step,
 });
 
+/** The job as ended "interrupted" now, with `error`. */
 export function interrupted(job: CrawlJob, now: number, error = job.error): CrawlJob {
   return { ...job, status: "interrupted", finishedAt: iso(now), runner: null, error };
 }
 
+/** Deletes every key under `prefix`, a batch at a time. */
 export async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey) {
   while (true) {
     const keys: Deno.KvKey[] = [];
@@ -111,6 +113,7 @@ export async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey) {
   }
 }
 
+/** Frees the site for a new crawl, if `jobId` still holds it. */
 export async function releaseLock(s: Services, siteId: string, jobId: string) {
   const lock = await s.kv.get<string>(lockKey(siteId));
   if (lock.value === jobId) await s.kv.atomic().check(lock).delete(lockKey(siteId)).commit();

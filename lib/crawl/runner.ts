@@ -52,6 +52,7 @@ export interface Worker {
 
 const workers = new WeakMap<Services, Worker>();
 
+/** This instance's worker for `s`, made (and listening to the queue) on first use. */
 export function workerOf(s: Services): Worker {
   let w = workers.get(s);
   if (w) return w;
@@ -84,6 +85,7 @@ export async function handOffSteps(s: Services) {
   await evictIdle(worker, Infinity);
 }
 
+/** A live job whose runner has been silent longer than `staleMs`. */
 export const isStale = (s: Services, j: CrawlJob, now = s.clock()) =>
   isLive(j) && now - j.heartbeatAt > workerOf(s).staleMs;
 

@@ -17,6 +17,7 @@ import { adminAnalyticsRoutes } from "./routes/api/admin/analytics.ts";
 import { sessionAuth } from "./lib/http/session.ts";
 import { pageRoutes } from "./routes/pages.tsx";
 import { demoRoutes } from "./routes/demo.ts";
+import { healthRoutes } from "./routes/health.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 
 export type { AppOptions };
@@ -44,6 +45,7 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
     );
   }
   app.use("/api/admin/*", sessionAuth(s.sessions)); // the dashboard calls the admin API
+  app.route("/", healthRoutes(s));
   app.route("/", searchRoutes(s));
   app.route("/", siteRoutes(s));
   app.route("/", adminSiteRoutes(s));
@@ -53,10 +55,11 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   app.route("/", adminCrawlRoutes(s));
   app.route("/", adminDocumentRoutes(s));
   app.route("/", scriptRoutes(s));
-  app.route("/", demoRoutes(s));
   app.route("/", eventRoutes(s));
   app.route("/", adminAnalyticsRoutes(s));
   app.route("/", pageRoutes(s));
+  // Production serves no demo site (it would create one on the first visit).
+  if (opts.demo !== false) app.route("/", demoRoutes(s));
   app.notFound(() => {
     throw new ApiError("NOT_FOUND", "No such endpoint.");
   });

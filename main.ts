@@ -1,6 +1,12 @@
-/** Entry point: reads the environment, opens KV, seeds the demo site, serves. */
+/**
+ * Entry point: reads the environment, opens KV, starts the crawl worker, serves.
+ * Zero configuration gives the local demo (a demo site, keys printed). Production mode
+ * (SITESEARCH_OPERATOR_TOKEN set, or SITESEARCH_DEMO=false) creates no demo site and
+ * prints no secret. On Deno Deploy it serves with Deno.serve and needs no writable disk;
+ * elsewhere with our own HTTP/1.1 server, which bounds what a client can hold.
+ */
 import { createApp } from "./app.ts";
-import { recoverCrawls } from "./lib/crawl/jobs.ts";
+import { startCrawlWorker } from "./lib/crawl/worker.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
@@ -9,10 +15,11 @@ import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
+const onDeploy = env("DENO_DEPLOY") === "true" || env("DENO_DEPLOYMENT_ID") !== undefined;
 
-/** Deno Deploy provides its KV; elsewhere a local file (or DENO_KV_URL for a shared denokv). */
+/** Deno Deploy provides its KV; elsewhere DENO_KV_URL (a shared denokv), KV_PATH, or a local file. */
 async function openKv(): Promise<Deno.Kv> {
-  if (env("DENO_DEPLOYMENT_ID")) return await openResilientKv();
+  if (onDeploy) return await openResilientKv();
   const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
   if (!target.includes("://") && target !== ":memory:") {
     await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });
@@ -27,9 +34,17 @@ const envNumber = (name: string, fallback: number) => {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 };
 
-await ensureBuilt(); // widget.js and results.js, when missing or older than widget/
+// SITESEARCH_DEMO=true keeps the demo beside an operator token (a staging server, the tests).
+const production = env("SITESEARCH_DEMO") !== "true" &&
+  (env("SITESEARCH_OPERATOR_TOKEN") !== undefined || env("SITESEARCH_DEMO") === "false");
+// Deploy registers crons from top-level code before Deno.serve: declare it first thing.
+const cron = typeof Deno.cron === "function" ? Deno.cron : null;
+const recrawlTick = Promise.withResolvers<() => Promise<void>>();
+cron?.("sitesearch-recrawl", "17 * * * *", async () => await (await recrawlTick.promise)());
+
+if (!onDeploy) await ensureBuilt(); // widget.js and results.js, when missing or stale (local only)
 const kv = await openKv();
-const token = await operatorToken(kv, env("SITESEARCH_OPERATOR_TOKEN"));
+const token = await operatorToken(kv, env("SITESEARCH_OPERATOR_TOKEN"), !production);
 const apiKey = env("OPENAI_API_KEY");
 const summarizer = apiKey
   ? createOpenAISummarizer({
@@ -40,7 +55,8 @@ const summarizer = apiKey
   : undefined; // the built-in extractive summarizer: everything works offline
 const { app, services } = createApp({
   kv,
-  operatorToken: token,
+  operatorTokenHash: token.hash,
+  demo: !production,
   summarizer,
   summaryIpLimitPerMinute: Number(env("SUMMARY_IP_LIMIT_PER_MINUTE") ?? 30),
   crawl: {
@@ -48,35 +64,61 @@ const { app, services } = createApp({
     delayMs: Number(env("CRAWL_DELAY_MS") ?? 250),
   },
 });
-const demo = await ensureDemoSite(services);
-await recoverCrawls(services); // jobs of a server that stopped mid-crawl: marked interrupted
+const demo = production ? null : await ensureDemoSite(services);
+const worker = startCrawlWorker(services, {
+  staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
+  cron: cron !== null,
+});
+recrawlTick.resolve(worker.recrawlDue);
 
 const port = Number(env("PORT") ?? 8000);
-const hostname = env("HOSTNAME") ?? "127.0.0.1";
+const hostname = env("HOSTNAME") ?? (onDeploy ? "0.0.0.0" : "127.0.0.1");
 const banner = ({ hostname, port }: { hostname: string; port: number }) => {
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${host}:${port}`;
+  const ai = summarizer
+    ? `${env("SUMMARY_MODEL") ?? "gpt-4o-mini"} via OPENAI_API_KEY`
+    : "built-in extractive summarizer (set OPENAI_API_KEY for a model)";
+  if (!demo) {
+    // Production: no secret ever goes to the log.
+    console.log(`SiteSearch is running at ${url} (production mode)
+  operator API:    ${
+      token.hash ? "enabled (SITESEARCH_OPERATOR_TOKEN)" : "off: set SITESEARCH_OPERATOR_TOKEN"
+    }
+  AI answers:      ${ai}
+  ready:           curl '${url}/healthz'`);
+    return;
+  }
+  // A token the operator set is theirs to know; printing it would put it in every log.
+  const operator = token.created
+    ? `${token.created} (generated now and shown once: only its hash is kept)`
+    : env("SITESEARCH_OPERATOR_TOKEN")
+    ? "(from SITESEARCH_OPERATOR_TOKEN, not shown)"
+    : "(shown on the first run only; set SITESEARCH_OPERATOR_TOKEN to choose one)";
   console.log(`SiteSearch is running at ${url}
   demo site:       ${url}/demo/        (${demo.created ? "created now" : "kept from last run"})
   demo site id:    ${demo.siteId}
   public key:      ${demo.publicKey}
   admin key:       ${demo.adminKey}
-  AI answers:      ${
-    summarizer
-      ? `${env("SUMMARY_MODEL") ?? "gpt-4o-mini"} via OPENAI_API_KEY`
-      : "built-in extractive summarizer (set OPENAI_API_KEY for a model)"
-  }
-  operator token:  ${
-    // A token the operator set is theirs to know; printing it would put it in every log.
-    env("SITESEARCH_OPERATOR_TOKEN") ? "(from SITESEARCH_OPERATOR_TOKEN, not shown)" : token}
+  AI answers:      ${ai}
+  operator token:  ${operator}
   try:             curl '${url}/api/search?q=shipping&key=${demo.publicKey}'`);
 };
-if (env("DENO_DEPLOYMENT_ID")) {
+
+/** Stops taking work: crawl steps back to the queue, counts in memory written out, KV closed. */
+let stopServer = async () => {};
+async function stop() {
+  await Promise.race([
+    Promise.all([stopServer(), worker.shutdown().catch(() => {})]),
+    new Promise((r) => setTimeout(r, 5000)),
+  ]);
+  await services.analytics.close().catch(() => {});
+  kv.close();
+  Deno.exit(0);
+}
+
+if (onDeploy) {
   Deno.serve({ port, hostname, onListen: banner }, app.fetch); // Deploy runs its own front end
-  // Search analytics gather in memory: write them out before the isolate ends.
-  try {
-    Deno.addSignalListener("SIGTERM", () => void services.analytics.close().catch(() => {}));
-  } catch { /* no signals here */ }
 } else {
   // Our own HTTP/1.1 server: bounded connections, head and body deadlines (lib/http/server.ts).
   const server = serveHttp({
@@ -88,14 +130,14 @@ if (env("DENO_DEPLOYMENT_ID")) {
     log: jsonLogger,
     onListen: banner,
   }, app.fetch);
-  // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and
-  // panics if that happens while the process is out of file descriptors.
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    Deno.addSignalListener(signal, async () => {
-      await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 5000))]);
-      await services.analytics.close().catch(() => {}); // counts gathered in memory
-      kv.close();
-      Deno.exit(0);
-    });
+  stopServer = () => server.shutdown();
+}
+// Listening for signals now, not lazily: Deno sets up its signal pipe on first use and panics if
+// that happens while the process is out of file descriptors. Deploy sends SIGINT and waits 5 s.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  try {
+    Deno.addSignalListener(signal, () => void stop());
+  } catch {
+    // Windows has no SIGTERM; a stopped crawl step is then handed on once its heartbeat is stale.
   }
 }

@@ -11,6 +11,7 @@ import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
 import { SiteStore } from "./sites/store.ts";
+import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
 import { Analytics } from "./analytics/recorder.ts";
 import { Sessions } from "./http/session.ts";
@@ -20,6 +21,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Token for the operator's admin calls; null disables them. */
   operatorToken?: string | null;
+  /** Or only its SHA-256 hex (a generated token is never kept itself). */
+  operatorTokenHash?: string | null;
   log?: Logger;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
@@ -29,6 +32,8 @@ export interface AppOptions {
   summaryIpLimitPerMinute?: number;
   /** How long a streamed answer may stay silent before a `: ping` comment. */
   ssePingMs?: number;
+  /** Serve the demo site under /demo/ (false in production mode). */
+  demo?: boolean;
   /** Crawler settings (env CRAWL_ALLOW_LOOPBACK, CRAWL_DELAY_MS in main.ts). */
   crawl?: Partial<CrawlConfig>;
   /** How long search analytics gather in memory before they go to KV. */
@@ -41,7 +46,8 @@ export interface Services {
   kv: Deno.Kv;
   clock: Clock;
   log: Logger;
-  operatorToken: string | null;
+  /** SHA-256 hex of the operator token (null: no operator calls). */
+  operatorTokenHash: string | null;
   sites: SiteStore;
   pages: PageStore;
   /** Search indexes of pages: what /api/search answers from. */
@@ -74,7 +80,8 @@ export function createServices(opts: AppOptions): Services {
     kv,
     clock,
     log,
-    operatorToken: opts.operatorToken ?? null,
+    operatorTokenHash: opts.operatorTokenHash ??
+      (opts.operatorToken ? sha256HexSync(opts.operatorToken) : null),
     sites,
     pages,
     indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),

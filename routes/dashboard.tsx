@@ -22,7 +22,7 @@ import { PLAN_NAMES, PLANS } from "../lib/limits/plans.ts";
 import { siteUsage } from "../lib/limits/usage.ts";
 import type { Services } from "../lib/services.ts";
 import { listDocuments } from "../lib/sites/documents.ts";
-import { constantTimeEqual, isAdminKey } from "../lib/sites/keys.ts";
+import { constantTimeEqual, isAdminKey, sha256HexSync } from "../lib/sites/keys.ts";
 import { publicView, type Site } from "../lib/sites/store.ts";
 
 const PATH = "/dashboard";
@@ -56,8 +56,9 @@ export function dashboardRoutes(s: Services) {
     const form = new URLSearchParams(new TextDecoder().decode(await readBody(c, FORM_LIMIT)));
     const key = (form.get("key") ?? "").trim();
     let who: SessionWho | null = null;
-    if (s.operatorToken && key && constantTimeEqual(key, s.operatorToken)) who = { operator: true };
-    else if (isAdminKey(key)) {
+    if (s.operatorTokenHash && key && constantTimeEqual(sha256HexSync(key), s.operatorTokenHash)) {
+      who = { operator: true };
+    } else if (isAdminKey(key)) {
       const site = await s.sites.byAdminKey(key);
       if (site) who = { operator: false, siteId: site.id, keyHash: site.adminKeyHash };
     }

@@ -1,78 +1,318 @@
 import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { html, serveSite, urlset } from "./fixtures/crawl_site.ts";
 
-/** Runs `main.ts` as `deno task start` would, until it prints its URL and keys. */
-async function start(env: Record<string, string>) {
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** What Deno Deploy's permissions come down to for this app: no writing, no subprocesses. */
+const DEPLOY_LIKE = ["--allow-net", "--allow-read", "--allow-env", "--allow-sys"];
+
+interface Run {
+  out: string;
+  url: string;
+  field: (name: string) => string;
+  /** Everything printed so far, stdout and stderr. */
+  log: () => string;
+  stop: (signal?: Deno.Signal) => Promise<void>;
+}
+
+/** Runs `main.ts` until it prints its URL; keeps reading its output afterwards. */
+async function start(
+  env: Record<string, string>,
+  opts: { permissions?: string[]; cwd?: string } = {},
+): Promise<Run> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
+    args: [
+      "run",
+      "--config",
+      `${ROOT}deno.json`,
+      ...(opts.permissions ?? ["-A"]),
+      `${ROOT}main.ts`,
+    ],
+    cwd: opts.cwd ?? ROOT,
     env: { ...env, PORT: "0", HOSTNAME: "127.0.0.1", OPENAI_API_KEY: "" },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let out = "";
-  while (!/try:\s+curl/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("main.ts exited: " + out);
-    out += value;
-  }
-  const field = (name: string) => new RegExp(`${name}:\\s+(\\S+)`).exec(out)?.[1] ?? "";
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await reader.cancel();
-    await child.stderr.cancel();
-    await child.status;
+  let err = "";
+  const pump = async (s: ReadableStream<Uint8Array<ArrayBuffer>>, add: (t: string) => void) => {
+    for await (const t of s.pipeThrough(new TextDecoderStream())) add(t);
   };
+  const pumps = Promise.all([
+    pump(child.stdout, (t) => out += t),
+    pump(child.stderr, (t) => err += t),
+  ]);
+  const status = child.status;
+  let exited = false;
+  status.then(() => exited = true);
+  const deadline = Date.now() + 30_000;
+  while (!/running at \S+/.test(out) || !/(try|ready):\s+curl/.test(out)) {
+    if (exited || Date.now() > deadline) {
+      await pumps;
+      throw new Error(`main.ts did not start:\n${out}\n${err}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
   return {
     out,
     url: /running at (\S+)/.exec(out)![1],
-    publicKey: field("public key"),
-    adminKey: field("admin key"),
-    operator: field("operator token"),
-    stop,
+    field: (name) => new RegExp(`${name}:\\s+(\\S+)`).exec(out)?.[1] ?? "",
+    log: () => out + err,
+    stop: async (signal: Deno.Signal = "SIGTERM") => {
+      if (!exited) child.kill(signal);
+      await status;
+      await pumps;
+    },
   };
 }
 
-Deno.test("start - creates the demo site on first run, prints its keys, and keeps everything on restart", async () => {
+const bearer = (token: string, body?: unknown, method = body ? "POST" : "GET") => ({
+  method,
+  headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+  body: body === undefined ? undefined : JSON.stringify(body),
+});
+
+async function json(res: Response) {
+  return { status: res.status, body: await res.json() };
+}
+
+/** Every key and value of a KV file, as text. */
+async function dump(path: string): Promise<string> {
+  const kv = await Deno.openKv(path);
+  const lines: string[] = [];
+  for await (const e of kv.list({ prefix: [] })) {
+    lines.push(
+      JSON.stringify(e.key) + " " +
+        JSON.stringify(
+          e.value,
+          (_, v) =>
+            typeof v === "bigint" ? String(v) : v instanceof Deno.KvU64 ? String(v.value) : v,
+        ),
+    );
+  }
+  kv.close();
+  return lines.join("\n");
+}
+
+/** Polls a crawl job until it ends. */
+async function waitForJob(base: string, token: string, siteId: string, jobId: string) {
+  for (let i = 0; i < 600; i++) {
+    const { body } = await json(
+      await fetch(`${base}/api/admin/sites/${siteId}/crawl/${jobId}`, bearer(token)),
+    );
+    if (body.status !== "queued" && body.status !== "running") return body;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the crawl did not end");
+}
+
+Deno.test("start - zero configuration creates the demo site, prints the generated operator token once and keeps only its hash", async () => {
   const dir = await Deno.makeTempDir();
   const env = { KV_PATH: `${dir}/kv/sitesearch.kv` };
   const first = await start(env);
-  assert.match(first.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-  assert.match(first.publicKey, /^pk_/);
-  assert.match(first.adminKey, /^sk_/);
-  assert.match(first.operator, /^op_/);
+  const publicKey = first.field("public key");
+  const operator = first.field("operator token");
+  assert.match(publicKey, /^pk_/);
+  assert.match(first.field("admin key"), /^sk_/);
+  assert.match(operator, /^op_/);
   assert.match(first.out, /created now/);
-  const res = await fetch(`${first.url}/api/search?q=shipping&key=${first.publicKey}`);
-  const body = await res.json();
-  assert.equal(res.status, 200);
-  assert.ok(body.meta.found > 0);
-  assert.equal(body.meta.performance_tier, "business");
-  const pages = await (await fetch(`${first.url}/api/admin/sites`, {
-    headers: { Authorization: `Bearer ${first.operator}` },
-  })).json();
-  assert.equal(pages.sites.length, 1);
+  assert.match(first.out, /shown once/);
+  const found = await json(await fetch(`${first.url}/api/search?q=shipping&key=${publicKey}`));
+  assert.equal(found.status, 200);
+  assert.ok(found.body.meta.found > 0);
+  const sites = await json(await fetch(`${first.url}/api/admin/sites`, bearer(operator)));
+  assert.equal(sites.body.sites.length, 1);
   await first.stop();
+  const stored = await dump(env.KV_PATH);
+  assert.ok(!stored.includes(operator), "the operator token itself is never stored");
 
   const second = await start(env);
   assert.match(second.out, /kept from last run/);
-  assert.equal(second.publicKey, first.publicKey);
-  assert.equal(second.operator, first.operator, "the generated operator token persists");
-  const again = await (await fetch(`${second.url}/api/search?q=shipping&key=${second.publicKey}`))
-    .json();
-  assert.equal(again.meta.found, body.meta.found);
+  assert.equal(second.field("public key"), publicKey);
+  assert.ok(!second.log().includes(operator), "a generated token is printed once only");
+  const again = await fetch(`${second.url}/api/admin/sites`, bearer(operator));
+  assert.equal(again.status, 200, "the token shown on the first run still works");
+  await again.body?.cancel();
   await second.stop();
   await Deno.remove(dir, { recursive: true });
 });
 
-Deno.test("start - SITESEARCH_OPERATOR_TOKEN is used when set, and never printed", async () => {
+Deno.test("start - production mode (SITESEARCH_OPERATOR_TOKEN) creates no demo site and prints no secret", async () => {
   const dir = await Deno.makeTempDir();
-  const run = await start({ KV_PATH: `${dir}/s.kv`, SITESEARCH_OPERATOR_TOKEN: "op_from_env_123" });
-  assert.ok(!run.out.includes("op_from_env_123"), "the banner does not print the token");
-  assert.match(run.out, /operator token:\s+\(from SITESEARCH_OPERATOR_TOKEN/);
-  const res = await fetch(`${run.url}/api/admin/sites`, {
-    headers: { Authorization: "Bearer op_from_env_123" },
-  });
-  assert.equal(res.status, 200);
+  const token = "op_production_secret_7f3a9c";
+  const run = await start({ KV_PATH: `${dir}/s.kv`, SITESEARCH_OPERATOR_TOKEN: token });
+  const sites = await json(await fetch(`${run.url}/api/admin/sites`, bearer(token)));
+  assert.equal(sites.status, 200);
+  assert.deepEqual(sites.body.sites, []);
+  const demo = await fetch(`${run.url}/demo/`);
+  assert.equal(demo.status, 404, "no demo site is served (a visit would create it)");
+  await demo.body?.cancel();
+  await run.stop();
+  const log = run.log();
+  assert.match(log, /production mode/);
+  assert.ok(!log.includes(token), "the operator token is not printed");
+  assert.doesNotMatch(log, /\b(pk|sk|op)_[0-9A-Za-z]{10,}/, "no key of any kind is printed");
+  const stored = await dump(`${dir}/s.kv`);
+  assert.ok(!stored.includes(token), "the token is not stored");
+  assert.doesNotMatch(stored, /"demo"/);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("start - SITESEARCH_DEMO=false without a token: no demo, no secret, no operator access", async () => {
+  const dir = await Deno.makeTempDir();
+  const run = await start({ KV_PATH: `${dir}/s.kv`, SITESEARCH_DEMO: "false" });
+  assert.match(run.out, /operator API:\s+off/);
+  const res = await fetch(`${run.url}/api/admin/sites`, bearer("op_guess"));
+  assert.equal(res.status, 401);
   await res.body?.cancel();
   await run.stop();
+  assert.doesNotMatch(run.log(), /\b(pk|sk|op)_[0-9A-Za-z]{10,}/);
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("start - with Deploy's permissions (no write, no run) in a read-only directory it serves, crawls and answers", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.chmod(dir, 0o555);
+  const fixture = serveSite();
+  fixture.routes.set("/robots.txt", {
+    headers: { "Content-Type": "text/plain" },
+    body: `User-agent: *\nAllow: /\nSitemap: ${fixture.origin}/sitemap.xml\n`,
+  });
+  fixture.routes.set(
+    "/",
+    html("Readonly kettles", `<p>Our copper kettle boils fast.</p><a href="/care">Care</a>`),
+  );
+  fixture.routes.set("/care", html("Kettle care", "<p>Descale the copper kettle monthly.</p>"));
+  fixture.routes.set("/unlinked", html("Warranty", "<p>The copper kettle warranty.</p>"));
+  fixture.routes.set("/sitemap.xml", {
+    headers: { "Content-Type": "application/xml" },
+    body: urlset(fixture.origin, ["/unlinked"]),
+  });
+  const token = "op_readonly_test_token";
+  const run = await start({
+    KV_PATH: ":memory:",
+    SITESEARCH_OPERATOR_TOKEN: token,
+    CRAWL_ALLOW_LOOPBACK: "true",
+    CRAWL_DELAY_MS: "0",
+  }, { permissions: DEPLOY_LIKE, cwd: dir });
+  try {
+    const health = await json(await fetch(`${run.url}/healthz`));
+    assert.equal(health.status, 200);
+    const created = await json(
+      await fetch(`${run.url}/api/admin/sites`, bearer(token, { name: "Kettles", plan: "pro" })),
+    );
+    assert.equal(created.status, 201);
+    const siteId = created.body.site.id;
+    const started = await json(
+      await fetch(
+        `${run.url}/api/admin/sites/${siteId}/crawl`,
+        bearer(token, { url: `${fixture.origin}/` }),
+      ),
+    );
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const job = await waitForJob(run.url, token, siteId, started.body.job.id);
+    assert.equal(job.status, "done", JSON.stringify(job));
+    assert.equal(job.counts.indexed, 3, "the start page, its link and robots.txt's sitemap entry");
+    const found = await json(
+      await fetch(`${run.url}/api/search?q=copper+kettle&key=${created.body.publicKey}`),
+    );
+    assert.equal(found.status, 200);
+    assert.deepEqual(
+      found.body.results.map((r: { url: string }) => r.url.split("#")[0]).sort(),
+      ["/", "/care", "/unlinked"],
+    );
+    const answer = await json(
+      await fetch(`${run.url}/api/summarize`, {
+        method: "POST",
+        headers: { "X-API-Key": created.body.publicKey, "Content-Type": "application/json" },
+        body: JSON.stringify({ query: "How do I descale the kettle?" }),
+      }),
+    );
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.ok(answer.body.sources.length > 0);
+  } finally {
+    await run.stop();
+    await fixture.close();
+    await Deno.chmod(dir, 0o755);
+    await Deno.remove(dir, { recursive: true });
+  }
+  assert.doesNotMatch(run.log(), /PermissionDenied|NotCapable|Requires write access/);
+});
+
+/** Crawls a fixture whose last page hangs, stops the instance mid-way with `signal`, and lets a second one finish. */
+async function resumeAfter(signal: Deno.Signal, staleMs: string | null) {
+  const dir = await Deno.makeTempDir();
+  const fixture = serveSite();
+  const pages = ["/a", "/b", "/c", "/d", "/e"];
+  fixture.routes.set(
+    "/",
+    html("Start", pages.map((p) => `<a href="${p}">${p}</a>`).join(" ") + `<a href="/slow">s</a>`),
+  );
+  for (const p of pages) fixture.routes.set(p, html(`Page ${p}`, `<p>Kettle page ${p}.</p>`));
+  fixture.routes.set("/slow", { stall: "headers" });
+  const token = "op_resume_test_token";
+  const env = {
+    KV_PATH: `${dir}/shared.kv`,
+    SITESEARCH_OPERATOR_TOKEN: token,
+    CRAWL_ALLOW_LOOPBACK: "true",
+    CRAWL_DELAY_MS: "0",
+    ...(staleMs ? { CRAWL_STALE_MS: staleMs } : {}),
+  };
+  const first = await start(env);
+  const created = await json(
+    await fetch(`${first.url}/api/admin/sites`, bearer(token, { name: "K", plan: "pro" })),
+  );
+  const siteId = created.body.site.id;
+  const started = await json(
+    await fetch(
+      `${first.url}/api/admin/sites/${siteId}/crawl`,
+      bearer(token, { url: `${fixture.origin}/` }),
+    ),
+  );
+  const jobId = started.body.job.id;
+  // Until the first instance has saved every linked page but the one that hangs as done
+  // (the start page is part of the first step's state, not a task).
+  const kv = await Deno.openKv(env.KV_PATH);
+  const want = pages.map((p) => `${fixture.origin}${p}`);
+  for (let i = 0; i < 600; i++) {
+    const done = new Set<string>();
+    for await (const e of kv.list<{ s: number }>({ prefix: ["crawlurl", siteId, jobId] })) {
+      if (e.value.s === 2) done.add(e.key[3] as string);
+    }
+    const record = await kv.get<{ counts: { indexed: number } }>(["crawljob", siteId, jobId]);
+    const saved = (record.value?.counts.indexed ?? 0) > pages.length;
+    if (saved && want.every((u) => done.has(u))) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  kv.close();
+  await first.stop(signal);
+  fixture.routes.set("/slow", html("Slow", "<p>Kettle page that was slow.</p>"));
+
+  const resumed = Date.now();
+  const second = await start(env);
+  const job = await waitForJob(second.url, token, siteId, jobId);
+  await second.stop();
+  await fixture.close();
+  assert.equal(job.status, "done", JSON.stringify(job));
+  assert.equal(job.counts.indexed, pages.length + 2);
+  const count = (p: string) => fixture.paths().filter((x) => x === p).length;
+  for (const p of ["/", ...pages]) assert.equal(count(p), 1, `${p} fetched once`);
+  assert.equal(count("/slow"), 2, "only the page in flight is fetched again");
+  const after = await Deno.openKv(env.KV_PATH);
+  const stored: string[] = [];
+  for await (const e of after.list({ prefix: ["page", siteId] })) stored.push(e.key[2] as string);
+  after.close();
+  assert.deepEqual(stored.sort(), ["/", ...pages, "/slow"].sort());
+  await Deno.remove(dir, { recursive: true });
+  return Date.now() - resumed;
+}
+
+Deno.test("start - a crawl whose instance is killed mid-way is resumed by a new instance, every page stored once", async () => {
+  await resumeAfter("SIGKILL", "1500");
+});
+
+Deno.test("start - an instance stopped with SIGTERM hands its crawl step back to the queue at once", async () => {
+  // With the default 30 s staleness, only the hand-off explains a quick finish.
+  const ms = await resumeAfter("SIGTERM", null);
+  assert.ok(ms < 15_000, `resumed in ${ms} ms`);
 });

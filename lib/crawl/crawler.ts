@@ -7,9 +7,10 @@
  * removes pages an earlier crawl indexed that are now gone; pages added by hand
  * are never touched. Every URL that is not indexed is reported with its reason.
  *
- * This module starts a crawl and runs it; the parts live in crawl_*.ts: discovery
- * (links, sitemaps), page (one URL fetched and judged), store (page budget, upserts),
- * history (what earlier crawls kept, removal), robots, queue, refresh and report.
+ * This module wires a crawl and runs it in steps; the parts: discovery (links,
+ * sitemaps, patterns), page (one URL fetched and judged), store (page budget, upserts),
+ * history (what earlier crawls kept, removal), checkpoint (what a step leaves for the
+ * next), robots, queue, refresh and report. jobs.ts drives the steps from the KV queue.
  */
 import { CrawlDiscovery } from "./discovery.ts";
 import { CrawlHistory } from "./history.ts";
@@ -28,17 +29,48 @@ import { IndexRefresher } from "./refresh.ts";
 import { CrawlReport, type CrawlSink } from "./report.ts";
 import { RobotsCache } from "./robots_rules.ts";
 import { CrawlStore } from "./store.ts";
-import { type CrawlTuning, DEFAULT_TUNING, hopLimits } from "./tuning.ts";
+import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import { GuardedFetcher } from "./net/fetch.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import { MAX_SITEMAP_BYTES } from "./sitemap.ts";
+import {
+  CrawlLog,
+  type loadMarks,
+  PATH_CLAIMED,
+  PATH_GONE,
+  PATH_LISTED,
+  TrackedSet,
+} from "./checkpoint.ts";
+import { urlFilter } from "./patterns.ts";
 
 export interface CrawlRequest {
   url: string;
   /** Pages this crawl may store (indexed or unchanged); the plan's maximum still applies. */
   maxPages: number;
+  /** URL patterns (see patterns.ts): only matches are crawled, when any are given. */
+  include?: string[];
+  /** URL patterns never crawled. */
+  exclude?: string[];
+  /** Start of the site's last finished crawl: sitemap pages whose lastmod is older are kept unfetched. */
+  lastmodSince?: number | null;
 }
+
+/** What a crawl knows besides its marks (checkpoint.ts), saved with the job after every step. */
+export interface CrawlState {
+  /** The start URL was handled. */
+  begun: boolean;
+  mode: "sitemap" | "links";
+  siteKey: string;
+  complete: boolean;
+}
+
+export const initialState = (): CrawlState => ({
+  begun: false,
+  mode: "links",
+  siteKey: "",
+  complete: true,
+});
 
 /** The start URL gave nothing to crawl; the job ends "failed" with this message. */
 export class CrawlStartError extends Error {}
@@ -47,44 +79,32 @@ const ACCEPT_ANY = {
   Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.5",
 };
 
-/** Crawls one site; resolves when done, rejects with the signal's reason when aborted. */
-export async function crawlSite(
-  s: Services,
-  site: Site,
-  req: CrawlRequest,
-  sink: CrawlSink,
-  opts: { signal?: AbortSignal; tuning?: Partial<CrawlTuning> } = {},
-): Promise<void> {
-  const crawl = new Crawl(s, site, req, sink, { ...DEFAULT_TUNING, ...opts.tuning }, opts.signal);
-  // Pages show in search within about a second even while the crawl is busy elsewhere.
-  const tick = setInterval(() => crawl.refresher.refreshIfPending(), 1000);
-  try {
-    await crawl.run();
-  } finally {
-    clearInterval(tick);
-    await crawl.close();
-  }
-}
-
-/** One crawl's parts, wired together, and its start. */
-class Crawl {
+/**
+ * One crawl's parts, wired together. `step` runs it until a deadline and says whether it
+ * finished; with a CrawlLog, every URL met and path learned is recorded, so that `restore`
+ * in another instance (or after a restart) goes on without fetching stored pages again.
+ */
+export class Crawl {
   readonly refresher: IndexRefresher;
+  readonly report: CrawlReport;
   private fetcher: GuardedFetcher;
-  private report: CrawlReport;
   private history: CrawlHistory;
   private robots: RobotsCache;
   private queue: CrawlQueue;
   private discovery: CrawlDiscovery;
   private store: CrawlStore;
   private pages: PageCrawler;
+  private begun = false;
+  private loaded = false;
 
   constructor(
     private s: Services,
-    site: Site,
+    private site: Site,
     private req: CrawlRequest,
     sink: CrawlSink,
     private tuning: CrawlTuning,
     private signal?: AbortSignal,
+    private log?: CrawlLog,
   ) {
     const fetcher = this.fetcher = new GuardedFetcher({
       allowLoopback: s.crawl.allowLoopback,
@@ -94,7 +114,13 @@ class Crawl {
       delayMs: s.crawl.delayMs,
       caCerts: tuning.caCerts,
     });
-    const report = this.report = new CrawlReport(sink);
+    const track = (flag: number) =>
+      log ? new TrackedSet((p, on) => log.path(p, flag, on)) : new Set<string>();
+    const report = this.report = new CrawlReport(sink, {
+      listed: track(PATH_LISTED),
+      claimed: track(PATH_CLAIMED),
+      gone: track(PATH_GONE),
+    });
     const history = this.history = new CrawlHistory(s, site.id, req.url);
     const refresher = this.refresher = new IndexRefresher(s.indexes, site.id, tuning.refreshEvery);
     const robots = this.robots = new RobotsCache({
@@ -104,7 +130,7 @@ class Crawl {
       report,
       signal,
     });
-    const queue = this.queue = new CrawlQueue(tuning.workers);
+    const queue = this.queue = new CrawlQueue(tuning.workers, log && ((t) => log.todo(t)));
     const discovery = this.discovery = new CrawlDiscovery({
       fetcher,
       tuning,
@@ -112,6 +138,8 @@ class Crawl {
       report,
       queue,
       signal,
+      filter: urlFilter(req.include ?? [], req.exclude ?? []),
+      seen: log ? new TrackedSet((u, on) => on && log.seen(u)) : undefined,
     });
     const store = this.store = new CrawlStore(
       { s, site, report, history, refresher, discovery },
@@ -130,14 +158,68 @@ class Crawl {
     });
   }
 
-  async run() {
-    await this.history.load();
-    await this.begin();
-    await this.queue.drain((task) => this.runTask(task));
-    if (this.queue.error) throw this.queue.error;
-    this.signal?.throwIfAborted();
-    await this.history.removeGone(this.report, this.refresher);
-    await this.refresher.finish();
+  /** What to save with the job after a step. */
+  state(): CrawlState {
+    const { discovery, report } = this;
+    return {
+      begun: this.begun,
+      mode: discovery.mode,
+      siteKey: discovery.siteKey,
+      complete: report.complete,
+    };
+  }
+
+  /** Takes up a crawl from its saved state and marks. */
+  restore(state: CrawlState, marks: Awaited<ReturnType<typeof loadMarks>>) {
+    const { discovery, report, queue } = this;
+    this.begun = state.begun;
+    discovery.mode = state.mode;
+    discovery.siteKey = state.siteKey;
+    report.complete = state.complete;
+    const quiet = (set: Set<string>, v: string) =>
+      set instanceof TrackedSet ? set.quietAdd(v) : set.add(v);
+    for (const [url, m] of marks.urls) {
+      if (m.k === "s") discovery.sitemaps.add(url);
+      else quiet(discovery.seen, url);
+      if (m.s !== 1) continue;
+      const u = new URL(url);
+      queue.restore(
+        m.k === "s"
+          ? { kind: "sitemap", url: u, depth: m.d ?? 0 }
+          : { kind: "page", url: u, ...(m.l !== undefined ? { lastmod: m.l } : {}) },
+      );
+    }
+    for (const [path, flags] of marks.paths) {
+      this.log?.restorePath(path, flags);
+      if (flags & PATH_LISTED) quiet(report.listed, path);
+      if (flags & PATH_CLAIMED) quiet(report.claimed, path);
+      if (flags & PATH_GONE) quiet(report.gone, path);
+    }
+  }
+
+  /** Runs until nothing is left (true) or `deadline` (ms, Date.now) passes (false). */
+  async step(deadline: number): Promise<boolean> {
+    // Pages show in search within about a second even while the crawl is busy elsewhere.
+    const tick = setInterval(() => this.refresher.refreshIfPending(), 1000);
+    try {
+      if (!this.loaded) {
+        await this.history.load();
+        this.loaded = true;
+      }
+      if (!this.begun) {
+        await this.begin();
+        this.begun = true;
+      }
+      await this.queue.drain((task) => this.runTask(task), () => Date.now() >= deadline);
+      if (this.queue.error) throw this.queue.error;
+      this.signal?.throwIfAborted();
+      if (this.queue.pending > 0) return false;
+      await this.history.removeGone(this.report, this.refresher);
+      await this.refresher.finish();
+      return true;
+    } finally {
+      clearInterval(tick);
+    }
   }
 
   async close() {
@@ -190,10 +272,14 @@ class Crawl {
     discovery.seen.add(start.href);
     report.counts.discovered++;
     report.listed.add(pathOf(start));
+    // Pages robots.txt's sitemaps list but no link reaches are crawled too.
+    const final = new URL(res.url);
+    discovery.addSitemaps((await this.robots.get(final)).rules.sitemaps);
     store.reserve();
     let kept = false;
     try {
-      kept = await this.pages.handle(start, res);
+      // Left out by the patterns, the start page is still read for its links.
+      kept = await this.pages.handle(start, res, discovery.refusal(final));
     } finally {
       if (!kept) store.release();
     }
@@ -201,7 +287,21 @@ class Crawl {
 
   private async runTask(task: CrawlTask): Promise<void> {
     this.signal?.throwIfAborted();
-    if (task.kind === "page") await this.pages.crawl(task);
-    else await this.discovery.crawlSitemap(task.url, task.depth);
+    if (task.kind === "sitemap") await this.discovery.crawlSitemap(task.url, task.depth);
+    else if (!(await this.keepUnmodified(task))) await this.pages.crawl(task);
+    this.log?.done(task);
+  }
+
+  /** A re-crawl keeps a stored page its sitemap says is unchanged since the last crawl, unfetched. */
+  private async keepUnmodified(task: CrawlTask & { kind: "page" }): Promise<boolean> {
+    const since = this.req.lastmodSince;
+    if (since == null || task.lastmod === undefined || task.lastmod >= since) return false;
+    const path = pathOf(task.url);
+    const { report } = this;
+    if (report.claimed.has(path) || this.store.full()) return false;
+    if (!(await this.s.pages.get(this.site.id, path))) return false;
+    report.claimed.add(path);
+    report.note(task.url.href, "not_modified");
+    return true;
   }
 }

@@ -10,6 +10,7 @@ import type { RobotsCache } from "./robots_rules.ts";
 import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
 import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseSitemap } from "./sitemap.ts";
+import type { UrlFilter } from "./patterns.ts";
 
 const MAX_SITEMAP_DEPTH = 3;
 const MAX_PATH = 1000;
@@ -21,7 +22,7 @@ export class CrawlDiscovery {
   /** Pages come from sitemaps, or from following links out of the start page. */
   mode: "sitemap" | "links" = "links";
   /** Absolute URLs met so far, so each is handled once. */
-  readonly seen = new Set<string>();
+  readonly seen: Set<string>;
   readonly sitemaps = new Set<string>();
 
   constructor(
@@ -32,11 +33,22 @@ export class CrawlDiscovery {
       report: CrawlReport;
       queue: CrawlQueue;
       signal?: AbortSignal;
+      /** The crawl's include and exclude patterns. */
+      filter?: UrlFilter | null;
+      /** A set that records its members, for a resumable crawl. */
+      seen?: Set<string>;
     },
-  ) {}
+  ) {
+    this.seen = d.seen ?? new Set();
+  }
+
+  /** Why the patterns keep a URL out of the crawl, or null. */
+  refusal(u: URL): string | null {
+    return this.d.filter?.(u) ?? null;
+  }
 
   /** A link, sitemap entry or canonical target: queued once if it belongs to the site. */
-  discover(href: string) {
+  discover(href: string, lastmod?: number) {
     const { report } = this.d;
     const u = URL.parse(href.trim());
     if (u) u.hash = "";
@@ -50,8 +62,11 @@ export class CrawlDiscovery {
     if (siteKeyOf(u) !== this.siteKey) return report.note(u.href, "off_site");
     const path = pathOf(u);
     if (path.length > MAX_PATH) return report.note(u.href, "invalid_url");
+    const refused = this.refusal(u);
+    // A page the patterns leave out is gone from the index, if an earlier crawl stored it.
+    if (refused) return report.note(u.href, refused, path);
     report.listed.add(path);
-    this.d.queue.push({ kind: "page", url: u });
+    this.d.queue.push({ kind: "page", url: u, ...(lastmod !== undefined ? { lastmod } : {}) });
   }
 
   /** Fetches a sitemap (or index) found in another, and reads it. */
@@ -89,7 +104,7 @@ export class CrawlDiscovery {
       return false;
     }
     if (entries.kind === "urlset") {
-      for (const { loc } of entries.urls) this.discover(loc);
+      for (const { loc, lastmod } of entries.urls) this.discover(loc, parseLastmod(lastmod));
       return true;
     }
     for (const { loc } of entries.urls) {
@@ -105,10 +120,31 @@ export class CrawlDiscovery {
     return true;
   }
 
+  /** Queues the sitemaps robots.txt names for the site (a start-page crawl reads them too). */
+  addSitemaps(urls: string[]) {
+    for (const loc of urls) {
+      const u = URL.parse(loc.trim());
+      if (!u || this.sitemaps.has(u.href)) continue;
+      this.sitemaps.add(u.href);
+      if (siteKeyOf(u) !== this.siteKey) {
+        this.d.report.note(u.href, "off_site");
+        continue;
+      }
+      this.d.queue.push({ kind: "sitemap", url: u, depth: 0 });
+    }
+  }
+
   /** Why a redirect target is refused: another site (unless `anyHost`), or robots.txt. */
   async hopRefusal(next: URL, anyHost: boolean): Promise<string | null> {
     if (!anyHost && siteKeyOf(next) !== this.siteKey) return "off_site";
     const robots = await this.d.robots.get(next);
     return robots.rules.isAllowed(pathOf(next)) ? null : "robots";
   }
+}
+
+/** A sitemap <lastmod> (W3C datetime) in ms, or undefined when absent or unreadable. */
+function parseLastmod(text: string | undefined): number | undefined {
+  if (!text) return undefined;
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? undefined : t;
 }

@@ -86,8 +86,11 @@ export class PageCrawler {
     }
   }
 
-  /** Turns a page's response into a stored page or a reason; true when a page slot is used. */
-  async handle(u: URL, res: FetchResult): Promise<boolean> {
+  /**
+   * Turns a page's response into a stored page or a reason; true when a page slot is used.
+   * `refused` (the start page left out by the patterns): its links are followed, nothing stored.
+   */
+  async handle(u: URL, res: FetchResult, refused: string | null = null): Promise<boolean> {
     const { discovery, report, store } = this.d;
     const path = pathOf(u);
     if (!res.ok) {
@@ -124,6 +127,10 @@ export class PageCrawler {
     const page = extractPage(decodeHtml(res.body, res.headers.get("content-type")), res.url);
     const follow = discovery.mode === "links" && !page.nofollow && !header.nofollow;
     if (follow) { for (const link of page.links) discovery.discover(link); }
+    if (refused) {
+      report.note(u.href, refused, finalPath);
+      return false;
+    }
     if (page.noindex || header.noindex) {
       report.note(u.href, "noindex", finalPath);
       return false;

@@ -39,16 +39,23 @@ export const isFailure = (reason: string) =>
 export class CrawlReport {
   readonly counts: CrawlCounts;
   /** Same-site paths this crawl found listed or linked. */
-  readonly listed = new Set<string>();
+  readonly listed: Set<string>;
   /** Paths stored (indexed or unchanged) by this crawl. */
-  readonly claimed = new Set<string>();
+  readonly claimed: Set<string>;
   /** Paths this crawl found gone: 404/410, noindex, canonical elsewhere, redirected, … */
-  readonly gone = new Set<string>();
+  readonly gone: Set<string>;
   /** False once something may have hidden part of the site: then unlisted pages are kept. */
   complete = true;
 
-  constructor(private sink: CrawlSink) {
+  /** `sets` lets a resumable crawl hand in sets that record their changes. */
+  constructor(
+    private sink: CrawlSink,
+    sets?: { listed: Set<string>; claimed: Set<string>; gone: Set<string> },
+  ) {
     this.counts = sink.counts;
+    this.listed = sets?.listed ?? new Set();
+    this.claimed = sets?.claimed ?? new Set();
+    this.gone = sets?.gone ?? new Set();
   }
 
   /** Counts a URL that was not indexed; `gonePath` marks a page that is no longer one of ours. */

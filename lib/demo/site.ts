@@ -2,6 +2,7 @@
 import { DEMO_PAGES, DEMO_SITE_NAME } from "./pages.ts";
 import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
+import { randomBase62, sha256Hex } from "../sites/keys.ts";
 
 const DEMO_KEY = ["config", "demo"];
 
@@ -49,16 +50,40 @@ export async function ensureDemoSite(s: Services): Promise<DemoInfo> {
   return { ...info, created: true };
 }
 
-/** The operator token: the environment's, else one generated once and kept in KV. */
-export async function operatorToken(kv: Deno.Kv, fromEnv: string | undefined): Promise<string> {
-  if (fromEnv) return fromEnv;
-  const key = ["config", "operatorToken"];
-  const stored = (await kv.get<string>(key)).value;
-  if (stored) return stored;
-  const token = "op_" + crypto.randomUUID().replaceAll("-", "");
-  // Two instances starting together: the first token stored is the one both use.
-  const ok = await kv.atomic().check({ key, versionstamp: null }).set(key, token).commit();
-  return ok.ok ? token : await operatorToken(kv, fromEnv);
+export interface OperatorToken {
+  /** SHA-256 hex of the token: all the app keeps. */
+  hash: string | null;
+  /** The token itself, only when generated just now (printed once, never stored). */
+  created: string | null;
+}
+
+const TOKEN_HASH_KEY = ["config", "operatorTokenHash"];
+const LEGACY_TOKEN_KEY = ["config", "operatorToken"];
+
+/**
+ * The operator token's hash: the environment's token, else one generated once (its hash
+ * kept in KV, the token returned this once). `generate: false` (production) never makes one.
+ */
+export async function operatorToken(
+  kv: Deno.Kv,
+  fromEnv: string | undefined,
+  generate = true,
+): Promise<OperatorToken> {
+  if (fromEnv) return { hash: await sha256Hex(fromEnv), created: null };
+  const legacy = await kv.get<string>(LEGACY_TOKEN_KEY);
+  if (legacy.value) {
+    // Earlier versions kept the token in plain text: keep only its hash from now on.
+    await kv.atomic().check(legacy).set(TOKEN_HASH_KEY, await sha256Hex(legacy.value))
+      .delete(LEGACY_TOKEN_KEY).commit();
+  }
+  const stored = await kv.get<string>(TOKEN_HASH_KEY);
+  if (stored.value || !generate) return { hash: stored.value, created: null };
+  const token = "op_" + randomBase62(32);
+  const hash = await sha256Hex(token);
+  const res = await kv.atomic().check(stored).set(TOKEN_HASH_KEY, hash).commit();
+  // Another instance generated one first: theirs stands, and this one prints nothing.
+  if (!res.ok) return { hash: (await kv.get<string>(TOKEN_HASH_KEY)).value, created: null };
+  return { hash, created: token };
 }
 
 /** The demo site's current public key, or null before the demo site exists. */

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
 import type { AppEnv } from "./middleware.ts";
-import { constantTimeEqual, isAdminKey, isPublicKey } from "../sites/keys.ts";
+import { constantTimeEqual, isAdminKey, isPublicKey, sha256HexSync } from "../sites/keys.ts";
 import type { Site, SiteStore } from "../sites/store.ts";
 
 /** The public key of a request: the `X-API-Key` header wins over the `key` parameter. */
@@ -52,11 +52,11 @@ export interface AdminCaller {
   site: Site | null;
 }
 
-/** Authenticates `Authorization: Bearer <admin key | operator token>`. */
+/** Authenticates `Authorization: Bearer <admin key | operator token>`; the token is checked by its hash. */
 export async function adminCaller(
   c: Context,
   sites: SiteStore,
-  operatorToken: string | null,
+  operatorTokenHash: string | null,
 ): Promise<AdminCaller> {
   const auth = c.req.header("authorization") ?? "";
   const viaSession = (c as Context<AppEnv>).get("adminCaller");
@@ -69,7 +69,7 @@ export async function adminCaller(
     );
   }
   const token = m[1];
-  if (operatorToken && constantTimeEqual(token, operatorToken)) {
+  if (operatorTokenHash && constantTimeEqual(sha256HexSync(token), operatorTokenHash)) {
     return { operator: true, site: null };
   }
   if (isAdminKey(token)) {

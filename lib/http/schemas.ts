@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { invalid } from "./errors.ts";
 import { PLAN_NAMES } from "../limits/plans.ts";
+import { MAX_PATTERN, MAX_PATTERNS, patternError } from "../crawl/patterns.ts";
 
 /** Parses `data` or throws INVALID_PARAMETER naming the first bad field. */
 export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""): z.output<T> {
@@ -76,6 +77,18 @@ export const CreateSite = z.object({
 
 const limitValue = z.number().int().min(0).max(1e12).nullable().optional();
 
+/** Include or exclude URL patterns of crawls (lib/crawl/patterns.ts says what they match). */
+function urlPatterns(name: string) {
+  return z.array(z.string({ error: `${name} must hold strings` }).min(1).max(MAX_PATTERN), {
+    error: `${name} must be an array of URL patterns`,
+  }).max(MAX_PATTERNS, `${name} takes at most ${MAX_PATTERNS} patterns`).superRefine(
+    (list, ctx) => {
+      const error = patternError(list);
+      if (error) ctx.addIssue({ code: "custom", message: error });
+    },
+  );
+}
+
 export const PatchSite = z.object({
   name: z.string().trim().min(1).max(200).optional(),
   aiSummaries: z.boolean().optional(),
@@ -83,6 +96,10 @@ export const PatchSite = z.object({
   followups: z.boolean().optional(),
   allowedOrigins: z.array(origin).max(50).optional(),
   resultsPage: sitePath.optional(),
+  recrawl: z.enum(["daily", "weekly"], { error: "recrawl must be daily, weekly or null" })
+    .nullable().optional(),
+  include: urlPatterns("include").optional(),
+  exclude: urlPatterns("exclude").optional(),
   plan: plan.optional(),
   limits: z.object({
     searchesPerMinute: limitValue,
@@ -168,6 +185,8 @@ export const StartCrawl = z.object({
       "url must use http or https",
     ),
   maxPages: z.number({ error: "maxPages must be a whole number" }).int().min(1).optional(),
+  include: urlPatterns("include").optional(),
+  exclude: urlPatterns("exclude").optional(),
 }).strict();
 
 /** Query of POST /api/admin/sites/:id/documents. */

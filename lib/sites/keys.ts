@@ -1,4 +1,6 @@
 /** Key formats of API.md: generation, shape checks, hashing and constant-time comparison. */
+import { createHash } from "node:crypto";
+
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** `n` random base62 characters, without modulo bias. */
@@ -23,6 +25,11 @@ export const isAdminKey = (k: string) => /^sk_[0-9A-Za-z]{32}$/.test(k);
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Hex SHA-256 computed at once, for the operator token checked on every admin call. */
+export function sha256HexSync(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /** Compares two strings in time that depends only on their lengths. */

@@ -9,6 +9,11 @@ export interface SiteSettings {
   followups: boolean;
   allowedOrigins: string[];
   resultsPage: string;
+  /** Scheduled re-crawl of the site's last crawl URL. */
+  recrawl?: "daily" | "weekly" | null;
+  /** URL patterns every crawl of the site applies (a crawl's own include replaces these). */
+  include?: string[];
+  exclude?: string[];
 }
 
 export interface Site {
@@ -31,6 +36,9 @@ export const DEFAULT_SETTINGS: SiteSettings = {
   followups: true,
   allowedOrigins: [],
   resultsPage: "/search-results",
+  recrawl: null,
+  include: [],
+  exclude: [],
 };
 
 const siteKey = (id: string) => ["site", id];
@@ -185,6 +193,32 @@ export class SiteStore {
         }
         : { ...site, adminKeyHash: hash });
     return { key: fresh, previousPublicKey: site.previousPublicKey ?? null };
+  }
+
+  /** Drops a removed site from the key cache, so its public key stops working here at once. */
+  forget(site: Site) {
+    this.cache.delete(site.publicKey);
+    this.cachedKey.delete(site.id);
+  }
+
+  /** Deletes the site record (the site is gone for every call from now on); false if already gone. */
+  async delete(site: Site): Promise<boolean> {
+    const entry = await this.getEntry(site.id);
+    if (!entry.value) return false;
+    const res = await this.kv.atomic().check(entry).delete(siteKey(site.id)).commit();
+    this.forget(site);
+    return res.ok;
+  }
+
+  /** One page of sites in id order, and the cursor of the next (null at the end). */
+  async listPage(opts: { cursor?: string; limit: number }) {
+    const sites: Site[] = [];
+    const iter = this.kv.list<Site>({ prefix: ["site"] }, {
+      cursor: opts.cursor,
+      limit: opts.limit,
+    });
+    for await (const e of iter) sites.push(e.value);
+    return { sites, cursor: sites.length === opts.limit && iter.cursor ? iter.cursor : null };
   }
 
   /** Every site id (for the operator and start-up). */

@@ -250,7 +250,8 @@ Deno.test("admin - bodies are checked: type, size, JSON, shape", async () => {
       400,
       "INVALID_PARAMETER",
     ],
-    [{ method: "DELETE", headers: auth }, 405, "METHOD_NOT_ALLOWED"],
+    [{ method: "DELETE", headers: auth }, 403, "OPERATOR_ONLY"],
+    [{ method: "PUT", headers: auth }, 405, "METHOD_NOT_ALLOWED"],
   ];
   for (const [init, status, code] of cases) {
     const r = await t.call(url, init);

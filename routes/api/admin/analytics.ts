@@ -9,7 +9,7 @@ import type { Services } from "../../../lib/services.ts";
 export function adminAnalyticsRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get("/api/admin/sites/:id/analytics", async (c) => {
-    const { site } = await adminTarget(c, s.sites, s.operatorToken);
+    const { site } = await adminTarget(c, s.sites, s.operatorTokenHash);
     const { days } = parse(AnalyticsParams, c.req.query());
     await s.analytics.flush(); // this instance's latest counts, so the owner sees them at once
     return c.json(await analyticsReport(s.kv, s.clock, site.id, days));

@@ -1,7 +1,7 @@
 /** Admin API for crawls: start one (202, runs in the background), follow it, list recent ones. */
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/http/auth.ts";
-import { getCrawlJob, listCrawlJobs, startCrawlJob } from "../../../lib/crawl/jobs.ts";
+import { getCrawlJob, jobView, listCrawlJobs, startCrawlJob } from "../../../lib/crawl/jobs.ts";
 import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { parse, StartCrawl } from "../../../lib/http/schemas.ts";
@@ -11,15 +11,15 @@ const BODY_LIMIT = 16 * 1024;
 
 export function adminCrawlRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  const site = async (c: Context<AppEnv>) => (await adminTarget(c, s.sites, s.operatorToken)).site;
+  const site = async (c: Context<AppEnv>) =>
+    (await adminTarget(c, s.sites, s.operatorTokenHash)).site;
 
   app.post("/api/admin/sites/:id/crawl", async (c) => {
     const target = await site(c);
     const req = parse(StartCrawl, await readJson(c, BODY_LIMIT));
     const { job } = await startCrawlJob(s, target, req);
-    const { siteId: _, heartbeatAt: __, ...shown } = job;
     c.header("Location", `/api/admin/sites/${target.id}/crawl/${job.id}`);
-    return c.json({ job: { ...shown, skipped: [], failed: [] } }, 202);
+    return c.json({ job: { ...jobView(job), skipped: [], failed: [] } }, 202);
   });
 
   app.get("/api/admin/sites/:id/crawl", async (c) => {

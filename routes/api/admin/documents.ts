@@ -17,7 +17,8 @@ import type { Services } from "../../../lib/services.ts";
 
 export function adminDocumentRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  const site = async (c: Context<AppEnv>) => (await adminTarget(c, s.sites, s.operatorToken)).site;
+  const site = async (c: Context<AppEnv>) =>
+    (await adminTarget(c, s.sites, s.operatorTokenHash)).site;
   const missing = (id: string) =>
     new ApiError("NOT_FOUND", `No document with id ${JSON.stringify(id)}.`);
 

@@ -12,7 +12,8 @@ const PAGES_BODY_LIMIT = 32 * 1024 * 1024;
 
 export function adminPageRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  const site = async (c: Context<AppEnv>) => (await adminTarget(c, s.sites, s.operatorToken)).site;
+  const site = async (c: Context<AppEnv>) =>
+    (await adminTarget(c, s.sites, s.operatorTokenHash)).site;
 
   app.put("/api/admin/sites/:id/pages", async (c) => {
     const target = await site(c);

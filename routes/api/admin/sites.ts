@@ -1,10 +1,12 @@
-/** Admin API for sites: create, read, settings and limits, usage, key rotation. */
+/** Admin API for sites: create, list (by cursor), read, settings and limits, delete, usage, key rotation. */
 import { Hono } from "hono";
 import { adminCaller, adminTarget } from "../../../lib/http/auth.ts";
 import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { siteUsage } from "../../../lib/limits/usage.ts";
-import { CreateSite, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
+import { CreateSite, ListParams, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
+import { nextCrawlAt } from "../../../lib/crawl/worker.ts";
+import { deleteSite } from "../../../lib/sites/remove.ts";
 import type { Services } from "../../../lib/services.ts";
 import { publicView } from "../../../lib/sites/store.ts";
 
@@ -13,7 +15,8 @@ const OPERATOR_FIELDS = ["plan", "limits"] as const;
 
 export function adminSiteRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  const caller = (c: Parameters<typeof adminCaller>[0]) => adminCaller(c, s.sites, s.operatorToken);
+  const caller = (c: Parameters<typeof adminCaller>[0]) =>
+    adminCaller(c, s.sites, s.operatorTokenHash);
 
   app.post("/api/admin/sites", async (c) => {
     if (!(await caller(c)).operator) {
@@ -29,18 +32,31 @@ export function adminSiteRoutes(s: Services) {
     if (!(await caller(c)).operator) {
       throw new ApiError("OPERATOR_ONLY", "Only the operator lists all sites.");
     }
-    const ids = await s.sites.listIds();
-    const sites = await Promise.all(ids.map((id) => s.sites.get(id)));
-    return c.json({ sites: sites.filter((x) => x).map((x) => publicView(x!, s.clock())) });
+    const { cursor, limit } = parse(ListParams, c.req.query());
+    let page;
+    try {
+      page = await s.sites.listPage({ cursor, limit });
+    } catch {
+      throw new ApiError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
+    }
+    return c.json({ sites: page.sites.map((x) => publicView(x, s.clock())), cursor: page.cursor });
   });
 
   app.get("/api/admin/sites/:id", async (c) => {
-    const { site } = await adminTarget(c, s.sites, s.operatorToken);
-    return c.json({ site: publicView(site, s.clock()) });
+    const { site } = await adminTarget(c, s.sites, s.operatorTokenHash);
+    return c.json({
+      site: { ...publicView(site, s.clock()), nextCrawlAt: await nextCrawlAt(s, site) },
+    });
+  });
+
+  app.delete("/api/admin/sites/:id", async (c) => {
+    const { site, caller: who } = await adminTarget(c, s.sites, s.operatorTokenHash);
+    if (!who.operator) throw new ApiError("OPERATOR_ONLY", "Only the operator deletes sites.");
+    return c.json({ deleted: site.id, keysRemoved: await deleteSite(s, site) });
   });
 
   app.patch("/api/admin/sites/:id", async (c) => {
-    const { site, caller: who } = await adminTarget(c, s.sites, s.operatorToken);
+    const { site, caller: who } = await adminTarget(c, s.sites, s.operatorTokenHash);
     const patch = parse(PatchSite, await readJson(c, SMALL_BODY));
     for (const field of OPERATOR_FIELDS) {
       if (patch[field] !== undefined && !who.operator) {
@@ -61,12 +77,12 @@ export function adminSiteRoutes(s: Services) {
   });
 
   app.get("/api/admin/sites/:id/usage", async (c) => {
-    const { site } = await adminTarget(c, s.sites, s.operatorToken);
+    const { site } = await adminTarget(c, s.sites, s.operatorTokenHash);
     return c.json(await siteUsage(s, site));
   });
 
   app.post("/api/admin/sites/:id/keys/rotate", async (c) => {
-    const { site } = await adminTarget(c, s.sites, s.operatorToken);
+    const { site } = await adminTarget(c, s.sites, s.operatorTokenHash);
     const { key, graceSeconds } = parse(RotateKey, await readJson(c, SMALL_BODY));
     const fresh = await s.sites.rotate(site.id, key, graceSeconds);
     return c.json(
@@ -77,7 +93,7 @@ export function adminSiteRoutes(s: Services) {
   });
 
   allowOnly(app, "/api/admin/sites", ["GET", "POST"]);
-  allowOnly(app, "/api/admin/sites/:id", ["GET", "PATCH"]);
+  allowOnly(app, "/api/admin/sites/:id", ["GET", "PATCH", "DELETE"]);
   allowOnly(app, "/api/admin/sites/:id/usage", ["GET"]);
   allowOnly(app, "/api/admin/sites/:id/keys/rotate", ["POST"]);
   return app;

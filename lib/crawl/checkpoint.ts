@@ -1,0 +1,116 @@
+/**
+ * What a crawl step leaves in KV so that any instance can go on from there: a mark per
+ * URL met (seen, to do with its task, done) and per site path what the crawl learned
+ * (listed, stored, gone). Marks pile up in memory and are written with the job's
+ * heartbeat; a step that dies loses at most the last second, which is fetched again.
+ */
+import type { CrawlTask } from "./queue.ts";
+
+/** 0 seen (no task), 1 to do, 2 done. */
+export interface UrlMark {
+  s: 0 | 1 | 2;
+  /** Task kind: page or sitemap. */
+  k?: "p" | "s";
+  /** Sitemap depth. */
+  d?: number;
+  /** Sitemap lastmod of a page, ms. */
+  l?: number;
+}
+
+export const PATH_LISTED = 1;
+export const PATH_CLAIMED = 2;
+export const PATH_GONE = 4;
+
+/** KV keys stay under 2 KiB: longer URLs are not saved (a resumed crawl may meet them again). */
+const MAX_KEY_CHARS = 1500;
+
+export const urlPrefix = (site: string, job: string) => ["crawlurl", site, job];
+export const pathPrefix = (site: string, job: string) => ["crawlpath", site, job];
+
+/** One crawl's marks waiting to be written. */
+export class CrawlLog {
+  private urls = new Map<string, UrlMark>();
+  private paths = new Map<string, number>();
+  /** Path flags known so far, so a write carries the whole value. */
+  private flags = new Map<string, number>();
+
+  seen(url: string) {
+    if (!this.urls.has(url)) this.urls.set(url, { s: 0 });
+  }
+
+  todo(task: CrawlTask) {
+    const cur = this.urls.get(task.url.href);
+    if (cur && cur.s === 2) return;
+    const mark: UrlMark = task.kind === "page"
+      ? { s: 1, k: "p", ...(task.lastmod !== undefined ? { l: task.lastmod } : {}) }
+      : { s: 1, k: "s", d: task.depth };
+    this.urls.set(task.url.href, mark);
+  }
+
+  done(task: CrawlTask) {
+    this.urls.set(task.url.href, { s: 2, k: task.kind === "page" ? "p" : "s" });
+  }
+
+  path(path: string, flag: number, on: boolean) {
+    const cur = this.flags.get(path) ?? 0;
+    const next = on ? cur | flag : cur & ~flag;
+    if (next === cur) return;
+    this.flags.set(path, next);
+    this.paths.set(path, next);
+  }
+
+  /** Known flags from a restore, so later writes keep them. */
+  restorePath(path: string, flags: number) {
+    this.flags.set(path, flags);
+  }
+
+  /** The pending writes as [key, value] pairs; the log is empty afterwards. */
+  take(site: string, job: string): [Deno.KvKey, unknown][] {
+    const out: [Deno.KvKey, unknown][] = [];
+    for (const [url, mark] of this.urls) {
+      if (url.length <= MAX_KEY_CHARS) out.push([[...urlPrefix(site, job), url], mark]);
+    }
+    for (const [path, flags] of this.paths) {
+      if (path.length <= MAX_KEY_CHARS) out.push([[...pathPrefix(site, job), path], flags]);
+    }
+    this.urls.clear();
+    this.paths.clear();
+    return out;
+  }
+}
+
+/** Reads a job's marks back: every URL met, the tasks left, and the path flags. */
+export async function loadMarks(kv: Deno.Kv, site: string, job: string) {
+  const urls = new Map<string, UrlMark>();
+  const paths = new Map<string, number>();
+  for await (const e of kv.list<UrlMark>({ prefix: urlPrefix(site, job) })) {
+    urls.set(e.key[3] as string, e.value);
+  }
+  for await (const e of kv.list<number>({ prefix: pathPrefix(site, job) })) {
+    paths.set(e.key[3] as string, e.value);
+  }
+  return { urls, paths };
+}
+
+/** A Set that reports each new member (to a CrawlLog). */
+export class TrackedSet extends Set<string> {
+  constructor(private onChange: (v: string, added: boolean) => void) {
+    super();
+  }
+
+  override add(v: string): this {
+    if (!this.has(v)) this.onChange(v, true);
+    return super.add(v);
+  }
+
+  override delete(v: string): boolean {
+    const had = super.delete(v);
+    if (had) this.onChange(v, false);
+    return had;
+  }
+
+  /** Adds without reporting (a restore). */
+  quietAdd(v: string) {
+    super.add(v);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * A crawl job's record in KV and what every part of a job shares: its shape (API.md's,
+ * plus what a step needs to go on), its keys, its limits and a few small helpers.
+ */
+import type { CrawlCounts } from "./report.ts";
+import type { CrawlTuning } from "./tuning.ts";
+import type { CrawlState } from "./crawler.ts";
+import type { Services } from "../services.ts";
+
+export type CrawlStatus = "queued" | "running" | "done" | "failed" | "interrupted";
+
+export interface CrawlJob {
+  id: string;
+  siteId: string;
+  status: CrawlStatus;
+  url: string;
+  maxPages: number;
+  /** The patterns this crawl applies (its own include, else the site's; both excludes). */
+  include: string[];
+  exclude: string[];
+  /** Started by an admin call or by the site's re-crawl schedule. */
+  trigger: "manual" | "schedule";
+  counts: CrawlCounts;
+  /** Skipped and failed URLs per reason, exact (the lists stop at MAX_LISTED). */
+  reasons: Record<string, number>;
+  startedAt: string;
+  finishedAt: string | null;
+  /** Why a failed job failed, in words. */
+  error: string | null;
+  /** Clock time of the runner's last write. */
+  heartbeatAt: number;
+  /** Steps finished so far; a queue message names the step it runs. */
+  step: number;
+  /** The instance running the current step, null between steps. */
+  runner: string | null;
+  /** What the crawl knows besides its marks. */
+  state: CrawlState;
+  /** Start of the site's previous finished crawl (for sitemap lastmod), ms. */
+  lastmodSince: number | null;
+  tuning?: Partial<CrawlTuning>;
+}
+
+export interface CrawlItem {
+  url: string;
+  reason: string;
+}
+
+/** What the API answers for a job. */
+export type CrawlJobView =
+  & Omit<CrawlJob, "siteId" | "heartbeatAt" | "runner" | "state" | "tuning" | "lastmodSince">
+  & { skipped?: CrawlItem[]; failed?: CrawlItem[] };
+
+/** The last crawl a site had: what a scheduled re-crawl repeats. */
+export interface SiteCrawlInfo {
+  url: string;
+  maxPages: number;
+  include: string[];
+  exclude: string[];
+  lastStartedAt: number;
+  /** Start of the last crawl that finished ("done"). */
+  lastDoneStartedAt: number | null;
+}
+
+/** Skipped and failed URLs kept per job, each; the counts are always exact. */
+export const MAX_LISTED = 1000;
+/** A running job silent for this long is taken for dead. */
+export const STALE_MS = 30_000;
+/** How long one step runs before it saves its state and queues the next. */
+export const STEP_MS = 30_000;
+export const FLUSH_MS = 1000;
+export const JOB_TTL_MS = 30 * 24 * 3600_000;
+export const MAX_ITEM_URL = 2000;
+export const WRITE_BATCH = 200;
+export const HANDOFF_DELAY_MS = 1000;
+
+export const jobKey = (site: string, id: string) => ["crawljob", site, id];
+export const itemPrefix = (site: string, id: string, kind: string) => ["crawlitem", site, id, kind];
+export const recentKey = (site: string, at: number, id: string) => ["crawlrecent", site, at, id];
+export const lockKey = (site: string) => ["crawllock", site];
+export const siteCrawlKey = (site: string) => ["crawlsite", site];
+export const TTL = { expireIn: JOB_TTL_MS };
+
+export interface StepMessage {
+  kind: "crawl-step";
+  siteId: string;
+  jobId: string;
+  step: number;
+}
+
+export const isLive = (j: CrawlJob) => j.status === "queued" || j.status === "running";
+export const iso = (t: number) => new Date(t).toISOString();
+export const stepMessage = (j: CrawlJob): StepMessage => ({
+  kind: "crawl-step",
+  siteId: j.siteId,
+  jobId: j.id,
+  step: j.step,
+});
+
+/** The job as ended "interrupted" now, with `error`. */
+export function interrupted(job: CrawlJob, now: number, error = job.error): CrawlJob {
+  return { ...job, status: "interrupted", finishedAt: iso(now), runner: null, error };
+}
+
+/** Deletes every key under `prefix`, a batch at a time. */
+export async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey) {
+  while (true) {
+    const keys: Deno.KvKey[] = [];
+    for await (const e of kv.list({ prefix }, { limit: 500 })) keys.push(e.key);
+    if (!keys.length) return;
+    const op = kv.atomic();
+    for (const k of keys) op.delete(k);
+    await op.commit();
+  }
+}
+
+/** Frees the site for a new crawl, if `jobId` still holds it. */
+export async function releaseLock(s: Services, siteId: string, jobId: string) {
+  const lock = await s.kv.get<string>(lockKey(siteId));
+  if (lock.value === jobId) await s.kv.atomic().check(lock).delete(lockKey(siteId)).commit();
+}
+
+/** A job as the API shows it: no internals. */
+export function jobView(job: CrawlJob): CrawlJobView {
+  const {
+    siteId: _s,
+    heartbeatAt: _h,
+    runner: _r,
+    state: _st,
+    tuning: _t,
+    lastmodSince: _l,
+    ...rest
+  } = job;
+  return rest;
+}

@@ -1,0 +1,253 @@
+/**
+ * `deno task loadtest`: many sites on one server, as a hosted service sees them. Starts
+ * `main.ts` as its own process on 127.0.0.1 (once with 1 worker, once with 2), creates
+ * LOADTEST_SITES sites of LOADTEST_PAGES real documentation pages each, then runs a mix for
+ * LOADTEST_SECONDS: mostly live-search prefixes and refinements under typing sessions, some
+ * whole queries, a few summaries. Prints throughput, p50/p99, errors and the server's RSS.
+ * Runs with --allow-all: Deno reads another process's /proc status only with it.
+ */
+import { loadCorpus } from "./corpus.ts";
+
+const SITES = Number(Deno.env.get("LOADTEST_SITES") ?? 200);
+const PAGES = Number(Deno.env.get("LOADTEST_PAGES") ?? 200);
+const SECONDS = Number(Deno.env.get("LOADTEST_SECONDS") ?? 20);
+const USERS = Number(Deno.env.get("LOADTEST_USERS") ?? 50);
+/** Bodies are cut so 40,000 pages ingest in minutes; the index still holds real text. */
+const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
+const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Number);
+const OPERATOR = "op_loadtest_" + crypto.randomUUID().replaceAll("-", "");
+
+interface Server {
+  origin: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Runs main.ts on port 0 with its own KV file and waits for the URL it prints. */
+async function startServer(workers: number, kvPath: string): Promise<Server> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts"],
+    cwd: new URL("../", import.meta.url).pathname,
+    env: {
+      PORT: "0",
+      HOSTNAME: "127.0.0.1",
+      KV_PATH: kvPath,
+      WORKERS: String(workers),
+      SITESEARCH_OPERATOR_TOKEN: OPERATOR,
+      SUMMARY_IP_LIMIT_PER_MINUTE: "1000000",
+      OPENAI_API_KEY: "",
+    },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/http:\/\/127\.0\.0\.1:\d+/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("main.ts exited before it printed its URL:\n" + out);
+    out += value;
+  }
+  // Keep draining stdout (the access log) so the server never blocks on a full pipe.
+  (async () => {
+    while (!(await reader.read()).done);
+  })().catch(() => {});
+  return {
+    origin: /http:\/\/127\.0\.0\.1:\d+/.exec(out)![0],
+    pid: child.pid,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+    },
+  };
+}
+
+/** Resident memory of a process and its children (the workers), in MB, from /proc. */
+function rssMb(pid: number): number {
+  const pids = [pid];
+  try {
+    const children = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim();
+    if (children) pids.push(...children.split(/\s+/).map(Number));
+  } catch { /* no children file: one process */ }
+  let kb = 0;
+  for (const p of pids) {
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${p}/status`));
+      kb += m ? Number(m[1]) : 0;
+    } catch { /* gone */ }
+  }
+  return kb / 1024;
+}
+
+async function call(origin: string, path: string, init: RequestInit = {}): Promise<Response> {
+  return await fetch(origin + path, {
+    ...init,
+    headers: { authorization: `Bearer ${OPERATOR}`, "content-type": "application/json" },
+  });
+}
+
+/** Creates the sites (enterprise with per-site limits high enough not to refuse the mix). */
+async function createSites(origin: string, corpus: { url: string; title: string; body: string }[]) {
+  const keys: string[] = [];
+  for (let i = 0; i < SITES; i++) {
+    const res = await call(origin, "/api/admin/sites", {
+      method: "POST",
+      body: JSON.stringify({ name: `Load ${i}`, plan: "enterprise" }),
+    });
+    if (res.status !== 201) throw new Error(`create site: ${res.status} ${await res.text()}`);
+    const { site, publicKey } = await res.json();
+    const patch = await call(origin, `/api/admin/sites/${site.id}`, {
+      method: "PATCH",
+      body: JSON.stringify({ aiSummaries: true, limits: { searchesPerMinute: 1_000_000 } }),
+    });
+    await patch.body?.cancel();
+    // Each site takes a different slice of the corpus, so no two indexes are alike.
+    const pages = Array.from({ length: PAGES }, (_, j) => {
+      const p = corpus[(i * 37 + j) % corpus.length];
+      return { url: p.url, title: p.title, body: p.body.slice(0, BODY_CHARS) };
+    });
+    const put = await call(origin, `/api/admin/sites/${site.id}/pages`, {
+      method: "PUT",
+      body: JSON.stringify({ pages }),
+    });
+    if (put.status !== 200) throw new Error(`put pages: ${put.status} ${await put.text()}`);
+    await put.body?.cancel();
+    keys.push(publicKey);
+  }
+  return keys;
+}
+
+/** Real visitor questions when the shared judgments are present, else page titles. */
+async function queryPool(corpus: { title: string }[]): Promise<string[]> {
+  try {
+    const file = new URL("../../shared/eval/django_judgments.json", import.meta.url);
+    const judged: { query: string }[] = JSON.parse(await Deno.readTextFile(file));
+    return judged.map((j) => j.query);
+  } catch {
+    return corpus.slice(0, 300).map((p) => p.title.split(/\s+/).slice(0, 3).join(" "));
+  }
+}
+
+const percentile = (xs: number[], p: number) =>
+  xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
+
+/** One visitor: types a query as live-search prefixes, sometimes asks it whole or for a summary. */
+async function visitor(
+  origin: string,
+  keys: string[],
+  queries: string[],
+  until: number,
+  lat: { search: number[]; summary: number[] },
+  errors: Map<string, number>,
+) {
+  const fail = (why: string) => errors.set(why, (errors.get(why) ?? 0) + 1);
+  while (performance.now() < until) {
+    const key = keys[Math.floor(Math.random() * keys.length)];
+    const q = queries[Math.floor(Math.random() * queries.length)];
+    const roll = Math.random();
+    const steps = roll < 0.8
+      ? [...new Set([3, 5, 8, q.length].filter((n) => n <= q.length))].map((n) => q.slice(0, n))
+      : [q];
+    const session = crypto.randomUUID();
+    for (const text of steps) {
+      const live = roll < 0.8 ? `&live=1&session=${session}` : "";
+      const t0 = performance.now();
+      try {
+        const res = await fetch(
+          `${origin}/api/search?key=${key}&q=${encodeURIComponent(text)}${live}`,
+        );
+        await res.arrayBuffer();
+        if (res.status !== 200) fail(`search ${res.status}`);
+        else lat.search.push(performance.now() - t0);
+      } catch (err) {
+        fail(`search ${(err as Error).name}`);
+      }
+      if (performance.now() >= until) return;
+    }
+    if (roll > 0.97) {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(`${origin}/api/summarize?key=${key}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ query: q }),
+        });
+        await res.arrayBuffer();
+        if (res.status !== 200) fail(`summary ${res.status}`);
+        else lat.summary.push(performance.now() - t0);
+      } catch (err) {
+        fail(`summary ${(err as Error).name}`);
+      }
+    }
+  }
+}
+
+const corpus = await loadCorpus();
+if (!corpus.length) {
+  console.log("(no corpus: apt-get install -y postgresql-doc-15 python-django-doc python3-doc)");
+  Deno.exit(0);
+}
+const queries = await queryPool(corpus);
+console.log(
+  `# loadtest: ${SITES} sites x ${PAGES} pages (bodies <= ${BODY_CHARS} chars), ` +
+    `${USERS} visitors for ${SECONDS} s, ${navigator.hardwareConcurrency} cores`,
+);
+for (const workers of WORKERS) {
+  const dir = await Deno.makeTempDir({ prefix: "sitesearch-loadtest-" });
+  const server = await startServer(workers, `${dir}/kv.sqlite`);
+  try {
+    const rssStart = rssMb(server.pid);
+    const t0 = performance.now();
+    const keys = await createSites(server.origin, corpus);
+    const ingest = (performance.now() - t0) / 1000;
+    const lat = { search: [] as number[], summary: [] as number[] };
+    const errors = new Map<string, number>();
+    // Warm-up pass: every site answers once, so the timed run measures steady state.
+    for (const key of keys) {
+      const res = await fetch(`${server.origin}/api/search?key=${key}&q=the`);
+      await res.arrayBuffer();
+    }
+    const rssWarm = rssMb(server.pid);
+    const start = performance.now();
+    const until = start + SECONDS * 1000;
+    let peak = rssWarm;
+    const sampler = setInterval(() => peak = Math.max(peak, rssMb(server.pid)), 250);
+    await Promise.all(
+      Array.from(
+        { length: USERS },
+        () => visitor(server.origin, keys, queries, until, lat, errors),
+      ),
+    );
+    clearInterval(sampler);
+    const elapsed = (performance.now() - start) / 1000;
+    lat.search.sort((a, b) => a - b);
+    lat.summary.sort((a, b) => a - b);
+    const total = lat.search.length + lat.summary.length;
+    const errCount = [...errors.values()].reduce((a, b) => a + b, 0);
+    console.log(`\n## ${workers} worker${workers > 1 ? "s" : ""}`);
+    console.log(`ingest                ${ingest.toFixed(1)} s`);
+    console.log(`requests              ${total} in ${elapsed.toFixed(1)} s`);
+    console.log(`throughput            ${(total / elapsed).toFixed(0)} req/s`);
+    console.log(
+      `search latency        p50 ${percentile(lat.search, 50).toFixed(2)} ms, p99 ${
+        percentile(lat.search, 99).toFixed(2)
+      } ms (${lat.search.length})`,
+    );
+    console.log(
+      `summary latency       p50 ${percentile(lat.summary, 50).toFixed(1)} ms, p99 ${
+        percentile(lat.summary, 99).toFixed(1)
+      } ms (${lat.summary.length})`,
+    );
+    console.log(
+      `errors                ${errCount}${
+        errCount ? " " + JSON.stringify(Object.fromEntries(errors)) : ""
+      }`,
+    );
+    console.log(
+      `RSS                   start ${rssStart.toFixed(0)} MB, warm ${rssWarm.toFixed(0)} MB, ` +
+        `peak ${peak.toFixed(0)} MB`,
+    );
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}

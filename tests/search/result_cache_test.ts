@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { ResultCache } from "../../lib/search/result_cache.ts";
+
+const body = (n: number) => ({ bytes: new Uint8Array(n), found: n });
+
+Deno.test("result cache - a key differs by site, index version, plan and every parameter", () => {
+  const keys = new Set([
+    ResultCache.key("s1", 1, "free", "tea", 1, 10),
+    ResultCache.key("s2", 1, "free", "tea", 1, 10),
+    ResultCache.key("s1", 2, "free", "tea", 1, 10),
+    ResultCache.key("s1", 1, "pro", "tea", 1, 10),
+    ResultCache.key("s1", 1, "free", "teas", 1, 10),
+    ResultCache.key("s1", 1, "free", "tea", 2, 10),
+    ResultCache.key("s1", 1, "free", "tea", 1, 20),
+  ]);
+  assert.equal(keys.size, 7);
+});
+
+Deno.test("result cache - holds at most maxBytes and evicts the least recently used first", () => {
+  const cache = new ResultCache(8_000);
+  cache.set("a", body(900));
+  cache.set("b", body(900));
+  assert.equal(cache.get("a")?.found, 900); // a is now the most recently used
+  for (let i = 0; i < 10; i++) cache.set(`k${i}`, body(900));
+  assert.ok(cache.bytes <= 8_000, `held ${cache.bytes}`);
+  assert.equal(cache.get("b"), undefined);
+  assert.equal(cache.get("k9")?.found, 900);
+});
+
+Deno.test("result cache - an entry over an eighth of the budget is not kept", () => {
+  const cache = new ResultCache(8_000);
+  cache.set("small", body(100));
+  cache.set("huge", body(2_000));
+  assert.equal(cache.get("huge"), undefined);
+  assert.equal(cache.get("small")?.found, 100);
+});
+
+Deno.test("result cache - setting a key again replaces it and keeps the byte count exact", () => {
+  const cache = new ResultCache(100_000);
+  cache.set("a", body(500));
+  cache.set("a", body(700));
+  assert.equal(cache.size, 1);
+  assert.equal(cache.bytes, 700 + 2);
+  assert.equal(cache.get("a")?.found, 700);
+});

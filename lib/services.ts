@@ -10,6 +10,7 @@ import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
 import { SearchIndexes } from "./search/indexes.ts";
+import { ResultCache } from "./search/result_cache.ts";
 import { SiteStore } from "./sites/store.ts";
 import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
@@ -24,6 +25,8 @@ export interface AppOptions {
   /** Or only its SHA-256 hex (a generated token is never kept itself). */
   operatorTokenHash?: string | null;
   log?: Logger;
+  /** Bytes of encoded search answers kept (RESULT_CACHE_MB; default 32 MB). */
+  resultCacheBytes?: number;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
   /** The answerer; the built-in extractive one when none is given. */
@@ -52,6 +55,8 @@ export interface Services {
   pages: PageStore;
   /** Search indexes of pages: what /api/search answers from. */
   indexes: SearchIndexes;
+  /** Encoded /api/search answers, keyed by index version (live search repeats itself). */
+  resultCache: ResultCache;
   /** Uploaded documents, kept like pages but apart: summaries cite them, search never shows them. */
   documents: PageStore;
   documentIndexes: SearchIndexes;
@@ -85,6 +90,7 @@ export function createServices(opts: AppOptions): Services {
     sites,
     pages,
     indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),
+    resultCache: new ResultCache(opts.resultCacheBytes),
     documents,
     documentIndexes: new SearchIndexes(documents, clock, opts.indexStaleMs ?? 500),
     quota: new SearchQuota(kv, clock),

@@ -223,6 +223,11 @@ export class SearchIndexes {
     return idx;
   }
 
+  /** The index version a search would read now (caught up as a search would be). */
+  async version(site: string): Promise<number> {
+    return (await this.current(site)).version;
+  }
+
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);

@@ -6,7 +6,7 @@
  */
 
 export interface CachedBody {
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   /** Total matches, for callers that count searches with no results. */
   found: number;
 }

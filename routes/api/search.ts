@@ -4,6 +4,7 @@ import { originError, publicSite } from "../../lib/http/auth.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../../lib/http/middleware.ts";
 import { PLANS } from "../../lib/limits/plans.ts";
+import { ResultCache } from "../../lib/search/result_cache.ts";
 import { rateLimitHeaders } from "../../lib/limits/quota.ts";
 import { parse, SearchParams } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
@@ -42,15 +43,18 @@ export function searchRoutes(s: Services) {
     }, session);
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
-    const { found, hits, corrections } = await s.indexes.search(
-      site.id,
-      params.q,
-      params.page,
-      perPage,
-    );
-    if (params.page === 1) s.analytics.search(site.id, params.q, found); // in memory; batched
-    return c.json(
-      {
+    // The index version is part of the key: no answer from before an upsert or delete comes back.
+    const version = await s.indexes.version(site.id);
+    const cacheKey = ResultCache.key(site.id, version, site.plan, params.q, params.page, perPage);
+    let answer = s.resultCache.get(cacheKey);
+    if (!answer) {
+      const { found, hits, corrections } = await s.indexes.search(
+        site.id,
+        params.q,
+        params.page,
+        perPage,
+      );
+      const body = {
         results: hits,
         meta: {
           found,
@@ -61,10 +65,15 @@ export function searchRoutes(s: Services) {
           // The query words replaced by words the pages use ("Showing results for …").
           ...(corrections.length ? { corrections } : {}),
         },
-      },
-      200,
-      rateLimitHeaders(state),
-    );
+      };
+      answer = { bytes: new TextEncoder().encode(JSON.stringify(body)), found };
+      s.resultCache.set(cacheKey, answer);
+    }
+    if (params.page === 1) s.analytics.search(site.id, params.q, answer.found); // in memory; batched
+    return c.body(answer.bytes, 200, {
+      ...rateLimitHeaders(state),
+      "Content-Type": "application/json",
+    });
   });
   allowOnly(app, "/api/search", ["GET"]);
   return app;

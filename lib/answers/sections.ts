@@ -43,9 +43,12 @@ function looksLikeHeading(lines: string[], i: number): string | null {
 
 /** The page's sections in reading order; a page without headings is one section. */
 export function splitSections(page: SectionedPage): Section[] {
-  const list = typeof page.headings === "string"
+  // Sections name their headings exactly; the index's headings field may carry more (anchors).
+  const list = page.sections?.length
+    ? page.sections.map((s) => s.heading)
+    : typeof page.headings === "string"
     ? page.headings.split("\n")
-    : page.headings ?? page.sections?.map((s) => s.heading) ?? [];
+    : page.headings ?? [];
   const known = new Set(list.map((h) => squash(h)).filter(Boolean));
   // Anchors by heading, in the order each heading text occurs.
   const anchors = new Map<string, string[]>();

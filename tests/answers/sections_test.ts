@@ -57,3 +57,25 @@ Deno.test("sections - a page with no named headings is cut at Markdown and title
   assert.ok(sections[1].text.includes("- a list item"));
   assert.deepEqual(splitSections({ title: "T", body: "" }), []);
 });
+
+Deno.test("sections - a page with sections splits at their headings even when the index's headings field carries anchors", () => {
+  const sections = splitSections({
+    title: "FAQ",
+    body:
+      "Intro line.\nHow do I reset it?\nHold the button for five seconds.\nWhy is it slow?\nIt warms up first.",
+    // What the search index keeps: each heading followed by its anchor.
+    headings: "How do I reset it? reset\nWhy is it slow? slow",
+    sections: [{ heading: "How do I reset it?", anchor: "reset" }, {
+      heading: "Why is it slow?",
+      anchor: "slow",
+    }],
+  });
+  assert.deepEqual(
+    sections.map((s) => [s.heading, s.anchor, s.text]),
+    [
+      ["", "", "Intro line."],
+      ["How do I reset it?", "reset", "Hold the button for five seconds."],
+      ["Why is it slow?", "slow", "It warms up first."],
+    ],
+  );
+});

@@ -73,7 +73,20 @@ const worker = startCrawlWorker(services, {
 recrawlTick.resolve(worker.recrawlDue);
 
 const port = Number(env("PORT") ?? 8000);
+// WORKERS=n serves from n processes on one port (each its own index, all on the one KV). The
+// first spawns the others once it knows its port; they print nothing and end with it.
+const workers = onDeploy
+  ? 1
+  : env("WORKERS") === "auto"
+  ? navigator.hardwareConcurrency
+  : envNumber("WORKERS", 1);
+const workerOf = env("SITESEARCH_WORKER_OF");
 const hostname = env("HOSTNAME") ?? (onDeploy ? "0.0.0.0" : "127.0.0.1");
+const onListen = (addr: { hostname: string; port: number }) => {
+  if (workerOf) return; // the first worker speaks for all
+  banner(addr);
+  if (workers > 1) spawnWorkers(addr.port);
+};
 const banner = ({ hostname, port }: { hostname: string; port: number }) => {
   const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const url = `http://${host}:${port}`;
@@ -106,9 +119,35 @@ const banner = ({ hostname, port }: { hostname: string; port: number }) => {
   try:             curl '${url}/api/search?q=shipping&key=${demo.publicKey}'`);
 };
 
+const children: Deno.ChildProcess[] = [];
+/** Starts the other workers on the port this one listens on, with the same environment. */
+function spawnWorkers(port: number) {
+  for (let i = 1; i < workers; i++) {
+    children.push(
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          "--config",
+          new URL("./deno.json", import.meta.url).pathname,
+          new URL(import.meta.url).pathname,
+        ],
+        env: { SITESEARCH_WORKER_OF: String(Deno.pid), PORT: String(port), WORKERS: "1" },
+        stdin: "piped", // never written: it closes when this process ends, however it ends
+      }).spawn(),
+    );
+  }
+  console.log(`  workers:         ${workers} processes on port ${port}`);
+}
+
 /** Stops taking work: crawl steps back to the queue, counts in memory written out, KV closed. */
 let stopServer = async () => {};
 async function stop() {
+  for (const child of children) {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+  }
   await Promise.race([
     Promise.all([stopServer(), worker.shutdown().catch(() => {})]),
     new Promise((r) => setTimeout(r, 5000)),
@@ -119,7 +158,7 @@ async function stop() {
 }
 
 if (onDeploy) {
-  Deno.serve({ port, hostname, onListen: banner }, app.fetch); // Deploy runs its own front end
+  Deno.serve({ port, hostname, onListen }, app.fetch); // Deploy runs its own front end
 } else {
   // Our own HTTP/1.1 server: bounded connections, head and body deadlines (lib/http/server.ts).
   const server = serveHttp({
@@ -129,7 +168,8 @@ if (onDeploy) {
     headerTimeoutMs: envNumber("HTTP_HEADER_TIMEOUT_MS", SERVE_DEFAULTS.headerTimeoutMs),
     bodyTimeoutMs: envNumber("HTTP_BODY_TIMEOUT_MS", SERVE_DEFAULTS.bodyTimeoutMs),
     log: jsonLogger,
-    onListen: banner,
+    onListen,
+    reusePort: workers > 1 || workerOf !== undefined,
   }, app.fetch);
   stopServer = () => server.shutdown();
 }
@@ -141,4 +181,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   } catch {
     // Windows has no SIGTERM; a stopped crawl step is then handed on once its heartbeat is stale.
   }
+}
+// A worker ends with the process that started it: its stdin closes then.
+if (workerOf) {
+  (async () => {
+    for await (const _ of Deno.stdin.readable) { /* nothing is ever sent */ }
+    await stop();
+  })();
 }

@@ -316,3 +316,49 @@ Deno.test("start - an instance stopped with SIGTERM hands its crawl step back to
   const ms = await resumeAfter("SIGTERM", null);
   assert.ok(ms < 15_000, `resumed in ${ms} ms`);
 });
+
+/** Sockets listening on `port` on this machine, from /proc/net/tcp (through cat: no --allow-all). */
+async function listeners(port: number): Promise<number> {
+  const out = await new Deno.Command("cat", { args: ["/proc/net/tcp"] }).output();
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((line) => line.includes(`:${hex} `) && / 0A /.test(line)).length;
+}
+
+Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay exact, and both stop together", async () => {
+  const dir = await Deno.makeTempDir();
+  const run = await start({ KV_PATH: `${dir}/s.kv`, WORKERS: "2" });
+  const port = Number(new URL(run.url).port);
+  assert.match(run.out, /workers:\s+2 processes/);
+  for (let i = 0; i < 100 && await listeners(port) < 2; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(await listeners(port), 2, "two processes listen on the port");
+  const token = run.field("operator token");
+  const created = await json(
+    await fetch(`${run.url}/api/admin/sites`, bearer(token, { name: "Two", plan: "free" })),
+  );
+  assert.equal(created.status, 201);
+  const put = await fetch(`${run.url}/api/admin/sites/${created.body.site.id}/pages`, {
+    ...bearer(token, { pages: [{ url: "/tea", title: "Tea", body: "Green tea and black tea." }] }),
+    method: "PUT",
+  });
+  assert.equal(put.status, 200);
+  await put.body?.cancel();
+  // New connections each (the kernel spreads them over both processes); Free allows 30 a minute.
+  const statuses = await Promise.all(Array.from({ length: 60 }, async (_, i) => {
+    const res = await fetch(`${run.url}/api/search?q=tea+${i}&key=${created.body.publicKey}`, {
+      headers: { Connection: "close" },
+    });
+    await res.body?.cancel();
+    return res.status;
+  }));
+  assert.equal(statuses.filter((s) => s === 200).length, 30, JSON.stringify(statuses));
+  assert.equal(statuses.filter((s) => s === 429).length, 30);
+  await run.stop();
+  for (let i = 0; i < 100 && await listeners(port) > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(await listeners(port), 0, "the second worker ended with the first");
+  await Deno.remove(dir, { recursive: true });
+});

@@ -24,6 +24,8 @@ export interface ServeOptions {
   maxHeaderBytes?: number;
   log?: Logger;
   onListen?: (addr: Deno.NetAddr) => void;
+  /** Share the port with other processes (SO_REUSEPORT): the kernel spreads connections. */
+  reusePort?: boolean;
 }
 
 export type Handler = (
@@ -143,7 +145,12 @@ interface Slot {
 export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
   const o = { ...SERVE_DEFAULTS, ...options };
   const log = o.log ?? (() => {});
-  const listener = Deno.listen({ hostname: o.hostname, port: o.port, transport: "tcp" });
+  const listener = Deno.listen({
+    hostname: o.hostname,
+    port: o.port,
+    transport: "tcp",
+    ...(o.reusePort ? { reusePort: true } : {}),
+  });
   const addr = listener.addr as Deno.NetAddr;
   const slots = new Set<Slot>();
   const tasks = new Set<Promise<void>>();

@@ -20,12 +20,12 @@ export function EmbedSnippet(p: { origin: string; publicKey: string; resultsPage
       <p>
         In the site-wide <code>&lt;head&gt;</code>, on every page:
       </p>
-      <div class="snippet">
+      <div class="embed-snippet">
         <pre class="code"><code data-snippet="widget">{head}</code></pre>
         <CopyButton text={head} label="Copy" />
       </div>
       <p>On the results page ({p.resultsPage}):</p>
-      <div class="snippet">
+      <div class="embed-snippet">
         <pre class="code"><code data-snippet="results">{results}</code></pre>
         <CopyButton text={results} label="Copy" />
       </div>

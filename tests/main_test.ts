@@ -329,7 +329,10 @@ Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay 
   const dir = await Deno.makeTempDir();
   const run = await start({ KV_PATH: `${dir}/s.kv`, WORKERS: "2" });
   const port = Number(new URL(run.url).port);
-  assert.match(run.out, /workers:\s+2 processes/);
+  for (let i = 0; i < 100 && !/workers:\s+2 processes/.test(run.log()); i++) {
+    await new Promise((r) => setTimeout(r, 50)); // printed just after the banner
+  }
+  assert.match(run.log(), /workers:\s+2 processes/);
   for (let i = 0; i < 100 && await listeners(port) < 2; i++) {
     await new Promise((r) => setTimeout(r, 100));
   }

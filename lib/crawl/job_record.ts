@@ -64,7 +64,7 @@ export interface SiteCrawlInfo {
 /** Skipped and failed URLs kept per job, each; the counts are always exact. */
 export const MAX_LISTED = 1000;
 /** A running job silent for this long is taken for dead. */
-export const STALE_MS = 30_000;
+export const STALE_MS = 10_000; // ten missed heartbeats (one a second): the runner is gone
 /** How long one step runs before it saves its state and queues the next. */
 export const STEP_MS = 30_000;
 export const FLUSH_MS = 1000;

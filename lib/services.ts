@@ -25,6 +25,8 @@ export interface AppOptions {
   /** Or only its SHA-256 hex (a generated token is never kept itself). */
   operatorTokenHash?: string | null;
   log?: Logger;
+  /** Estimated bytes the search indexes may hold before the least recently used go (INDEX_MEMORY_MB). */
+  indexMemoryBytes?: number;
   /** Bytes of encoded search answers kept (RESULT_CACHE_MB; default 32 MB). */
   resultCacheBytes?: number;
   /** How old another instance's writes may be before a search notices them. */
@@ -89,10 +91,15 @@ export function createServices(opts: AppOptions): Services {
       (opts.operatorToken ? sha256HexSync(opts.operatorToken) : null),
     sites,
     pages,
-    indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500),
+    indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500, opts.indexMemoryBytes),
     resultCache: new ResultCache(opts.resultCacheBytes),
     documents,
-    documentIndexes: new SearchIndexes(documents, clock, opts.indexStaleMs ?? 500),
+    documentIndexes: new SearchIndexes(
+      documents,
+      clock,
+      opts.indexStaleMs ?? 500,
+      opts.indexMemoryBytes,
+    ),
     quota: new SearchQuota(kv, clock),
     credits: new Credits(kv, clock),
     conversations: new Conversations(kv, clock),

@@ -51,7 +51,19 @@ interface SiteIndex {
   names: SiteName;
   builtWith: string;
   builtPages: number;
+  /** Estimated memory the index holds, for the per-process budget (INDEX_MEMORY_MB). */
+  bytes: number;
 }
+
+/**
+ * Memory an index holds per page and per character of its text, as measured on real
+ * documentation (29–33 MB per 1,000 pages of about 7,500 characters): an estimate that
+ * lets eviction work without asking V8.
+ */
+const BYTES_PER_PAGE = 2_000;
+const BYTES_PER_CHAR = 4;
+const estimate = (p: { title: string; description?: string; body: string }) =>
+  BYTES_PER_PAGE + BYTES_PER_CHAR * (p.title.length + (p.description?.length ?? 0) + p.body.length);
 
 /** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */
 const HEADING_LINE = /^[^\n=(){};<>]{2,80}$/;
@@ -138,13 +150,35 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 
 /** Search indexes for all sites this instance has served. */
 export class SearchIndexes {
+  /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
   private sites = new Map<string, Promise<SiteIndex>>();
+  /** The indexes built so far, for the memory budget. */
+  private built = new Map<string, SiteIndex>();
 
   constructor(
     private pages: PageStore,
     private clock: () => number,
     private staleMs = 500,
+    /** Estimated bytes all indexes may hold; the least recently used go first (INDEX_MEMORY_MB). */
+    private budgetBytes = Infinity,
   ) {}
+
+  /** Sites whose index is in memory (or being built). */
+  get loaded(): number {
+    return this.sites.size;
+  }
+
+  /** Drops the least recently used indexes, never `keep`, until the rest fit the budget. */
+  private evict(keep: string) {
+    let total = 0;
+    for (const idx of this.built.values()) total += idx.bytes;
+    for (const site of this.sites.keys()) {
+      if (total <= this.budgetBytes) break;
+      if (site === keep) continue;
+      total -= this.built.get(site)?.bytes ?? 0;
+      this.drop(site);
+    }
+  }
 
   /** Builds a site's index from KV. */
   private async build(site: string): Promise<SiteIndex> {
@@ -152,8 +186,13 @@ export class SearchIndexes {
     const names = new SiteName();
     for await (const meta of this.pages.metas(site)) names.add(meta.url, meta.title, meta.lang);
     const db = createSiteDb();
-    await inSlices(this.pages.all(site), (page) => addDoc(db, toDoc(page, names)));
+    let bytes = 0;
+    await inSlices(this.pages.all(site), (page) => {
+      addDoc(db, toDoc(page, names));
+      bytes += estimate(page);
+    });
     return {
+      bytes,
       db,
       version,
       checkedAt: this.clock(),
@@ -166,11 +205,18 @@ export class SearchIndexes {
 
   private load(site: string): Promise<SiteIndex> {
     let p = this.sites.get(site);
-    if (!p) {
-      p = this.build(site);
-      p.catch(() => this.sites.delete(site));
+    if (p) {
+      this.sites.delete(site); // most recently used now
       this.sites.set(site, p);
+      return p;
     }
+    p = this.build(site);
+    p.then((idx) => {
+      if (this.sites.get(site) !== p) return; // dropped while it was being built
+      this.built.set(site, idx);
+      this.evict(site);
+    }, () => this.sites.delete(site));
+    this.sites.set(site, p);
     return p;
   }
 
@@ -192,6 +238,7 @@ export class SearchIndexes {
         removeDoc(idx.db, url);
         idx.names.remove(url);
         const page = pages[i];
+        if (page) idx.bytes += estimate(page); // a replaced page's share stays until a rebuild
         if (page) idx.names.add(url, page.title, page.lang);
         if (page) addDoc(idx.db, toDoc(page, idx.names));
       });
@@ -294,5 +341,6 @@ export class SearchIndexes {
   /** Forgets an index (tests, memory pressure); the next search rebuilds it. */
   drop(site: string) {
     this.sites.delete(site);
+    this.built.delete(site);
   }
 }

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { createSite, putPages, search, startApp } from "../helpers.ts";
+
+const WORDS = ["teapot", "kettle", "saucer", "grinder"];
+
+Deno.test("eviction - under a tiny index budget only the last site stays in memory, and every answer is still right", async () => {
+  const t = await startApp({ indexMemoryBytes: 1 });
+  const sites = [];
+  for (const word of WORDS) {
+    const site = await createSite(t, "pro", word);
+    await putPages(t, site, [
+      { url: `/${word}`, title: `The ${word}`, body: `All about the ${word}.` },
+      { url: `/${word}/care`, title: `${word} care`, body: `Clean the ${word} weekly.` },
+    ]);
+    sites.push(site);
+  }
+  for (let round = 0; round < 2; round++) {
+    for (const [i, site] of sites.entries()) {
+      const res = await search(t, site.publicKey, `q=${WORDS[i]}&per_page=10`);
+      assert.equal(res.status, 200);
+      assert.deepEqual(
+        res.body.results.map((r: { url: string }) => r.url.split("#")[0]).sort(),
+        [`/${WORDS[i]}`, `/${WORDS[i]}/care`],
+      );
+      // Another site's word finds nothing here, evicted or not.
+      const other = await search(t, site.publicKey, `q=${WORDS[(i + 1) % WORDS.length]}`);
+      assert.equal(other.body.meta.found, 0);
+      assert.equal(t.services.indexes.loaded, 1, "the others were evicted");
+    }
+  }
+  t.close();
+});
+
+Deno.test("eviction - with room for three sites a fourth evicts one, and an evicted site is rebuilt from KV", async () => {
+  const t = await startApp({ indexMemoryBytes: 3 * 2 * 2_400 }); // about three of these sites
+  const sites = [];
+  for (const word of WORDS) {
+    const site = await createSite(t, "pro", word);
+    await putPages(t, site, [
+      { url: `/${word}`, title: word, body: word },
+      { url: `/${word}/b`, title: word, body: word },
+    ]);
+    sites.push(site);
+  }
+  for (const [i, site] of sites.slice(0, 3).entries()) {
+    await search(t, site.publicKey, `q=${WORDS[i]}`);
+  }
+  assert.equal(t.services.indexes.loaded, 3);
+  await search(t, sites[0].publicKey, `q=${WORDS[0]}`); // site 0 is now the most recent
+  await search(t, sites[3].publicKey, `q=${WORDS[3]}`); // over budget: site 1 goes
+  assert.equal(t.services.indexes.loaded, 3);
+  const again = await search(t, sites[1].publicKey, `q=${WORDS[1]}`); // rebuilt from KV
+  assert.equal(again.body.meta.found, 2);
+  t.close();
+});

@@ -60,7 +60,10 @@ const { app, services } = createApp({
   summarizer,
   summaryIpLimitPerMinute: Number(env("SUMMARY_IP_LIMIT_PER_MINUTE") ?? 30),
   resultCacheBytes: envNumber("RESULT_CACHE_MB", 32) * 1024 * 1024,
-  indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
+  // Off unless set: until indexes load from snapshots, an evicted site costs a rebuild from KV.
+  indexMemoryBytes: env("INDEX_MEMORY_MB")
+    ? envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024
+    : undefined,
   crawl: {
     allowLoopback: env("CRAWL_ALLOW_LOOPBACK") === "true",
     delayMs: Number(env("CRAWL_DELAY_MS") ?? 250),

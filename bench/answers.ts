@@ -9,6 +9,7 @@
 import { createApp } from "../app.ts";
 import { startCrawlJob } from "../lib/crawl/jobs.ts";
 import { serveDir } from "./crawl.ts";
+import { askStreamed } from "./summarize.ts";
 import { ms, percentile } from "./corpus.ts";
 
 const ROOT = "/usr/share/doc/python-django-doc/html";
@@ -20,33 +21,6 @@ const SKIP = /(^|\/)(genindex[^/]*|py-modindex|search)\.html$/;
 interface Judgment {
   id: string;
   query: string;
-}
-
-/** One streamed answer: its text, page sources in order, and time to the first delta. */
-async function askStreamed(url: string, key: string, query: string) {
-  const t0 = performance.now();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-API-Key": key },
-    body: JSON.stringify({ query, stream: true }),
-  });
-  let first = 0, text = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body!) {
-    text += decoder.decode(chunk, { stream: true });
-    if (!first && text.includes("event: delta")) first = performance.now() - t0;
-  }
-  const data = (event: string) => {
-    const line = text.split(`event: ${event}\ndata: `)[1]?.split("\n")[0];
-    return line ? JSON.parse(line) : null;
-  };
-  const meta = data("meta"), done = data("done");
-  const sources = (done?.sources ?? meta?.sources ?? []) as { type: string; url?: string }[];
-  return {
-    answer: String(done?.answer ?? ""),
-    sources: sources.filter((s) => s.type === "page").map((s) => String(s.url)),
-    first: first || performance.now() - t0,
-  };
 }
 
 export async function evaluateAnswers() {

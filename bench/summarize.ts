@@ -3,6 +3,33 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../lib/http/middleware.ts";
 import { ms, percentile } from "./corpus.ts";
 
+/** One streamed answer: its text, page sources in order, and time to the first delta. */
+export async function askStreamed(url: string, key: string, query: string) {
+  const t0 = performance.now();
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-API-Key": key },
+    body: JSON.stringify({ query, stream: true }),
+  });
+  let first = 0, text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body!) {
+    text += decoder.decode(chunk, { stream: true });
+    if (!first && text.includes("event: delta")) first = performance.now() - t0;
+  }
+  const data = (event: string) => {
+    const line = text.split(`event: ${event}\ndata: `)[1]?.split("\n")[0];
+    return line ? JSON.parse(line) : null;
+  };
+  const meta = data("meta"), done = data("done");
+  const sources = (done?.sources ?? meta?.sources ?? []) as { type: string; url?: string }[];
+  return {
+    answer: String(done?.answer ?? ""),
+    sources: sources.filter((s) => s.type === "page").map((s) => String(s.url)),
+    first: first || performance.now() - t0,
+  };
+}
+
 export async function benchSummarize(
   app: Hono<AppEnv>,
   publicKey: string,
@@ -16,22 +43,11 @@ export async function benchSummarize(
   for (let i = 0; i < n + 10; i++) {
     const query = `What is ${queries[i % queries.length]} and how do I use it?`;
     const t0 = performance.now();
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-API-Key": publicKey },
-      body: JSON.stringify({ query, stream: true }),
-    });
-    let first = 0, text = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body!) {
-      text += decoder.decode(chunk, { stream: true });
-      if (!first && text.includes("event: delta")) first = performance.now() - t0;
-    }
+    const a = await askStreamed(url, publicKey, query);
     if (i < 10) continue; // warm-up
-    firstDelta.push(first);
+    firstDelta.push(a.first);
     total.push(performance.now() - t0);
-    const done = text.split("event: done\ndata: ")[1];
-    sizes.push(done ? JSON.parse(done.split("\n")[0]).answer.length : 0);
+    sizes.push(a.answer.length);
   }
   await server.shutdown();
   console.log(

@@ -39,18 +39,9 @@ export const jsonBody = (method: string, body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 
-export interface Highlight {
-  field: string;
-  snippet: string;
-  matches: [number, number][];
-}
-
-export interface Hit {
-  title: string;
-  description: string;
-  url: string;
-  highlights: Highlight[];
-}
+// The search response's shapes are the browser scripts' (both are browser code).
+import type { Highlight, Hit } from "../widget/api.ts";
+export type { Highlight, Hit };
 
 export interface SearchData {
   results: Hit[];

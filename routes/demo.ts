@@ -9,21 +9,11 @@ import { renderToString } from "preact-render-to-string";
 import { ensureDemoSite } from "../lib/demo/site.ts";
 import { DEMO_PAGES, DEMO_SITE_NAME, type DemoPage } from "../lib/demo/pages.ts";
 import type { AppEnv } from "../lib/http/middleware.ts";
+import { PAGE_CSP } from "../components/render.tsx";
 import type { Services } from "../lib/services.ts";
 
 const BASE = "/demo";
 const RESULTS_PATH = `${BASE}/search-results`;
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "object-src 'none'",
-  "frame-ancestors 'none'",
-].join("; ");
 
 const NAV: [string, string][] = [
   ["/shop", "Shop"],
@@ -164,7 +154,7 @@ export function demoRoutes(s: Services) {
       status,
       headers: {
         "Content-Type": "text/html; charset=utf-8",
-        "Content-Security-Policy": CSP,
+        "Content-Security-Policy": PAGE_CSP,
         "Cache-Control": "no-cache",
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "same-origin",

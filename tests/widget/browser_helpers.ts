@@ -212,3 +212,8 @@ export function resultsTag(api: string, key: string, attrs: Record<string, strin
   const extra = Object.entries(attrs).map(([k, v]) => ` ${k}="${escape(v)}"`).join("");
   return `<script defer src="${api}/results.js" data-key="${key}"${extra}></script>`;
 }
+
+/** Where the scripts draw: the search bar, its options, and the results page's list. */
+export const BAR = "[data-sitesearch=bar]";
+export const OPTION = `${BAR} [role=option]`;
+export const RESULTS = "[data-sitesearch=results]";

@@ -6,10 +6,13 @@
 import assert from "node:assert/strict";
 import type { Browser, Page, Route } from "playwright-core";
 import {
+  BAR,
   browserSuite,
   CHROMIUM_ARGS,
   loadPlaywright,
   makeSite,
+  OPTION,
+  RESULTS,
   resultsTag,
   SCREENSHOTS,
   serveApp,
@@ -19,9 +22,6 @@ import {
 import { numberedPages } from "../helpers.ts";
 import { staleBundles } from "../../scripts/build.ts";
 
-const BAR = "[data-sitesearch=bar]";
-const OPTION = `${BAR} [role=option]`;
-const RESULTS = "[data-sitesearch=results]";
 const BUSY = "Search is busy right now. Please try again in a minute.";
 const MONTHLY = "This site's search has reached its monthly limit.";
 const QUESTION = "how long does shipping to germany take";

@@ -5,10 +5,13 @@
 import assert from "node:assert/strict";
 import type { Browser, BrowserContextOptions, Page, Route } from "playwright-core";
 import {
+  BAR,
   browserSuite,
   CHROMIUM_ARGS,
   loadPlaywright,
   makeSite,
+  OPTION,
+  RESULTS,
   resultsTag,
   SCREENSHOTS,
   serveApp,
@@ -17,9 +20,6 @@ import {
 } from "./browser_helpers.ts";
 import { admin, OPERATOR } from "../helpers.ts";
 
-const BAR = "[data-sitesearch=bar]";
-const OPTION = `${BAR} [role=option]`;
-const RESULTS = "[data-sitesearch=results]";
 /** 47 characters, typed at 150 ms a key. */
 const QUESTION = "how long does shipping to germany usually take?";
 

@@ -156,7 +156,7 @@ async function stop() {
     Promise.all([stopServer(), worker.shutdown().catch(() => {})]),
     new Promise((r) => setTimeout(r, 5000)),
   ]);
-  await services.analytics.close().catch(() => {});
+  await services.close().catch(() => {}); // quota units given back, analytics written out
   kv.close();
   Deno.exit(0);
 }

@@ -72,6 +72,8 @@ export interface Services {
   analytics: Analytics;
   eventIpLimit: IpLimit;
   sessions: Sessions;
+  /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
+  close(): Promise<void>;
 }
 
 /** Wires the stores around one KV. */
@@ -83,6 +85,14 @@ export function createServices(opts: AppOptions): Services {
   const documents = new PageStore(kv, clock, "doc");
   const log = opts.log ?? jsonLogger;
   const sites = new SiteStore(kv, clock);
+  const quota = new SearchQuota(kv, clock);
+  sites.onChange = (id) => quota.forget(id); // a change made here holds here at once
+  const analytics = new Analytics(
+    kv,
+    clock,
+    opts.analyticsFlushMs ?? 5_000,
+    (err) => log({ level: "error", error: `analytics flush: ${err}` }),
+  );
   return {
     kv,
     clock,
@@ -100,24 +110,22 @@ export function createServices(opts: AppOptions): Services {
       opts.indexStaleMs ?? 500,
       opts.indexMemoryBytes,
     ),
-    quota: new SearchQuota(kv, clock),
+    quota,
     credits: new Credits(kv, clock),
     conversations: new Conversations(kv, clock),
     ipLimit: new IpLimit(kv, clock, opts.summaryIpLimitPerMinute ?? 30),
     summarizer: opts.summarizer ?? createExtractiveSummarizer(),
     ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
-    analytics: new Analytics(
-      kv,
-      clock,
-      opts.analyticsFlushMs ?? 5_000,
-      (err) => log({ level: "error", error: `analytics flush: ${err}` }),
-    ),
+    analytics,
     eventIpLimit: new IpLimit(kv, clock, opts.eventIpLimitPerMinute ?? 120, {
       prefix: "evip",
       code: "EVENT_RATE_LIMIT_EXCEEDED",
       what: "events",
     }),
     sessions: new Sessions(kv, clock, sites),
+    async close() {
+      await Promise.all([quota.close(), analytics.close()]);
+    },
   };
 }

@@ -39,6 +39,7 @@ export async function startApp(
     fetch: app.fetch,
     close: () => {
       services.analytics.discard(); // a test that wants its counts flushes them first
+      services.quota.discard();
       kv.close();
     },
   };

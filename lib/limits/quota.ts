@@ -1,51 +1,32 @@
 /**
- * Search quotas in Deno KV. Requests for one site queue up and are admitted in
- * groups: one read of the site, its two counters and the typing sessions the
- * group names, one atomic commit guarded by their versionstamps. That is exact
- * under any concurrency, also across instances sharing the KV (a lost race
- * re-reads and decides again), and under load one KV round trip serves many
- * requests. Each site has its own queue, so a busy site never delays another.
- *
- * Typing sessions (live search): the first search of a session counts; up to
- * `SESSION.refinements` more within `SESSION.lifeMs` of it ride on it for
- * free while each extends or trims the session's previous query. So a
- * counted search buys at most 1 + 8 answers, and a script reusing one session
- * id for unrelated queries pays for every one of them.
+ * Search quotas. Each instance reserves small blocks of a site's allowance in KV
+ * (reservations.ts: the counters move by the block in one guarded commit) and admits from the
+ * block in memory, synchronously, while the block lasts and the site read with it is at most
+ * `trustMs` old. When a block runs out, one refill round trip serves every request waiting on
+ * that site; busy sites refill ahead of need. Blocks start at 2 units, double while used up
+ * fast, halve when units go back unused, and never take more than a quarter of what is left
+ * beyond the requests waiting, so a Free site's 30 a minute spreads over several instances.
+ * Unused units go back after `idleMs` without a search, when the site's read gets old, when the
+ * window ends (to the month counter) and on close. Nothing is admitted past the counters, and
+ * the counters never pass the limit, on any number of instances.
  */
 import { type Clock, minuteWindow, monthWindow } from "../clock.ts";
-import { ApiError, busy, isLocked } from "../http/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
 import type { Site } from "../sites/store.ts";
+import {
+  exchange,
+  leaseKey,
+  othersHolding,
+  type QuotaStats,
+  readCounters,
+  type Snapshot,
+  type Window,
+} from "./reservations.ts";
+import { LiveSessions, ride, type SessionAsk, type SessionState } from "./sessions.ts";
 
-export const minuteKey = (site: string, minute: number) => ["qmin", site, minute];
-export const monthKey = (site: string, month: string) => ["qmon", site, month];
-export const sessionKey = (site: string, id: string) => ["qses", site, id];
-
-/** The typing-session rule (README, API additions): how long, and how many free refinements. */
-export const SESSION = { lifeMs: 60_000, refinements: 8 } as const;
-/** Distinct sessions decided in one group: 3 + this many versionstamp checks stay under KV's 100. */
-const SESSIONS_PER_BATCH = 60;
-
-/** What the KV keeps of a session: its previous query, when it was counted, refinements since. */
-interface SessionState {
-  q: string;
-  at: number;
-  free: number;
-}
-
-/** A live request's session: its id and the query it asks. */
-export interface SessionAsk {
-  id: string;
-  q: string;
-}
-
-const norm = (q: string) => q.toLowerCase().replace(/\s+/g, " ").trim();
-
-/** True when `q` refines `prev`: one starts with the other (typing on, or deleting back). */
-export function refines(prev: string, q: string): boolean {
-  const [a, b] = [norm(prev), norm(q)];
-  return a.startsWith(b) || b.startsWith(a);
-}
+export { minuteKey, monthKey } from "./reservations.ts";
+export { refines, SESSION, type SessionAsk } from "./sessions.ts";
 
 /** What the RateLimit headers need, for admitted and refused requests alike. */
 export interface QuotaState {
@@ -61,172 +42,421 @@ export interface Admitted {
   counted: boolean;
 }
 
-/** Decides, against the freshly read site, whether this request may count at all. */
+/** Decides, against the site as last read (at most `trustMs` ago), whether this request may count. */
 export type Verify = (site: Site | null) => ApiError | null;
+
+/** Timings of the reservations (README, Additions: "Quota reservations"). */
+export interface QuotaTiming {
+  /** How long a site read at a refill is trusted (key revocations, origins, plans elsewhere). */
+  trustMs: number;
+  /** Unused units go back after this long without an admission. */
+  idleMs: number;
+  /** A used-up block's lease is closed after this long without a refill. */
+  drainMs: number;
+  /** How often a request waiting for other instances' unused units looks again. */
+  pollMs: number;
+}
+
+export const QUOTA_TIMING: QuotaTiming = { trustMs: 1_000, idleMs: 200, drainMs: 25, pollMs: 25 };
+const MAX_BLOCK = 4_096;
 
 interface Waiter {
   verify: Verify;
   session?: SessionAsk;
+  since: number;
   resolve: (a: Admitted) => void;
   reject: (e: unknown) => void;
 }
 
+/** One site's allowance as this instance holds it. */
+interface Block {
+  id: string;
+  site: Site | null;
+  limits: EffectiveLimits | null;
+  /** The window `left` and `counts` belong to. */
+  win: Window;
+  /** performance.now() of the site's read; -Infinity when it must be read again. */
+  readAt: number;
+  /** Units reserved and not yet used. */
+  left: number;
+  /** The counters after this instance's last exchange (every instance's reservations). */
+  counts: { minute: number; month: number };
+  /** At the last exchange no room was left: for good, or until other instances give back. */
+  full: "final" | "others" | null;
+  target: number;
+  takenAt: number;
+  lastUse: number;
+  waiters: Waiter[];
+  running: Promise<void> | null;
+  leaseOpen: boolean;
+  settle: boolean;
+  topUp: boolean;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+const windowOf = (now: number): Window => ({
+  minute: minuteWindow(now).id,
+  month: monthWindow(now).id,
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const invalidKey = () => new ApiError("INVALID_API_KEY", "The search key is not valid.");
+
 /** Admits searches within each site's per-minute and monthly limits. */
 export class SearchQuota {
-  private queues = new Map<string, Waiter[]>();
   /** KV round trips made, for the benchmark's figures. */
-  stats = { batches: 0, commits: 0, conflicts: 0, admitted: 0, free: 0 };
+  stats: QuotaStats = { batches: 0, commits: 0, conflicts: 0, admitted: 0, free: 0 };
+  private blocks = new Map<string, Block>();
+  private sessions = new LiveSessions();
+  private instance = crypto.randomUUID();
+  private closed = false;
+  private timing: QuotaTiming;
 
-  constructor(private kv: Deno.Kv, private clock: Clock) {}
+  constructor(private kv: Deno.Kv, private clock: Clock, timing: Partial<QuotaTiming> = {}) {
+    this.timing = { ...QUOTA_TIMING, ...timing };
+  }
 
-  /** Resolves when admitted; rejects with the error that refused it. */
-  admit(siteId: string, verify: Verify, session?: SessionAsk): Promise<Admitted> {
+  /**
+   * Admits at once from this instance's block when it can, else after one refill shared with
+   * every request waiting on the site. Throws (or rejects with) the ApiError that refuses it.
+   */
+  admit(siteId: string, verify: Verify, session?: SessionAsk): Admitted | Promise<Admitted> {
+    const b = this.block(siteId);
+    if (b.waiters.length === 0) {
+      const out = this.decide(b, verify, session);
+      if (out instanceof ApiError) throw out;
+      if (out) return out;
+    }
     return new Promise((resolve, reject) => {
-      const queue = this.queues.get(siteId);
-      if (queue) return queue.push({ verify, session, resolve, reject });
-      this.queues.set(siteId, [{ verify, session, resolve, reject }]);
-      this.drain(siteId);
+      b.waiters.push({ verify, session, since: performance.now(), resolve, reject });
+      void this.pump(b);
     });
   }
 
-  private async drain(siteId: string) {
-    const queue = this.queues.get(siteId)!;
-    while (queue.length) {
-      const batch = takeBatch(queue);
-      try {
-        await this.decide(siteId, batch);
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-    this.queues.delete(siteId);
+  /** The site changed here (key, origins, plan): the next search reads it again. */
+  forget(siteId: string) {
+    const b = this.blocks.get(siteId);
+    if (b) [b.readAt, b.full] = [-Infinity, null];
   }
 
-  private async decide(siteId: string, batch: Waiter[]) {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      try {
-        if (await this.tryDecide(siteId, batch)) return;
-      } catch (err) {
-        // Two processes on one local KV file: SQLite says "locked" where Deploy's KV would conflict.
-        if (!isLocked(err)) throw err;
-        await new Promise((r) => setTimeout(r, 2 + Math.random() * 10));
-      }
-    }
-    throw busy("Too much contention on the quota. Retry.");
-  }
-
-  /** One read-decide-commit round; false when another writer won the race. */
-  private async tryDecide(siteId: string, batch: Waiter[]): Promise<boolean> {
-    const now = this.clock();
-    const min = minuteWindow(now);
-    const mon = monthWindow(now);
-    this.stats.batches++;
-    const [[siteE, minE, monE], sessions] = await Promise.all([
-      this.kv.getMany<[Site, number, number]>([
-        ["site", siteId],
-        minuteKey(siteId, min.id),
-        monthKey(siteId, mon.id),
-      ]),
-      this.sessions(siteId, batch),
-    ]);
-    const site = siteE.value;
-    const limits = site ? effectiveLimits(site.plan, site.limits) : null;
-    let minuteUsed = minE.value ?? 0, monthUsed = monE.value ?? 0;
-    const touched = new Set<string>();
-    const outcomes = batch.map((w) => {
-      const refused = w.verify(site);
-      if (refused || !site || !limits) {
-        return refused ?? new ApiError("INVALID_API_KEY", "The search key is not valid.");
-      }
-      const state = (): QuotaState => ({
-        limits,
-        minute: { used: minuteUsed, resetIn: min.resetIn },
-        month: { used: monthUsed, resetIn: mon.resetIn, resetsAt: mon.resetsAt.toISOString() },
-      });
-      const ses = w.session && sessions.get(w.session.id)!;
-      const prev = ses?.state;
-      if (
-        ses && prev && now - prev.at < SESSION.lifeMs && prev.free < SESSION.refinements &&
-        refines(prev.q, w.session!.q)
-      ) {
-        ses.state = { q: w.session!.q, at: prev.at, free: prev.free + 1 };
-        touched.add(w.session!.id);
-        return { site, state: state(), counted: false } satisfies Admitted;
-      }
-      if (limits.perMonth !== null && monthUsed >= limits.perMonth) {
-        const s = state();
-        return rateLimited("MONTHLY_SEARCH_QUOTA_EXCEEDED", s, mon.resetIn, mon.resetsAt);
-      }
-      if (minuteUsed >= limits.perMinute) {
-        return rateLimited("SEARCH_RATE_LIMIT_EXCEEDED", state(), min.resetIn);
-      }
-      minuteUsed++, monthUsed++;
-      if (ses) {
-        ses.state = { q: w.session!.q, at: now, free: 0 };
-        touched.add(w.session!.id);
-      }
-      return { site, state: state(), counted: true } satisfies Admitted;
-    });
-    const admitted = outcomes.filter((o) => !(o instanceof ApiError)).length;
-    if (admitted > 0) {
-      this.stats.commits++;
-      const op = this.kv.atomic().check(siteE, minE, monE)
-        .set(minuteKey(siteId, min.id), minuteUsed, { expireIn: 120_000 })
-        .set(monthKey(siteId, mon.id), monthUsed, { expireIn: 40 * 86_400_000 });
-      for (const id of touched) {
-        const ses = sessions.get(id)!;
-        op.check(ses.entry).set(sessionKey(siteId, id), ses.state, {
-          expireIn: SESSION.lifeMs + 5_000,
-        });
-      }
-      if (!(await op.commit()).ok) {
-        this.stats.conflicts++;
-        return false;
-      }
-      this.stats.admitted += admitted;
-      this.stats.free += outcomes.filter((o) => !(o instanceof ApiError) && !o.counted).length;
-    }
-    outcomes.forEach((o, i) =>
-      o instanceof ApiError ? batch[i].reject(o) : batch[i].resolve(o as Admitted)
-    );
-    return true;
-  }
-
-  /** The stored state of every session the batch names, read ten keys at a time. */
-  private async sessions(siteId: string, batch: Waiter[]) {
-    const ids = [...new Set(batch.flatMap((w) => w.session ? [w.session.id] : []))];
-    const out = new Map<string, { entry: Deno.KvEntryMaybe<SessionState>; state?: SessionState }>();
-    const chunks = [];
-    for (let i = 0; i < ids.length; i += 10) chunks.push(ids.slice(i, i + 10));
-    const read = await Promise.all(
-      chunks.map((c) => this.kv.getMany<SessionState[]>(c.map((id) => sessionKey(siteId, id)))),
-    );
-    read.flat().forEach((entry, i) => out.set(ids[i], { entry, state: entry.value ?? undefined }));
-    return out;
-  }
-
-  /** Current use, for the usage endpoint. */
+  /**
+   * Searches counted this minute and month. Units this instance holds go back first, and
+   * other instances' for up to a few idle periods, so an idle site's figures are exact.
+   */
   async usage(siteId: string) {
+    const b = this.blocks.get(siteId);
+    if (b) await this.release(b);
+    const deadline = performance.now() + 3 * this.timing.idleMs;
+    while (performance.now() < deadline) {
+      if (!(await othersHolding(this.kv, siteId, this.instance, this.stats))) break;
+      await sleep(this.timing.pollMs);
+    }
+    return await readCounters(this.kv, siteId, windowOf(this.clock()));
+  }
+
+  /** Gives back every unused unit (shutdown); waiting requests are still decided first. */
+  async close() {
+    this.closed = true;
+    await Promise.all([...this.blocks.values()].map((b) => this.release(b)));
+  }
+
+  /** Forgets everything without KV (the KV is closing under a test). */
+  discard() {
+    this.closed = true;
+    for (const b of this.blocks.values()) clearTimeout(b.timer);
+    this.blocks.clear();
+  }
+
+  private block(siteId: string): Block {
+    let b = this.blocks.get(siteId);
+    if (!b) {
+      if (this.blocks.size >= 10_000) this.sweep();
+      b = {
+        id: siteId,
+        site: null,
+        limits: null,
+        win: { minute: -1, month: "" },
+        readAt: -Infinity,
+        left: 0,
+        counts: { minute: 0, month: 0 },
+        full: null,
+        target: 2,
+        takenAt: 0,
+        lastUse: 0,
+        waiters: [],
+        running: null,
+        leaseOpen: false,
+        settle: false,
+        topUp: false,
+      };
+      this.blocks.set(siteId, b);
+    }
+    return b;
+  }
+
+  /** Drops the blocks that hold nothing and do nothing. */
+  private sweep() {
+    for (const [id, b] of this.blocks) {
+      if (!b.running && !b.left && !b.leaseOpen && !b.waiters.length) this.blocks.delete(id);
+    }
+  }
+
+  private fresh(b: Block, win: Window, perf: number) {
+    return perf - b.readAt < this.timing.trustMs && b.win.minute === win.minute &&
+      b.win.month === win.month;
+  }
+
+  /** Admitted, refused, or null when the request must wait for a refill. Synchronous. */
+  private decide(b: Block, verify: Verify, session?: SessionAsk): Admitted | ApiError | null {
     const now = this.clock();
-    const [m, M] = await this.kv.getMany<[number, number]>([
-      minuteKey(siteId, minuteWindow(now).id),
-      monthKey(siteId, monthWindow(now).id),
-    ]);
-    return { minute: m.value ?? 0, month: M.value ?? 0 };
+    const perf = performance.now();
+    if (!this.fresh(b, windowOf(now), perf)) return null;
+    const refused = verify(b.site);
+    if (refused) return refused;
+    if (!b.site || !b.limits) return invalidKey();
+    const key = session && LiveSessions.key(b.id, session.id);
+    const rode = session && ride(this.sessions.get(key!), session, now);
+    if (rode) {
+      this.sessions.set(key!, rode);
+      this.stats.admitted++, this.stats.free++;
+      return { site: b.site, state: this.state(b, now), counted: false };
+    }
+    if (b.left > 0) {
+      b.left--;
+      b.lastUse = perf;
+      this.stats.admitted++;
+      if (session) this.sessions.set(key!, { q: session.q, at: now, free: 0 });
+      if (b.left === 0 && perf - b.takenAt < this.timing.trustMs / 4) {
+        b.target = Math.min(b.target * 2, MAX_BLOCK); // used up fast: take more next time
+      }
+      this.afterUse(b, perf);
+      return { site: b.site, state: this.state(b, now), counted: true };
+    }
+    return b.full === "final" ? this.refusal(b, now) : null;
+  }
+
+  /** Refills ahead of need on a busy site, and keeps the site's read fresh while it is used. */
+  private afterUse(b: Block, perf: number) {
+    if (b.running) return;
+    const low = b.target >= 4 && b.left <= b.target / 4;
+    if (low || perf - b.readAt > this.timing.trustMs / 2) {
+      b.topUp = true;
+      void this.pump(b);
+    } else this.arm(b);
+  }
+
+  private state(b: Block, now: number): QuotaState {
+    const mon = monthWindow(now);
+    return {
+      limits: b.limits!,
+      minute: {
+        used: Math.max(0, b.counts.minute - b.left),
+        resetIn: minuteWindow(now).resetIn,
+      },
+      month: {
+        used: Math.max(0, b.counts.month - b.left),
+        resetIn: mon.resetIn,
+        resetsAt: mon.resetsAt.toISOString(),
+      },
+    };
+  }
+
+  private refusal(b: Block, now: number): ApiError {
+    const s = this.state(b, now);
+    if (s.limits.perMonth !== null && s.month.used >= s.limits.perMonth) {
+      const mon = monthWindow(now);
+      return rateLimited("MONTHLY_SEARCH_QUOTA_EXCEEDED", s, mon.resetIn, mon.resetsAt);
+    }
+    return rateLimited("SEARCH_RATE_LIMIT_EXCEEDED", s, s.minute.resetIn);
+  }
+
+  /** Runs the site's KV work one step at a time: refills for waiters, give-backs, top-ups. */
+  private pump(b: Block): Promise<void> {
+    clearTimeout(b.timer);
+    b.timer = undefined;
+    return b.running ??= this.run(b).finally(() => {
+      b.running = null;
+      this.arm(b);
+    });
+  }
+
+  private async run(b: Block) {
+    while (true) {
+      try {
+        if (b.waiters.length) await this.serve(b);
+        else if (b.settle) await this.giveBack(b);
+        else if (b.topUp) {
+          b.topUp = false;
+          await this.refill(b);
+        } else return;
+      } catch (err) {
+        // A failing store: waiting requests get its error (503); held units count as used.
+        for (const w of b.waiters.splice(0)) w.reject(err);
+        [b.settle, b.topUp, b.readAt] = [false, false, -Infinity];
+      }
+    }
+  }
+
+  /** One refill, then every waiting request decided in order; waits if others may give back. */
+  private async serve(b: Block) {
+    await this.refill(b);
+    const keep: Waiter[] = [];
+    for (const w of b.waiters) {
+      const out = this.decide(b, w.verify, w.session);
+      if (out === null) keep.push(w);
+      else if (out instanceof ApiError) w.reject(out);
+      else w.resolve(out);
+    }
+    b.waiters = keep;
+    if (!keep.length || b.full !== "others") return;
+    // Out of room while other instances hold units they may not use: wait, but not forever.
+    const perf = performance.now();
+    const { trustMs, idleMs, pollMs } = this.timing;
+    b.waiters = keep.filter((w) => {
+      if (perf - w.since < trustMs + idleMs + 500) return true;
+      w.reject(this.refusal(b, this.clock()));
+      return false;
+    });
+    if (b.waiters.length) await sleep(pollMs);
+  }
+
+  /** Reads the site and counters, gives back units of an expired block, takes what is needed. */
+  private async refill(b: Block) {
+    const now = this.clock();
+    const win = windowOf(now);
+    const perf = performance.now();
+    const valid = this.fresh(b, win, perf);
+    const back = !valid && b.left > 0 ? { units: b.left, from: b.win } : undefined;
+    if (back) b.left = 0; // an expired block admits nothing; its units go back in this commit
+    const hold = b.left; // a valid block's units keep being used meanwhile
+    let out;
+    try {
+      out = await exchange(this.kv, {
+        site: b.id,
+        instance: this.instance,
+        now: win,
+        back,
+        leaseOpen: b.leaseOpen,
+        leaseUntil: Date.now() + this.timing.trustMs + 250,
+        take: (s) => this.size(b, s, now, hold),
+      }, this.stats);
+    } catch (err) {
+      if (back) b.left += back.units;
+      throw err;
+    }
+    this.absorb(b, out, win, perf);
+    b.left += out.taken;
+    if (out.taken > 0) b.takenAt = b.lastUse = perf;
+    const limits = b.limits;
+    const room = limits ? roomIn(limits, out) : 1;
+    b.full = room > 0
+      ? null
+      : await othersHolding(this.kv, b.id, this.instance, this.stats)
+      ? "others"
+      : "final";
+  }
+
+  /** Units to take and units held once the waiting requests are served. */
+  private size(b: Block, s: Snapshot, now: number, hold: number): [number, number] {
+    if (!s.site) return [0, hold];
+    const room = roomIn(effectiveLimits(s.site.plan, s.site.limits), s);
+    const need = this.need(b, s.site, now);
+    const want = Math.max(0, need - hold);
+    // Beyond the requests waiting, at most a quarter of what is left.
+    const extra = Math.min(
+      Math.max(0, b.target - want - hold),
+      Math.floor(Math.max(0, room - want) / 4),
+    );
+    const take = Math.min(room, want + extra);
+    return [take, hold + take - Math.min(need, hold + take)];
+  }
+
+  /** How many waiting requests will take a unit (the others are refused or ride a session). */
+  private need(b: Block, site: Site, now: number): number {
+    let need = 0;
+    const seen = new Map<string, SessionState>();
+    for (const w of b.waiters) {
+      if (w.verify(site)) continue;
+      if (w.session) {
+        const key = LiveSessions.key(b.id, w.session.id);
+        const rode = ride(seen.get(key) ?? this.sessions.get(key), w.session, now);
+        seen.set(key, rode ?? { q: w.session.q, at: now, free: 0 });
+        if (rode) continue;
+      }
+      need++;
+    }
+    return need;
+  }
+
+  private absorb(b: Block, out: Snapshot & { leaseOpen: boolean }, win: Window, perf: number) {
+    b.site = out.site;
+    b.limits = out.site ? effectiveLimits(out.site.plan, out.site.limits) : null;
+    b.win = win;
+    b.readAt = perf;
+    b.counts = { minute: out.minute, month: out.month };
+    b.leaseOpen = out.leaseOpen;
+  }
+
+  /** Gives every unused unit back (and closes the lease). */
+  private async giveBack(b: Block) {
+    b.settle = false;
+    const units = b.left;
+    b.left = 0;
+    if (units === 0) {
+      if (!b.leaseOpen) return;
+      this.stats.commits++;
+      b.leaseOpen = false;
+      await this.kv.delete(leaseKey(b.id, this.instance));
+      return;
+    }
+    b.target = Math.max(1, Math.floor(b.target / 2)); // more than was used: take less next time
+    const now = this.clock();
+    const win = windowOf(now);
+    const perf = performance.now();
+    b.leaseOpen = false; // if the commit fails, the lease lapses by its time
+    const out = await exchange(this.kv, {
+      site: b.id,
+      instance: this.instance,
+      now: win,
+      back: { units, from: b.win },
+      leaseOpen: true,
+      leaseUntil: 0,
+      take: () => [0, 0],
+    }, this.stats);
+    this.absorb(b, out, win, perf);
+    b.full = null;
+  }
+
+  /** Runs the pump until this instance holds nothing of the site. */
+  private async release(b: Block) {
+    for (let i = 0; i < 50 && (b.left > 0 || b.leaseOpen || b.running); i++) {
+      b.settle = true;
+      await this.pump(b);
+    }
+  }
+
+  /** Schedules the give-back of an idle, old or used-up block. */
+  private arm(b: Block) {
+    if (this.closed || b.running || b.timer !== undefined || (!b.left && !b.leaseOpen)) return;
+    const { idleMs, trustMs, drainMs } = this.timing;
+    const due = () =>
+      b.left ? Math.min(b.lastUse + idleMs, b.readAt + trustMs) : b.lastUse + drainMs;
+    const timer = setTimeout(() => {
+      b.timer = undefined;
+      if (b.running) return;
+      if (performance.now() >= due() - 1) {
+        b.settle = true;
+        void this.pump(b);
+      } else this.arm(b);
+    }, Math.max(0, due() - performance.now()));
+    Deno.unrefTimer(timer); // a process may end with units held: they count as used
+    b.timer = timer;
   }
 }
 
-/** The next group from a site's queue: at most 500 requests naming at most 60 sessions. */
-function takeBatch(queue: Waiter[]): Waiter[] {
-  const ids = new Set<string>();
-  let n = 0;
-  for (; n < queue.length && n < 500; n++) {
-    const id = queue[n].session?.id;
-    if (id === undefined || ids.has(id)) continue;
-    if (ids.size === SESSIONS_PER_BATCH) break;
-    ids.add(id);
-  }
-  return queue.splice(0, n);
+/** Units the site may still take this minute and month, given counters. */
+function roomIn(limits: EffectiveLimits, c: { minute: number; month: number }) {
+  const month = limits.perMonth === null ? Infinity : limits.perMonth - c.month;
+  return Math.max(0, Math.min(limits.perMinute - c.minute, month));
 }
 
 function rateLimited(

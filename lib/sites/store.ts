@@ -71,6 +71,9 @@ export class SiteStore {
 
   constructor(private kv: Deno.Kv, private now: () => number, private cacheMs = 2_000) {}
 
+  /** Called after this instance changes or deletes a site (the quota reads it again). */
+  onChange: (id: string) => void = () => {};
+
   /** Like byPublicKey, answered from a cache at most `cacheMs` old. */
   async byPublicKeyCached(pk: string): Promise<Site | null> {
     const hit = this.cache.get(pk);
@@ -170,6 +173,7 @@ export class SiteStore {
       }
       if ((await op.commit()).ok) {
         this.remember(next);
+        this.onChange(id);
         return next;
       }
     }
@@ -199,6 +203,7 @@ export class SiteStore {
   forget(site: Site) {
     this.cache.delete(site.publicKey);
     this.cachedKey.delete(site.id);
+    this.onChange(site.id);
   }
 
   /** Deletes the site record (the site is gone for every call from now on); false if already gone. */

@@ -35,12 +35,14 @@ export function searchRoutes(s: Services) {
     );
     const origin = c.req.header("origin");
     const session = params.session ? { id: params.session, q: params.q } : undefined;
-    const { site, state } = await s.quota.admit(cached.id, (fresh) => {
+    // From this instance's reserved block at once, or after one refill (lib/limits/quota.ts).
+    const admitted = s.quota.admit(cached.id, (fresh) => {
       if (!fresh || !acceptsPublicKey(fresh, key, s.clock())) {
         return new ApiError("INVALID_API_KEY", "The search key is not valid.");
       }
       return originError(fresh, origin);
     }, session);
+    const { site, state } = admitted instanceof Promise ? await admitted : admitted;
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
     // The index version is part of the key: no answer from before an upsert or delete comes back.

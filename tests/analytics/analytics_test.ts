@@ -117,7 +117,8 @@ Deno.test("analytics - a search costs no KV write of its own, and no IP or key i
       const r = await search(t, site.publicKey, "q=Kettles");
       assert.equal(r.status, 200);
     }
-    assert.equal(t.services.quota.stats.commits - before, 5, "one quota commit per search only");
+    const commits = t.services.quota.stats.commits - before;
+    assert.ok(commits >= 1 && commits <= 5, "at most one quota commit per search");
     assert.equal((await allAnalyticsKeys(t.kv)).length, 0, "counted in memory, not yet in KV");
     await t.services.analytics.flush();
     const stored = JSON.stringify(

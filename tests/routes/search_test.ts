@@ -136,14 +136,23 @@ Deno.test("search - a rotated public key is refused at once and the new one work
   t.close();
 });
 
-Deno.test("search - a key rotated on another instance is refused at once there too", async () => {
+Deno.test("search - a key rotated on another instance is refused there within 1 s, here at once", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const a = await startApp({ kvPath: path });
   const b = await startApp({ kvPath: path });
   const site = await createSite(a, "free");
   assert.equal((await search(b, site.publicKey, "q=x")).status, 200);
   await a.call(`/api/admin/sites/${site.id}/keys/rotate`, admin(site.adminKey, { key: "public" }));
-  assert.equal((await search(b, site.publicKey, "q=x")).status, 401);
+  const rotated = performance.now();
+  assert.equal((await search(a, site.publicKey, "q=x")).status, 401);
+  // The other instance trusts the site it read with its quota block for at most 1 s.
+  let status = 200;
+  while (status === 200 && performance.now() - rotated < 1_500) {
+    status = (await search(b, site.publicKey, "q=x")).status;
+    if (status === 200) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(status, 401);
+  assert.ok(performance.now() - rotated < 1_200, "refused within the 1 s bound");
   a.close();
   b.close();
   await Deno.remove(path);

@@ -275,7 +275,9 @@ export class SearchQuota {
     b.timer = undefined;
     return b.running ??= this.run(b).finally(() => {
       b.running = null;
-      this.arm(b);
+      // Work that came after the loop's last look (a request enqueued meanwhile) starts it again.
+      if (b.waiters.length || b.settle || b.topUp) void this.pump(b);
+      else this.arm(b);
     });
   }
 

@@ -258,3 +258,48 @@ Deno.test("quota - a malformed session id is refused as INVALID_PARAMETER", asyn
   assert.deepEqual(await used(t, site), { minute: 0, month: 0 });
   t.close();
 });
+
+Deno.test("quota - a revoked key stops at once where it was rotated and within 1 s on an instance holding a block", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const a = await startApp({ kvPath: path });
+  const b = await startApp({ kvPath: path });
+  const site = await createSite(a, "enterprise");
+  // Quick searches on both: each holds a reserved block and the site as read with it.
+  for (let i = 0; i < 12; i++) {
+    for (const t of [a, b]) assert.equal((await search(t, site.publicKey, "q=x")).status, 200);
+  }
+  const res = await a.call(
+    `/api/admin/sites/${site.id}/keys/rotate`,
+    admin(site.adminKey, { key: "public" }),
+  );
+  const { publicKey } = await res.json();
+  const rotated = performance.now();
+  assert.equal((await search(a, site.publicKey, "q=x")).body.error.code, "INVALID_API_KEY");
+  let status = 200;
+  while (status === 200 && performance.now() - rotated < 2_000) {
+    status = (await search(b, site.publicKey, "q=x")).status;
+    if (status === 200) await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.equal(status, 401);
+  assert.ok(performance.now() - rotated < 1_200, "within the 1 s the site read is trusted");
+  for (const t of [a, b]) assert.equal((await search(t, publicKey, "q=x")).status, 200);
+  a.close();
+  b.close();
+  await Deno.remove(path);
+});
+
+Deno.test("quota - usage reports searches used, not units reserved, on one instance and across two", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const clock = manualClock();
+  const a = await startApp({ kvPath: path, clock });
+  const b = await startApp({ kvPath: path, clock });
+  const site = await createSite(a, "pro");
+  for (let i = 0; i < 5; i++) assert.equal((await search(a, site.publicKey, "q=x")).status, 200);
+  assert.deepEqual(await used(a, site), { minute: 5, month: 5 });
+  for (let i = 0; i < 7; i++) assert.equal((await search(b, site.publicKey, "q=x")).status, 200);
+  // B holds what it reserved beyond its 7 for a moment: usage waits for it to come back.
+  assert.deepEqual(await used(a, site), { minute: 12, month: 12 });
+  a.close();
+  b.close();
+  await Deno.remove(path);
+});

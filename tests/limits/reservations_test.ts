@@ -1,0 +1,233 @@
+/**
+ * Quota reservations: instances admit from blocks reserved in KV, never past the limit, and
+ * give back what they did not use. Several SearchQuota on one KV file stand for instances.
+ */
+import assert from "node:assert/strict";
+import { ApiError } from "../../lib/http/errors.ts";
+import { type Admitted, SearchQuota, type Verify } from "../../lib/limits/quota.ts";
+import { minuteKey, monthKey } from "../../lib/limits/reservations.ts";
+import { SiteStore } from "../../lib/sites/store.ts";
+import { minuteWindow, monthWindow } from "../../lib/clock.ts";
+import type { LimitOverrides, PlanName } from "../../lib/limits/plans.ts";
+import { manualClock } from "../helpers.ts";
+
+const anyKey: Verify = (site) =>
+  site ? null : new ApiError("INVALID_API_KEY", "The search key is not valid.");
+
+/** `n` instances on one KV file, a site with the given plan and limits, and a shared clock. */
+async function instances(n: number, plan: PlanName, limits: LimitOverrides = {}) {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const clock = manualClock();
+  const kvs = await Promise.all(Array.from({ length: n }, () => Deno.openKv(path)));
+  const sites = new SiteStore(kvs[0], clock);
+  const { site } = await sites.create({ name: "Shared", plan });
+  await sites.update(site.id, (s) => ({ ...s, limits }));
+  const quotas = kvs.map((kv) => new SearchQuota(kv, clock));
+  const counters = async () => {
+    const now = clock();
+    const [m, M] = await kvs[0].getMany<[number, number]>([
+      minuteKey(site.id, minuteWindow(now).id),
+      monthKey(site.id, monthWindow(now).id),
+    ]);
+    return { minute: m.value ?? 0, month: M.value ?? 0 };
+  };
+  return {
+    site,
+    sites,
+    clock,
+    quotas,
+    kv: kvs[0],
+    counters,
+    async close() {
+      for (const q of quotas) q.discard();
+      for (const kv of kvs) kv.close();
+      await Deno.remove(path);
+    },
+  };
+}
+
+/** Statuses of admissions: 200, or the refusing error's status. */
+async function admitAll(calls: (() => Admitted | Promise<Admitted>)[]) {
+  return await Promise.all(calls.map(async (call) => {
+    try {
+      await call();
+      return 200;
+    } catch (err) {
+      if (err instanceof ApiError) return err.status;
+      throw err;
+    }
+  }));
+}
+
+const count = (xs: number[], x: number) => xs.filter((y) => y === x).length;
+
+/** Searches one at a time on `q` until it holds reserved units it has not used; how many. */
+async function untilHolding(t: Awaited<ReturnType<typeof instances>>, q: SearchQuota) {
+  for (let n = 1; n <= 12; n++) {
+    await q.admit(t.site.id, anyKey);
+    if ((await t.counters()).minute > n) return n;
+  }
+  throw new Error("no block held after 12 searches");
+}
+
+Deno.test("quota reservations - 100 concurrent searches on one instance against a limit of 30 admit exactly 30", async () => {
+  const t = await instances(1, "free");
+  try {
+    const statuses = await admitAll(
+      Array.from({ length: 100 }, () => () => t.quotas[0].admit(t.site.id, anyKey)),
+    );
+    assert.equal(count(statuses, 200), 30);
+    assert.equal(count(statuses, 429), 70);
+    assert.deepEqual(await t.quotas[0].usage(t.site.id), { minute: 30, month: 30 });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - three instances on one KV admit exactly 30 of 100 concurrent searches, round after round", async () => {
+  const t = await instances(3, "free");
+  try {
+    for (let round = 0; round < 3; round++) {
+      // Uneven shares, so one instance runs dry while others still hold units.
+      const statuses = await admitAll(Array.from({ length: 100 }, (_, i) => () => {
+        const q = t.quotas[i % 7 === 0 ? 0 : i % 3 === 0 ? 1 : 2];
+        return q.admit(t.site.id, anyKey);
+      }));
+      assert.equal(count(statuses, 200), 30, `round ${round}`);
+      assert.equal(count(statuses, 429), 70, `round ${round}`);
+      assert.deepEqual(await t.quotas[1].usage(t.site.id), { minute: 30, month: 30 * (round + 1) });
+      t.clock.advance(60_000);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - the month limit holds exactly across two instances and over minutes", async () => {
+  const t = await instances(2, "pro", { searchesPerMinute: 20, searchesPerMonth: 30 });
+  const wave = () =>
+    admitAll(
+      Array.from({ length: 100 }, (_, i) => () => t.quotas[i % 2].admit(t.site.id, anyKey)),
+    );
+  try {
+    assert.equal(count(await wave(), 200), 20); // the minute's limit first
+    t.clock.advance(60_000); // a new minute: only the month limit is left to stop them
+    assert.equal(count(await wave(), 200), 10);
+    t.clock.advance(60_000);
+    assert.equal(count(await wave(), 200), 0);
+    await assert.rejects(
+      async () => await t.quotas[0].admit(t.site.id, anyKey),
+      (err: ApiError) => err.code === "MONTHLY_SEARCH_QUOTA_EXCEEDED",
+    );
+    assert.deepEqual(await t.quotas[0].usage(t.site.id), { minute: 0, month: 30 });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - units an idle instance reserved come back, and another instance admits the rest", async () => {
+  const t = await instances(2, "free");
+  const [a, b] = t.quotas;
+  try {
+    // Quick searches on A: its blocks grow, so it holds units it has not used.
+    const used = await untilHolding(t, a);
+    // B needs more than is left in KV: it waits for A's units instead of refusing.
+    const statuses = await admitAll(
+      Array.from({ length: 40 }, () => () => b.admit(t.site.id, anyKey)),
+    );
+    assert.equal(count(statuses, 200), 30 - used);
+    assert.deepEqual(await t.counters(), { minute: 30, month: 30 });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - an idle block goes back to KV by itself within a few tenths of a second", async () => {
+  const t = await instances(1, "enterprise");
+  const [a] = t.quotas;
+  try {
+    const used = await untilHolding(t, a);
+    const started = performance.now();
+    while ((await t.counters()).minute > used && performance.now() - started < 2_000) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(await t.counters(), { minute: used, month: used });
+    assert.ok(performance.now() - started < 900, "given back after about 0.2 s idle");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - close gives back at once what an instance holds", async () => {
+  const t = await instances(2, "free");
+  const [a, b] = t.quotas;
+  try {
+    const used = await untilHolding(t, a);
+    await a.close();
+    assert.deepEqual(await t.counters(), { minute: used, month: used });
+    const statuses = await admitAll(
+      Array.from({ length: 40 }, () => () => b.admit(t.site.id, anyKey)),
+    );
+    assert.equal(count(statuses, 200), 30 - used);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - units left when the minute ends go back to the month", async () => {
+  const t = await instances(1, "free");
+  const [a] = t.quotas;
+  try {
+    const used = await untilHolding(t, a);
+    t.clock.advance(60_000);
+    // The next search, in the new minute, settles the old block first.
+    await a.admit(t.site.id, anyKey);
+    assert.deepEqual(await a.usage(t.site.id), { minute: 1, month: used + 1 });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - most searches are admitted without waiting for KV, a few round trips each hundred", async () => {
+  const t = await instances(1, "enterprise");
+  const [a] = t.quotas;
+  try {
+    let waited = 0;
+    for (let i = 0; i < 500; i++) {
+      const out = a.admit(t.site.id, anyKey);
+      if (out instanceof Promise) waited++, await out;
+    }
+    const trips = a.stats.batches + a.stats.commits;
+    assert.equal(a.stats.admitted, 500);
+    assert.ok(waited <= 25, `${waited} of 500 waited for a refill`);
+    assert.ok(trips <= 50, `${trips} KV round trips for 500 searches`);
+    assert.deepEqual(await a.usage(t.site.id), { minute: 500, month: 500 });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - a plan change made on this instance holds at once, and elsewhere within 1 s", async () => {
+  const t = await instances(2, "enterprise");
+  const [a, b] = t.quotas;
+  try {
+    for (const q of [a, b]) {
+      for (let i = 0; i < 4; i++) {
+        assert.equal((await q.admit(t.site.id, anyKey)).state.limits.perMinute, 600);
+      }
+    }
+    await t.sites.update(t.site.id, (s) => ({ ...s, plan: "free" }));
+    a.forget(t.site.id); // what SiteStore.onChange does on the instance that made the change
+    assert.equal((await a.admit(t.site.id, anyKey)).state.limits.perMinute, 30);
+    const changed = performance.now();
+    let seen = 600;
+    while (seen === 600 && performance.now() - changed < 1_500) {
+      seen = (await b.admit(t.site.id, anyKey)).state.limits.perMinute;
+      if (seen === 600) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(seen, 30);
+    assert.ok(performance.now() - changed < 1_200);
+  } finally {
+    await t.close();
+  }
+});

@@ -94,10 +94,21 @@ interface Block {
   timer?: ReturnType<typeof setTimeout>;
 }
 
-const windowOf = (now: number): Window => ({
-  minute: minuteWindow(now).id,
-  month: monthWindow(now).id,
-});
+/** The windows a time falls in, and the month's end; kept for the minute (read on every search). */
+let last = { minute: NaN, month: "", monthEnd: 0, monthEndIso: "" };
+function windows(now: number) {
+  if (Math.floor(now / 60_000) !== last.minute) {
+    const mon = monthWindow(now);
+    const monthEnd = mon.resetsAt.getTime();
+    last = {
+      minute: minuteWindow(now).id,
+      month: mon.id,
+      monthEnd,
+      monthEndIso: mon.resetsAt.toISOString(),
+    };
+  }
+  return last;
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const invalidKey = () => new ApiError("INVALID_API_KEY", "The search key is not valid.");
 
@@ -150,7 +161,7 @@ export class SearchQuota {
       if (!(await othersHolding(this.kv, siteId, this.instance, this.stats))) break;
       await sleep(this.timing.pollMs);
     }
-    return await readCounters(this.kv, siteId, windowOf(this.clock()));
+    return await readCounters(this.kv, siteId, windows(this.clock()));
   }
 
   /** Gives back every unused unit (shutdown); waiting requests are still decided first. */
@@ -209,7 +220,7 @@ export class SearchQuota {
   private decide(b: Block, verify: Verify, session?: SessionAsk): Admitted | ApiError | null {
     const now = this.clock();
     const perf = performance.now();
-    if (!this.fresh(b, windowOf(now), perf)) return null;
+    if (!this.fresh(b, windows(now), perf)) return null;
     const refused = verify(b.site);
     if (refused) return refused;
     if (!b.site || !b.limits) return invalidKey();
@@ -245,7 +256,7 @@ export class SearchQuota {
   }
 
   private state(b: Block, now: number): QuotaState {
-    const mon = monthWindow(now);
+    const { monthEnd, monthEndIso } = windows(now);
     return {
       limits: b.limits!,
       minute: {
@@ -254,8 +265,8 @@ export class SearchQuota {
       },
       month: {
         used: Math.max(0, b.counts.month - b.left),
-        resetIn: mon.resetIn,
-        resetsAt: mon.resetsAt.toISOString(),
+        resetIn: Math.max(1, Math.ceil((monthEnd - now) / 1000)),
+        resetsAt: monthEndIso,
       },
     };
   }
@@ -324,7 +335,7 @@ export class SearchQuota {
   /** Reads the site and counters, gives back units of an expired block, takes what is needed. */
   private async refill(b: Block) {
     const now = this.clock();
-    const win = windowOf(now);
+    const win = windows(now);
     const perf = performance.now();
     const valid = this.fresh(b, win, perf);
     const back = !valid && b.left > 0 ? { units: b.left, from: b.win } : undefined;
@@ -412,7 +423,7 @@ export class SearchQuota {
     }
     b.target = Math.max(1, Math.floor(b.target / 2)); // more than was used: take less next time
     const now = this.clock();
-    const win = windowOf(now);
+    const win = windows(now);
     const perf = performance.now();
     b.leaseOpen = false; // if the commit fails, the lease lapses by its time
     const out = await exchange(this.kv, {

@@ -115,7 +115,7 @@ const invalidKey = () => new ApiError("INVALID_API_KEY", "The search key is not 
 /** Admits searches within each site's per-minute and monthly limits. */
 export class SearchQuota {
   /** KV round trips made, for the benchmark's figures. */
-  stats: QuotaStats = { batches: 0, commits: 0, conflicts: 0, admitted: 0, free: 0 };
+  stats: QuotaStats = { batches: 0, commits: 0, conflicts: 0, admitted: 0, free: 0, waited: 0 };
   private blocks = new Map<string, Block>();
   private sessions = new LiveSessions();
   private instance = crypto.randomUUID();
@@ -247,7 +247,6 @@ export class SearchQuota {
 
   /** Refills ahead of need on a busy site, and keeps the site's read fresh while it is used. */
   private afterUse(b: Block, perf: number) {
-    if (b.running) return;
     const low = b.target >= 4 && b.left <= b.target / 4;
     if (low || perf - b.readAt > this.timing.trustMs / 2) {
       b.topUp = true;
@@ -317,7 +316,7 @@ export class SearchQuota {
       const out = this.decide(b, w.verify, w.session);
       if (out === null) keep.push(w);
       else if (out instanceof ApiError) w.reject(out);
-      else w.resolve(out);
+      else this.stats.waited++, w.resolve(out);
     }
     b.waiters = keep;
     if (!keep.length || b.full !== "others") return;
@@ -374,6 +373,8 @@ export class SearchQuota {
     const room = roomIn(effectiveLimits(s.site.plan, s.site.limits), s);
     const need = this.need(b, s.site, now);
     const want = Math.max(0, need - hold);
+    // Requests queued during one round trip show the rate: hold twice that from now on.
+    b.target = Math.min(MAX_BLOCK, Math.max(b.target, 2 * need));
     // Beyond the requests waiting, at most a quarter of what is left.
     const extra = Math.min(
       Math.max(0, b.target - want - hold),

@@ -59,6 +59,8 @@ export interface QuotaStats {
   conflicts: number;
   admitted: number;
   free: number;
+  /** Admissions that waited for a refill (the others were decided at once, in memory). */
+  waited: number;
 }
 
 const MINUTE_TTL = 120_000;

@@ -231,3 +231,24 @@ Deno.test("quota reservations - a plan change made on this instance holds at onc
     await t.close();
   }
 });
+
+Deno.test("quota reservations - waves of 50 concurrent searches 2 ms apart are mostly admitted at once: blocks grow to the load", async () => {
+  const t = await instances(1, "enterprise", { searchesPerMinute: 1_000_000 });
+  const [a] = t.quotas;
+  try {
+    for (let wave = 0; wave < 40; wave++) {
+      const statuses = await admitAll(
+        Array.from({ length: 50 }, () => () => a.admit(t.site.id, anyKey)),
+      );
+      assert.equal(count(statuses, 200), 50);
+      await new Promise((r) => setTimeout(r, 2)); // requests come from sockets: KV replies get in
+    }
+    assert.equal(a.stats.admitted, 2_000);
+    assert.ok(a.stats.waited <= 200, `${a.stats.waited} of 2,000 waited for a refill`);
+    const trips = a.stats.batches + a.stats.commits;
+    assert.ok(trips <= 100, `${trips} KV round trips for 2,000 searches`);
+    assert.deepEqual(await a.usage(t.site.id), { minute: 2_000, month: 2_000 });
+  } finally {
+    await t.close();
+  }
+});

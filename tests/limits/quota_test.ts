@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { minuteKey } from "../../lib/limits/quota.ts";
 import {
   admin,
   createSite,
@@ -299,6 +300,32 @@ Deno.test("quota - usage reports searches used, not units reserved, on one insta
   for (let i = 0; i < 7; i++) assert.equal((await search(b, site.publicKey, "q=x")).status, 200);
   // B holds what it reserved beyond its 7 for a moment: usage waits for it to come back.
   assert.deepEqual(await used(a, site), { minute: 12, month: 12 });
+  a.close();
+  b.close();
+  await Deno.remove(path);
+});
+
+Deno.test("quota - Services.close gives back the units an instance reserved, and another admits them", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const clock = manualClock();
+  const a = await startApp({ kvPath: path, clock });
+  const b = await startApp({ kvPath: path, clock });
+  const site = await createSite(a, "free");
+  const counter = async () =>
+    (await b.kv.get<number>(minuteKey(site.id, Math.floor(clock() / 60_000)))).value ?? 0;
+  // Quick searches on A until it holds units it has not used (its blocks grow).
+  let n = 0;
+  while (n < 12 && await counter() <= n) {
+    assert.equal((await search(a, site.publicKey, "q=x")).status, 200);
+    n++;
+  }
+  assert.ok(await counter() > n, "A holds units it has not used");
+  await a.services.close(); // what main.ts does on SIGTERM
+  assert.equal(await counter(), n);
+  const results = await Promise.all(
+    Array.from({ length: 40 }, () => search(b, site.publicKey, "q=x")),
+  );
+  assert.equal(results.filter((r) => r.status === 200).length, 30 - n);
   a.close();
   b.close();
   await Deno.remove(path);

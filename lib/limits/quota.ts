@@ -18,6 +18,7 @@ import {
   exchange,
   leaseKey,
   othersHolding,
+  type Outcome,
   type QuotaStats,
   readCounters,
   type Snapshot,
@@ -77,6 +78,8 @@ interface Block {
   win: Window;
   /** performance.now() of the site's read; -Infinity when it must be read again. */
   readAt: number;
+  /** Moves on with every local change of the site: a read from before it is not trusted. */
+  epoch: number;
   /** Units reserved and not yet used. */
   left: number;
   /** The counters after this instance's last exchange (every instance's reservations). */
@@ -146,7 +149,7 @@ export class SearchQuota {
   /** The site changed here (key, origins, plan): the next search reads it again. */
   forget(siteId: string) {
     const b = this.blocks.get(siteId);
-    if (b) [b.readAt, b.full] = [-Infinity, null];
+    if (b) [b.readAt, b.full, b.epoch] = [-Infinity, null, b.epoch + 1];
   }
 
   /**
@@ -187,6 +190,7 @@ export class SearchQuota {
         limits: null,
         win: { minute: -1, month: "" },
         readAt: -Infinity,
+        epoch: 0,
         left: 0,
         counts: { minute: 0, month: 0 },
         full: null,
@@ -229,6 +233,8 @@ export class SearchQuota {
     if (rode) {
       this.sessions.set(key!, rode);
       this.stats.admitted++, this.stats.free++;
+      b.lastUse = perf;
+      this.afterUse(b, perf);
       return { site: b.site, state: this.state(b, now), counted: false };
     }
     if (b.left > 0) {
@@ -340,6 +346,7 @@ export class SearchQuota {
     const back = !valid && b.left > 0 ? { units: b.left, from: b.win } : undefined;
     if (back) b.left = 0; // an expired block admits nothing; its units go back in this commit
     const hold = b.left; // a valid block's units keep being used meanwhile
+    const epoch = b.epoch;
     let out;
     try {
       out = await exchange(this.kv, {
@@ -355,7 +362,7 @@ export class SearchQuota {
       if (back) b.left += back.units;
       throw err;
     }
-    this.absorb(b, out, win, perf);
+    this.absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
     b.left += out.taken;
     if (out.taken > 0) b.takenAt = b.lastUse = perf;
     const limits = b.limits;
@@ -401,11 +408,12 @@ export class SearchQuota {
     return need;
   }
 
-  private absorb(b: Block, out: Snapshot & { leaseOpen: boolean }, win: Window, perf: number) {
+  /** Keeps what an exchange read; `readAt` -Infinity when the site changed here meanwhile. */
+  private absorb(b: Block, out: Outcome, win: Window, readAt: number) {
     b.site = out.site;
     b.limits = out.site ? effectiveLimits(out.site.plan, out.site.limits) : null;
     b.win = win;
-    b.readAt = perf;
+    b.readAt = readAt;
     b.counts = { minute: out.minute, month: out.month };
     b.leaseOpen = out.leaseOpen;
   }
@@ -426,6 +434,7 @@ export class SearchQuota {
     const now = this.clock();
     const win = windows(now);
     const perf = performance.now();
+    const epoch = b.epoch;
     b.leaseOpen = false; // if the commit fails, the lease lapses by its time
     const out = await exchange(this.kv, {
       site: b.id,
@@ -436,7 +445,7 @@ export class SearchQuota {
       leaseUntil: 0,
       take: () => [0, 0],
     }, this.stats);
-    this.absorb(b, out, win, perf);
+    this.absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
     b.full = null;
   }
 

@@ -4,7 +4,11 @@ import { effectiveLimits, PLANS } from "./plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 
-/** What GET /api/admin/sites/:id/usage answers (and the dashboard's meters show). */
+/**
+ * What GET /api/admin/sites/:id/usage answers (and the dashboard's meters show). Searches are
+ * those used, not reserved: the quota gives back what this instance holds, and waits briefly for
+ * other instances' unused units, before it reads the counters.
+ */
 export async function siteUsage(s: Services, site: Site) {
   const now = s.clock();
   const limits = effectiveLimits(site.plan, site.limits);

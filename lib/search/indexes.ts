@@ -148,6 +148,12 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
   }
 }
 
+/** One version of a site's index, as `SearchIndexes.reader` hands it out. */
+export interface IndexReader {
+  version: number;
+  search(q: string, page: number, perPage: number): SearchResult;
+}
+
 /** Search indexes for all sites this instance has served. */
 export class SearchIndexes {
   /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
@@ -276,13 +282,68 @@ export class SearchIndexes {
    */
   async reader(site: string): Promise<IndexReader> {
     const { db, version } = await this.current(site);
-    return { version, search: (q, page, perPage) => searchDb(db, q, page, perPage) };
+    return { version, search: (q, page, perPage) => this.searchIn(db, q, page, perPage) };
   }
 
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);
-    return searchDb(db, q, page, perPage);
+    return this.searchIn(db, q, page, perPage);
+  }
+
+  private searchIn(db: SiteDb, q: string, page: number, perPage: number): SearchResult {
+    const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
+    const typed = [...words(q, "")].map(fold);
+    // A one-letter word being typed may expand to many words: highlight a bounded few.
+    const match = makeMatcher(
+      [
+        ...typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
+        ...corrections.map((c) => c.to),
+      ],
+      matched.slice(0, MAX_HIGHLIGHT_WORDS),
+    );
+    const present = (id: number, maxChars: number) => {
+      const doc = docAt(db, id, maxChars);
+      const description = describe(doc);
+      // The first matches make the snippet; sections are found by their headings too. A
+      // body that holds none of the matched words (the match was in the title) is not read.
+      const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);
+      const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
+      // Sections are scored only where the matched words are in headings or text.
+      const inHeadings = matched.some((t) => db.tf.get("headings", id, t) > 0);
+      const { sections, anchor } = inHeadings || found.length
+        ? matchSections(
+          doc.id,
+          doc.title,
+          doc.body,
+          doc.sections ?? [],
+          doc.sectionAt ?? new Int32Array(),
+          match,
+          found,
+          inHeadings,
+        )
+        : { sections: [], anchor: "" };
+      const highlights = [
+        highlightField("title", doc.title, match),
+        highlightField("description", description, match),
+        snippetOf(doc.body, found, 0, doc.body.length),
+      ].filter((h): h is Highlight => h !== null);
+      const hit = {
+        title: doc.title,
+        description,
+        url: withAnchor(doc.id, anchor),
+        highlights,
+        sections,
+      };
+      // A heading that matches may lie beyond the text read first: read on for it.
+      const deeper = inHeadings && !anchor && doc.body.length >= maxChars;
+      return { hit, deeper };
+    };
+    const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
+      const first = present(id, FIRST_READ_CHARS);
+      return first.deeper ? present(id, SNIPPET_SCAN_CHARS).hit : first.hit;
+    });
+    return { found: total, hits, corrections };
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
@@ -296,66 +357,4 @@ export class SearchIndexes {
     this.sites.delete(site);
     this.built.delete(site);
   }
-}
-
-/** One version of a site's index, as `SearchIndexes.reader` hands it out. */
-export interface IndexReader {
-  version: number;
-  search(q: string, page: number, perPage: number): SearchResult;
-}
-
-/** Ranked, highlighted results for a query, from one site's index. */
-function searchDb(db: SiteDb, q: string, page: number, perPage: number): SearchResult {
-  const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
-  const typed = [...words(q, "")].map(fold);
-  // A one-letter word being typed may expand to many words: highlight a bounded few.
-  const match = makeMatcher(
-    [
-      ...typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
-      ...corrections.map((c) => c.to),
-    ],
-    matched.slice(0, MAX_HIGHLIGHT_WORDS),
-  );
-  const present = (id: number, maxChars: number) => {
-    const doc = docAt(db, id, maxChars);
-    const description = describe(doc);
-    // The first matches make the snippet; sections are found by their headings too. A
-    // body that holds none of the matched words (the match was in the title) is not read.
-    const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);
-    const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
-    // Sections are scored only where the matched words are in headings or text.
-    const inHeadings = matched.some((t) => db.tf.get("headings", id, t) > 0);
-    const { sections, anchor } = inHeadings || found.length
-      ? matchSections(
-        doc.id,
-        doc.title,
-        doc.body,
-        doc.sections ?? [],
-        doc.sectionAt ?? new Int32Array(),
-        match,
-        found,
-        inHeadings,
-      )
-      : { sections: [], anchor: "" };
-    const highlights = [
-      highlightField("title", doc.title, match),
-      highlightField("description", description, match),
-      snippetOf(doc.body, found, 0, doc.body.length),
-    ].filter((h): h is Highlight => h !== null);
-    const hit = {
-      title: doc.title,
-      description,
-      url: withAnchor(doc.id, anchor),
-      highlights,
-      sections,
-    };
-    // A heading that matches may lie beyond the text read first: read on for it.
-    const deeper = inHeadings && !anchor && doc.body.length >= maxChars;
-    return { hit, deeper };
-  };
-  const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
-    const first = present(id, FIRST_READ_CHARS);
-    return first.deeper ? present(id, SNIPPET_SCAN_CHARS).hit : first.hit;
-  });
-  return { found: total, hits, corrections };
 }

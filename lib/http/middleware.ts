@@ -30,17 +30,14 @@ export class LineWriter {
   #draining: Promise<void> | null = null;
   constructor(
     private out: { write(p: Uint8Array): Promise<number> },
-    /** Lines held at most while the output is stalled; older ones are then counted and dropped. */
+    /** Lines held at most while the output is stalled; more are counted, and dropped. */
     private maxLines = 100_000,
   ) {}
 
   /** Queues one line (without its newline). */
   write(line: string) {
-    if (this.#lines.length >= this.maxLines) {
-      this.#lines.shift();
-      this.#dropped++;
-    }
-    this.#lines.push(line);
+    if (this.#lines.length >= this.maxLines) this.#dropped++;
+    else this.#lines.push(line);
     this.#draining ??= this.#drain();
   }
 
@@ -54,7 +51,7 @@ export class LineWriter {
       await new Promise((r) => setTimeout(r, 0)); // the lines of one burst share a write
       while (this.#lines.length) {
         if (this.#dropped) {
-          this.#lines.unshift(
+          this.#lines.push(
             JSON.stringify({ level: "error", event: "log_dropped", lines: this.#dropped }),
           );
           this.#dropped = 0;
@@ -75,7 +72,19 @@ const lineEncoder = new TextEncoder();
 /** The process's log on stdout, one JSON object a line. */
 export const stdoutLines = new LineWriter(Deno.stdout);
 
-export const jsonLogger: Logger = (line) => stdoutLines.write(JSON.stringify(line));
+/** Deno Deploy collects what console.log prints, a line an entry: there it stays the way. */
+const onDeploy = (() => {
+  try {
+    return Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined ||
+      Deno.env.get("DENO_DEPLOY") === "true";
+  } catch {
+    return false; // no permission to read the environment: not Deploy, where it is granted
+  }
+})();
+
+export const jsonLogger: Logger = onDeploy
+  ? (line) => console.log(JSON.stringify(line))
+  : (line) => stdoutLines.write(JSON.stringify(line));
 
 /** `n` base62 characters of a counter, most significant first. */
 function base62(n: number, width: number): string {

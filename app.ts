@@ -1,8 +1,7 @@
 /** createApp: the whole service from its dependencies (KV, clock, logger, …). */
 import { Hono } from "hono";
-import { cors } from "hono/cors";
 import { ApiError } from "./lib/http/errors.ts";
-import { type AppEnv, errorResponse, requestLog } from "./lib/http/middleware.ts";
+import { type AppEnv, errorResponse, publicCors, requestLog } from "./lib/http/middleware.ts";
 import { type AppOptions, createServices, type Services } from "./lib/services.ts";
 import { adminCrawlRoutes } from "./routes/api/admin/crawl.ts";
 import { adminDocumentRoutes } from "./routes/api/admin/documents.ts";
@@ -30,20 +29,15 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   const app = new Hono<AppEnv>();
   app.use("*", requestLog(s.log, () => performance.timeOrigin + performance.now()));
   // Any origin may call the public API; a site's allowedOrigins is enforced per request.
+  const cors = publicCors({
+    methods: ["GET", "POST", "OPTIONS"],
+    allowHeaders: ["X-API-Key", "Content-Type"],
+    exposeHeaders: EXPOSED,
+    maxAgeSeconds: 600,
+  });
   for (
     const path of ["/api/search", "/api/site", "/api/summarize", "/api/feedback", "/api/events"]
-  ) {
-    app.use(
-      path,
-      cors({
-        origin: "*",
-        allowMethods: ["GET", "POST", "OPTIONS"],
-        allowHeaders: ["X-API-Key", "Content-Type"],
-        exposeHeaders: EXPOSED,
-        maxAge: 600,
-      }),
-    );
-  }
+  ) app.use(path, cors);
   app.use("/api/admin/*", sessionAuth(s.sessions)); // the dashboard calls the admin API
   app.route("/", healthRoutes(s));
   app.route("/", searchRoutes(s));

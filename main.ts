@@ -10,7 +10,7 @@ import { startCrawlWorker } from "./lib/crawl/worker.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
-import { jsonLogger } from "./lib/http/middleware.ts";
+import { jsonLogger, stdoutLines } from "./lib/http/middleware.ts";
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 
@@ -158,6 +158,7 @@ async function stop() {
   ]);
   await services.close().catch(() => {}); // quota units given back, analytics written out
   kv.close();
+  await stdoutLines.flush(); // the last requests' log lines
   Deno.exit(0);
 }
 

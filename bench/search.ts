@@ -5,7 +5,11 @@
 import { createApp } from "../app.ts";
 import type { PageInput } from "../lib/sites/pages.ts";
 import { loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
-import { haveWrk, wrk } from "./wrk.ts";
+import { haveWrk, wrk, type WrkResult } from "./wrk.ts";
+import { serveHttp } from "../lib/http/server.ts";
+import type { Services } from "../lib/services.ts";
+import type { Hono } from "hono";
+import type { AppEnv } from "../lib/http/middleware.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
@@ -111,18 +115,16 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   if (!(await haveWrk())) {
     console.log("wrk not installed (apt-get install -y wrk): HTTP load figures skipped");
   } else {
+    await benchHttp(app, s, site.id, publicKey, opts.seconds);
     const paths = queries.map((q) => `/api/search?key=${publicKey}&q=${encodeURIComponent(q)}`);
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
     const before = { ...s.quota.stats };
-    const api = await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, opts.seconds);
+    await wrk(`http://127.0.0.1:${server.addr.port}`, paths, 50, opts.seconds);
     const after = { ...s.quota.stats };
     // The same load with search analytics counting off, then on again: counting is in memory,
     // so neither throughput nor p99 should move (it writes to KV only every few seconds).
     // Rounds alternate so that noise from other processes falls on both sides alike.
-    const runs: Record<
-      "off" | "on",
-      { rps: number; p99: number; errors: number; non2xx: number }[]
-    > = { off: [], on: [] };
+    const runs: Record<"off" | "on", WrkResult[]> = { off: [], on: [] };
     const round = Math.max(2, Math.round(opts.seconds / 2));
     for (let i = 0; i < 3; i++) {
       for (const mode of ["off", "on"] as const) {
@@ -145,29 +147,8 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     const perCall = (performance.now() - t0) / calls * 1000;
     s.analytics.discard();
     await server.shutdown();
-    const bare = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      () => Response.json({ results: [], meta: { found: 0 } }),
-    );
-    const base = await wrk(`http://127.0.0.1:${bare.addr.port}`, ["/"], 50, opts.seconds);
-    await bare.shutdown();
     const admitted = after.admitted - before.admitted;
     const kvOps = (after.batches - before.batches) + (after.commits - before.commits);
-    console.log(
-      `/api/search under wrk (50 connections, ${opts.seconds} s): ${
-        api.rps.toFixed(0)
-      } req/s, p50 ${ms(api.p50)}, p99 ${ms(api.p99)}, errors ${api.errors}, non-2xx ${api.non2xx}`,
-    );
-    console.log(
-      `bare Deno.serve, fixed JSON (same settings): ${base.rps.toFixed(0)} req/s, p50 ${
-        ms(base.p50)
-      }, p99 ${ms(base.p99)}`,
-    );
-    console.log(
-      `ratios: endpoint / in-process = ${
-        (api.rps / inProcessRps).toFixed(2)
-      }; endpoint / bare Deno.serve = ${(api.rps / base.rps).toFixed(3)}`,
-    );
     console.log(
       `analytics counting (median of 3 alternating ${round} s rounds each): off ${
         off.rps.toFixed(0)
@@ -195,4 +176,149 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
       await Deno.remove(dir, { recursive: true });
     },
   };
+}
+
+/**
+ * Real queries, not title words: the entries of the back-of-book indexes of the installed
+ * documentation (pages the corpus leaves out), in a fixed shuffled order.
+ */
+async function indexQueries(): Promise<string[]> {
+  const read = (path: string) => Deno.readTextFile(path).catch(() => "");
+  const text = (html: string) =>
+    html.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&").trim();
+  const found = new Set<string>();
+  const pg = await read("/usr/share/doc/postgresql-doc-15/html/bookindex.html");
+  for (const m of pg.matchAll(/<dt[^>]*>(.*?)(?:, <a |<dl|<\/dt>)/gs)) found.add(text(m[1]));
+  const py = await read("/usr/share/doc/python3/html/genindex-all.html");
+  for (const m of py.matchAll(/<li><a href="[^"]*">([^<]*)<\/a>/g)) {
+    const entry = text(m[1]).replace(/\s*\([^)]*\)$/, ""); // "len() (built-in function)"
+    if (!entry.startsWith("in ") && entry.length < 60) found.add(entry);
+  }
+  found.delete("");
+  const out = [...found];
+  const rand = rng(11);
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/**
+ * /api/search through HTTP on both servers the app runs on: ours (lib/http/server.ts, what
+ * main.ts serves with) and Deno.serve (Deno Deploy). First-seen real queries one at a time and
+ * under 50 connections (beside the same queries' in-process rate), and one repeated query
+ * (a result-cache hit) beside a bare server sending the same bytes.
+ */
+async function benchHttp(
+  app: Hono<AppEnv>,
+  s: Services,
+  siteId: string,
+  publicKey: string,
+  seconds: number,
+) {
+  let real = await indexQueries();
+  if (real.length < 2000) real = makeQueries([], 0); // no documentation installed
+  if (real.length === 0) {
+    console.log("(no back-of-book indexes installed: first-seen HTTP figures skipped)");
+    return;
+  }
+  let next = 0;
+  const take = (n: number) => real.slice(next, next += n);
+  const path = (q: string) => `/api/search?key=${publicKey}&q=${encodeURIComponent(q)}`;
+  const warm = take(200).map(path);
+  const hitPath = path("configuration");
+  const hitBytes = new Uint8Array(
+    await (await app.fetch(new Request(`http://x${hitPath}`))).arrayBuffer(),
+  );
+  // Where a request's time goes, in process (no HTTP): the whole app, and the quota alone.
+  const mean = async (n: number, f: (i: number) => Promise<unknown>) => {
+    const t = performance.now();
+    for (let i = 0; i < n; i++) await f(i);
+    return (performance.now() - t) / n * 1000;
+  };
+  const fetchPath = async (p: string) =>
+    await (await app.fetch(new Request(`http://x${p}`))).arrayBuffer();
+  const hitUs = await mean(2000, () => fetchPath(hitPath));
+  const fresh = take(500).map(path);
+  const firstUs = await mean(fresh.length, (i) => fetchPath(fresh[i]));
+  const quotaUs = await mean(2000, () => s.quota.admit(siteId, () => null));
+  console.log(
+    `\nin process (app.fetch, no HTTP): a cache hit ${hitUs.toFixed(0)} µs, a first-seen query ${
+      firstUs.toFixed(0)
+    } µs; the quota's admit alone ${quotaUs.toFixed(0)} µs (${
+      (quotaUs / hitUs * 100).toFixed(0)
+    }% of a hit, ${(quotaUs / firstUs * 100).toFixed(0)}% of a first-seen query)`,
+  );
+  const servers = [
+    {
+      name: "our server (main.ts)",
+      start: () => serveHttp({ hostname: "127.0.0.1", port: 0 }, app.fetch),
+    },
+    {
+      name: "Deno.serve (Deploy)",
+      start: () => Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch),
+    },
+  ];
+  const bare = (handler: () => Response) => [
+    { name: "our server", server: serveHttp({ hostname: "127.0.0.1", port: 0 }, handler) },
+    {
+      name: "Deno.serve",
+      server: Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler),
+    },
+  ];
+  const lines: string[] = [];
+  const hits: number[] = [];
+  for (const { name, start } of servers) {
+    const server = start();
+    const origin = `http://127.0.0.1:${server.addr.port}`;
+    await wrk(origin, warm, 4, 1); // the JIT warms up on this server's path
+    // One at a time: more queries than a run asks, so each is new to the result cache.
+    const seqQueries = take(2500);
+    const seq = await wrk(origin, seqQueries.map(path), 1, 2);
+    const distinct = take(3500);
+    const load = await wrk(origin, distinct.map(path), 50, 2);
+    // The same queries in process, after HTTP saw them (their common words' scores are warm).
+    const asked = distinct.slice(0, Math.min(distinct.length, load.requests));
+    const t = performance.now();
+    for (const q of asked) (await s.indexes.reader(siteId)).search(q, 1, 10);
+    const inProcess = asked.length / ((performance.now() - t) / 1000);
+    const hit = await wrk(origin, [hitPath], 50, seconds);
+    hits.push(hit.rps);
+    await server.shutdown();
+    const repeats = (r: WrkResult, n: number) =>
+      r.requests > n ? ` (${r.requests - n} of ${r.requests} repeated)` : "";
+    lines.push(
+      `${name}: first-seen one at a time p50 ${ms(seq.p50)}, p99 ${ms(seq.p99)}${
+        repeats(seq, seqQueries.length)
+      }; 50 connections ${load.rps.toFixed(0)} req/s = ${
+        (load.rps / inProcess).toFixed(2)
+      } x the same queries in process (${inProcess.toFixed(0)}/s), p99 ${ms(load.p99)}, errors ${
+        load.errors + load.non2xx
+      }${repeats(load, distinct.length)}; one repeated query ${hit.rps.toFixed(0)} req/s, p99 ${
+        ms(hit.p99)
+      }`,
+    );
+  }
+  // Bare servers sending the cache hit's bytes: the most any app could do on each.
+  const same = () => new Response(hitBytes, { headers: { "Content-Type": "application/json" } });
+  const base: number[] = [];
+  for (const { server } of bare(same)) {
+    base.push((await wrk(`http://127.0.0.1:${server.addr.port}`, ["/"], 50, seconds)).rps);
+    await server.shutdown();
+  }
+  console.log(
+    `\n/api/search through HTTP, ${real.length} real queries (back-of-book index entries):`,
+  );
+  for (const l of lines) console.log("  " + l);
+  console.log(
+    `  bare servers sending the same ${hitBytes.byteLength} bytes: our server ${
+      base[0].toFixed(0)
+    } req/s, Deno.serve ${base[1].toFixed(0)} req/s; a cache hit / bare Deno.serve: our server ${
+      (hits[0] / base[1]).toFixed(2)
+    }, Deno.serve ${(hits[1] / base[1]).toFixed(2)} (our server / its own bare: ${
+      (hits[0] / base[0]).toFixed(2)
+    })`,
+  );
 }

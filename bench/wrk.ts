@@ -9,8 +9,9 @@ request = function()
   return wrk.format("GET", paths[i])
 end
 done = function(summary, latency, requests)
-  io.write(string.format('WRKJSON {"requests":%d,"seconds":%f,"p50":%f,"p99":%f,"errors":%d,"non2xx":%d}\\n',
+  io.write(string.format('WRKJSON {"requests":%d,"seconds":%f,"p50":%f,"p99":%f,"max":%f,"errors":%d,"non2xx":%d}\\n',
     summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    latency.max / 1000,
     summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
     summary.errors.status))
 end
@@ -18,13 +19,18 @@ end
 
 export interface WrkResult {
   rps: number;
+  requests: number;
   p50: number;
   p99: number;
+  max: number;
   errors: number;
   non2xx: number;
 }
 
-/** Runs wrk with `connections` for `seconds` against origin + each path in turn. */
+/**
+ * Runs wrk with `connections` for `seconds` against origin + each path in turn (first-seen
+ * queries: more paths than requests made; `requests` tells how many were).
+ */
 export async function wrk(
   origin: string,
   paths: string[],
@@ -42,6 +48,7 @@ export async function wrk(
       String(connections),
       "-d",
       `${seconds}s`,
+      "--latency",
       "-s",
       `${dir}/script.lua`,
       origin,
@@ -57,8 +64,10 @@ export async function wrk(
   const r = JSON.parse(line.slice(8));
   return {
     rps: r.requests / r.seconds,
+    requests: r.requests,
     p50: r.p50,
     p99: r.p99,
+    max: r.max,
     errors: r.errors,
     non2xx: r.non2xx,
   };

@@ -1,7 +1,13 @@
 /** Where analytics live in KV: one prefix per site and UTC day; no IP address or key is stored. */
 
 /** A UTC day as "2026-11-15". */
-export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+export function dayOf(ms: number): string {
+  const day = Math.floor(ms / 86_400_000);
+  // Every search asks: the day's text is made once a day, not once a search.
+  if (day !== lastDay.day) lastDay = { day, text: new Date(ms).toISOString().slice(0, 10) };
+  return lastDay.text;
+}
+let lastDay = { day: NaN, text: "" };
 
 /** Daily totals: searches, answers, noResults, clicks, clickPositions (sum of positions). */
 export const totalKey = (

@@ -1,35 +1,157 @@
 /** HTTP plumbing shared by all routes: request ids, logging, the error envelope, JSON bodies. */
-import type { Context, Hono, MiddlewareHandler } from "hono";
+import type { Context, Hono, MiddlewareHandler, Next } from "hono";
 import { getConnInfo } from "hono/deno";
 import { ApiError, asApiError, errorObject } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import { parseJsonBody } from "./json.ts";
+import { knownBodies } from "./server.ts";
 import type { AdminCaller } from "./auth.ts";
 
 export type AppEnv = {
   /** adminCaller: set by a dashboard session (lib/http/session.ts) on admin calls. */
-  Variables: { requestId: string; siteId?: string; adminCaller?: AdminCaller };
+  Variables: {
+    requestId: string;
+    siteId?: string;
+    adminCaller?: AdminCaller;
+    /** Headers middleware adds to every answer: `respond` makes them part of the Response. */
+    headers?: [string, string][];
+  };
 };
 export type Logger = (line: Record<string, unknown>) => void;
 
-export const jsonLogger: Logger = (line) => console.log(JSON.stringify(line));
+/**
+ * Log lines waiting for stdout. A request never waits on the write: lines gather until the
+ * current burst of work is done and go out together in one asynchronous write (console.log
+ * would write each synchronously, and block the event loop while stdout's pipe is full).
+ */
+export class LineWriter {
+  #lines: string[] = [];
+  #dropped = 0;
+  #draining: Promise<void> | null = null;
+  constructor(
+    private out: { write(p: Uint8Array): Promise<number> },
+    /** Lines held at most while the output is stalled; more are counted, and dropped. */
+    private maxLines = 100_000,
+  ) {}
+
+  /** Queues one line (without its newline). */
+  write(line: string) {
+    if (this.#lines.length >= this.maxLines) this.#dropped++;
+    else this.#lines.push(line);
+    this.#draining ??= this.#drain();
+  }
+
+  /** Resolves once every line queued so far is written. */
+  async flush(): Promise<void> {
+    while (this.#draining) await this.#draining;
+  }
+
+  async #drain() {
+    try {
+      await new Promise((r) => setTimeout(r, 0)); // the lines of one burst share a write
+      while (this.#lines.length) {
+        if (this.#dropped) {
+          this.#lines.push(
+            JSON.stringify({ level: "error", event: "log_dropped", lines: this.#dropped }),
+          );
+          this.#dropped = 0;
+        }
+        const bytes = lineEncoder.encode(this.#lines.join("\n") + "\n");
+        this.#lines = [];
+        for (let at = 0; at < bytes.byteLength;) at += await this.out.write(bytes.subarray(at));
+      }
+    } catch {
+      this.#lines = []; // stdout is gone: nothing can be logged any more
+    } finally {
+      this.#draining = null;
+    }
+  }
+}
+
+const lineEncoder = new TextEncoder();
+/** The process's log on stdout, one JSON object a line. */
+export const stdoutLines = new LineWriter(Deno.stdout);
+
+/** Deno Deploy collects what console.log prints, a line an entry: there it stays the way. */
+const onDeploy = (() => {
+  try {
+    return Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined ||
+      Deno.env.get("DENO_DEPLOY") === "true";
+  } catch {
+    return false; // no permission to read the environment: not Deploy, where it is granted
+  }
+})();
+
+export const jsonLogger: Logger = onDeploy
+  ? (line) => console.log(JSON.stringify(line))
+  : (line) => stdoutLines.write(JSON.stringify(line));
+
+/** `n` base62 characters of a counter, most significant first. */
+function base62(n: number, width: number): string {
+  let out = "";
+  for (let i = 0; i < width; i++, n = Math.floor(n / 62)) out = BASE62[n % 62] + out;
+  return out;
+}
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** Request ids: a random prefix per process and a counter, so none costs random bytes. */
+const ID_PREFIX = "req_" + randomBase62(12);
+let idCounter = 0;
+const nextRequestId = () => ID_PREFIX + base62(idCounter++, 8);
+
+/** Responses made by `respond`, which already carry the headers middleware asked for. */
+const complete = new WeakSet<Response>();
+
+/**
+ * Adds headers to the request's answer: at once when a route makes it with `respond`, else
+ * set in place on whatever the route returned (Hono's `c.header` after a handler copies the
+ * whole response first; a response whose headers are immutable still goes that way).
+ */
+async function withHeaders(c: Context<AppEnv>, headers: [string, string][], next: Next) {
+  const pending = c.get("headers");
+  if (pending) pending.push(...headers);
+  else c.set("headers", [...headers]);
+  await next();
+  const res = c.res;
+  if (complete.has(res)) return;
+  try {
+    for (const [k, v] of headers) res.headers.set(k, v);
+  } catch {
+    for (const [k, v] of headers) c.header(k, v);
+  }
+}
+
+/** A route's answer made once, with the headers middleware asked for (the fast way to answer). */
+export function respond(
+  c: Context<AppEnv>,
+  body: BodyInit,
+  status: number,
+  headers: Record<string, string>,
+): Response {
+  const all = Object.entries(headers);
+  const pending = c.get("headers");
+  if (pending) all.push(...pending);
+  const res = new Response(body, { status, headers: all });
+  complete.add(res);
+  if (body instanceof Uint8Array) knownBodies.set(res, body); // our server sends it as it is
+  return res;
+}
 
 /** Gives every request an id and logs one structured line for it; never keys or query strings. */
 export function requestLog(log: Logger, now: () => number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = now();
-    const requestId = "req_" + randomBase62(20);
+    const requestId = nextRequestId();
     c.set("requestId", requestId);
     let status = 500;
     try {
-      await next();
+      await withHeaders(c, [["X-Request-Id", requestId]], next);
       status = c.res.status;
     } catch (err) {
       // Thrown past this middleware (a 404 from notFound): the status onError will answer.
       status = asApiError(err).status;
+      c.header("X-Request-Id", requestId);
       throw err;
     } finally {
-      c.header("X-Request-Id", requestId);
       log({
         time: new Date(started).toISOString(),
         request_id: requestId,
@@ -40,6 +162,31 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
         site: c.get("siteId") ?? null,
       });
     }
+  };
+}
+
+/** CORS for the public API: any origin; a site's allowedOrigins is enforced per request. */
+export function publicCors(o: {
+  methods: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  maxAgeSeconds: number;
+}): MiddlewareHandler<AppEnv> {
+  // Built once: every answer carries the same two headers, every preflight the same five.
+  const simple: [string, string][] = [
+    ["Access-Control-Allow-Origin", "*"],
+    ["Access-Control-Expose-Headers", o.exposeHeaders.join(",")],
+  ];
+  const preflight: [string, string][] = [
+    ...simple,
+    ["Access-Control-Max-Age", String(o.maxAgeSeconds)],
+    ["Access-Control-Allow-Methods", o.methods.join(",")],
+    ["Access-Control-Allow-Headers", o.allowHeaders.join(",")],
+    ["Vary", "Access-Control-Request-Headers"],
+  ];
+  return async (c, next) => {
+    if (c.req.method === "OPTIONS") return new Response(null, { status: 204, headers: preflight });
+    await withHeaders(c, simple, next);
   };
 }
 

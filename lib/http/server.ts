@@ -76,22 +76,33 @@ interface Head {
   method: string;
   target: string;
   minor: number;
-  headers: Headers;
+  /** Name and value of each header line, as sent: a Request takes them without another copy. */
+  headers: [string, string][];
 }
+
+/** A header's value (repeated ones joined as Headers.get joins them), or null. */
+function field(head: Head, name: string): string | null {
+  let out: string | null = null;
+  for (const [k, v] of head.headers) {
+    if (k.length === name.length && k.toLowerCase() === name) {
+      out = out === null ? v : `${out}, ${v}`;
+    }
+  }
+  return out;
+}
+
+const REQUEST_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.([01])$/;
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/;
 
 function parseHead(bytes: Uint8Array): Head {
   const lines = latin1(bytes).split("\r\n");
-  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) (\S+) HTTP\/1\.([01])$/.exec(lines[0]);
+  const m = REQUEST_LINE.exec(lines[0]);
   if (!m) throw new Malformed(400, "The request line is not HTTP/1.1.");
-  const headers = new Headers();
-  for (const line of lines.slice(1)) {
-    const h = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+  const headers: [string, string][] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const h = HEADER_LINE.exec(lines[i]);
     if (!h) throw new Malformed(400, "A header line is malformed.");
-    try {
-      headers.append(h[1], h[2]);
-    } catch {
-      throw new Malformed(400, "A header value is not allowed.");
-    }
+    headers.push([h[1], h[2]]);
   }
   return { method: m[1], target: m[2], minor: Number(m[3]), headers };
 }
@@ -235,9 +246,8 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
   }
 
   async function respond(slot: Slot, wire: Wire, head: Head, remoteAddr: Deno.NetAddr) {
-    const h = head.headers;
-    const te = h.get("transfer-encoding");
-    const cl = h.get("content-length");
+    const te = field(head, "transfer-encoding");
+    const cl = field(head, "content-length");
     if (te !== null && (cl !== null || te.toLowerCase() !== "chunked")) {
       throw new Malformed(
         400,
@@ -254,15 +264,15 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     let url: URL;
     try {
       url = head.target.startsWith("/")
-        ? new URL(`http://${h.get("host") || `${o.hostname}:${addr.port}`}${head.target}`)
+        ? new URL(`http://${field(head, "host") || `${o.hostname}:${addr.port}`}${head.target}`)
         : new URL(head.target);
       if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
     } catch {
       throw new Malformed(400, "The request target or Host is not valid.");
     }
     const noBody = head.method === "GET" || head.method === "HEAD";
-    let keepAlive = head.minor === 1 && !/\bclose\b/i.test(h.get("connection") ?? "");
-    if (h.get("expect")?.toLowerCase() === "100-continue" && length !== 0) {
+    let keepAlive = head.minor === 1 && !/\bclose\b/i.test(field(head, "connection") ?? "");
+    if (field(head, "expect")?.toLowerCase() === "100-continue" && length !== 0) {
       await writeAll(slot, encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
     }
 
@@ -283,9 +293,15 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     const done = new Promise<void>((r) => completed = r);
     let req: Request;
     try {
-      req = new Request(url, { method: head.method, headers: h, body, signal: aborter.signal });
+      req = new Request(url, {
+        method: head.method,
+        headers: head.headers,
+        body,
+        signal: aborter.signal,
+      });
     } catch {
-      throw new Malformed(400, "The request is not valid."); // a method fetch forbids, say
+      // A method fetch forbids, or a header value Headers does not allow.
+      throw new Malformed(400, "The request is not valid.");
     }
     let res: Response;
     try {
@@ -435,6 +451,20 @@ function bodyStream(
   }, { highWaterMark: 0 });
 }
 
+/**
+ * Bodies of responses made from bytes already in memory (`respond` in middleware.ts): sent
+ * as they are, not read back out of the Response through a stream.
+ */
+export const knownBodies = new WeakMap<Response, Uint8Array>();
+
+/** The Date header's value, made once a second. */
+function httpDate(): string {
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastDate.second) lastDate = { second, text: new Date().toUTCString() };
+  return lastDate.text;
+}
+let lastDate = { second: 0, text: "" };
+
 const NO_BODY = new Set([204, 304]);
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
 
@@ -448,13 +478,14 @@ async function writeResponse(
 ) {
   const lines = [`HTTP/1.1 ${res.status} ${REASONS[res.status] ?? (res.statusText || "Status")}`];
   res.headers.forEach((v, k) => HOP_BY_HOP.has(k) || lines.push(`${k}: ${v}`));
-  if (!res.headers.has("date")) lines.push(`date: ${new Date().toUTCString()}`);
+  if (!res.headers.has("date")) lines.push(`date: ${httpDate()}`);
   if (!keepAlive) lines.push("connection: close");
   const declared = res.headers.get("content-length");
   const bodyless = head || NO_BODY.has(res.status) || res.status < 200;
   const fixed = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
   const headBytes = () => encoder.encode(lines.join("\r\n") + "\r\n\r\n");
-  if (bodyless || !res.body) {
+  const known = bodyless ? undefined : knownBodies.get(res);
+  if (!known && (bodyless || !res.body)) {
     if (bodyless && fixed !== null && !NO_BODY.has(res.status)) {
       lines.push(`content-length: ${fixed}`);
     }
@@ -463,9 +494,9 @@ async function writeResponse(
     await writeAll(slot, headBytes());
     return;
   }
-  if (!/^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
+  if (known || !/^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
     // Anything but an event stream is read whole and sent in one write, head included.
-    const body = new Uint8Array(await res.arrayBuffer());
+    const body = known ?? new Uint8Array(await res.arrayBuffer());
     if (fixed !== null && body.byteLength !== fixed) throw new Error("body length mismatch");
     lines.push(`content-length: ${body.byteLength}`);
     const h = headBytes();
@@ -478,7 +509,7 @@ async function writeResponse(
   // An event stream goes out as it is made: chunked, or until the close for HTTP/1.0.
   if (!http10) lines.push("transfer-encoding: chunked");
   await writeAll(slot, headBytes());
-  for await (const part of res.body) {
+  for await (const part of res.body!) {
     if (part.byteLength === 0) continue;
     if (http10) {
       await writeAll(slot, part);

@@ -16,7 +16,8 @@ export function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): numb
 }
 
 /** Header bytes as text, one character per byte (RFC 9110 section 5.5). */
-export const latin1 = (b: Uint8Array) => new TextDecoder("latin1").decode(b);
+const LATIN1 = new TextDecoder("latin1");
+export const latin1 = (b: Uint8Array) => LATIN1.decode(b);
 
 /** A connection's unread bytes, and one read at a time from its socket. */
 export class Wire {

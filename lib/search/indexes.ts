@@ -148,6 +148,12 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
   }
 }
 
+/** One version of a site's index, as `SearchIndexes.reader` hands it out. */
+export interface IndexReader {
+  version: number;
+  search(q: string, page: number, perPage: number): SearchResult;
+}
+
 /** Search indexes for all sites this instance has served. */
 export class SearchIndexes {
   /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
@@ -270,14 +276,22 @@ export class SearchIndexes {
     return idx;
   }
 
-  /** The index version a search would read now (caught up as a search would be). */
-  async version(site: string): Promise<number> {
-    return (await this.current(site)).version;
+  /**
+   * The site's index caught up once (a search used to check twice): its version, and searches
+   * of the index that version names, so a cached answer is filed under the version it shows.
+   */
+  async reader(site: string): Promise<IndexReader> {
+    const { db, version } = await this.current(site);
+    return { version, search: (q, page, perPage) => this.searchIn(db, q, page, perPage) };
   }
 
   /** Ranked, highlighted results for a query. */
   async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
     const { db } = await this.current(site);
+    return this.searchIn(db, q, page, perPage);
+  }
+
+  private searchIn(db: SiteDb, q: string, page: number, perPage: number): SearchResult {
     const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
     const typed = [...words(q, "")].map(fold);
     // A one-letter word being typed may expand to many words: highlight a bounded few.

@@ -161,8 +161,15 @@ function scratch(db: SiteDb): Scratch {
   return s;
 }
 
-/** The `k` best documents, best first: more query words, then a higher score. */
-function best(ids: number[], k: number, acc: Scratch): number[] {
+/**
+ * The `k` best documents, best first: more query words, then a higher score; ties keep the
+ * order of `ids`, exactly as a stable sort of them all would (only a few are kept in order).
+ */
+export function topK(
+  ids: number[],
+  k: number,
+  acc: { score: ArrayLike<number>; words: ArrayLike<number> },
+): number[] {
   const { score, words } = acc;
   const better = (a: number, b: number) => words[b] - words[a] || score[b] - score[a];
   if (k * 4 >= ids.length) return ids.sort(better).slice(0, k);
@@ -252,7 +259,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
       }
     }
     for (const [id, p] of db.prior) if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
-    ids = best(touched, Math.min(limit, touched.length), acc);
+    ids = topK(touched, Math.min(limit, touched.length), acc);
   } finally {
     // Leave the arrays zeroed for the next query, whatever happened.
     for (const id of touched) {

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { originError, publicSite } from "../../lib/http/auth.ts";
 import { ApiError } from "../../lib/http/errors.ts";
-import { allowOnly, type AppEnv } from "../../lib/http/middleware.ts";
+import { allowOnly, type AppEnv, respond } from "../../lib/http/middleware.ts";
 import { PLANS } from "../../lib/limits/plans.ts";
 import { ResultCache } from "../../lib/search/result_cache.ts";
 import { rateLimitHeaders } from "../../lib/limits/quota.ts";
@@ -23,6 +23,8 @@ function singleParams(all: Record<string, string[]>, names: string[]) {
   }
   return out;
 }
+
+const encoder = new TextEncoder();
 
 export function searchRoutes(s: Services) {
   const app = new Hono<AppEnv>();
@@ -46,16 +48,18 @@ export function searchRoutes(s: Services) {
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
     // The index version is part of the key: no answer from before an upsert or delete comes back.
-    const version = await s.indexes.version(site.id);
-    const cacheKey = ResultCache.key(site.id, version, site.plan, params.q, params.page, perPage);
+    const index = await s.indexes.reader(site.id);
+    const cacheKey = ResultCache.key(
+      site.id,
+      index.version,
+      site.plan,
+      params.q,
+      params.page,
+      perPage,
+    );
     let answer = s.resultCache.get(cacheKey);
     if (!answer) {
-      const { found, hits, corrections } = await s.indexes.search(
-        site.id,
-        params.q,
-        params.page,
-        perPage,
-      );
+      const { found, hits, corrections } = index.search(params.q, params.page, perPage);
       const body = {
         results: hits,
         meta: {
@@ -68,11 +72,11 @@ export function searchRoutes(s: Services) {
           ...(corrections.length ? { corrections } : {}),
         },
       };
-      answer = { bytes: new TextEncoder().encode(JSON.stringify(body)), found };
+      answer = { bytes: encoder.encode(JSON.stringify(body)), found };
       s.resultCache.set(cacheKey, answer);
     }
     if (params.page === 1) s.analytics.search(site.id, params.q, answer.found); // in memory; batched
-    return c.body(answer.bytes, 200, {
+    return respond(c, answer.bytes, 200, {
       ...rateLimitHeaders(state),
       "Content-Type": "application/json",
     });

@@ -43,3 +43,23 @@ Deno.test("result cache - setting a key again replaces it and keeps the byte cou
   assert.equal(cache.bytes, 700 + 2);
   assert.equal(cache.get("a")?.found, 700);
 });
+
+Deno.test("result cache - storing a site's newer index version drops that site's older answers, and no answer of an older version is stored after", () => {
+  const cache = new ResultCache(1_000_000);
+  const k = (site: string, version: number, q: string) =>
+    ResultCache.key(site, version, "free", q, 1, 10);
+  cache.set(k("s1", 1, "tea"), body(100));
+  cache.set(k("s1", 1, "pot"), body(100));
+  cache.set(k("s2", 1, "tea"), body(100));
+  cache.set(k("s1", 2, "tea"), body(200));
+  assert.equal(cache.get(k("s1", 1, "tea")), undefined);
+  assert.equal(cache.get(k("s1", 1, "pot")), undefined);
+  assert.equal(cache.get(k("s2", 1, "tea"))?.found, 100, "another site's answers stay");
+  assert.equal(cache.get(k("s1", 2, "tea"))?.found, 200);
+  assert.equal(cache.size, 2);
+  assert.equal(cache.bytes, 100 + 200 + 2 * (k("s2", 1, "tea").length + k("s1", 2, "tea").length));
+  // A search that read the index before it caught up finishes late: its answer is not kept.
+  cache.set(k("s1", 1, "cup"), body(100));
+  assert.equal(cache.get(k("s1", 1, "cup")), undefined);
+  assert.equal(cache.size, 2);
+});

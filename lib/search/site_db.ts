@@ -197,12 +197,22 @@ export function addDoc(db: SiteDb, doc: Doc) {
     for (const [w, n] of seen) note(db, w, n);
   }
   const id = db.index.add(counted);
-  const stored: StoredDoc = { ...doc, lang, body: pack(doc.body) };
-  // Kept once: the headings field is made again from the sections when it is needed.
-  const rebuilt = doc.sections?.length && headingsText(doc.sections) === doc.headings;
-  if (rebuilt) stored.headings = "";
-  stored.accented = ACCENTED.test(doc.body);
-  if (doc.sections?.length) stored.sectionAt = sectionOffsets(doc.body, doc.sections);
+  // Every document has the same keys in the same order (one shape, also when decoded).
+  const stored: StoredDoc = {
+    id: doc.id,
+    title: doc.title,
+    description: doc.description,
+    // Kept once: the headings field is made again from the sections when it is needed.
+    headings: doc.sections?.length && headingsText(doc.sections) === doc.headings
+      ? ""
+      : doc.headings,
+    body: pack(doc.body),
+    lang,
+    sections: doc.sections,
+    codeShare: doc.codeShare,
+    accented: ACCENTED.test(doc.body),
+    sectionAt: doc.sections?.length ? sectionOffsets(doc.body, doc.sections) : undefined,
+  };
   db.docs[id] = stored;
   db.byId.set(doc.id, id);
   const prior = priorOf(doc);

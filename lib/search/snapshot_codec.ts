@@ -262,7 +262,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
         at = sectionAt.slice(atAt, atAt += sections.length);
       }
     }
-    // The keys in the order addDoc gives them (one object shape for both).
+    // The keys addDoc gives, in its order (one object shape for both).
     const d: StoredDoc = {
       id: docId,
       title,
@@ -273,8 +273,8 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
       sections,
       codeShare: f & CODE_SHARE ? codeShare[id] : undefined,
       accented: (f & ACCENTED) !== 0,
+      sectionAt: at,
     };
-    if (at) d.sectionAt = at;
     docs[id] = d;
     if (db.byId.has(docId)) fail("duplicate document");
     db.byId.set(docId, id);

@@ -48,26 +48,83 @@ function lowerBound(terms: string[], term: string): number {
 
 const EMPTY = new Uint32Array(0);
 
+function grow(a: Uint32Array, min: number): Uint32Array {
+  const out = new Uint32Array(Math.max(min, a.length * 2));
+  out.set(a);
+  return out;
+}
+
+/**
+ * Postings added since the last seal: one log in typed arrays (id, tf, next entry of the
+ * same term), chained per term, so a build makes no array per term. Entry 0 is unused.
+ */
+class Recent {
+  /** Term → its chain's number. */
+  chains = new Map<string, number>();
+  first: Uint32Array = new Uint32Array(256);
+  last: Uint32Array = new Uint32Array(256);
+  count: Uint32Array = new Uint32Array(256);
+  ids: Uint32Array = new Uint32Array(1024);
+  tfs: Uint32Array = new Uint32Array(1024);
+  next: Uint32Array = new Uint32Array(1024);
+  /** Entries used. */
+  size = 0;
+
+  add(term: string, id: number, tf: number) {
+    const e = ++this.size;
+    if (e >= this.ids.length) {
+      [this.ids, this.tfs, this.next] = [
+        grow(this.ids, e + 1),
+        grow(this.tfs, e + 1),
+        grow(this.next, e + 1),
+      ];
+    }
+    this.ids[e] = id;
+    this.tfs[e] = tf;
+    this.next[e] = 0;
+    let c = this.chains.get(term);
+    if (c === undefined) {
+      c = this.chains.size;
+      this.chains.set(term, c);
+      if (c >= this.first.length) {
+        [this.first, this.last, this.count] = [
+          grow(this.first, c + 1),
+          grow(this.last, c + 1),
+          grow(this.count, c + 1),
+        ];
+      }
+      this.first[c] = e;
+      this.count[c] = 0;
+    } else this.next[this.last[c]] = e;
+    this.last[c] = e;
+    this.count[c]++;
+  }
+
+  /** Forgets every entry, keeping the buffers for the next documents. */
+  clear() {
+    this.chains = new Map();
+    this.size = 0;
+  }
+}
+
 /** One field's postings. */
 export class FieldPostings {
   terms: string[] = [];
   offsets: Uint32Array = new Uint32Array(1);
   ids: Uint32Array = EMPTY;
   tfs: Uint32Array = EMPTY;
-  /** Documents added since the last seal: term → id, tf pairs, ids ascending. */
-  recent = new Map<string, number[]>();
-  /** Postings in `recent`. */
-  recentSize = 0;
+  /** Documents added since the last seal (ids ascending along each chain). */
+  private recent = new Recent();
   /** `recent`'s terms sorted, for prefix lookups; null once a document is added. */
   private recentSorted: string[] | null = null;
 
+  /** Postings added since the last seal. */
+  get recentSize(): number {
+    return this.recent.size;
+  }
+
   add(id: number, counts: Map<string, number>) {
-    for (const [term, tf] of counts) {
-      const list = this.recent.get(term);
-      if (list) list.push(id, tf);
-      else this.recent.set(term, [id, tf]);
-    }
-    this.recentSize += counts.size;
+    for (const [term, tf] of counts) this.recent.add(term, id, tf);
     if (counts.size) this.recentSorted = null;
   }
 
@@ -84,22 +141,24 @@ export class FieldPostings {
         else hi = mid - 1;
       }
     }
-    const list = this.recent.get(term);
-    if (list) { for (let k = 0; k < list.length; k += 2) if (list[k] === id) return list[k + 1]; }
+    const r = this.recent, c = r.chains.get(term);
+    if (c !== undefined) {
+      for (let e = r.first[c]; e; e = r.next[e]) if (r.ids[e] === id) return r.tfs[e];
+    }
     return 0;
   }
 
   /** The hit of one term, sealed and recent postings together, dead documents left out. */
   private hit(term: string, sealed: number, dead: Uint8Array, anyDead: boolean): Hit | null {
-    const list = this.recent.get(term);
+    const r = this.recent, c = r.chains.get(term);
     let from = 0, to = 0;
     if (sealed >= 0) [from, to] = [this.offsets[sealed], this.offsets[sealed + 1]];
-    if (!list && !anyDead) {
+    if (c === undefined && !anyDead) {
       return to > from
         ? { term, ids: this.ids.subarray(from, to), tfs: this.tfs.subarray(from, to) }
         : null;
     }
-    const n = to - from + (list ? list.length >> 1 : 0);
+    const n = to - from + (c === undefined ? 0 : r.count[c]);
     const ids = new Uint32Array(n), tfs = new Uint32Array(n);
     let k = 0;
     for (let p = from; p < to; p++) {
@@ -108,11 +167,11 @@ export class FieldPostings {
       ids[k] = id;
       tfs[k++] = this.tfs[p];
     }
-    if (list) {
-      for (let p = 0; p < list.length; p += 2) {
-        if (dead[list[p]]) continue;
-        ids[k] = list[p];
-        tfs[k++] = list[p + 1];
+    if (c !== undefined) {
+      for (let e = r.first[c]; e; e = r.next[e]) {
+        if (dead[r.ids[e]]) continue;
+        ids[k] = r.ids[e];
+        tfs[k++] = r.tfs[e];
       }
     }
     return k ? { term, ids: ids.subarray(0, k), tfs: tfs.subarray(0, k) } : null;
@@ -128,7 +187,7 @@ export class FieldPostings {
       if (h) yield h;
       return;
     }
-    const recent = this.recentSorted ??= [...this.recent.keys()].sort();
+    const recent = this.recentSorted ??= [...this.recent.chains.keys()].sort();
     let j = lowerBound(recent, token);
     for (;;) {
       const s = i < terms.length && terms[i].startsWith(token) ? terms[i] : null;
@@ -149,8 +208,9 @@ export class FieldPostings {
 
   /** Merges the recent part into the sealed one, renumbering ids by `remap` (-1: dead). */
   seal(remap: Int32Array) {
-    const recent = [...this.recent.keys()].sort();
-    const cap = this.ids.length + this.recentSize;
+    const rc = this.recent;
+    const recent = [...rc.chains.keys()].sort();
+    const cap = this.ids.length + rc.size;
     const ids = new Uint32Array(cap), tfs = new Uint32Array(cap);
     const terms: string[] = [];
     const offsets: number[] = [0];
@@ -172,12 +232,11 @@ export class FieldPostings {
         i++;
       }
       if (r === term) {
-        const list = this.recent.get(r)!;
-        for (let p = 0; p < list.length; p += 2) {
-          const id = remap[list[p]];
+        for (let e = rc.first[rc.chains.get(r)!]; e; e = rc.next[e]) {
+          const id = remap[rc.ids[e]];
           if (id < 0) continue;
           ids[n] = id;
-          tfs[n++] = list[p + 1];
+          tfs[n++] = rc.tfs[e];
         }
         j++;
       }
@@ -188,10 +247,10 @@ export class FieldPostings {
     }
     this.terms = terms;
     this.offsets = Uint32Array.from(offsets);
-    this.ids = ids.slice(0, n);
-    this.tfs = tfs.slice(0, n);
-    this.recent = new Map();
-    this.recentSize = 0;
+    // Views, not copies: what dead documents held stays unused until the next seal.
+    this.ids = ids.subarray(0, n);
+    this.tfs = tfs.subarray(0, n);
+    rc.clear();
     this.recentSorted = null;
   }
 }
@@ -261,8 +320,9 @@ export class InvertedIndex {
   }
 
   /**
-   * Whether a seal is due: on insert when the recent part reaches a quarter of the
-   * sealed one (so a build copies each posting a few times), on lookup at a sixteenth.
+   * Whether a seal is due: on insert when the recent part is as large as the sealed one (a
+   * build copies each posting about twice) or a quarter of the documents are dead; on
+   * lookup at a sixteenth (lookups in the recent part cost more).
    */
   due(lookingUp: boolean): boolean {
     let recent = 0, sealed = 0;
@@ -270,9 +330,10 @@ export class InvertedIndex {
       recent += this.fields[f].recentSize;
       sealed += this.fields[f].sealedSize;
     }
-    const share = lookingUp ? 16 : 4;
-    if (recent > (lookingUp ? 0 : MIN_RECENT) && recent * share >= sealed) return true;
-    return this.deadCount >= MIN_DEAD && this.deadCount * share >= this.slots;
+    if (recent > (lookingUp ? 0 : MIN_RECENT) && recent * (lookingUp ? 16 : 1) >= sealed) {
+      return true;
+    }
+    return this.deadCount >= MIN_DEAD && this.deadCount * (lookingUp ? 16 : 4) >= this.slots;
   }
 
   /**

@@ -241,7 +241,9 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   const n = flags.length;
   const codeShare = r.typed(Float64Array, n), sectionCount = r.u32(n);
   const sectionAt = r.typed(Int32Array, -1), bodyLength = r.u32(n);
-  const blob = r.raw();
+  // One copy of every body: a document's bytes are a view into it (a replaced page's bytes
+  // stay until the index is rebuilt, as a built index's estimate assumes).
+  const blob = r.raw().slice();
   const index = new InvertedIndex();
   const db = createSiteDb(index);
   const docs: StoredDoc[] = db.docs = new Array(n);
@@ -268,7 +270,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
       title,
       description: f & DESCRIPTION ? description : undefined as unknown as string,
       headings,
-      body: f & BYTES_BODY ? bytes.slice() : decoder.decode(bytes),
+      body: f & BYTES_BODY ? bytes : decoder.decode(bytes),
       lang,
       sections,
       codeShare: f & CODE_SHARE ? codeShare[id] : undefined,

@@ -6,6 +6,7 @@
 import { type Field, FIELDS, type Hit, InvertedIndex } from "./postings.ts";
 import { countTerms, languageOf, words, written } from "./tokens.ts";
 import { Trigrams } from "./trigrams.ts";
+import { Vocab } from "./vocab.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";
 
@@ -78,7 +79,7 @@ export interface SiteDb {
   lengths: InvertedIndex["lengths"];
   totals: Record<Field, number>;
   /** Words as written (folded) → occurrences, over all fields. */
-  vocab: Map<string, number>;
+  vocab: Vocab;
   /** Non-ASCII characters of the vocabulary. */
   alphabet: Set<string>;
   /** Three-letter sequences of the vocabulary's ASCII words. */
@@ -139,7 +140,7 @@ export function createSiteDb(index = new InvertedIndex()): SiteDb {
     byId: new Map(),
     lengths: index.lengths,
     totals: index.totals,
-    vocab: new Map(),
+    vocab: new Vocab(),
     alphabet: new Set(),
     trigrams: new Trigrams(),
     langs: new Map(),

@@ -10,6 +10,7 @@
 import { Column, FIELDS, InvertedIndex } from "./postings.ts";
 import { createSiteDb, seal, type Section, type SiteDb, type StoredDoc } from "./site_db.ts";
 import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
+import { Vocab } from "./vocab.ts";
 
 /** Snapshots of another version are ignored (decodeSiteDb throws). */
 export const CODEC_VERSION = 1;
@@ -150,10 +151,12 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
   // Vocabulary, alphabet, trigrams, languages, priors.
-  const counts = new Uint32Array(db.vocab.size);
-  let i = 0;
-  for (const [word, c] of db.vocab) w.str(word), counts[i++] = c;
-  w.put(counts);
+  // The vocabulary's table slot by slot: 0 never used, 1 a word, 2 a deleted word.
+  const { keys } = db.vocab;
+  const slots = Uint8Array.from(keys, (k) => (k === undefined ? 0 : k === null ? 2 : 1));
+  for (const k of keys) if (typeof k === "string") w.str(k);
+  w.put(slots);
+  w.put(db.vocab.counts);
   w.str([...db.alphabet].join(""));
   w.put(db.trigrams.bits);
   const langCounts = Uint32Array.from(db.langs.values());
@@ -300,8 +303,15 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   }
   const totals = r.typed(Float64Array, FIELDS.length);
   FIELDS.forEach((f, i) => index.totals[f] = totals[i]);
-  const counts = r.u32();
-  for (let i = 0; i < counts.length; i++) db.vocab.set(r.str(), counts[i]);
+  const slots = r.typed(Uint8Array, -1);
+  if (slots.length & (slots.length - 1) || slots.length < 2) fail("vocabulary size");
+  const keys = new Array<string | null | undefined>(slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    if (slots[i] === 1) keys[i] = r.str();
+    else if (slots[i] === 2) keys[i] = null;
+    else if (slots[i] !== 0) fail("vocabulary slot");
+  }
+  db.vocab = new Vocab(slots.length, keys, r.u32(slots.length));
   for (const c of r.str()) db.alphabet.add(c);
   db.trigrams = new Trigrams(r.typed(Uint8Array, TRIGRAM_BYTES));
   const langCounts = r.u32();

@@ -61,12 +61,12 @@ function grow(a: Uint32Array, min: number): Uint32Array {
 class Recent {
   /** Term → its chain's number. */
   chains = new Map<string, number>();
-  first: Uint32Array = new Uint32Array(256);
-  last: Uint32Array = new Uint32Array(256);
-  count: Uint32Array = new Uint32Array(256);
-  ids: Uint32Array = new Uint32Array(1024);
-  tfs: Uint32Array = new Uint32Array(1024);
-  next: Uint32Array = new Uint32Array(1024);
+  first: Uint32Array = new Uint32Array(16);
+  last: Uint32Array = new Uint32Array(16);
+  count: Uint32Array = new Uint32Array(16);
+  ids: Uint32Array = new Uint32Array(64);
+  tfs: Uint32Array = new Uint32Array(64);
+  next: Uint32Array = new Uint32Array(64);
   /** Entries used. */
   size = 0;
 
@@ -100,10 +100,17 @@ class Recent {
     this.count[c]++;
   }
 
-  /** Forgets every entry, keeping the buffers for the next documents. */
-  clear() {
+  /** Forgets every entry; keeps the buffers for the next documents while a build goes on. */
+  clear(building: boolean) {
     this.chains = new Map();
     this.size = 0;
+    if (building) return;
+    this.first = new Uint32Array(16);
+    this.last = new Uint32Array(16);
+    this.count = new Uint32Array(16);
+    this.ids = new Uint32Array(64);
+    this.tfs = new Uint32Array(64);
+    this.next = new Uint32Array(64);
   }
 }
 
@@ -207,7 +214,7 @@ export class FieldPostings {
   }
 
   /** Merges the recent part into the sealed one, renumbering ids by `remap` (-1: dead). */
-  seal(remap: Int32Array) {
+  seal(remap: Int32Array, building: boolean) {
     const rc = this.recent;
     const recent = [...rc.chains.keys()].sort();
     const cap = this.ids.length + rc.size;
@@ -250,7 +257,7 @@ export class FieldPostings {
     // Views, not copies: what dead documents held stays unused until the next seal.
     this.ids = ids.subarray(0, n);
     this.tfs = tfs.subarray(0, n);
-    rc.clear();
+    rc.clear(building);
     this.recentSorted = null;
   }
 }
@@ -338,14 +345,15 @@ export class InvertedIndex {
 
   /**
    * Merges every field's recent part and drops the dead, numbering live documents
-   * 0…live-1 in their order; returns old id → new id (-1 for the dead).
+   * 0…live-1 in their order; returns old id → new id (-1 for the dead). While `building`,
+   * the recent part keeps its buffers for the documents still to come.
    */
-  seal(): Int32Array {
+  seal(building = false): Int32Array {
     const remap = new Int32Array(this.slots);
     let n = 0;
     for (let id = 0; id < this.slots; id++) remap[id] = this.dead[id] ? -1 : n++;
     for (const f of FIELDS) {
-      this.fields[f].seal(remap);
+      this.fields[f].seal(remap, building);
       const from = this.lengths[f].data;
       const to = new Uint32Array(Math.max(64, n));
       for (let id = 0; id < this.slots; id++) if (remap[id] >= 0) to[remap[id]] = from[id];

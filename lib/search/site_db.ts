@@ -160,16 +160,17 @@ function storedText(doc: StoredDoc, f: Field): string | undefined {
 
 /** Seals the index when due (on a lookup, or on an insert), moving documents to their new ids. */
 function sealIfDue(db: SiteDb, lookingUp: boolean) {
-  if (db.index.due(lookingUp)) seal(db);
+  if (db.index.due(lookingUp)) seal(db, !lookingUp);
 }
 
 /**
  * Merges the index's recent part and drops removed documents now (snapshot_codec.ts
- * encodes a sealed index); documents get their new ids.
+ * encodes a sealed index); documents get their new ids. While `building` the recent part
+ * keeps its buffers.
  */
-export function seal(db: SiteDb) {
+export function seal(db: SiteDb, building = false) {
   if (!db.index.changed) return;
-  const remap = db.index.seal();
+  const remap = db.index.seal(building);
   const docs: StoredDoc[] = [];
   for (let id = 0; id < remap.length; id++) {
     const doc = db.docs[id];

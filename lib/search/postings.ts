@@ -17,7 +17,7 @@ export interface Hit {
   tfs: Uint32Array;
 }
 
-/** A growable Uint32 column indexed by internal id (`get` reads 0 past the end). */
+/** A growable Uint32 column indexed by internal id (`get` reads 0 past the end, where only 0s go). */
 export class Column {
   constructor(public data: Uint32Array = new Uint32Array(64)) {}
 
@@ -27,6 +27,8 @@ export class Column {
 
   set(id: number, value: number) {
     if (id >= this.data.length) {
+      // A field no document uses (often the description) keeps no column of zeros.
+      if (value === 0) return;
       const grown = new Uint32Array(Math.max(id + 1, this.data.length * 2));
       grown.set(this.data);
       this.data = grown;
@@ -354,9 +356,12 @@ export class InvertedIndex {
     for (let id = 0; id < this.slots; id++) remap[id] = this.dead[id] ? -1 : n++;
     for (const f of FIELDS) {
       this.fields[f].seal(remap, building);
+      // New ids are never above old ones: the column need not grow.
       const from = this.lengths[f].data;
-      const to = new Uint32Array(Math.max(64, n));
-      for (let id = 0; id < this.slots; id++) if (remap[id] >= 0) to[remap[id]] = from[id];
+      const to = new Uint32Array(Math.max(64, Math.min(n, from.length)));
+      for (let id = 0; id < Math.min(this.slots, from.length); id++) {
+        if (remap[id] >= 0) to[remap[id]] = from[id];
+      }
       this.lengths[f].data = to;
     }
     this.dead = new Uint8Array(Math.max(64, n));

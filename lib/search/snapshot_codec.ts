@@ -147,7 +147,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
     w.put(p.offsets);
     w.put(p.ids);
     w.put(p.tfs);
-    w.put(index.lengths[f].data.subarray(0, n));
+    const lengths = index.lengths[f].data;
+    w.put(lengths.subarray(0, Math.min(n, lengths.length)));
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
   // Vocabulary, alphabet, trigrams, languages, priors.
@@ -299,7 +300,9 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     if (p.offsets[0] !== 0 || p.offsets[count] !== p.ids.length) fail("offsets");
     for (let i = 0; i < count; i++) if (p.offsets[i] >= p.offsets[i + 1]) fail("offsets");
     for (let i = 0; i < p.ids.length; i++) if (p.ids[i] >= n) fail("document id");
-    index.lengths[f] = new Column(r.u32(n));
+    const lengths = r.u32();
+    if (lengths.length > n) fail("lengths");
+    index.lengths[f] = new Column(lengths);
   }
   const totals = r.typed(Float64Array, FIELDS.length);
   FIELDS.forEach((f, i) => index.totals[f] = totals[i]);

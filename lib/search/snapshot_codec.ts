@@ -41,6 +41,11 @@ const PRESENT = 1,
   CODE_SHARE = 32,
   DESCRIPTION = 64;
 
+// deno-lint-ignore no-control-regex
+const WIDE = /[^\u0000-\u00ff]/;
+
+const STRS_CHUNK = 256;
+
 class Writer {
   blocks: Uint8Array[] = [];
   /** Strings in order; Latin-1 ones in one blob, the rest in another. */
@@ -54,13 +59,26 @@ class Writer {
   }
 
   str(s: string) {
-    // deno-lint-ignore no-control-regex
-    if (/[^\u0000-\u00ff]/.test(s)) {
+    if (WIDE.test(s)) {
       this.wide.push(s);
       this.lengths.push(-s.length - 1);
     } else {
       this.narrow.push(s);
       this.lengths.push(s.length);
+    }
+  }
+
+  /** Many strings, in chunks tested together first: most are Latin-1 on most sites. */
+  strs(list: string[]) {
+    for (let at = 0; at < list.length; at += STRS_CHUNK) {
+      const chunk = list.slice(at, at + STRS_CHUNK);
+      const joined = chunk.join("");
+      if (WIDE.test(joined)) {
+        for (const s of chunk) this.str(s);
+        continue;
+      }
+      this.narrow.push(joined);
+      for (const s of chunk) this.lengths.push(s.length);
     }
   }
 
@@ -98,7 +116,9 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   // Documents: flags and numbers per slot, strings in order, bodies in one blob.
   const flags = new Uint8Array(n), codeShare = new Float64Array(n);
   const sectionCount = new Uint32Array(n), bodyLength = new Uint32Array(n);
-  const sectionAt: number[] = [];
+  const sectionAt: Int32Array[] = [];
+  const strings: string[] = [];
+  let sectionCountAll = 0;
   const bodies: Uint8Array[] = [];
   let bodyBytes = 0;
   for (let id = 0; id < n; id++) {
@@ -113,36 +133,37 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
     if (d.accented) f |= ACCENTED;
     if (d.codeShare !== undefined) [f, codeShare[id]] = [f | CODE_SHARE, d.codeShare];
     if (d.description !== undefined) f |= DESCRIPTION;
-    w.str(d.id);
-    w.str(d.title);
-    w.str(d.description ?? "");
-    w.str(d.headings);
-    w.str(d.lang);
+    strings.push(d.id, d.title, d.description ?? "", d.headings, d.lang);
     if (d.sections) {
       f |= SECTIONS;
       sectionCount[id] = d.sections.length;
-      for (const s of d.sections) w.str(s.heading), w.str(s.anchor);
+      for (const s of d.sections) strings.push(s.heading, s.anchor);
       if (d.sectionAt) {
         f |= SECTION_AT;
         if (d.sectionAt.length !== d.sections.length) throw new Error("sectionAt out of step");
-        sectionAt.push(...d.sectionAt);
+        sectionAt.push(d.sectionAt);
+        sectionCountAll += d.sectionAt.length;
       }
     }
     flags[id] = f;
   }
+  w.strs(strings);
   const blob = new Uint8Array(bodyBytes);
   let at = 0;
   for (const b of bodies) blob.set(b, at), at += b.length;
   w.put(flags);
   w.put(codeShare);
   w.put(sectionCount);
-  w.put(Int32Array.from(sectionAt));
+  const offsets = new Int32Array(sectionCountAll);
+  let o = 0;
+  for (const a of sectionAt) offsets.set(a, o), o += a.length;
+  w.put(offsets);
   w.put(bodyLength);
   w.put(blob);
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
-    for (const t of p.terms) w.str(t);
+    w.strs(p.terms);
     w.put(Uint32Array.of(p.terms.length));
     w.put(p.offsets);
     w.put(p.ids);
@@ -154,8 +175,14 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   // Vocabulary, alphabet, trigrams, languages, priors.
   // The vocabulary's table slot by slot: 0 never used, 1 a word, 2 a deleted word.
   const { keys } = db.vocab;
-  const slots = Uint8Array.from(keys, (k) => (k === undefined ? 0 : k === null ? 2 : 1));
-  for (const k of keys) if (typeof k === "string") w.str(k);
+  const slots = new Uint8Array(keys.length);
+  const words: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (typeof k === "string") [slots[i], words[words.length]] = [1, k];
+    else if (k === null) slots[i] = 2;
+  }
+  w.strs(words);
   w.put(slots);
   w.put(db.vocab.counts);
   w.str([...db.alphabet].join(""));

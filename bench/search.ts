@@ -62,10 +62,18 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
     } pages/s`,
   );
 
+  gc();
+  const rssBefore = Deno.memoryUsage().rss;
   t = performance.now();
   await s.indexes.search(site.id, "warm", 1, 10); // first use builds the index from KV
   const build = performance.now() - t;
-  console.log(`index build from KV: ${(build / 1000).toFixed(2)} s`);
+  gc();
+  const grown = Deno.memoryUsage().rss - rssBefore;
+  console.log(
+    `index build from KV: ${(build / 1000).toFixed(2)} s; RSS growth ${mb(grown)}, ${
+      mb(grown / pages.length * 1000)
+    } per 1,000 pages`,
+  );
   // The index's size is what dropping it gives back (heap, and buffers outside the heap);
   // a baseline taken before the build would still hold the ingest's garbage.
   const used = () => {

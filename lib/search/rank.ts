@@ -108,14 +108,13 @@ function scoreField(
   const lengths = db.lengths[field];
   const b = B[field];
   let expansions = 0;
-  for (const w in found) {
+  for (const { term: w, ids, tfs } of found) {
     if (++expansions > MAX_EXPANSIONS) break;
-    const ids = found[w];
     if (!ids.length) continue;
     matched.push(w);
     const idf = Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
-    for (const id of ids) {
-      const tf = db.tf.get(field, id, w);
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i], tf = tfs[i];
       if (!tf) continue;
       const norm = K1 * (1 - b + (b * (lengths.get(id) ?? 0)) / avg);
       const s = (idf * tf * (K1 + 1)) / (tf + norm) * BOOST[field];

@@ -1,29 +1,17 @@
 /**
- * One site's index: Orama's trees and documents (through orama_adapter.ts) and
- * the statistics ranking reads, kept here with real counts: each field's term
- * frequencies and length in words, and the vocabulary of words as written
- * (with how often each is used) that typo corrections are chosen from.
+ * One site's index: its documents (kept compactly), an inverted index in typed arrays
+ * (postings.ts) with each field's term frequencies and lengths, and the vocabulary of
+ * words as written (with how often each is used) that typo corrections are chosen from.
  */
-import {
-  countDocs,
-  createIndex,
-  type Field,
-  FIELDS,
-  insertDoc,
-  internalId,
-  lookup,
-  type OramaIndex,
-  removeDoc as removeFromIndex,
-  storedDoc,
-} from "./orama_adapter.ts";
-import { type Counted, countTerms, languageOf, written } from "./tokens.ts";
-import { TfStore } from "./tf_store.ts";
+import { type Field, FIELDS, type Hit, InvertedIndex } from "./postings.ts";
+import { countTerms, languageOf, words, written } from "./tokens.ts";
 import { Trigrams } from "./trigrams.ts";
+import { Vocab } from "./vocab.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";
 
 export { FIELDS };
-export type { Field };
+export type { Field, Hit };
 
 export interface Section {
   heading: string;
@@ -51,8 +39,8 @@ export type Doc = {
  * A body as kept in memory. One curly quote makes V8 store a whole string at two bytes a
  * character (most pages have one); UTF-8 bytes keep such text near one byte a character.
  */
-type Packed = string | Uint8Array;
-type StoredDoc = Omit<Doc, "body"> & {
+export type Packed = string | Uint8Array;
+export type StoredDoc = Omit<Doc, "body"> & {
   body: Packed;
   lang: string;
   accented?: boolean;
@@ -79,23 +67,25 @@ const DOTTED = /[.-]/;
 const MAX_ALPHABET = 400;
 
 export interface SiteDb {
-  ix: OramaIndex<StoredDoc>;
-  tf: TfStore;
-  /** Words per field per document, and their sum per field. */
-  lengths: Record<Field, Map<number, number>>;
+  /** Postings, lengths and totals per field (postings.ts). */
+  index: InvertedIndex;
+  /** The same index, for term frequencies: `tf.get(field, id, token)`. */
+  tf: InvertedIndex;
+  /** Documents by internal id (undefined once removed, until the next seal renumbers). */
+  docs: (StoredDoc | undefined)[];
+  /** Document id → internal id. */
+  byId: Map<string, number>;
+  /** Words per field per document (`get(id)`), and their sum per field. */
+  lengths: InvertedIndex["lengths"];
   totals: Record<Field, number>;
   /** Words as written (folded) → occurrences, over all fields. */
-  vocab: Map<string, number>;
+  vocab: Vocab;
   /** Non-ASCII characters of the vocabulary. */
   alphabet: Set<string>;
   /** Three-letter sequences of the vocabulary's ASCII words. */
   trigrams: Trigrams;
   /** Language → number of documents in it. */
   langs: Map<string, number>;
-  /** What the tokenizer counted for the document being inserted, per field. */
-  pending: Partial<Record<Field, Counted>>;
-  /** +1 while inserting, -1 while removing: how the vocabulary follows the tokenizer. */
-  direction: number;
   /** A document's weight beside others that match as many words, where it is not 1. */
   prior: Map<number, number>;
   /** Scores of common tokens (rank.ts), forgotten on every change. */
@@ -118,6 +108,14 @@ function note(db: SiteDb, word: string, n: number) {
   if (DOTTED.test(w)) { for (const part of w.split(DOTTED)) if (part) add(part); }
 }
 
+/** Notes (n = 1) or forgets (n = -1) the words as written of one field's text. */
+function noteWords(db: SiteDb, text: string, lang: string, n: number) {
+  // Counted per field first: the vocabulary is touched once per distinct word.
+  const seen = new Map<string, number>();
+  for (const w of words(text, lang)) seen.set(w, (seen.get(w) ?? 0) + 1);
+  for (const [w, k] of seen) note(db, w, k * n);
+}
+
 /**
  * The headings field of a page with sections: each heading with its anchor, which names
  * the section for links, often by the full name (django.http.HttpRequest).
@@ -133,104 +131,121 @@ function priorOf(doc: Doc): number {
   return (doc.codeShare ?? 0) >= CODE_SHARE ? CODE_PRIOR : 1;
 }
 
-export function createSiteDb(): SiteDb {
-  const empty = () => ({
-    title: new Map(),
-    description: new Map(),
-    headings: new Map(),
-    body: new Map(),
-  });
-  const db: SiteDb = {
-    ix: undefined as unknown as OramaIndex<StoredDoc>,
-    tf: new TfStore(),
-    lengths: empty(),
-    totals: { title: 0, description: 0, headings: 0, body: 0 },
-    vocab: new Map(),
+/** An empty index over the given parts (snapshot_codec.ts passes decoded ones). */
+export function createSiteDb(index = new InvertedIndex()): SiteDb {
+  return {
+    index,
+    tf: index,
+    docs: [],
+    byId: new Map(),
+    lengths: index.lengths,
+    totals: index.totals,
+    vocab: new Vocab(),
     alphabet: new Set(),
     trigrams: new Trigrams(),
     langs: new Map(),
-    pending: {},
-    direction: 0,
     scores: new Map(),
     prior: new Map(),
   };
-  db.ix = createIndex<StoredDoc>((text, language, field) => {
-    // Words as written are counted per field first: the vocabulary is touched once per word.
-    const written = new Map<string, number>();
-    const counted = countTerms(
-      text,
-      language,
-      db.direction ? (w) => written.set(w, (written.get(w) ?? 0) + 1) : undefined,
-    );
-    for (const [w, n] of written) note(db, w, n * db.direction);
-    if (db.direction > 0) db.pending[field] = counted;
-    return [...counted.counts.keys()];
-  });
-  return db;
 }
 
-/** Indexes a document, keeping its statistics and text compactly. */
+/** A stored field's text as it was indexed (the headings field is made again from the sections). */
+function storedText(doc: StoredDoc, f: Field): string | undefined {
+  if (f === "body") return unpack(doc.body);
+  if (f === "headings") {
+    return doc.headings || (doc.sections?.length ? headingsText(doc.sections) : "");
+  }
+  return doc[f];
+}
+
+/** Seals the index when due (on a lookup, or on an insert), moving documents to their new ids. */
+function sealIfDue(db: SiteDb, lookingUp: boolean) {
+  if (db.index.due(lookingUp)) seal(db, !lookingUp);
+}
+
+/**
+ * Merges the index's recent part and drops removed documents now (snapshot_codec.ts
+ * encodes a sealed index); documents get their new ids. While `building` the recent part
+ * keeps its buffers.
+ */
+export function seal(db: SiteDb, building = false) {
+  if (!db.index.changed) return;
+  const remap = db.index.seal(building);
+  const docs: StoredDoc[] = [];
+  for (let id = 0; id < remap.length; id++) {
+    const doc = db.docs[id];
+    if (remap[id] < 0 || !doc) continue;
+    docs.push(doc);
+    db.byId.set(doc.id, remap[id]);
+  }
+  db.docs = docs;
+  const prior = new Map<number, number>();
+  for (const [id, p] of db.prior) if (remap[id] >= 0) prior.set(remap[id], p);
+  db.prior = prior;
+  db.scores.clear();
+}
+
+/** Indexes a document (replacing one of the same id), keeping its statistics and text compactly. */
 export function addDoc(db: SiteDb, doc: Doc) {
+  if (db.byId.has(doc.id)) removeDoc(db, doc.id);
   const lang = languageOf(doc.lang);
   db.scores.clear();
-  const stored: StoredDoc = { ...doc, lang };
-  db.direction = 1;
-  db.pending = {};
-  let id: number;
-  try {
-    id = insertDoc(db.ix, stored, lang);
-  } finally {
-    db.direction = 0;
-  }
-  stored.body = pack(doc.body);
-  // Kept once: the headings field is made again from the sections when it is needed.
-  const rebuilt = doc.sections?.length && headingsText(doc.sections) === doc.headings;
-  if (rebuilt) stored.headings = "";
-  stored.accented = ACCENTED.test(doc.body);
-  if (doc.sections?.length) stored.sectionAt = sectionOffsets(doc.body, doc.sections);
+  const counted: Partial<Record<Field, ReturnType<typeof countTerms>>> = {};
   for (const f of FIELDS) {
-    const counted = db.pending[f];
-    if (!counted) continue;
-    db.tf.take(f, id, counted.counts);
-    db.lengths[f].set(id, counted.length);
-    db.totals[f] += counted.length;
+    const text = doc[f];
+    if (typeof text !== "string") continue;
+    const seen = new Map<string, number>();
+    counted[f] = countTerms(text, lang, (w) => seen.set(w, (seen.get(w) ?? 0) + 1));
+    for (const [w, n] of seen) note(db, w, n);
   }
-  db.pending = {};
+  const id = db.index.add(counted);
+  // Every document has the same keys in the same order (one shape, also when decoded).
+  const stored: StoredDoc = {
+    id: doc.id,
+    title: doc.title,
+    description: doc.description,
+    // Kept once: the headings field is made again from the sections when it is needed.
+    headings: doc.sections?.length && headingsText(doc.sections) === doc.headings
+      ? ""
+      : doc.headings,
+    body: pack(doc.body),
+    lang,
+    sections: doc.sections,
+    codeShare: doc.codeShare,
+    accented: ACCENTED.test(doc.body),
+    sectionAt: doc.sections?.length ? sectionOffsets(doc.body, doc.sections) : undefined,
+  };
+  db.docs[id] = stored;
+  db.byId.set(doc.id, id);
   const prior = priorOf(doc);
   if (prior !== 1) db.prior.set(id, prior);
   db.langs.set(lang, (db.langs.get(lang) ?? 0) + 1);
+  sealIfDue(db, false);
 }
 
 /** Removes a document, if present. */
 export function removeDoc(db: SiteDb, id: string) {
-  const internal = internalId(db.ix, id);
+  const internal = db.byId.get(id);
   if (internal === undefined) return;
-  const doc = storedDoc(db.ix, internal);
-  if (!doc) return;
+  const doc = db.docs[internal]!;
   db.scores.clear();
-  db.tf.drop(internal);
+  db.byId.delete(id);
+  db.docs[internal] = undefined;
+  db.index.remove(internal);
   db.prior.delete(internal);
-  for (const f of FIELDS) {
-    db.totals[f] -= db.lengths[f].get(internal) ?? 0;
-    db.lengths[f].delete(internal);
-  }
   const n = (db.langs.get(doc.lang) ?? 1) - 1;
   if (n > 0) db.langs.set(doc.lang, n);
   else db.langs.delete(doc.lang);
-  // Orama tokenizes the text again to take it out of the index.
-  doc.body = unpack(doc.body);
-  if (!doc.headings && doc.sections?.length) doc.headings = headingsText(doc.sections);
-  db.direction = -1;
-  try {
-    removeFromIndex(db.ix, id, doc.lang);
-  } finally {
-    db.direction = 0;
+  // The words as written are found again in the text to take them out of the vocabulary.
+  for (const f of FIELDS) {
+    const text = storedText(doc, f);
+    if (text) noteWords(db, text, doc.lang, -1);
   }
 }
 
 /** The document for an internal id, with (at most the first `maxChars` of) its text. */
 export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
-  const doc = storedDoc(db.ix, id)!;
+  const doc = db.docs[id]!;
   // The headings field is made again from the sections only when someone reads it.
   return {
     ...doc,
@@ -242,8 +257,13 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
 }
 
 /** Number of documents indexed. */
-export const docCount = (db: SiteDb) => countDocs(db.ix);
+export const docCount = (db: SiteDb) => db.index.live;
 
-/** Documents holding a token in a field: exactly, or (prefix) every token starting with it. */
-export const postings = (db: SiteDb, field: Field, token: string, prefix = false) =>
-  lookup(db.ix, field, token, prefix);
+/**
+ * Documents holding a token in a field: exactly, or (prefix) every token starting with it,
+ * in term order. The index is sealed first when enough has changed since.
+ */
+export function postings(db: SiteDb, field: Field, token: string, prefix = false): Generator<Hit> {
+  sealIfDue(db, true);
+  return db.index.lookup(field, token, prefix);
+}

@@ -181,25 +181,33 @@ export function* words(text: string, code: string): Generator<string> {
   }
 }
 
-const stemCaches = new Map<string, Map<string, string>>();
+/**
+ * Indexed forms per language, keyed by the word as written: a page's words are mostly
+ * the site's common words, so a build stems each distinct word about once. Bounded: two
+ * generations, the older dropped when the newer fills, so common words stay.
+ */
+const STEM_CACHE = 32_768;
+const stemCaches = new Map<string, { now: Map<string, string>; old: Map<string, string> }>();
 
 /** The indexed form of one word (no `.` or `-` inside), or "" for a stop word. */
 export function term(word: string, code: string): string {
+  let cache = stemCaches.get(code);
+  if (!cache) stemCaches.set(code, cache = { now: new Map(), old: new Map() });
+  let out = cache.now.get(word);
+  if (out !== undefined) return out;
+  out = cache.old.get(word) ?? stem(word, code);
+  if (cache.now.size >= STEM_CACHE) [cache.old, cache.now] = [cache.now, new Map()];
+  cache.now.set(word, out);
+  return out;
+}
+
+function stem(word: string, code: string): string {
   const lower = word.toLowerCase().replace(APOSTROPHE, "");
   const l = settings(code);
   if (!lower || l.stop.has(lower)) return "";
-  let cache = stemCaches.get(code);
-  if (!cache) stemCaches.set(code, cache = new Map());
-  let out = cache.get(lower);
-  if (out === undefined) {
-    const stemmable = l.stem && lower.length > 2 &&
-      (code === "en" ? ASCII_WORD.test(lower) : LETTERS.test(lower));
-    out = fold(stemmable ? l.stem!(lower) : lower);
-    // Bounded: a crawl of a large site must not keep every word it ever saw here.
-    if (cache.size > 50_000) cache.clear();
-    cache.set(lower, out);
-  }
-  return out;
+  const stemmable = l.stem && lower.length > 2 &&
+    (code === "en" ? ASCII_WORD.test(lower) : LETTERS.test(lower));
+  return fold(stemmable ? l.stem!(lower) : lower);
 }
 
 /** The indexed forms of a word as written: itself, or its parts when it is a dotted name. */
@@ -229,12 +237,15 @@ export interface Counted {
 export function countTerms(text: string, code: string, each?: (w: string) => void): Counted {
   const counts = new Map<string, number>();
   let length = 0;
+  const count = (t: string) => {
+    if (!t) return;
+    counts.set(t, (counts.get(t) ?? 0) + 1);
+    length++;
+  };
   for (const word of words(text, code)) {
     each?.(word);
-    for (const t of terms(word, code)) {
-      counts.set(t, (counts.get(t) ?? 0) + 1);
-      length++;
-    }
+    if (!PART.test(word)) count(term(word, code));
+    else for (const w of word.split(PART)) count(term(w, code));
   }
   return { counts, length };
 }

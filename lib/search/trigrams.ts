@@ -1,30 +1,42 @@
 /**
- * Which three-letter sequences occur in a site's words (ASCII only, with start and end
- * marks): a bitmap of 128³ bits (256 KB) that lets typo correction skip candidates no
- * word could have. Only ever set, so a removed word may leave its sequences behind.
+ * Which three-letter sequences occur in a site's words (ASCII letters, digits and joiners,
+ * with start and end marks): a bitmap of 64³ bits (32 KB) that lets typo correction skip
+ * candidates no word could have. Only ever set, so a removed word may leave its sequences
+ * behind.
  */
 export const START = 2, END = 3;
 
-export class Trigrams {
-  private bits = new Uint8Array((128 * 128 * 128) >> 3);
+/** Character code → 6-bit code; -1 for any other character (counted as possible). */
+const CODE = new Int8Array(128).fill(-1);
+CODE[START] = 1;
+CODE[END] = 2;
+[..."abcdefghijklmnopqrstuvwxyz0123456789_.-'"].forEach((c, i) => CODE[c.charCodeAt(0)] = 3 + i);
+const code = (c: number) => (c < 128 ? CODE[c] : -1);
 
-  /** Notes the sequences of a word (ignored unless ASCII). */
+/** Bytes of the bitmap. */
+export const TRIGRAM_BYTES = (64 * 64 * 64) >> 3;
+
+export class Trigrams {
+  constructor(readonly bits: Uint8Array = new Uint8Array(TRIGRAM_BYTES)) {}
+
+  /** Notes the sequences of a word (ignored when it has a character outside the table). */
   add(word: string) {
-    let a = START, b = word.charCodeAt(0);
-    if (b > 127) return;
+    let a = code(START), b = code(word.charCodeAt(0));
+    if (b < 0) return;
     for (let i = 1; i <= word.length; i++) {
-      const c = i < word.length ? word.charCodeAt(i) : END;
-      if (c > 127) return;
-      const idx = (a * 128 + b) * 128 + c;
+      const c = code(i < word.length ? word.charCodeAt(i) : END);
+      if (c < 0) return;
+      const idx = (a * 64 + b) * 64 + c;
       this.bits[idx >> 3] |= 1 << (idx & 7);
       [a, b] = [b, c];
     }
   }
 
-  /** Whether a sequence occurs; any non-ASCII code counts as possible. */
+  /** Whether a sequence occurs; a character outside the table counts as possible. */
   has(a: number, b: number, c: number): boolean {
-    if (a > 127 || b > 127 || c > 127) return true;
-    const idx = (a * 128 + b) * 128 + c;
+    const x = code(a), y = code(b), z = code(c);
+    if (x < 0 || y < 0 || z < 0) return true;
+    const idx = (x * 64 + y) * 64 + z;
     return (this.bits[idx >> 3] & (1 << (idx & 7))) !== 0;
   }
 }

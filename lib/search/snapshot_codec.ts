@@ -1,0 +1,368 @@
+/**
+ * A site's index as bytes, for snapshots in KV: the sealed postings and every column as
+ * raw typed arrays, all strings in two UTF-8 blobs (Latin-1 ones apart, so V8 keeps them at
+ * one byte a character), bodies as they are packed. A checksum covers everything after the
+ * header; any damage, another version or another byte order throws.
+ *
+ * Layout: "SSDB", version, checksum, byte length (u32 each), then blocks, each a u32 byte
+ * length and its bytes, padded to 8; the order of blocks is the order of `put` calls.
+ */
+import { Column, FIELDS, InvertedIndex } from "./postings.ts";
+import { createSiteDb, seal, type Section, type SiteDb, type StoredDoc } from "./site_db.ts";
+import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
+import { Vocab } from "./vocab.ts";
+
+/** Snapshots of another version are ignored (decodeSiteDb throws). */
+export const CODEC_VERSION = 1;
+
+const MAGIC = 0x42445353; // "SSDB" little-endian
+const HEADER = 16;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A 32-bit FNV-style hash over whole words in four interleaved lanes (four times the speed
+ * of one), then the tail bytes. Each step is a bijection, so any one changed word shows.
+ */
+function checksum(bytes: Uint8Array, from: number): number {
+  const words = (bytes.length - from) >>> 2;
+  const v = new Uint32Array(bytes.buffer, bytes.byteOffset + from, words);
+  const P = 0x01000193;
+  let a = 0x811c9dc5 ^ bytes.length, b = 0x9e3779b9, c = 0x85ebca6b, d = 0xc2b2ae35;
+  let i = 0;
+  for (; i + 4 <= words; i += 4) {
+    a = Math.imul(a ^ v[i], P);
+    b = Math.imul(b ^ v[i + 1], P);
+    c = Math.imul(c ^ v[i + 2], P);
+    d = Math.imul(d ^ v[i + 3], P);
+  }
+  for (; i < words; i++) a = Math.imul(a ^ v[i], P);
+  for (let k = from + words * 4; k < bytes.length; k++) a = Math.imul(a ^ bytes[k], P);
+  let h = a ^ ((b << 8) | (b >>> 24)) ^ ((c << 16) | (c >>> 16)) ^ ((d << 24) | (d >>> 8));
+  h ^= h >>> 16;
+  return Math.imul(h, 0x85ebca6b) >>> 0;
+}
+
+/** Flags per document slot. */
+const PRESENT = 1,
+  BYTES_BODY = 2,
+  ACCENTED = 4,
+  SECTIONS = 8,
+  SECTION_AT = 16,
+  CODE_SHARE = 32,
+  DESCRIPTION = 64;
+
+// deno-lint-ignore no-control-regex
+const WIDE = /[^\u0000-\u00ff]/;
+
+const STRS_CHUNK = 256;
+
+class Writer {
+  blocks: Uint8Array[] = [];
+  /** Strings in order; Latin-1 ones in one blob, the rest in another. */
+  narrow: string[] = [];
+  wide: string[] = [];
+  /** Per string: its length in UTF-16 units, negative when it is in the wide blob. */
+  lengths: number[] = [];
+
+  put(a: ArrayBufferView) {
+    this.blocks.push(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  }
+
+  str(s: string) {
+    if (WIDE.test(s)) {
+      this.wide.push(s);
+      this.lengths.push(-s.length - 1);
+    } else {
+      this.narrow.push(s);
+      this.lengths.push(s.length);
+    }
+  }
+
+  /** Many strings, in chunks tested together first: most are Latin-1 on most sites. */
+  strs(list: string[]) {
+    for (let at = 0; at < list.length; at += STRS_CHUNK) {
+      const chunk = list.slice(at, at + STRS_CHUNK);
+      const joined = chunk.join("");
+      if (WIDE.test(joined)) {
+        for (const s of chunk) this.str(s);
+        continue;
+      }
+      this.narrow.push(joined);
+      for (const s of chunk) this.lengths.push(s.length);
+    }
+  }
+
+  finish(): Uint8Array {
+    const parts = [
+      Int32Array.from(this.lengths),
+      encoder.encode(this.narrow.join("")),
+      encoder.encode(this.wide.join("")),
+      ...this.blocks,
+    ];
+    let size = HEADER;
+    for (const p of parts) size += 4 + p.byteLength + ((8 - ((4 + p.byteLength) & 7)) & 7);
+    const out = new Uint8Array(size);
+    const dv = new DataView(out.buffer);
+    let at = HEADER;
+    for (const p of parts) {
+      dv.setUint32(at, p.byteLength, true);
+      out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at + 4);
+      at += 4 + p.byteLength + ((8 - ((4 + p.byteLength) & 7)) & 7);
+    }
+    dv.setUint32(0, MAGIC, true);
+    dv.setUint32(4, CODEC_VERSION, true);
+    dv.setUint32(12, size, true);
+    dv.setUint32(8, checksum(out, HEADER), true);
+    return out;
+  }
+}
+
+/** The bytes of a site's index (seals it first: a logical no-op). */
+export function encodeSiteDb(db: SiteDb): Uint8Array {
+  seal(db);
+  const w = new Writer();
+  const { index } = db;
+  const n = index.slots;
+  // Documents: flags and numbers per slot, strings in order, bodies in one blob.
+  const flags = new Uint8Array(n), codeShare = new Float64Array(n);
+  const sectionCount = new Uint32Array(n), bodyLength = new Uint32Array(n);
+  const sectionAt: Int32Array[] = [];
+  const strings: string[] = [];
+  let sectionCountAll = 0;
+  const bodies: Uint8Array[] = [];
+  let bodyBytes = 0;
+  for (let id = 0; id < n; id++) {
+    const d = db.docs[id];
+    if (!d) continue;
+    let f = PRESENT;
+    const body = typeof d.body === "string" ? encoder.encode(d.body) : d.body;
+    if (typeof d.body !== "string") f |= BYTES_BODY;
+    bodies.push(body);
+    bodyLength[id] = body.length;
+    bodyBytes += body.length;
+    if (d.accented) f |= ACCENTED;
+    if (d.codeShare !== undefined) [f, codeShare[id]] = [f | CODE_SHARE, d.codeShare];
+    if (d.description !== undefined) f |= DESCRIPTION;
+    strings.push(d.id, d.title, d.description ?? "", d.headings, d.lang);
+    if (d.sections) {
+      f |= SECTIONS;
+      sectionCount[id] = d.sections.length;
+      for (const s of d.sections) strings.push(s.heading, s.anchor);
+      if (d.sectionAt) {
+        f |= SECTION_AT;
+        if (d.sectionAt.length !== d.sections.length) throw new Error("sectionAt out of step");
+        sectionAt.push(d.sectionAt);
+        sectionCountAll += d.sectionAt.length;
+      }
+    }
+    flags[id] = f;
+  }
+  w.strs(strings);
+  const blob = new Uint8Array(bodyBytes);
+  let at = 0;
+  for (const b of bodies) blob.set(b, at), at += b.length;
+  w.put(flags);
+  w.put(codeShare);
+  w.put(sectionCount);
+  const offsets = new Int32Array(sectionCountAll);
+  let o = 0;
+  for (const a of sectionAt) offsets.set(a, o), o += a.length;
+  w.put(offsets);
+  w.put(bodyLength);
+  w.put(blob);
+  // Postings and lengths per field.
+  for (const f of FIELDS) {
+    const p = index.fields[f];
+    w.strs(p.terms);
+    w.put(Uint32Array.of(p.terms.length));
+    w.put(p.offsets);
+    w.put(p.ids);
+    w.put(p.tfs);
+    const lengths = index.lengths[f].data;
+    w.put(lengths.subarray(0, Math.min(n, lengths.length)));
+  }
+  w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
+  // Vocabulary, alphabet, trigrams, languages, priors.
+  // The vocabulary's table slot by slot: 0 never used, 1 a word, 2 a deleted word.
+  const { keys } = db.vocab;
+  const slots = new Uint8Array(keys.length);
+  const words: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (typeof k === "string") [slots[i], words[words.length]] = [1, k];
+    else if (k === null) slots[i] = 2;
+  }
+  w.strs(words);
+  w.put(slots);
+  w.put(db.vocab.counts);
+  w.str([...db.alphabet].join(""));
+  w.put(db.trigrams.bits);
+  const langCounts = Uint32Array.from(db.langs.values());
+  for (const l of db.langs.keys()) w.str(l);
+  w.put(langCounts);
+  w.put(Uint32Array.from(db.prior.keys()));
+  w.put(Float64Array.from(db.prior.values()));
+  return w.finish();
+}
+
+const fail = (why: string): never => {
+  throw new Error(`corrupt index snapshot: ${why}`);
+};
+
+class Reader {
+  private at = HEADER;
+  private strings: string[] = [];
+  private next = 0;
+
+  constructor(private bytes: Uint8Array) {
+    const lengths = new Int32Array(this.raw().slice().buffer);
+    const narrow = decoder.decode(this.raw()), wide = decoder.decode(this.raw());
+    const strings = this.strings = new Array<string>(lengths.length);
+    let a = 0, b = 0;
+    for (let i = 0; i < lengths.length; i++) {
+      const len = lengths[i];
+      if (len >= 0) strings[i] = narrow.slice(a, a += len);
+      else strings[i] = wide.slice(b, b -= len + 1);
+    }
+    if (a !== narrow.length || b !== wide.length) fail("string lengths");
+  }
+
+  /** The next block's bytes (a view into the snapshot). */
+  raw(): Uint8Array {
+    const { bytes } = this;
+    if (this.at + 4 > bytes.length) fail("truncated");
+    const len = new DataView(bytes.buffer, bytes.byteOffset + this.at, 4).getUint32(0, true);
+    const from = this.at + 4;
+    if (from + len > bytes.length) fail("block past the end");
+    this.at = from + len + ((8 - ((4 + len) & 7)) & 7);
+    return bytes.subarray(from, from + len);
+  }
+
+  /** The next block as its own typed array of `n` elements (or any number when n < 0). */
+  u32(n = -1): Uint32Array {
+    return this.typed(Uint32Array, n);
+  }
+
+  typed<T extends Uint32Array | Int32Array | Float64Array | Uint8Array>(
+    Type: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number },
+    n: number,
+  ): T {
+    const raw = this.raw();
+    if (raw.length % Type.BYTES_PER_ELEMENT) fail("block size");
+    if (n >= 0 && raw.length !== n * Type.BYTES_PER_ELEMENT) fail("block length");
+    return new Type(raw.slice().buffer);
+  }
+
+  str(): string {
+    if (this.next >= this.strings.length) fail("too few strings");
+    return this.strings[this.next++];
+  }
+
+  end() {
+    if (this.next !== this.strings.length) fail("strings left over");
+    if (this.at !== this.bytes.length) fail("bytes left over");
+  }
+}
+
+/** A site's index from its bytes; throws on another version or any damage. */
+export function decodeSiteDb(bytes: Uint8Array): SiteDb {
+  if (bytes.length < HEADER) fail("too short");
+  // Typed arrays need their elements aligned.
+  if (bytes.byteOffset % 8) bytes = bytes.slice();
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (dv.getUint32(0, true) !== MAGIC) fail("not an index snapshot (or another byte order)");
+  const version = dv.getUint32(4, true);
+  if (version !== CODEC_VERSION) {
+    throw new Error(`index snapshot version ${version}, not ${CODEC_VERSION}`);
+  }
+  if (dv.getUint32(12, true) !== bytes.length) fail("length");
+  if (dv.getUint32(8, true) !== checksum(bytes, HEADER)) fail("checksum");
+  const r = new Reader(bytes);
+  const flags = r.typed(Uint8Array, -1);
+  const n = flags.length;
+  const codeShare = r.typed(Float64Array, n), sectionCount = r.u32(n);
+  const sectionAt = r.typed(Int32Array, -1), bodyLength = r.u32(n);
+  // One copy of every body: a document's bytes are a view into it (a replaced page's bytes
+  // stay until the index is rebuilt, as a built index's estimate assumes).
+  const blob = r.raw().slice();
+  const index = new InvertedIndex();
+  const db = createSiteDb(index);
+  const docs: StoredDoc[] = db.docs = new Array(n);
+  let bodyAt = 0, atAt = 0;
+  for (let id = 0; id < n; id++) {
+    const f = flags[id];
+    if (!(f & PRESENT)) fail("hole in documents");
+    const docId = r.str(), title = r.str(), description = r.str(), headings = r.str();
+    const lang = r.str();
+    if (bodyAt + bodyLength[id] > blob.length) fail("bodies");
+    const bytes = blob.subarray(bodyAt, bodyAt += bodyLength[id]);
+    let sections: Section[] | undefined, at: Int32Array | undefined;
+    if (f & SECTIONS) {
+      sections = new Array(sectionCount[id]);
+      for (let s = 0; s < sections.length; s++) sections[s] = { heading: r.str(), anchor: r.str() };
+      if (f & SECTION_AT) {
+        if (atAt + sections.length > sectionAt.length) fail("section offsets");
+        at = sectionAt.slice(atAt, atAt += sections.length);
+      }
+    }
+    // The keys addDoc gives, in its order (one object shape for both).
+    const d: StoredDoc = {
+      id: docId,
+      title,
+      description: f & DESCRIPTION ? description : undefined as unknown as string,
+      headings,
+      body: f & BYTES_BODY ? bytes : decoder.decode(bytes),
+      lang,
+      sections,
+      codeShare: f & CODE_SHARE ? codeShare[id] : undefined,
+      accented: (f & ACCENTED) !== 0,
+      sectionAt: at,
+    };
+    docs[id] = d;
+    if (db.byId.has(docId)) fail("duplicate document");
+    db.byId.set(docId, id);
+  }
+  if (bodyAt !== blob.length || atAt !== sectionAt.length) fail("documents");
+  index.slots = n;
+  index.dead = new Uint8Array(Math.max(64, n));
+  for (const f of FIELDS) {
+    const p = index.fields[f];
+    const [count] = r.u32(1);
+    const terms = p.terms = new Array<string>(count);
+    for (let i = 0; i < count; i++) terms[i] = r.str();
+    for (let i = 1; i < count; i++) if (!(terms[i - 1] < terms[i])) fail("terms out of order");
+    p.offsets = r.u32(count + 1);
+    p.ids = r.u32();
+    p.tfs = r.u32(p.ids.length);
+    if (p.offsets[0] !== 0 || p.offsets[count] !== p.ids.length) fail("offsets");
+    for (let i = 0; i < count; i++) if (p.offsets[i] >= p.offsets[i + 1]) fail("offsets");
+    for (let i = 0; i < p.ids.length; i++) if (p.ids[i] >= n) fail("document id");
+    const lengths = r.u32();
+    if (lengths.length > n) fail("lengths");
+    index.lengths[f] = new Column(lengths);
+  }
+  const totals = r.typed(Float64Array, FIELDS.length);
+  FIELDS.forEach((f, i) => index.totals[f] = totals[i]);
+  const slots = r.typed(Uint8Array, -1);
+  if (slots.length & (slots.length - 1) || slots.length < 2) fail("vocabulary size");
+  const keys = new Array<string | null | undefined>(slots.length);
+  for (let i = 0; i < slots.length; i++) {
+    if (slots[i] === 1) keys[i] = r.str();
+    else if (slots[i] === 2) keys[i] = null;
+    else if (slots[i] !== 0) fail("vocabulary slot");
+  }
+  db.vocab = new Vocab(slots.length, keys, r.u32(slots.length));
+  for (const c of r.str()) db.alphabet.add(c);
+  db.trigrams = new Trigrams(r.typed(Uint8Array, TRIGRAM_BYTES));
+  const langCounts = r.u32();
+  for (let i = 0; i < langCounts.length; i++) db.langs.set(r.str(), langCounts[i]);
+  const priorIds = r.u32(), priors = r.typed(Float64Array, priorIds.length);
+  for (let i = 0; i < priorIds.length; i++) {
+    if (priorIds[i] >= n) fail("prior");
+    db.prior.set(priorIds[i], priors[i]);
+  }
+  r.end();
+  return db;
+}

@@ -1,0 +1,145 @@
+/**
+ * The typed-array index against a naive reference (document → field → term → count) over
+ * random inserts, replacements, removals and lookups, exact and prefix, with seals falling
+ * wherever the index decides.
+ */
+import assert from "node:assert/strict";
+import {
+  addDoc,
+  createSiteDb,
+  type Doc,
+  docAt,
+  docCount,
+  type Field,
+  FIELDS,
+  postings,
+  removeDoc,
+  seal,
+  type SiteDb,
+} from "../../lib/search/site_db.ts";
+import { countTerms } from "../../lib/search/tokens.ts";
+
+/** Deterministic pseudo-random numbers. */
+function rng(seed: number) {
+  let x = seed;
+  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+/** Words sharing prefixes (so prefix lookups cover several terms), none a stop word. */
+const WORDS = ("kettle kettles kettledrum teapot teal teak tea-cup cupboard cup cups mug " +
+  "brew brewer brewing steep steeper leaf leaves saucer sauce spoon spoonful oolong " +
+  "ab abc abcd abcde zeta zed zz_top café cafés").split(" ");
+
+function randomDoc(rand: () => number, id: string): Doc {
+  const text = (n: number) =>
+    Array.from({ length: n }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(" ");
+  return {
+    id,
+    title: text(1 + Math.floor(rand() * 3)),
+    description: rand() < 0.5 ? text(Math.floor(rand() * 5)) : "",
+    headings: text(Math.floor(rand() * 4)),
+    body: text(Math.floor(rand() * 40)),
+  };
+}
+
+type Reference = Map<string, Record<Field, Map<string, number>>>;
+
+function reference(doc: Doc): Record<Field, Map<string, number>> {
+  const out = {} as Record<Field, Map<string, number>>;
+  for (const f of FIELDS) out[f] = countTerms(doc[f], "en").counts;
+  return out;
+}
+
+/** What the reference says a lookup finds: term → doc id → count, terms in order. */
+function expected(ref: Reference, field: Field, token: string, prefix: boolean) {
+  const out = new Map<string, Map<string, number>>();
+  for (const [id, fields] of ref) {
+    for (const [term, n] of fields[field]) {
+      if (prefix ? !term.startsWith(token) : term !== token) continue;
+      if (!out.has(term)) out.set(term, new Map());
+      out.get(term)!.set(id, n);
+    }
+  }
+  return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([term, docs]) => ({
+    term,
+    docs: [...docs.entries()].sort(([a], [b]) => (a < b ? -1 : 1)),
+  }));
+}
+
+/** What the index finds, in the same shape. */
+function actual(db: SiteDb, field: Field, token: string, prefix: boolean) {
+  return [...postings(db, field, token, prefix)].map((h) => {
+    const ids = [...h.ids];
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), "ids ascending");
+    return {
+      term: h.term,
+      docs: ids.map((id, i) => [docAt(db, id).id, h.tfs[i]] as [string, number])
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    };
+  });
+}
+
+Deno.test("postings - random inserts, replacements and removals find what a naive reference finds, exactly and by prefix", () => {
+  const rand = rng(42);
+  const db = createSiteDb();
+  const ref: Reference = new Map();
+  const tokens = [...new Set(WORDS.flatMap((w) => [...countTerms(w, "en").counts.keys()]))];
+  const prefixes = [...new Set(tokens.flatMap((t) => [t.slice(0, 1), t.slice(0, 2), t]))];
+  let lookups = 0, seals = 0;
+  for (let step = 0; step < 4000; step++) {
+    const r = rand();
+    const id = `/p/${Math.floor(rand() * 300)}`;
+    if (r < 0.45) {
+      const doc = randomDoc(rand, id);
+      addDoc(db, doc); // a page of the same id is replaced
+      ref.set(id, reference(doc));
+    } else if (r < 0.6) {
+      removeDoc(db, id);
+      ref.delete(id);
+    } else {
+      const changed = db.index.changed;
+      const field = FIELDS[Math.floor(rand() * FIELDS.length)];
+      const prefix = rand() < 0.5;
+      const token = prefix
+        ? prefixes[Math.floor(rand() * prefixes.length)]
+        : tokens[Math.floor(rand() * tokens.length)];
+      assert.deepEqual(actual(db, field, token, prefix), expected(ref, field, token, prefix));
+      if (changed && !db.index.changed) seals++;
+      lookups++;
+    }
+    if (step % 97 === 0) {
+      assert.equal(docCount(db), ref.size);
+      for (const [id, fields] of ref) {
+        const internal = db.byId.get(id)!;
+        for (const f of FIELDS) {
+          let length = 0;
+          for (const [term, n] of fields[f]) {
+            assert.equal(db.tf.get(f, internal, term), n, `${id} ${f} ${term}`);
+            length += n;
+          }
+          assert.equal(db.lengths[f].get(internal), length);
+        }
+      }
+      for (const f of FIELDS) {
+        let total = 0;
+        for (const fields of ref.values()) for (const n of fields[f].values()) total += n;
+        assert.equal(db.totals[f], total, `total of ${f}`);
+      }
+    }
+  }
+  assert.ok(lookups > 1000 && seals > 10, `${lookups} lookups, ${seals} seals`);
+});
+
+Deno.test("postings - a seal numbers the live documents densely and keeps every lookup the same", () => {
+  const rand = rng(7);
+  const db = createSiteDb();
+  for (let i = 0; i < 50; i++) addDoc(db, randomDoc(rand, `/d/${i}`));
+  for (let i = 0; i < 50; i += 3) removeDoc(db, `/d/${i}`);
+  const before = FIELDS.map((f) => actual(db, f, "te", true));
+  seal(db);
+  assert.equal(db.index.changed, false);
+  assert.equal(db.index.slots, docCount(db), "no holes left");
+  assert.deepEqual([...db.byId.values()].sort((a, b) => a - b), [...Array(docCount(db)).keys()]);
+  assert.deepEqual(FIELDS.map((f) => actual(db, f, "te", true)), before);
+  assert.deepEqual([...postings(db, "body", "nothing-at-all")], []);
+});

@@ -1,5 +1,5 @@
 /**
- * Index snapshot benchmark (`deno run -A --v8-flags=--expose-gc bench/snapshot.ts [pages]`):
+ * Index snapshot benchmark (`deno run -A --v8-flags=--expose-gc bench/codec.ts [pages]`):
  * builds one site's index from the corpus in process, then times encodeSiteDb and
  * decodeSiteDb (median of 7) and prints the snapshot's size and what the index holds.
  */
@@ -20,7 +20,7 @@ async function used(): Promise<number> {
   return m.heapUsed + m.external;
 }
 
-export async function benchSnapshot(pages: number) {
+export async function benchCodec(pages: number) {
   const corpus = (await loadCorpus()).slice(0, pages);
   const base = await used();
   let t = performance.now();
@@ -59,4 +59,4 @@ export async function benchSnapshot(pages: number) {
   );
 }
 
-if (import.meta.main) await benchSnapshot(Number(Deno.args[0] ?? 2000));
+if (import.meta.main) await benchCodec(Number(Deno.args[0] ?? 2000));

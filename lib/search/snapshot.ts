@@ -147,12 +147,15 @@ export class Snapshots {
     }
     // A save that flipped the head meanwhile has deleted these chunks: this copy is partial.
     if (count !== head.chunks || at !== head.size) return null;
-    if (await sha256(bytes) !== head.digest) return null;
+    // The digest is computed off the main thread while the bytes decode; a mismatch discards them.
+    const digest = sha256(bytes);
+    let saved: SavedIndex | null = null;
     try {
-      return unpack(bytes, head.version);
+      saved = unpack(bytes, head.version);
     } catch {
-      return null;
+      // damaged: the digest says so too
     }
+    return (await digest) === head.digest ? saved : null;
   }
 
   /**

@@ -216,6 +216,7 @@ export class SearchIndexes {
     const timer = setTimeout(() => {
       const idx = this.built.get(site);
       if (idx) this.saveNow(site, idx);
+      else this.unsaved.delete(site); // dropped meanwhile
     }, wait);
     Deno.unrefTimer(timer); // a pending save never keeps the process alive
     this.unsaved.set(site, { timer, since });

@@ -123,9 +123,16 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   }
   load(db.ix.orama, { ...json.orama, docs: { docs, count: json.orama.docs.count } });
   const tf = db.tf as unknown as TfInternals;
+  // Every document's tokens share one string per token, as a build leaves them.
+  const interned = new Map<string, string>();
   for (const [prop, id, tokens, tfs] of json.tf) {
     let map = tf.byProp.get(prop);
     if (!map) tf.byProp.set(prop, map = new Map());
+    for (let i = 0; i < tokens.length; i++) {
+      const t = interned.get(tokens[i]);
+      if (t === undefined) interned.set(tokens[i], tokens[i]);
+      else tokens[i] = t;
+    }
     map.set(id, { tokens, tfs: float32(tfs) });
   }
   FIELDS.forEach((f, i) => db.lengths[f] = new Map(json.lengths[i]));

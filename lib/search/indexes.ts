@@ -363,6 +363,9 @@ export class SearchIndexes {
 
   /** The index version a search would read now (caught up as a search would be). */
   async version(site: string): Promise<number> {
+    // An index not in memory would be loaded and caught up to the site's version: a cached
+    // answer at that version needs no load.
+    if (!this.sites.has(site)) return (await this.pages.version(site)).version;
     return (await this.current(site)).version;
   }
 

@@ -273,3 +273,32 @@ Deno.test("snapshot - deleting a site deletes its snapshots with everything else
   t.services.indexes.discard();
   t.close();
 });
+
+Deno.test("snapshot - a repeated search of an evicted site is answered from the result cache without loading it, and a change made meanwhile is never hidden", async () => {
+  const t = await startApp({ indexSnapshots: true, indexMemoryBytes: 1 });
+  const a = await createSite(t, "pro", "A");
+  const b = await createSite(t, "pro", "B");
+  await putPages(t, a, [{ url: "/kettle", title: "Kettle", body: "A kettle boils water." }]);
+  await putPages(t, b, [{ url: "/teapot", title: "Teapot", body: "A teapot steeps tea." }]);
+  const first = await search(t, a.publicKey, "q=kettle");
+  assert.equal((await search(t, b.publicKey, "q=teapot")).body.meta.found, 1); // evicts A
+  await t.services.indexes.flush();
+  const { indexes } = t.services;
+  const opened = { ...indexes.opened };
+  const again = await search(t, a.publicKey, "q=kettle");
+  assert.deepEqual(again.body, first.body);
+  assert.deepEqual(indexes.opened, opened, "answered from the cache: A was not loaded");
+  assert.equal(indexes.loaded, 1);
+
+  // Another instance's write (straight to KV, no refresh here) while A is not in memory.
+  await t.services.pages.upsert(
+    a.id,
+    { url: "/kettle2", title: "Kettle two", body: "A second kettle." },
+    100,
+  );
+  const after = await search(t, a.publicKey, "q=kettle");
+  assert.equal(after.body.meta.found, 2, "the new page is found, not the cached answer");
+  assert.equal(indexes.opened.loaded, opened.loaded + 1, "A came back from its snapshot");
+  indexes.discard();
+  t.close();
+});

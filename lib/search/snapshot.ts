@@ -61,7 +61,7 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes. */
+/** A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes (8-aligned). */
 export function packIndex(idx: SavedIndex): Uint8Array<ArrayBuffer> {
   const extras = encoder.encode(JSON.stringify({
     names: idx.names.entries(),
@@ -70,10 +70,12 @@ export function packIndex(idx: SavedIndex): Uint8Array<ArrayBuffer> {
     bytes: idx.bytes,
   }));
   const db = encodeSiteDb(idx.db);
-  const out = new Uint8Array(4 + extras.length + db.length);
+  // The codec's bytes start 8-aligned, so its typed arrays can be views rather than copies.
+  const start = (4 + extras.length + 7) & ~7;
+  const out = new Uint8Array(start + db.length);
   new DataView(out.buffer).setUint32(0, extras.length);
   out.set(extras, 4);
-  out.set(db, 4 + extras.length);
+  out.set(db, start);
   return out;
 }
 
@@ -81,7 +83,7 @@ function unpack(bytes: Uint8Array, version: number): SavedIndex {
   const n = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
   const extras = JSON.parse(decoder.decode(bytes.subarray(4, 4 + n)));
   return {
-    db: decodeSiteDb(bytes.subarray(4 + n)),
+    db: decodeSiteDb(bytes.subarray((4 + n + 7) & ~7)),
     version,
     names: SiteName.from(extras.names),
     builtWith: extras.builtWith,

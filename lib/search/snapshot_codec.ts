@@ -60,13 +60,23 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
       sectionAt ? blob.put(asBytes(sectionAt)) : null,
     ]);
   }
+  // Each token once, in a table; documents name theirs by number.
+  const tokens = new Map<string, number>();
   const tf: unknown[] = [];
   for (const [prop, map] of (db.tf as unknown as TfInternals).byProp) {
-    for (const [id, e] of map) tf.push([prop, id, e.tokens, blob.put(asBytes(e.tfs))]);
+    for (const [id, e] of map) {
+      const ids = Int32Array.from(e.tokens, (t) => {
+        let n = tokens.get(t);
+        if (n === undefined) tokens.set(t, n = tokens.size);
+        return n;
+      });
+      tf.push([prop, id, blob.put(asBytes(ids)), blob.put(asBytes(e.tfs))]);
+    }
   }
   const json = {
     orama: { ...orama, docs: { count: orama.docs.count } },
     docs,
+    tokens: [...tokens.keys()],
     tf,
     lengths: FIELDS.map((f) => [...db.lengths[f]]),
     totals: db.totals,
@@ -124,14 +134,20 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   load(db.ix.orama, { ...json.orama, docs: { docs, count: json.orama.docs.count } });
   const tf = db.tf as unknown as TfInternals;
   // Every document's tokens share one string per token, as a build leaves them.
-  const interned = new Map<string, string>();
-  for (const [prop, id, tokens, tfs] of json.tf) {
+  const table: string[] = json.tokens;
+  for (const [prop, id, ids, tfs] of json.tf) {
     let map = tf.byProp.get(prop);
     if (!map) tf.byProp.set(prop, map = new Map());
-    for (let i = 0; i < tokens.length; i++) {
-      const t = interned.get(tokens[i]);
-      if (t === undefined) interned.set(tokens[i], tokens[i]);
-      else tokens[i] = t;
+    const numbers = run(ids);
+    // A view where the bytes are aligned (the codec's bytes may start anywhere), else a copy.
+    const view = numbers.byteOffset & 3
+      ? new Int32Array(numbers.slice().buffer)
+      : new Int32Array(numbers.buffer, numbers.byteOffset, numbers.length >> 2);
+    const tokens = new Array<string>(view.length);
+    for (let i = 0; i < view.length; i++) {
+      const t = table[view[i]];
+      if (t === undefined) throw new Corrupt("token");
+      tokens[i] = t;
     }
     map.set(id, { tokens, tfs: float32(tfs) });
   }

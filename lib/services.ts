@@ -9,7 +9,7 @@ import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
-import { SearchIndexes } from "./search/indexes.ts";
+import { IndexBudget, SearchIndexes } from "./search/indexes.ts";
 import { Snapshots } from "./search/snapshot.ts";
 import { ResultCache } from "./search/result_cache.ts";
 import { SiteStore } from "./sites/store.ts";
@@ -86,8 +86,10 @@ export function createServices(opts: AppOptions): Services {
   const documents = new PageStore(kv, clock, "doc");
   const log = opts.log ?? jsonLogger;
   const sites = new SiteStore(kv, clock);
+  // Page and document indexes share the one budget.
+  const budget = new IndexBudget(opts.indexMemoryBytes);
   const indexesOf = (store: PageStore) =>
-    new SearchIndexes(store, clock, opts.indexStaleMs ?? 500, opts.indexMemoryBytes, {
+    new SearchIndexes(store, clock, opts.indexStaleMs ?? 500, budget, {
       snapshots: opts.indexSnapshots ? new Snapshots(kv, clock, store.prefix) : undefined,
     });
   return {

@@ -153,6 +153,27 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
 
+/**
+ * Estimated bytes the indexes of a process may hold (INDEX_MEMORY_MB), shared by its
+ * SearchIndexes (pages and documents): each evicts its own least recently used to fit.
+ */
+export class IndexBudget {
+  private members = new Set<() => number>();
+  constructor(readonly bytes = Infinity) {}
+
+  /** Counts what a member holds. */
+  join(held: () => number) {
+    this.members.add(held);
+  }
+
+  /** Estimated bytes all members hold now. */
+  used(): number {
+    let n = 0;
+    for (const held of this.members) n += held();
+    return n;
+  }
+}
+
 export interface SnapshotOptions {
   snapshots?: Snapshots;
   /** How long an index stays unchanged before it is saved (debounce). */
@@ -171,6 +192,7 @@ export class SearchIndexes {
   private saving = new Set<Promise<boolean>>();
   private snapshots?: Snapshots;
   private saveDelayMs: number;
+  private budget: IndexBudget;
   /** How indexes were opened: loaded from a snapshot, or built from the pages. */
   readonly opened = { loaded: 0, built: 0 };
 
@@ -179,9 +201,15 @@ export class SearchIndexes {
     private clock: () => number,
     private staleMs = 500,
     /** Estimated bytes all indexes may hold; the least recently used go first (INDEX_MEMORY_MB). */
-    private budgetBytes = Infinity,
+    budget: number | IndexBudget = Infinity,
     opts: SnapshotOptions = {},
   ) {
+    this.budget = typeof budget === "number" ? new IndexBudget(budget) : budget;
+    this.budget.join(() => {
+      let n = 0;
+      for (const idx of this.built.values()) n += idx.bytes;
+      return n;
+    });
     this.snapshots = opts.snapshots;
     this.saveDelayMs = opts.saveDelayMs ?? 1_000;
   }
@@ -193,10 +221,9 @@ export class SearchIndexes {
 
   /** Drops the least recently used indexes, never `keep`, until the rest fit the budget. */
   private evict(keep: string) {
-    let total = 0;
-    for (const idx of this.built.values()) total += idx.bytes;
+    let total = this.budget.used();
     for (const site of this.sites.keys()) {
-      if (total <= this.budgetBytes) break;
+      if (total <= this.budget.bytes) break;
       if (site === keep) continue;
       const idx = this.built.get(site);
       total -= idx?.bytes ?? 0;

@@ -1,7 +1,7 @@
 /** Index snapshots in KV: saved whole, loaded only when they match, never served stale. */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { SearchIndexes } from "../../lib/search/indexes.ts";
+import { IndexBudget, SearchIndexes } from "../../lib/search/indexes.ts";
 import { CHUNK_BYTES, Snapshots } from "../../lib/search/snapshot.ts";
 import { CODEC_VERSION, decodeSiteDb } from "../../lib/search/snapshot_codec.ts";
 import { admin, createSite, OPERATOR, putPages, search, startApp } from "../helpers.ts";
@@ -301,4 +301,27 @@ Deno.test("snapshot - a repeated search of an evicted site is answered from the 
   assert.equal(indexes.opened.loaded, opened.loaded + 1, "A came back from its snapshot");
   indexes.discard();
   t.close();
+});
+
+Deno.test("budget - page and document indexes share one memory budget: documents held count when pages are evicted", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const pages = new PageStore(kv, Date.now, "page");
+  const documents = new PageStore(kv, Date.now, "doc");
+  const page = (word: string) => ({ url: `/${word}`, title: word, body: `${word} `.repeat(200) });
+  for (const site of ["a", "b", "d"]) await pages.upsert(site, page(`word${site}`), 10);
+  await documents.upsert("c", page("manual"), 10);
+  // Room for about two of these one-page sites (each estimated alike: same text length).
+  const one = 2_000 + 4 * (page("worda").title.length + page("worda").body.length);
+  const budget = new IndexBudget(2.5 * one);
+  const pageIx = new SearchIndexes(pages, Date.now, 500, budget);
+  const docIx = new SearchIndexes(documents, Date.now, 500, budget);
+  await pageIx.search("a", "worda", 1, 5);
+  await pageIx.search("b", "wordb", 1, 5);
+  assert.equal(pageIx.loaded, 2, "two sites fit");
+  assert.equal((await docIx.search("c", "manual", 1, 5)).found, 1);
+  assert.equal((await pageIx.search("d", "wordd", 1, 5)).found, 1);
+  assert.equal(pageIx.loaded, 1, "the document index's share made room for only one page index");
+  assert.equal(docIx.loaded, 1);
+  assert.equal((await pageIx.search("a", "worda", 1, 5)).found, 1, "an evicted site answers");
+  kv.close();
 });

@@ -6,8 +6,10 @@
  * first, then one atomic commit flips the head to it, then the old generation's chunks
  * are deleted: a reader sees a whole snapshot or the previous one, never a mix. The head
  * names the index version the snapshot holds; indexes.ts uses it only at that version
- * (or catches it up from the change log). Keys: [prefix + "snap", site, …], so deleting a
- * site's key spaces (lib/sites/remove.ts) takes them too.
+ * (or catches it up from the change log). Keys: ["snap" + prefix, site, …]: deleting a
+ * site's key spaces in order (lib/sites/remove.ts) takes them after its version key
+ * ("pagever" < "snappage"), and a save elsewhere flips its head only while that key
+ * exists, so no snapshot lands after the sweep.
  */
 import { CODEC_VERSION, decodeSiteDb, encodeSiteDb } from "./snapshot_codec.ts";
 import type { SiteDb } from "./site_db.ts";
@@ -106,7 +108,7 @@ export class Snapshots {
     readonly prefix = "page",
   ) {}
 
-  private space = () => this.prefix + "snap";
+  private space = () => "snap" + this.prefix;
   private headKey = (site: string) => [this.space(), site, "head"];
   private leaseKey = (site: string) => [this.space(), site, "lease"];
   /** A generation being written, with when it started (for sweeping a crashed save's). */

@@ -77,7 +77,7 @@ async function answers(ix: SearchIndexes, site = SITE) {
 /** Keys under the snapshot space, as "part/part/…" strings. */
 async function snapshotKeys(kv: Deno.Kv, site = SITE): Promise<string[]> {
   const keys: string[] = [];
-  for await (const e of kv.list({ prefix: ["pagesnap", site] })) keys.push(e.key.join("/"));
+  for await (const e of kv.list({ prefix: ["snappage", site] })) keys.push(e.key.join("/"));
   return keys;
 }
 
@@ -92,7 +92,7 @@ Deno.test("snapshot - an index saved by one instance is loaded by another and an
   assert.equal(head.codec, CODEC_VERSION);
   assert.equal(head.version, 40, "tagged with the index version it holds");
   assert.ok(head.chunks > 1, "the long page spans several chunks");
-  for await (const e of kv.list<Uint8Array>({ prefix: ["pagesnap", SITE, "chunk"] })) {
+  for await (const e of kv.list<Uint8Array>({ prefix: ["snappage", SITE, "chunk"] })) {
     assert.ok(e.value.length <= CHUNK_BYTES && CHUNK_BYTES < 65_536);
   }
 
@@ -165,7 +165,7 @@ Deno.test("snapshot - a damaged, missing or foreign chunk, or another codec's sn
   const expected = await answers(a);
   await a.flush();
   const head = (await snapshots.head(SITE))!;
-  const chunk = (i: number) => ["pagesnap", SITE, "chunk", head.gen, i];
+  const chunk = (i: number) => ["snappage", SITE, "chunk", head.gen, i];
   const original = (await kv.get<Uint8Array>(chunk(1))).value!;
 
   const damage: [string, () => Promise<unknown>][] = [
@@ -173,7 +173,7 @@ Deno.test("snapshot - a damaged, missing or foreign chunk, or another codec's sn
     ["a missing chunk", () => kv.delete(chunk(1))],
     ["a short chunk", () => kv.set(chunk(1), original.subarray(10))],
     ["a string chunk", () => kv.set(chunk(1), "not bytes")],
-    ["another codec", () => kv.set(["pagesnap", SITE, "head"], { ...head, codec: -1 })],
+    ["another codec", () => kv.set(["snappage", SITE, "head"], { ...head, codec: -1 })],
   ];
   for (const [what, spoil] of damage) {
     await spoil();
@@ -183,7 +183,7 @@ Deno.test("snapshot - a damaged, missing or foreign chunk, or another codec's sn
     assert.deepEqual(b.opened, { loaded: 0, built: 1 }, `${what}: rebuilt`);
     b.discard();
     await kv.set(chunk(1), original);
-    await kv.set(["pagesnap", SITE, "head"], head);
+    await kv.set(["snappage", SITE, "head"], head);
   }
   // A rebuilt index saves a good snapshot again, which the next instance loads.
   await kv.delete(chunk(1));
@@ -214,7 +214,7 @@ Deno.test("snapshot - two instances saving one site at once leave one whole snap
   const keys = await snapshotKeys(kv);
   assert.deepEqual(
     keys.filter((k) => !k.endsWith("/head")),
-    Array.from({ length: head.chunks }, (_, i) => `pagesnap/${SITE}/chunk/${head.gen}/${i}`),
+    Array.from({ length: head.chunks }, (_, i) => `snappage/${SITE}/chunk/${head.gen}/${i}`),
     "only the published generation's chunks (no lease, no half-written generation)",
   );
   const c = instance();
@@ -258,7 +258,7 @@ Deno.test("snapshot - deleting a site deletes its snapshots with everything else
     }
     return found;
   };
-  assert.ok((await spaces(doomed.id)).has("pagesnap"));
+  assert.ok((await spaces(doomed.id)).has("snappage"));
   // A change just before the delete leaves a save pending: it must not outlive the site.
   await putPages(t, doomed, [{ url: "/late", title: "Late", body: "A late kettle." }]);
   const res = await t.call(`/api/admin/sites/${doomed.id}`, {
@@ -269,7 +269,7 @@ Deno.test("snapshot - deleting a site deletes its snapshots with everything else
   await res.body?.cancel();
   await t.services.indexes.flush();
   assert.deepEqual([...await spaces(doomed.id)], [], "nothing of the site is left");
-  assert.ok((await spaces(kept.id)).has("pagesnap"), "the other site keeps its snapshot");
+  assert.ok((await spaces(kept.id)).has("snappage"), "the other site keeps its snapshot");
   t.services.indexes.discard();
   t.close();
 });

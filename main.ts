@@ -60,10 +60,9 @@ const { app, services } = createApp({
   summarizer,
   summaryIpLimitPerMinute: Number(env("SUMMARY_IP_LIMIT_PER_MINUTE") ?? 30),
   resultCacheBytes: envNumber("RESULT_CACHE_MB", 32) * 1024 * 1024,
-  // Off unless set: until indexes load from snapshots, an evicted site costs a rebuild from KV.
-  indexMemoryBytes: env("INDEX_MEMORY_MB")
-    ? envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024
-    : undefined,
+  // Fits Deno Deploy's 512 MB isolate: an evicted site comes back from its snapshot in KV.
+  indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
+  indexSnapshots: env("INDEX_SNAPSHOTS") !== "off",
   crawl: {
     allowLoopback: env("CRAWL_ALLOW_LOOPBACK") === "true",
     delayMs: Number(env("CRAWL_DELAY_MS") ?? 250),

@@ -15,6 +15,10 @@ const USERS = Number(Deno.env.get("LOADTEST_USERS") ?? 50);
 /** Bodies are cut so 40,000 pages ingest in minutes; the index still holds real text. */
 const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
 const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Number);
+/** The server's index budget: its default (256) unless INDEX_MEMORY_MB is set here. */
+const INDEX_MB = Deno.env.get("INDEX_MEMORY_MB");
+/** INDEX_SNAPSHOTS=off here turns the server's index snapshots off (to compare). */
+const SNAPSHOTS = Deno.env.get("INDEX_SNAPSHOTS");
 const OPERATOR = "op_loadtest_" + crypto.randomUUID().replaceAll("-", "");
 
 interface Server {
@@ -36,6 +40,8 @@ async function startServer(workers: number, kvPath: string): Promise<Server> {
       SITESEARCH_OPERATOR_TOKEN: OPERATOR,
       SUMMARY_IP_LIMIT_PER_MINUTE: "1000000",
       OPENAI_API_KEY: "",
+      ...(INDEX_MB ? { INDEX_MEMORY_MB: INDEX_MB } : {}),
+      ...(SNAPSHOTS ? { INDEX_SNAPSHOTS: SNAPSHOTS } : {}),
     },
     stdout: "piped",
     stderr: "null",
@@ -189,7 +195,8 @@ if (!corpus.length) {
 const queries = await queryPool(corpus);
 console.log(
   `# loadtest: ${SITES} sites x ${PAGES} pages (bodies <= ${BODY_CHARS} chars), ` +
-    `${USERS} visitors for ${SECONDS} s, ${navigator.hardwareConcurrency} cores`,
+    `${USERS} visitors for ${SECONDS} s, ${navigator.hardwareConcurrency} cores, ` +
+    `INDEX_MEMORY_MB ${INDEX_MB ?? "default (256)"}, snapshots ${SNAPSHOTS ?? "on"}`,
 );
 for (const workers of WORKERS) {
   const dir = await Deno.makeTempDir({ prefix: "sitesearch-loadtest-" });

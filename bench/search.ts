@@ -290,7 +290,7 @@ async function benchHttp(
     // The same queries in process, after HTTP saw them (their common words' scores are warm).
     const asked = distinct.slice(0, Math.min(distinct.length, load.requests));
     const t = performance.now();
-    for (const q of asked) (await s.indexes.reader(siteId)).search(q, 1, 10);
+    for (const q of asked) await (await s.indexes.reader(siteId)).search(q, 1, 10);
     const inProcess = asked.length / ((performance.now() - t) / 1000);
     const hit = await wrk(origin, [hitPath], 50, seconds);
     hits.push(hit.rps);

@@ -9,7 +9,8 @@ import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
-import { SearchIndexes } from "./search/indexes.ts";
+import { IndexBudget, SearchIndexes } from "./search/indexes.ts";
+import { Snapshots } from "./search/snapshot.ts";
 import { ResultCache } from "./search/result_cache.ts";
 import { SiteStore } from "./sites/store.ts";
 import { sha256HexSync } from "./sites/keys.ts";
@@ -29,6 +30,8 @@ export interface AppOptions {
   indexMemoryBytes?: number;
   /** Bytes of encoded search answers kept (RESULT_CACHE_MB; default 32 MB). */
   resultCacheBytes?: number;
+  /** Save sites' indexes as snapshots in KV and load them instead of rebuilding (main.ts: on). */
+  indexSnapshots?: boolean;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
   /** The answerer; the built-in extractive one when none is given. */
@@ -93,6 +96,12 @@ export function createServices(opts: AppOptions): Services {
     opts.analyticsFlushMs ?? 5_000,
     (err) => log({ level: "error", error: `analytics flush: ${err}` }),
   );
+  // Page and document indexes share the one budget.
+  const budget = new IndexBudget(opts.indexMemoryBytes);
+  const indexesOf = (store: PageStore) =>
+    new SearchIndexes(store, clock, opts.indexStaleMs ?? 500, budget, {
+      snapshots: opts.indexSnapshots ? new Snapshots(kv, clock, store.prefix) : undefined,
+    });
   return {
     kv,
     clock,
@@ -101,15 +110,10 @@ export function createServices(opts: AppOptions): Services {
       (opts.operatorToken ? sha256HexSync(opts.operatorToken) : null),
     sites,
     pages,
-    indexes: new SearchIndexes(pages, clock, opts.indexStaleMs ?? 500, opts.indexMemoryBytes),
+    indexes: indexesOf(pages),
     resultCache: new ResultCache(opts.resultCacheBytes),
     documents,
-    documentIndexes: new SearchIndexes(
-      documents,
-      clock,
-      opts.indexStaleMs ?? 500,
-      opts.indexMemoryBytes,
-    ),
+    documentIndexes: indexesOf(documents),
     quota,
     credits: new Credits(kv, clock),
     conversations: new Conversations(kv, clock),

@@ -1,8 +1,9 @@
 /**
- * One Orama database per site, built from KV on first use and kept current by
- * replaying the site's change log (lib/pages.ts). Local writes call `refresh`;
- * writes by other instances sharing the KV are noticed by a version check at
- * most `staleMs` old, so they show up here within that time.
+ * One index per site (site_db.ts), loaded from its snapshot in KV (snapshot.ts) or built
+ * from the pages on first use, and kept current by replaying the site's change log
+ * (lib/pages.ts). Local writes call `refresh`; writes by other instances sharing the KV
+ * are noticed by a version check at most `staleMs` old, so they show up here within that
+ * time. A built or changed index is saved as a snapshot once it has settled.
  */
 import {
   findMatches,
@@ -25,6 +26,7 @@ import {
   type SiteDb,
 } from "./site_db.ts";
 import { SiteName } from "./site_name.ts";
+import { packIndex, type Snapshots } from "./snapshot.ts";
 import { fold, words } from "./tokens.ts";
 
 export interface SearchHit {
@@ -57,11 +59,11 @@ interface SiteIndex {
 
 /**
  * Memory an index holds per page and per character of its text, as measured on real
- * documentation (29–33 MB per 1,000 pages of about 7,500 characters): an estimate that
+ * documentation (about 15 MB per 1,000 pages of about 7,500 characters, bodies included): an estimate that
  * lets eviction work without asking V8.
  */
-const BYTES_PER_PAGE = 2_000;
-const BYTES_PER_CHAR = 4;
+const BYTES_PER_PAGE = 1_000;
+const BYTES_PER_CHAR = 2;
 const estimate = (p: { title: string; description?: string; body: string }) =>
   BYTES_PER_PAGE + BYTES_PER_CHAR * (p.title.length + (p.description?.length ?? 0) + p.body.length);
 
@@ -151,7 +153,37 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
   version: number;
-  search(q: string, page: number, perPage: number): SearchResult;
+  search(q: string, page: number, perPage: number): Promise<SearchResult>;
+}
+
+/** A changing index is saved at most this long after its first unsaved change. */
+const MAX_SAVE_WAIT_MS = 30_000;
+
+/**
+ * Estimated bytes the indexes of a process may hold (INDEX_MEMORY_MB), shared by its
+ * SearchIndexes (pages and documents): each evicts its own least recently used to fit.
+ */
+export class IndexBudget {
+  private members = new Set<() => number>();
+  constructor(readonly bytes = Infinity) {}
+
+  /** Counts what a member holds. */
+  join(held: () => number) {
+    this.members.add(held);
+  }
+
+  /** Estimated bytes all members hold now. */
+  used(): number {
+    let n = 0;
+    for (const held of this.members) n += held();
+    return n;
+  }
+}
+
+export interface SnapshotOptions {
+  snapshots?: Snapshots;
+  /** How long an index stays unchanged before it is saved (debounce). */
+  saveDelayMs?: number;
 }
 
 /** Search indexes for all sites this instance has served. */
@@ -160,14 +192,33 @@ export class SearchIndexes {
   private sites = new Map<string, Promise<SiteIndex>>();
   /** The indexes built so far, for the memory budget. */
   private built = new Map<string, SiteIndex>();
+  /** Sites whose index has changes not yet in a snapshot, with the save's timer. */
+  private unsaved = new Map<string, { timer: ReturnType<typeof setTimeout>; since: number }>();
+  /** Saves under way. */
+  private saving = new Set<Promise<boolean>>();
+  private snapshots?: Snapshots;
+  private saveDelayMs: number;
+  private budget: IndexBudget;
+  /** How indexes were opened: loaded from a snapshot, or built from the pages. */
+  readonly opened = { loaded: 0, built: 0 };
 
   constructor(
     private pages: PageStore,
     private clock: () => number,
     private staleMs = 500,
     /** Estimated bytes all indexes may hold; the least recently used go first (INDEX_MEMORY_MB). */
-    private budgetBytes = Infinity,
-  ) {}
+    budget: number | IndexBudget = Infinity,
+    opts: SnapshotOptions = {},
+  ) {
+    this.budget = typeof budget === "number" ? new IndexBudget(budget) : budget;
+    this.budget.join(() => {
+      let n = 0;
+      for (const idx of this.built.values()) n += idx.bytes;
+      return n;
+    });
+    this.snapshots = opts.snapshots;
+    this.saveDelayMs = opts.saveDelayMs ?? 1_000;
+  }
 
   /** Sites whose index is in memory (or being built). */
   get loaded(): number {
@@ -176,14 +227,74 @@ export class SearchIndexes {
 
   /** Drops the least recently used indexes, never `keep`, until the rest fit the budget. */
   private evict(keep: string) {
-    let total = 0;
-    for (const idx of this.built.values()) total += idx.bytes;
+    let total = this.budget.used();
     for (const site of this.sites.keys()) {
-      if (total <= this.budgetBytes) break;
+      if (total <= this.budget.bytes) break;
       if (site === keep) continue;
-      total -= this.built.get(site)?.bytes ?? 0;
+      const idx = this.built.get(site);
+      total -= idx?.bytes ?? 0;
+      // Changes not yet in a snapshot are saved on the way out: the next load is then cheap.
+      if (idx && this.unsaved.has(site)) this.saveNow(site, idx);
       this.drop(site);
     }
+  }
+
+  /** Saves a site's index once it has gone `saveDelayMs` without a change. */
+  private scheduleSave(site: string) {
+    if (!this.snapshots) return;
+    const now = performance.now();
+    const since = this.unsaved.get(site)?.since ?? now;
+    clearTimeout(this.unsaved.get(site)?.timer);
+    const wait = Math.max(0, Math.min(this.saveDelayMs, since + MAX_SAVE_WAIT_MS - now));
+    const timer = setTimeout(() => {
+      const idx = this.built.get(site);
+      if (idx) this.saveNow(site, idx);
+      else this.unsaved.delete(site); // dropped meanwhile
+    }, wait);
+    Deno.unrefTimer(timer); // a pending save never keeps the process alive
+    this.unsaved.set(site, { timer, since });
+  }
+
+  /** Saves an index in the background, encoded between catch-ups (never during one). */
+  private saveNow(site: string, idx: SiteIndex) {
+    clearTimeout(this.unsaved.get(site)?.timer);
+    this.unsaved.delete(site);
+    const encode = () => {
+      const encoded = idx.busy.then(() => ({ version: idx.version, bytes: packIndex(idx) }));
+      idx.busy = encoded.then(() => {}, () => {});
+      return encoded;
+    };
+    // A failed save (KV unavailable, the site deleted) only means the next load rebuilds.
+    const run = this.snapshots!.save(site, idx.version, encode).catch(() => false);
+    this.saving.add(run);
+    run.finally(() => this.saving.delete(run));
+  }
+
+  /** Saves every index with unsaved changes now and waits for all saves (tests, benchmarks, shutdown). */
+  async flush(): Promise<void> {
+    for (const site of [...this.unsaved.keys()]) {
+      const idx = this.built.get(site);
+      if (idx) this.saveNow(site, idx);
+      else clearTimeout(this.unsaved.get(site)?.timer), this.unsaved.delete(site);
+    }
+    await Promise.all(this.saving);
+  }
+
+  /** Opens a site's index: its snapshot when one is usable, else a build from KV. */
+  private async open(site: string): Promise<SiteIndex> {
+    const { version } = await this.pages.version(site);
+    const saved = await this.snapshots?.load(site, version).catch(() => null);
+    if (saved) {
+      this.opened.loaded++;
+      const idx: SiteIndex = { ...saved, checkedAt: this.clock(), busy: Promise.resolve() };
+      // An older snapshot is caught up from the change log (or rebuilt where it has a gap).
+      if (saved.version !== version) await this.catchUp(site, idx);
+      return idx;
+    }
+    this.opened.built++;
+    const idx = await this.build(site);
+    this.scheduleSave(site);
+    return idx;
   }
 
   /** Builds a site's index from KV. */
@@ -216,7 +327,7 @@ export class SearchIndexes {
       this.sites.set(site, p);
       return p;
     }
-    p = this.build(site);
+    p = this.open(site);
     p.then((idx) => {
       if (this.sites.get(site) !== p) return; // dropped while it was being built
       this.built.set(site, idx);
@@ -229,37 +340,44 @@ export class SearchIndexes {
   /** Replays changes since the index's version; rebuilds if the log has a gap. */
   async refresh(site: string): Promise<void> {
     const idx = await this.load(site);
-    const run = idx.busy.then(async () => {
+    const run = idx.busy.then(() => {
       idx.checkedAt = this.clock();
-      const { version } = await this.pages.version(site);
-      if (version === idx.version) return;
-      const urls = await this.pages.changesSince(site, idx.version, version);
-      if (urls === null) {
-        Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
-        return;
-      }
-      const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
-      await inSlices(urls.keys(), (i) => {
-        const url = urls[i];
-        removeDoc(idx.db, url);
-        idx.names.remove(url);
-        const page = pages[i];
-        if (page) idx.bytes += estimate(page); // a replaced page's share stays until a rebuild
-        if (page) idx.names.add(url, page.title, page.lang);
-        if (page) addDoc(idx.db, toDoc(page, idx.names));
-      });
-      idx.version = version;
-      // The shared title part or language changed (the first pages of a crawl show it): index again.
-      const { names } = idx;
-      if (
-        names.key() !== idx.builtWith &&
-        (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)
-      ) {
-        Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
-      }
+      return this.catchUp(site, idx);
     });
     idx.busy = run.catch(() => {});
     await run;
+  }
+
+  /** Brings an index to the site's current version: replays the log, or rebuilds at a gap. */
+  private async catchUp(site: string, idx: SiteIndex): Promise<void> {
+    const { version } = await this.pages.version(site);
+    if (version === idx.version) return;
+    const urls = await this.pages.changesSince(site, idx.version, version);
+    if (urls === null) {
+      Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
+      this.scheduleSave(site);
+      return;
+    }
+    const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
+    await inSlices(urls.keys(), (i) => {
+      const url = urls[i];
+      removeDoc(idx.db, url);
+      idx.names.remove(url);
+      const page = pages[i];
+      if (page) idx.bytes += estimate(page); // a replaced page's share stays until a rebuild
+      if (page) idx.names.add(url, page.title, page.lang);
+      if (page) addDoc(idx.db, toDoc(page, idx.names));
+    });
+    idx.version = version;
+    // The shared title part or language changed (the first pages of a crawl show it): index again.
+    const { names } = idx;
+    if (
+      names.key() !== idx.builtWith &&
+      (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)
+    ) {
+      Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
+    }
+    this.scheduleSave(site);
   }
 
   /** The site's index, caught up if its last check is older than `staleMs`. */
@@ -279,10 +397,25 @@ export class SearchIndexes {
   /**
    * The site's index caught up once (a search used to check twice): its version, and searches
    * of the index that version names, so a cached answer is filed under the version it shows.
+   * An index not in memory would be loaded and caught up to the site's version: its version is
+   * read from KV, so a cached answer at that version needs no load.
    */
   async reader(site: string): Promise<IndexReader> {
+    if (!this.sites.has(site)) {
+      const { version } = await this.pages.version(site);
+      return {
+        version,
+        search: async (q, page, perPage) => {
+          const { db } = await this.current(site);
+          return this.searchIn(db, q, page, perPage);
+        },
+      };
+    }
     const { db, version } = await this.current(site);
-    return { version, search: (q, page, perPage) => this.searchIn(db, q, page, perPage) };
+    return {
+      version,
+      search: (q, page, perPage) => Promise.resolve(this.searchIn(db, q, page, perPage)),
+    };
   }
 
   /** Ranked, highlighted results for a query. */
@@ -352,9 +485,23 @@ export class SearchIndexes {
     return rank(db, q, limit).ids.map((id) => docAt(db, id, maxChars));
   }
 
-  /** Forgets an index (tests, memory pressure); the next search rebuilds it. */
+  /** Forgets an index (tests, memory pressure); the next search loads or rebuilds it. */
   drop(site: string) {
     this.sites.delete(site);
     this.built.delete(site);
+  }
+
+  /** Forgets a deleted site: its index, its pending save, and waits out a save under way. */
+  async forget(site: string): Promise<void> {
+    clearTimeout(this.unsaved.get(site)?.timer);
+    this.unsaved.delete(site);
+    this.drop(site);
+    await this.snapshots?.settle(site);
+  }
+
+  /** Stops pending saves without making them (a test's KV is about to close). */
+  discard() {
+    for (const { timer } of this.unsaved.values()) clearTimeout(timer);
+    this.unsaved.clear();
   }
 }

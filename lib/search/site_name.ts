@@ -60,6 +60,21 @@ export class SiteName {
     return bestCount >= MIN_PAGES && bestCount * 2 >= this.byUrl.size ? best : "";
   }
 
+  /** What was noted, page by page, to keep in a snapshot (snapshot.ts). */
+  entries(): [string, string[]][] {
+    return [...this.byUrl];
+  }
+
+  /** A SiteName holding what `entries` returned. */
+  static from(entries: [string, string[]][]): SiteName {
+    const names = new SiteName();
+    for (const [url, found] of entries) {
+      names.byUrl.set(url, found);
+      for (const a of found) names.counts.set(a, (names.counts.get(a) ?? 0) + 1);
+    }
+    return names;
+  }
+
   /** The number of pages noted. */
   get size() {
     return this.byUrl.size;

@@ -72,12 +72,16 @@ async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
 
 /**
  * Deletes a site for good: its record first (every call fails from then on), its crawl
- * stopped, all its keys, its in-memory indexes. A crawl step still running elsewhere may
- * land a last write: when a crawl was live, the keys are swept once more after it stopped.
+ * stopped, its in-memory indexes and their snapshot saves under way, all its keys
+ * (snapshots too). A crawl step still running elsewhere may land a last write: when a
+ * crawl was live, the keys are swept once more after it stopped. (A snapshot save on
+ * another instance finds the site's pages gone and never publishes its snapshot.)
  */
 export async function deleteSite(s: Services, site: Site): Promise<number> {
   await s.sites.delete(site);
   const crawling = await stopSiteCrawl(s, site.id);
+  await s.indexes.forget(site.id);
+  await s.documentIndexes.forget(site.id);
   let removed = await removeSiteData(s.kv, site);
   s.indexes.drop(site.id);
   s.documentIndexes.drop(site.id);

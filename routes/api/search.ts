@@ -59,7 +59,11 @@ export function searchRoutes(s: Services) {
     );
     let answer = s.resultCache.get(cacheKey);
     if (!answer) {
-      const { found, hits, corrections } = index.search(params.q, params.page, perPage);
+      const { found, hits, corrections } = await index.search(
+        params.q,
+        params.page,
+        perPage,
+      );
       const body = {
         results: hits,
         meta: {

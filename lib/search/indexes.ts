@@ -64,7 +64,8 @@ interface SiteIndex {
  */
 const BYTES_PER_PAGE = 1_000;
 const BYTES_PER_CHAR = 2;
-const estimate = (p: { title: string; description?: string; body: string }) =>
+/** What a page's share of an index is taken to be. */
+export const estimate = (p: { title: string; description?: string; body: string }) =>
   BYTES_PER_PAGE + BYTES_PER_CHAR * (p.title.length + (p.description?.length ?? 0) + p.body.length);
 
 /** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */

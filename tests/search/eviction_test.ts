@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createSite, putPages, search, startApp } from "../helpers.ts";
+import { estimate } from "../../lib/search/indexes.ts";
 
 const WORDS = ["teapot", "kettle", "saucer", "grinder"];
 
@@ -32,7 +33,10 @@ Deno.test("eviction - under a tiny index budget only the last site stays in memo
 });
 
 Deno.test("eviction - with room for three sites a fourth evicts one, and an evicted site is rebuilt from KV", async () => {
-  const t = await startApp({ indexMemoryBytes: 3 * 2 * 2_400 }); // about three of these sites
+  // About three of these sites (two pages each, all estimated alike).
+  const t = await startApp({
+    indexMemoryBytes: 3.5 * 2 * estimate({ title: "kettle", body: "kettle" }),
+  });
   const sites = [];
   for (const word of WORDS) {
     const site = await createSite(t, "pro", word);

@@ -1,7 +1,7 @@
 /** Index snapshots in KV: saved whole, loaded only when they match, never served stale. */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { IndexBudget, SearchIndexes } from "../../lib/search/indexes.ts";
+import { estimate, IndexBudget, SearchIndexes } from "../../lib/search/indexes.ts";
 import { CHUNK_BYTES, Snapshots } from "../../lib/search/snapshot.ts";
 import { CODEC_VERSION, decodeSiteDb } from "../../lib/search/snapshot_codec.ts";
 import { admin, createSite, OPERATOR, putPages, search, startApp } from "../helpers.ts";
@@ -311,7 +311,7 @@ Deno.test("budget - page and document indexes share one memory budget: documents
   for (const site of ["a", "b", "d"]) await pages.upsert(site, page(`word${site}`), 10);
   await documents.upsert("c", page("manual"), 10);
   // Room for about two of these one-page sites (each estimated alike: same text length).
-  const one = 2_000 + 4 * (page("worda").title.length + page("worda").body.length);
+  const one = estimate(page("worda"));
   const budget = new IndexBudget(2.5 * one);
   const pageIx = new SearchIndexes(pages, Date.now, 500, budget);
   const docIx = new SearchIndexes(documents, Date.now, 500, budget);

@@ -282,11 +282,11 @@ async function benchHttp(
     const server = start();
     const origin = `http://127.0.0.1:${server.addr.port}`;
     await wrk(origin, warm, 4, 1); // the JIT warms up on this server's path
-    // One at a time: more queries than a run asks, so each is new to the result cache.
-    const seqQueries = take(2500);
-    const seq = await wrk(origin, seqQueries.map(path), 1, 2);
-    const distinct = take(3500);
-    const load = await wrk(origin, distinct.map(path), 50, 2);
+    // Each query asked once, so each is new to the result cache.
+    const seqQueries = take(2000);
+    const seq = await wrk(origin, seqQueries.map(path), 1, 6, true);
+    const distinct = take(4000);
+    const load = await wrk(origin, distinct.map(path), 50, 6, true);
     // The same queries in process, after HTTP saw them (their common words' scores are warm).
     const asked = distinct.slice(0, Math.min(distinct.length, load.requests));
     const t = performance.now();

@@ -8,9 +8,17 @@ request = function()
   i = i % #paths + 1
   return wrk.format("GET", paths[i])
 end
+-- WRK_ONCE: each path asked once (first-seen queries), then the run ends.
+if os.getenv("WRK_ONCE") == "1" then
+  local got = 0
+  response = function()
+    got = got + 1
+    if got >= #paths then wrk.thread:stop() end
+  end
+end
 done = function(summary, latency, requests)
-  io.write(string.format('WRKJSON {"requests":%d,"seconds":%f,"p50":%f,"p99":%f,"max":%f,"errors":%d,"non2xx":%d}\\n',
-    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+  io.write(string.format('WRKJSON {"requests":%d,"seconds":%f,"mean":%f,"p50":%f,"p99":%f,"max":%f,"errors":%d,"non2xx":%d}\\n',
+    summary.requests, summary.duration / 1e6, latency.mean / 1000, latency:percentile(50) / 1000, latency:percentile(99) / 1000,
     latency.max / 1000,
     summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout,
     summary.errors.status))
@@ -28,14 +36,15 @@ export interface WrkResult {
 }
 
 /**
- * Runs wrk with `connections` for `seconds` against origin + each path in turn (first-seen
- * queries: more paths than requests made; `requests` tells how many were).
+ * Runs wrk with `connections` for `seconds` against origin + each path in turn; with `once`,
+ * each path is asked once and the run ends then (at most `seconds`): first-seen queries.
  */
 export async function wrk(
   origin: string,
   paths: string[],
   connections = 50,
   seconds = 10,
+  once = false,
 ): Promise<WrkResult> {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/paths.txt`, paths.join("\n"));
@@ -53,7 +62,7 @@ export async function wrk(
       `${dir}/script.lua`,
       origin,
     ],
-    env: { WRK_PATHS: `${dir}/paths.txt` },
+    env: { WRK_PATHS: `${dir}/paths.txt`, WRK_ONCE: once ? "1" : "0" },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -63,7 +72,9 @@ export async function wrk(
   if (!line) throw new Error("wrk failed: " + new TextDecoder().decode(out.stderr) + text);
   const r = JSON.parse(line.slice(8));
   return {
-    rps: r.requests / r.seconds,
+    // A run that ends early (once) still lasts `seconds` for wrk: its connections were each busy
+    // for the requests' latencies (Little's law: requests in flight = rate x latency).
+    rps: once ? connections / (r.mean / 1000) : r.requests / r.seconds,
     requests: r.requests,
     p50: r.p50,
     p99: r.p99,

@@ -14,6 +14,8 @@ const SECONDS = Number(Deno.env.get("LOADTEST_SECONDS") ?? 20);
 const USERS = Number(Deno.env.get("LOADTEST_USERS") ?? 50);
 /** Bodies are cut so 40,000 pages ingest in minutes; the index still holds real text. */
 const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
+/** A visitor's pause between keystrokes (0: none, each visitor asks as fast as answered). */
+const THINK_MS = Number(Deno.env.get("LOADTEST_THINK_MS") ?? 0);
 const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Number);
 /** The server's index budget: its default (256) unless INDEX_MEMORY_MB is set here. */
 const INDEX_MB = Deno.env.get("INDEX_MEMORY_MB");
@@ -168,6 +170,7 @@ async function visitor(
         fail(`search ${(err as Error).name}`);
       }
       if (performance.now() >= until) return;
+      if (THINK_MS) await new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
     }
     if (roll > 0.97) {
       const t0 = performance.now();

@@ -187,14 +187,18 @@ async function atScale() {
     }
     times.sort((a, b) => a - b);
     // What dropping the index gives back: steadier than RSS growth, which holds the build's garbage.
-    const mem = () => {
-      gc();
+    // Buffers outside the heap are freed a moment after the GC that found them dead.
+    const mem = async () => {
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await new Promise((r) => setTimeout(r, 100));
+      }
       const m = Deno.memoryUsage();
       return { rss: m.rss, held: m.heapUsed + m.external };
     };
-    const withIndex = mem();
+    const withIndex = await mem();
     t.services.indexes.drop(site.id);
-    const without = mem();
+    const without = await mem();
     const held = (withIndex.held - without.held) / 1048576;
     console.log(
       `\n### at scale: ${pages.length} pages of every installed manual\n` +

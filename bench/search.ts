@@ -76,19 +76,23 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   );
   // The index's size is what dropping it gives back (heap, and buffers outside the heap);
   // a baseline taken before the build would still hold the ingest's garbage.
-  const used = () => {
-    gc();
+  // Buffers outside the heap are freed a moment after the GC that found them dead.
+  const used = async () => {
+    for (let i = 0; i < 3; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const m = Deno.memoryUsage();
     return { heap: m.heapUsed, external: m.external, rss: m.rss };
   };
-  const withIndex = used();
+  const withIndex = await used();
   s.indexes.drop(site.id);
-  const without = used();
+  const without = await used();
   const heap = withIndex.heap - without.heap, external = withIndex.external - without.external;
   console.log(
     `memory held by the index: ${mb(heap + external)} (${mb(heap)} heap + ${
       mb(external)
-    } page text outside the heap), ${
+    } typed arrays and page text outside it), ${
       mb((heap + external) / pages.length * 1000)
     } per 1,000 pages; RSS with the index: ${mb(withIndex.rss)}`,
   );

@@ -24,6 +24,7 @@ import {
   headingsText,
   removeDoc,
   type SiteDb,
+  type StoredDoc,
 } from "./site_db.ts";
 import { SiteName } from "./site_name.ts";
 import { packIndex, type Snapshots } from "./snapshot.ts";
@@ -119,6 +120,20 @@ const FIRST_READ_CHARS = 8_000;
 
 /** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
 const MATCHES_SCANNED = 64;
+
+/**
+ * Descriptions made from a page's text, by the stored document they were made from: a
+ * changed page is stored as a new object, so none outlives its text (and each goes with it).
+ */
+const described = new WeakMap<StoredDoc, string>();
+
+/** `describe` once per stored document. */
+function describeStored(stored: StoredDoc, doc: Doc): string {
+  if (doc.description) return doc.description;
+  let text = described.get(stored);
+  if (text === undefined) described.set(stored, text = describe(doc));
+  return text;
+}
 
 /** The description shown for a result: the page's own, else the start of its text. */
 function describe(doc: Doc): string {
@@ -439,7 +454,7 @@ export class SearchIndexes {
     );
     const present = (id: number, maxChars: number) => {
       const doc = docAt(db, id, maxChars);
-      const description = describe(doc);
+      const description = describeStored(db.docs[id]!, doc);
       // The first matches make the snippet; sections are found by their headings too. A
       // body that holds none of the matched words (the match was in the title) is not read.
       const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);

@@ -286,3 +286,25 @@ Deno.test("ranking - a page without a language is read in the language most of t
     t.close();
   }
 });
+
+Deno.test("ranking - a result's description made from its text follows every change of that text", async () => {
+  const { t, s, q } = await site([
+    { url: "/guide", title: "Guide", body: "Gadgets are configured in the first paragraph." },
+  ]);
+  try {
+    const first = await q("gadgets");
+    assert.equal(
+      first.body.results[0].description,
+      "Gadgets are configured in the first paragraph.",
+    );
+    // Each query asked again is new to the result cache, so the text is presented again.
+    for (const [i, body] of ["Gadgets now start here.", "Gadgets moved again."].entries()) {
+      await put(t, s, [{ url: "/guide", title: "Guide", body }]);
+      const { body: res } = await q(`gadgets ${"x".repeat(i + 1)}`);
+      assert.equal(res.results[0].url, "/guide");
+      assert.equal(res.results[0].description, body);
+    }
+  } finally {
+    t.close();
+  }
+});

@@ -201,11 +201,10 @@ export class SearchIndexes {
   private snapshots?: Snapshots;
   private saveDelayMs: number;
   private budget: IndexBudget;
-  /**
-   * How indexes were opened (loaded from a snapshot, or built from the pages), how many were
-   * evicted, and the time opening took (from the first read to a usable index), for operators.
-   */
-  readonly opened = { loaded: 0, built: 0, evicted: 0, loadMs: 0, buildMs: 0 };
+  /** How indexes were opened: loaded from a snapshot, or built from the pages. */
+  readonly opened = { loaded: 0, built: 0 };
+  /** Indexes evicted, and the time opening took (first read to a usable index), for operators. */
+  readonly churn = { evicted: 0, loadMs: 0, buildMs: 0 };
 
   constructor(
     private pages: PageStore,
@@ -246,7 +245,7 @@ export class SearchIndexes {
       // Changes not yet in a snapshot are saved on the way out: the next load is then cheap.
       if (idx && this.unsaved.has(site)) this.saveNow(site, idx);
       this.drop(site);
-      this.opened.evicted++;
+      this.churn.evicted++;
     }
   }
 
@@ -301,12 +300,12 @@ export class SearchIndexes {
       const idx: SiteIndex = { ...saved, checkedAt: this.clock(), busy: Promise.resolve() };
       // An older snapshot is caught up from the change log (or rebuilt where it has a gap).
       if (saved.version !== version) await this.catchUp(site, idx);
-      this.opened.loadMs += performance.now() - started;
+      this.churn.loadMs += performance.now() - started;
       return idx;
     }
     this.opened.built++;
     const idx = await this.build(site);
-    this.opened.buildMs += performance.now() - started;
+    this.churn.buildMs += performance.now() - started;
     this.scheduleSave(site);
     return idx;
   }

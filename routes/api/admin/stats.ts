@@ -17,7 +17,7 @@ const StatsParams = z.object({ gc: z.enum(["0", "1"]).optional() });
 
 const indexStats = (ix: SearchIndexes) => {
   const { sites, bytes } = ix.held();
-  const { loaded, built, evicted, loadMs, buildMs } = ix.opened;
+  const { loaded, built } = ix.opened, { evicted, loadMs, buildMs } = ix.churn;
   return {
     inMemory: sites,
     estimatedBytes: bytes,

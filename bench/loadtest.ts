@@ -233,6 +233,7 @@ for (const workers of WORKERS) {
   const server = await startServer(workers, `${dir}/kv.sqlite`);
   try {
     const rssStart = rssMb(server.pid);
+    const empty = (await stats(server.origin, true)).memory;
     const t0 = performance.now();
     const keys = await createSites(server.origin, corpus);
     const ingest = (performance.now() - t0) / 1000;
@@ -312,6 +313,15 @@ for (const workers of WORKERS) {
           : ""
       }${one}`,
     );
+    if (live.collected && workers === 1) {
+      // What the process holds live beyond an empty server's, against what the budget counts.
+      const grown = l.heapUsed + l.external - empty.heapUsed - empty.external;
+      console.log(
+        `live growth vs estimate  ${MB(grown)} live after GC over the empty server's, ${
+          MB(ix.estimatedBytes)
+        } estimated for the indexes held (${(grown / ix.estimatedBytes).toFixed(2)}x)`,
+      );
+    }
   } finally {
     await server.stop();
     await Deno.remove(dir, { recursive: true });

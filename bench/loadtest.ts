@@ -289,12 +289,14 @@ for (const workers of WORKERS) {
         `peak ${peak.toFixed(0)} MB, end ${rssEnd.toFixed(0)} MB`,
     );
     const ix = after.indexes.pages;
-    const opened = ix.loaded - before.loaded, built = ix.built - before.built;
-    const one = workers > 1 ? " (the one worker that answered)" : "";
+    // Two calls may reach two workers: with several, the counts are one worker's since its start.
+    const base = workers > 1 ? { loaded: 0, built: 0, evicted: 0, loadMs: 0 } : before;
+    const opened = ix.loaded - base.loaded, built = ix.built - base.built;
+    const one = workers > 1 ? " (the one worker that answered, since its start)" : "";
     console.log(
       `indexes in the run    ${opened} loaded from snapshots (${
-        opened ? (((ix.loadMs - before.loadMs) / opened).toFixed(1)) : "-"
-      } ms each), ${built} built, ${ix.evicted - before.evicted} evicted${one}`,
+        opened ? (((ix.loadMs - base.loadMs) / opened).toFixed(1)) : "-"
+      } ms each), ${built} built, ${ix.evicted - base.evicted} evicted${one}`,
     );
     console.log(
       `indexes held at end   ${ix.inMemory} of ${keys.length} sites, estimated ${

@@ -21,6 +21,8 @@ const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Numbe
 const INDEX_MB = Deno.env.get("INDEX_MEMORY_MB");
 /** INDEX_SNAPSHOTS=off here turns the server's index snapshots off (to compare). */
 const SNAPSHOTS = Deno.env.get("INDEX_SNAPSHOTS");
+/** Replaces `run -A --v8-flags=--expose-gc main.ts` (e.g. "run -A --cpu-prof main.ts", to profile the server). */
+const SERVER_ARGS = Deno.env.get("LOADTEST_SERVER_ARGS")?.split(" ").filter(Boolean);
 const OPERATOR = "op_loadtest_" + crypto.randomUUID().replaceAll("-", "");
 
 interface Server {
@@ -32,7 +34,8 @@ interface Server {
 /** Runs main.ts on port 0 with its own KV file and waits for the URL it prints. */
 async function startServer(workers: number, kvPath: string): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
+    // gc exposed so /api/admin/stats?gc=1 can tell live memory from garbage after the run.
+    args: SERVER_ARGS ?? ["run", "-A", "--v8-flags=--expose-gc", "main.ts"],
     cwd: new URL("../", import.meta.url).pathname,
     env: {
       PORT: "0",
@@ -124,6 +127,30 @@ async function createSites(origin: string, corpus: { url: string; title: string;
   return keys;
 }
 
+interface IndexCounts {
+  inMemory: number;
+  estimatedBytes: number;
+  loaded: number;
+  built: number;
+  evicted: number;
+  loadMs: number;
+  buildMs: number;
+}
+interface Stats {
+  collected: boolean;
+  memory: { rss: number; heapUsed: number; heapTotal: number; external: number };
+  indexes: { budgetBytes: number; pages: IndexCounts; documents: IndexCounts };
+}
+
+/** The operator's figures of the process that answers (one of them with several workers). */
+async function stats(origin: string, gc = false): Promise<Stats> {
+  const res = await call(origin, `/api/admin/stats${gc ? "?gc=1" : ""}`);
+  if (res.status !== 200) throw new Error(`stats: ${res.status} ${await res.text()}`);
+  return await res.json();
+}
+
+const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
 /** Real visitor questions when the shared judgments are present, else page titles. */
 async function queryPool(corpus: { title: string }[]): Promise<string[]> {
   try {
@@ -206,6 +233,7 @@ for (const workers of WORKERS) {
   const server = await startServer(workers, `${dir}/kv.sqlite`);
   try {
     const rssStart = rssMb(server.pid);
+    const empty = (await stats(server.origin, true)).memory;
     const t0 = performance.now();
     const keys = await createSites(server.origin, corpus);
     const ingest = (performance.now() - t0) / 1000;
@@ -217,6 +245,7 @@ for (const workers of WORKERS) {
       await res.arrayBuffer();
     }
     const rssWarm = rssMb(server.pid);
+    const before = (await stats(server.origin)).indexes.pages;
     const start = performance.now();
     const until = start + SECONDS * 1000;
     let peak = rssWarm;
@@ -228,6 +257,9 @@ for (const workers of WORKERS) {
       ),
     );
     clearInterval(sampler);
+    const after = await stats(server.origin);
+    const rssEnd = rssMb(server.pid);
+    const live = await stats(server.origin, true);
     const elapsed = (performance.now() - start) / 1000;
     lat.search.sort((a, b) => a - b);
     lat.summary.sort((a, b) => a - b);
@@ -254,8 +286,44 @@ for (const workers of WORKERS) {
     );
     console.log(
       `RSS                   start ${rssStart.toFixed(0)} MB, warm ${rssWarm.toFixed(0)} MB, ` +
-        `peak ${peak.toFixed(0)} MB`,
+        `peak ${peak.toFixed(0)} MB, end ${rssEnd.toFixed(0)} MB`,
     );
+    const ix = after.indexes.pages;
+    // Two calls may reach two workers: with several, the counts are one worker's since its start.
+    const base = workers > 1 ? { loaded: 0, built: 0, evicted: 0, loadMs: 0 } : before;
+    const opened = ix.loaded - base.loaded, built = ix.built - base.built;
+    const one = workers > 1 ? " (the one worker that answered, since its start)" : "";
+    console.log(
+      `indexes in the run    ${opened} loaded from snapshots (${
+        opened ? (((ix.loadMs - base.loadMs) / opened).toFixed(1)) : "-"
+      } ms each), ${built} built, ${ix.evicted - base.evicted} evicted${one}`,
+    );
+    console.log(
+      `indexes held at end   ${ix.inMemory} of ${keys.length} sites, estimated ${
+        MB(ix.estimatedBytes)
+      } of a ${MB(after.indexes.budgetBytes)} budget${one}`,
+    );
+    const m = after.memory, l = live.memory;
+    console.log(
+      `server memory at end  RSS ${MB(m.rss)}: V8 heap ${MB(m.heapUsed)} used of ${
+        MB(m.heapTotal)
+      }, buffers ${MB(m.external)}${
+        live.collected
+          ? `; after a full GC: RSS ${MB(l.rss)}, heap ${MB(l.heapUsed)} of ${
+            MB(l.heapTotal)
+          }, buffers ${MB(l.external)}`
+          : ""
+      }${one}`,
+    );
+    if (live.collected && workers === 1) {
+      // What the process holds live beyond an empty server's, against what the budget counts.
+      const grown = l.heapUsed + l.external - empty.heapUsed - empty.external;
+      console.log(
+        `live growth vs estimate  ${MB(grown)} live after GC over the empty server's, ${
+          MB(ix.estimatedBytes)
+        } estimated for the indexes held (${(grown / ix.estimatedBytes).toFixed(2)}x)`,
+      );
+    }
   } finally {
     await server.stop();
     await Deno.remove(dir, { recursive: true });

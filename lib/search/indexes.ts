@@ -218,6 +218,8 @@ export class SearchIndexes {
   private budget: IndexBudget;
   /** How indexes were opened: loaded from a snapshot, or built from the pages. */
   readonly opened = { loaded: 0, built: 0 };
+  /** Indexes evicted, and the time opening took (first read to a usable index), for operators. */
+  readonly churn = { evicted: 0, loadMs: 0, buildMs: 0 };
 
   constructor(
     private pages: PageStore,
@@ -237,6 +239,11 @@ export class SearchIndexes {
     this.saveDelayMs = opts.saveDelayMs ?? 1_000;
   }
 
+  /** Estimated bytes the indexes sharing this one's budget may hold. */
+  get budgetBytes(): number {
+    return this.budget.bytes;
+  }
+
   /** Sites whose index is in memory (or being built). */
   get loaded(): number {
     return this.sites.size;
@@ -253,6 +260,7 @@ export class SearchIndexes {
       // Changes not yet in a snapshot are saved on the way out: the next load is then cheap.
       if (idx && this.unsaved.has(site)) this.saveNow(site, idx);
       this.drop(site);
+      this.churn.evicted++;
     }
   }
 
@@ -299,19 +307,33 @@ export class SearchIndexes {
 
   /** Opens a site's index: its snapshot when one is usable, else a build from KV. */
   private async open(site: string): Promise<SiteIndex> {
-    const { version } = await this.pages.version(site);
-    const saved = await this.snapshots?.load(site, version).catch(() => null);
+    const started = performance.now();
+    // The snapshot's head is read beside the version: a load is one KV round trip shorter.
+    const [{ version }, head] = await Promise.all([
+      this.pages.version(site),
+      this.snapshots?.head(site).catch(() => null) ?? null,
+    ]);
+    const saved = await this.snapshots?.loadAt(site, head, version).catch(() => null);
     if (saved) {
       this.opened.loaded++;
       const idx: SiteIndex = { ...saved, checkedAt: this.clock(), busy: Promise.resolve() };
       // An older snapshot is caught up from the change log (or rebuilt where it has a gap).
       if (saved.version !== version) await this.catchUp(site, idx);
+      this.churn.loadMs += performance.now() - started;
       return idx;
     }
     this.opened.built++;
     const idx = await this.build(site);
+    this.churn.buildMs += performance.now() - started;
     this.scheduleSave(site);
     return idx;
+  }
+
+  /** What this process's indexes hold now, by the estimate the budget uses. */
+  held(): { sites: number; bytes: number } {
+    let bytes = 0;
+    for (const idx of this.built.values()) bytes += idx.bytes;
+    return { sites: this.built.size, bytes };
   }
 
   /** Builds a site's index from KV. */

@@ -128,7 +128,15 @@ export class Snapshots {
    * damaged.
    */
   async load(site: string, version: number): Promise<SavedIndex | null> {
-    const head = await this.head(site);
+    return await this.loadAt(site, await this.head(site), version);
+  }
+
+  /** `load` with a head read beforehand (alongside the site's version: one round trip less). */
+  async loadAt(
+    site: string,
+    head: SnapshotHead | null,
+    version: number,
+  ): Promise<SavedIndex | null> {
     if (!head || head.codec !== CODEC_VERSION || head.version > version) return null;
     const saved = await this.read(site, head);
     if (!saved) this.damaged.add(head.gen);

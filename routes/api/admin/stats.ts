@@ -1,0 +1,57 @@
+/**
+ * GET /api/admin/stats (operator only): this process's memory beside what its search indexes
+ * are estimated to hold, and how often indexes were loaded, built and evicted. With several
+ * workers each answers for itself. `?gc=1` collects garbage first when the process exposes
+ * V8's gc (--v8-flags=--expose-gc), so `memory` then shows what is live.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { adminCaller } from "../../../lib/http/auth.ts";
+import { ApiError } from "../../../lib/http/errors.ts";
+import { allowOnly, type AppEnv } from "../../../lib/http/middleware.ts";
+import { parse } from "../../../lib/http/schemas.ts";
+import type { Services } from "../../../lib/services.ts";
+import type { SearchIndexes } from "../../../lib/search/indexes.ts";
+
+const StatsParams = z.object({ gc: z.enum(["0", "1"]).optional() });
+
+const indexStats = (ix: SearchIndexes) => {
+  const { sites, bytes } = ix.held();
+  const { loaded, built } = ix.opened, { evicted, loadMs, buildMs } = ix.churn;
+  return {
+    inMemory: sites,
+    estimatedBytes: bytes,
+    loaded,
+    built,
+    evicted,
+    loadMs: Math.round(loadMs),
+    buildMs: Math.round(buildMs),
+  };
+};
+
+export function adminStatsRoutes(s: Services) {
+  const app = new Hono<AppEnv>();
+  app.get("/api/admin/stats", async (c) => {
+    if (!(await adminCaller(c, s.sites, s.operatorTokenHash)).operator) {
+      throw new ApiError("OPERATOR_ONLY", "Only the operator reads the process's figures.");
+    }
+    const { gc } = parse(StatsParams, c.req.query());
+    const collect = (globalThis as { gc?: () => void }).gc;
+    const collected = gc === "1" && collect !== undefined;
+    if (collected) collect();
+    const { rss, heapUsed, heapTotal, external } = Deno.memoryUsage();
+    c.header("Cache-Control", "no-store");
+    return c.json({
+      pid: Deno.pid,
+      collected,
+      memory: { rss, heapUsed, heapTotal, external },
+      indexes: {
+        budgetBytes: s.indexes.budgetBytes,
+        pages: indexStats(s.indexes),
+        documents: indexStats(s.documentIndexes),
+      },
+    });
+  });
+  allowOnly(app, "/api/admin/stats", ["GET"]);
+  return app;
+}

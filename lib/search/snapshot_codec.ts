@@ -160,16 +160,11 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
     flags[id] = f;
   }
   w.strs(strings);
-  const blob = new Uint8Array(bodyBytes);
-  let at = 0;
-  for (const b of bodies) blob.set(b, at), at += b.length;
+  const blob = concat(bodies, new Uint8Array(bodyBytes));
   w.put(flags);
   w.put(codeShare);
   w.put(sectionCount);
-  const offsets = new Int32Array(sectionCountAll);
-  let o = 0;
-  for (const a of sectionAt) offsets.set(a, o), o += a.length;
-  w.put(offsets);
+  w.put(concat(sectionAt, new Int32Array(sectionCountAll)));
   w.put(bodyLength);
   w.put(blob);
   // Postings and lengths per field.
@@ -365,4 +360,11 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   }
   r.end();
   return db;
+}
+
+/** The parts one after another in `into` (sized to hold them all). */
+function concat<T extends Uint8Array | Int32Array>(parts: T[], into: T): T {
+  let at = 0;
+  for (const part of parts) into.set(part, at), at += part.length;
+  return into;
 }

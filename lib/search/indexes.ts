@@ -230,11 +230,7 @@ export class SearchIndexes {
     opts: SnapshotOptions = {},
   ) {
     this.budget = typeof budget === "number" ? new IndexBudget(budget) : budget;
-    this.budget.join(() => {
-      let n = 0;
-      for (const idx of this.built.values()) n += idx.bytes;
-      return n;
-    });
+    this.budget.join(() => this.held().bytes);
     this.snapshots = opts.snapshots;
     this.saveDelayMs = opts.saveDelayMs ?? 1_000;
   }

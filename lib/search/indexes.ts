@@ -91,7 +91,10 @@ function lineHeadings(body: string): string[] {
     }
   }
   // Text wrapped into short lines (a PDF's) has no lines that stand out.
-  return all > lines.length * 0.8 && lines.length > 5 ? [] : out;
+  if (all > lines.length * 0.8 && lines.length > 5) return [];
+  // A line cut from the body is a view that keeps the whole text alive (V8's sliced
+  // strings): an index that packs the body would hold it twice. Copies, from one join.
+  return out.length ? out.join("\n").split("\n") : out;
 }
 
 function toDoc(p: Page, names: SiteName): Doc {

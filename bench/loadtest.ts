@@ -23,6 +23,8 @@ const INDEX_MB = Deno.env.get("INDEX_MEMORY_MB");
 const SNAPSHOTS = Deno.env.get("INDEX_SNAPSHOTS");
 /** Replaces `run -A --v8-flags=--expose-gc main.ts` (e.g. "run -A --cpu-prof main.ts", to profile the server). */
 const SERVER_ARGS = Deno.env.get("LOADTEST_SERVER_ARGS")?.split(" ").filter(Boolean);
+/** A file the server's access log is appended to (else it is read and dropped). */
+const SERVER_LOG = Deno.env.get("LOADTEST_SERVER_LOG");
 const OPERATOR = "op_loadtest_" + crypto.randomUUID().replaceAll("-", "");
 
 interface Server {
@@ -58,10 +60,17 @@ async function startServer(workers: number, kvPath: string): Promise<Server> {
     if (done) throw new Error("main.ts exited before it printed its URL:\n" + out);
     out += value;
   }
-  // Keep draining stdout (the access log) so the server never blocks on a full pipe.
+  // Keep draining stdout (the access log) so the server never blocks on a full pipe; kept in
+  // LOADTEST_SERVER_LOG when set (each line has the time the server took: compare with p99).
+  const log = SERVER_LOG
+    ? await Deno.open(SERVER_LOG, { write: true, create: true, append: true })
+    : null;
   (async () => {
-    while (!(await reader.read()).done);
-  })().catch(() => {});
+    const encoder = new TextEncoder();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      if (log) await log.write(encoder.encode(r.value));
+    }
+  })().catch(() => {}).finally(() => log?.close());
   return {
     origin: /http:\/\/127\.0\.0\.1:\d+/.exec(out)![0],
     pid: child.pid,
@@ -138,6 +147,7 @@ interface IndexCounts {
 }
 interface Stats {
   collected: boolean;
+  quota: { admitted: number; waited: number; batches: number; commits: number; conflicts: number };
   memory: { rss: number; heapUsed: number; heapTotal: number; external: number };
   indexes: { budgetBytes: number; pages: IndexCounts; documents: IndexCounts };
 }
@@ -245,7 +255,8 @@ for (const workers of WORKERS) {
       await res.arrayBuffer();
     }
     const rssWarm = rssMb(server.pid);
-    const before = (await stats(server.origin)).indexes.pages;
+    const stats0 = await stats(server.origin);
+    const before = stats0.indexes.pages;
     const start = performance.now();
     const until = start + SECONDS * 1000;
     let peak = rssWarm;
@@ -302,6 +313,16 @@ for (const workers of WORKERS) {
       `indexes held at end   ${ix.inMemory} of ${keys.length} sites, estimated ${
         MB(ix.estimatedBytes)
       } of a ${MB(after.indexes.budgetBytes)} budget${one}`,
+    );
+    const q = after.quota,
+      q0 = workers > 1 ? { admitted: 0, waited: 0, commits: 0, batches: 0 } : stats0.quota;
+    const per = (n: number) => (n / Math.max(1, q.admitted - q0.admitted)).toFixed(3);
+    console.log(
+      `quota in the run      ${q.admitted - q0.admitted} admitted, ${
+        per(q.waited - q0.waited)
+      } waited for KV, ${per(q.commits - q0.commits)} commits and ${
+        per(q.batches - q0.batches)
+      } reads per admission${one}`,
     );
     const m = after.memory, l = live.memory;
     console.log(

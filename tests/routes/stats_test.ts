@@ -9,7 +9,7 @@ import {
   startApp,
 } from "../helpers.ts";
 
-Deno.test("stats - the operator reads process memory and index loads, builds and evictions; no one else does", async () => {
+Deno.test("stats - the operator reads process memory, index loads, builds and evictions, and quota figures; no one else does", async () => {
   // A budget one site's index fills: searching two sites in turn evicts each for the other.
   const t = await startApp({ indexMemoryBytes: 1 });
   try {
@@ -34,6 +34,9 @@ Deno.test("stats - the operator reads process memory and index loads, builds and
     assert.ok(pages.loaded + pages.built >= 3, JSON.stringify(pages));
     assert.ok(pages.evicted >= 2, JSON.stringify(pages));
     assert.equal(body.indexes.documents.inMemory, 0);
+    // Three searches admitted, each counted: the quota's figures say so.
+    assert.equal(body.quota.admitted, 3, JSON.stringify(body.quota));
+    assert.ok(body.quota.commits >= 1 && body.quota.waited <= 3, JSON.stringify(body.quota));
 
     const owner = await t.call("/api/admin/stats", admin(a.adminKey));
     assert.equal(owner.status, 403);

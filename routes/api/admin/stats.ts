@@ -1,6 +1,7 @@
 /**
  * GET /api/admin/stats (operator only): this process's memory beside what its search indexes
- * are estimated to hold, and how often indexes were loaded, built and evicted. With several
+ * are estimated to hold, how often indexes were loaded, built and evicted, and the quota's
+ * KV work (admissions, those that waited for a round trip, reads, commits, conflicts). With several
  * workers each answers for itself. `?gc=1` collects garbage first when the process exposes
  * V8's gc (--v8-flags=--expose-gc), so `memory` then shows what is live.
  */
@@ -50,6 +51,8 @@ export function adminStatsRoutes(s: Services) {
         pages: indexStats(s.indexes),
         documents: indexStats(s.documentIndexes),
       },
+      // Searches admitted, how many waited for a KV round trip, and the KV work behind them.
+      quota: { ...s.quota.stats },
     });
   });
   allowOnly(app, "/api/admin/stats", ["GET"]);

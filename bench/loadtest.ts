@@ -7,6 +7,7 @@
  * Runs with --allow-all: Deno reads another process's /proc status only with it.
  */
 import { loadCorpus } from "./corpus.ts";
+import { rssMb, startServer } from "./server.ts";
 
 const SITES = Number(Deno.env.get("LOADTEST_SITES") ?? 200);
 const PAGES = Number(Deno.env.get("LOADTEST_PAGES") ?? 200);
@@ -26,77 +27,6 @@ const SERVER_ARGS = Deno.env.get("LOADTEST_SERVER_ARGS")?.split(" ").filter(Bool
 /** A file the server's access log is appended to (else it is read and dropped). */
 const SERVER_LOG = Deno.env.get("LOADTEST_SERVER_LOG");
 const OPERATOR = "op_loadtest_" + crypto.randomUUID().replaceAll("-", "");
-
-interface Server {
-  origin: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-/** Runs main.ts on port 0 with its own KV file and waits for the URL it prints. */
-async function startServer(workers: number, kvPath: string): Promise<Server> {
-  const child = new Deno.Command(Deno.execPath(), {
-    // gc exposed so /api/admin/stats?gc=1 can tell live memory from garbage after the run.
-    args: SERVER_ARGS ?? ["run", "-A", "--v8-flags=--expose-gc", "main.ts"],
-    cwd: new URL("../", import.meta.url).pathname,
-    env: {
-      PORT: "0",
-      HOSTNAME: "127.0.0.1",
-      KV_PATH: kvPath,
-      WORKERS: String(workers),
-      SITESEARCH_OPERATOR_TOKEN: OPERATOR,
-      SUMMARY_IP_LIMIT_PER_MINUTE: "1000000",
-      OPENAI_API_KEY: "",
-      ...(INDEX_MB ? { INDEX_MEMORY_MB: INDEX_MB } : {}),
-      ...(SNAPSHOTS ? { INDEX_SNAPSHOTS: SNAPSHOTS } : {}),
-    },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!/http:\/\/127\.0\.0\.1:\d+/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("main.ts exited before it printed its URL:\n" + out);
-    out += value;
-  }
-  // Keep draining stdout (the access log) so the server never blocks on a full pipe; kept in
-  // LOADTEST_SERVER_LOG when set (each line has the time the server took: compare with p99).
-  const log = SERVER_LOG
-    ? await Deno.open(SERVER_LOG, { write: true, create: true, append: true })
-    : null;
-  (async () => {
-    const encoder = new TextEncoder();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) {
-      if (log) await log.write(encoder.encode(r.value));
-    }
-  })().catch(() => {}).finally(() => log?.close());
-  return {
-    origin: /http:\/\/127\.0\.0\.1:\d+/.exec(out)![0],
-    pid: child.pid,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-    },
-  };
-}
-
-/** Resident memory of a process and its children (the workers), in MB, from /proc. */
-function rssMb(pid: number): number {
-  const pids = [pid];
-  try {
-    const children = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim();
-    if (children) pids.push(...children.split(/\s+/).map(Number));
-  } catch { /* no children file: one process */ }
-  let kb = 0;
-  for (const p of pids) {
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${p}/status`));
-      kb += m ? Number(m[1]) : 0;
-    } catch { /* gone */ }
-  }
-  return kb / 1024;
-}
 
 async function call(origin: string, path: string, init: RequestInit = {}): Promise<Response> {
   return await fetch(origin + path, {
@@ -161,14 +91,20 @@ async function stats(origin: string, gc = false): Promise<Stats> {
 
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
-/** Real visitor questions when the shared judgments are present, else page titles. */
-async function queryPool(corpus: { title: string }[]): Promise<string[]> {
+/** Real visitor queries when the shared judgments are present ($EVAL_DIR, else ../shared/eval), else page titles. */
+async function queryPool(
+  corpus: { title: string }[],
+): Promise<{ from: string; queries: string[] }> {
+  const dir = Deno.env.get("EVAL_DIR") ?? new URL("../../shared/eval", import.meta.url).pathname;
   try {
-    const file = new URL("../../shared/eval/django_judgments.json", import.meta.url);
-    const judged: { query: string }[] = JSON.parse(await Deno.readTextFile(file));
-    return judged.map((j) => j.query);
+    const file = `${dir}/django_judgments.json`;
+    const { judgments }: { judgments: { query: string }[] } = JSON.parse(
+      await Deno.readTextFile(file),
+    );
+    return { from: "the judged queries", queries: judgments.map((j) => j.query) };
   } catch {
-    return corpus.slice(0, 300).map((p) => p.title.split(/\s+/).slice(0, 3).join(" "));
+    const titles = corpus.slice(0, 300).map((p) => p.title.split(/\s+/).slice(0, 3).join(" "));
+    return { from: "page titles (no judged queries found)", queries: titles };
   }
 }
 
@@ -232,15 +168,26 @@ if (!corpus.length) {
   console.log("(no corpus: apt-get install -y postgresql-doc-15 python-django-doc python3-doc)");
   Deno.exit(0);
 }
-const queries = await queryPool(corpus);
+const { from, queries } = await queryPool(corpus);
 console.log(
-  `# loadtest: ${SITES} sites x ${PAGES} pages (bodies <= ${BODY_CHARS} chars), ` +
+  `# loadtest: ${SITES} sites x ${PAGES} pages (bodies <= ${BODY_CHARS} chars), queries from ${from}, ` +
     `${USERS} visitors for ${SECONDS} s, ${navigator.hardwareConcurrency} cores, ` +
     `INDEX_MEMORY_MB ${INDEX_MB ?? "default (256)"}, snapshots ${SNAPSHOTS ?? "on"}`,
 );
 for (const workers of WORKERS) {
   const dir = await Deno.makeTempDir({ prefix: "sitesearch-loadtest-" });
-  const server = await startServer(workers, `${dir}/kv.sqlite`);
+  const server = await startServer({
+    workers,
+    kvPath: `${dir}/kv.sqlite`,
+    args: SERVER_ARGS,
+    log: SERVER_LOG,
+    env: {
+      SITESEARCH_OPERATOR_TOKEN: OPERATOR,
+      SUMMARY_IP_LIMIT_PER_MINUTE: "1000000",
+      ...(INDEX_MB ? { INDEX_MEMORY_MB: INDEX_MB } : {}),
+      ...(SNAPSHOTS ? { INDEX_SNAPSHOTS: SNAPSHOTS } : {}),
+    },
+  });
   try {
     const rssStart = rssMb(server.pid);
     const empty = (await stats(server.origin, true)).memory;

@@ -1,7 +1,9 @@
 /**
  * A site's index as bytes, for snapshots in KV: the sealed postings and every column as
- * raw typed arrays, all strings in two UTF-8 blobs (Latin-1 ones apart, so V8 keeps them at
- * one byte a character), bodies as they are packed. A checksum covers everything after the
+ * raw typed arrays, the documents' strings in two UTF-8 blobs (Latin-1 ones apart, so V8
+ * keeps them at one byte a character), bodies as they are packed. Each field's terms and
+ * the vocabulary's words are raw blocks as they are held (one string per field, a
+ * character arena), so a load makes no string per word. A checksum covers everything after the
  * header; any damage, another version or another byte order throws.
  *
  * Layout: "SSDB", version, checksum, byte length (u32 each), then blocks, each a u32 byte
@@ -10,10 +12,11 @@
 import { Column, FIELDS, InvertedIndex } from "./postings.ts";
 import { createSiteDb, seal, type Section, type SiteDb, type StoredDoc } from "./site_db.ts";
 import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
+import { TermTable } from "./term_table.ts";
 import { Vocab } from "./vocab.ts";
 
 /** Snapshots of another version are ignored (decodeSiteDb throws). */
-export const CODEC_VERSION = 1;
+export const CODEC_VERSION = 2;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 const HEADER = 16;
@@ -58,6 +61,9 @@ const WIDE = /[^\u0000-\u00ff]/;
 
 const STRS_CHUNK = 256;
 
+/** How a `text` block holds its string. */
+const TEXT_UTF8 = 0, TEXT_UTF16 = 1;
+
 class Writer {
   blocks: Uint8Array[] = [];
   /** Strings in order; Latin-1 ones in one blob, the rest in another. */
@@ -92,6 +98,14 @@ class Writer {
       this.narrow.push(joined);
       for (const s of chunk) this.lengths.push(s.length);
     }
+  }
+
+  /** One string as its own block: UTF-8, or UTF-16 units when it holds a lone surrogate. */
+  text(s: string) {
+    const wellFormed = s.isWellFormed();
+    this.put(Uint32Array.of(wellFormed ? TEXT_UTF8 : TEXT_UTF16));
+    if (wellFormed) this.put(encoder.encode(s));
+    else this.put(Uint16Array.from(s, (_, i) => s.charCodeAt(i)));
   }
 
   finish(): Uint8Array {
@@ -170,8 +184,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
-    w.strs(p.terms);
-    w.put(Uint32Array.of(p.terms.length));
+    w.text(p.table.blob);
+    w.put(p.table.starts);
     w.put(p.offsets);
     w.put(p.ids);
     w.put(p.tfs);
@@ -180,18 +194,13 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
   // Vocabulary, alphabet, trigrams, languages, priors.
-  // The vocabulary's table slot by slot: 0 never used, 1 a word, 2 a deleted word.
-  const { keys } = db.vocab;
-  const slots = new Uint8Array(keys.length);
-  const words: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    if (typeof k === "string") [slots[i], words[words.length]] = [1, k];
-    else if (k === null) slots[i] = 2;
-  }
-  w.strs(words);
-  w.put(slots);
-  w.put(db.vocab.counts);
+  // The vocabulary's table slot by slot, and its characters (bytes, or UTF-16 units).
+  const v = db.vocab.parts();
+  w.put(Uint32Array.of(v.arena.BYTES_PER_ELEMENT, v.used));
+  w.put(v.arena.subarray(0, v.used));
+  w.put(v.starts);
+  w.put(v.lens);
+  w.put(v.counts);
   w.str([...db.alphabet].join(""));
   w.put(db.trigrams.bits);
   const langCounts = Uint32Array.from(db.langs.values());
@@ -240,7 +249,7 @@ class Reader {
     return this.typed(Uint32Array, n);
   }
 
-  typed<T extends Uint32Array | Int32Array | Float64Array | Uint8Array>(
+  typed<T extends Uint32Array | Int32Array | Float64Array | Uint8Array | Uint16Array>(
     Type: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number },
     n: number,
   ): T {
@@ -248,6 +257,18 @@ class Reader {
     if (raw.length % Type.BYTES_PER_ELEMENT) fail("block size");
     if (n >= 0 && raw.length !== n * Type.BYTES_PER_ELEMENT) fail("block length");
     return new Type(raw.slice().buffer);
+  }
+
+  /** The next `text` block's string, its own flat string (never a slice of a larger one). */
+  text(): string {
+    const [kind] = this.u32(1);
+    if (kind === TEXT_UTF8) return decoder.decode(this.raw());
+    if (kind !== TEXT_UTF16) fail("text kind");
+    const units = this.typed(Uint16Array, -1), parts: string[] = [];
+    for (let at = 0; at < units.length; at += 4096) {
+      parts.push(String.fromCharCode(...units.subarray(at, at + 4096)));
+    }
+    return parts.join("");
   }
 
   str(): string {
@@ -324,10 +345,10 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   index.dead = new Uint8Array(Math.max(64, n));
   for (const f of FIELDS) {
     const p = index.fields[f];
-    const [count] = r.u32(1);
-    const terms = p.terms = new Array<string>(count);
-    for (let i = 0; i < count; i++) terms[i] = r.str();
-    for (let i = 1; i < count; i++) if (!(terms[i - 1] < terms[i])) fail("terms out of order");
+    const blob = r.text(), starts = r.u32();
+    const count = starts.length - 1;
+    p.table = new TermTable(blob, starts);
+    if (count < 0 || !p.table.valid()) fail("terms out of order");
     p.offsets = r.u32(count + 1);
     p.ids = r.u32();
     p.tfs = r.u32(p.ids.length);
@@ -340,15 +361,16 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   }
   const totals = r.typed(Float64Array, FIELDS.length);
   FIELDS.forEach((f, i) => index.totals[f] = totals[i]);
-  const slots = r.typed(Uint8Array, -1);
-  if (slots.length & (slots.length - 1) || slots.length < 2) fail("vocabulary size");
-  const keys = new Array<string | null | undefined>(slots.length);
-  for (let i = 0; i < slots.length; i++) {
-    if (slots[i] === 1) keys[i] = r.str();
-    else if (slots[i] === 2) keys[i] = null;
-    else if (slots[i] !== 0) fail("vocabulary slot");
+  const [unit, used] = r.u32(2);
+  if (unit !== 1 && unit !== 2) fail("vocabulary characters");
+  const arena = unit === 1 ? r.typed(Uint8Array, used) : r.typed(Uint16Array, used);
+  const starts = r.u32(), lens = r.u32(starts.length), counts = r.u32(starts.length);
+  if (starts.length & (starts.length - 1) || starts.length < 2) fail("vocabulary size");
+  try {
+    db.vocab = new Vocab(starts.length, { arena, used, starts, lens, counts });
+  } catch {
+    fail("vocabulary slot");
   }
-  db.vocab = new Vocab(slots.length, keys, r.u32(slots.length));
   for (const c of r.str()) db.alphabet.add(c);
   db.trigrams = new Trigrams(r.typed(Uint8Array, TRIGRAM_BYTES));
   const langCounts = r.u32();

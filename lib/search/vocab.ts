@@ -1,7 +1,9 @@
 /**
  * Words as written → how often pages use them: an open-addressing hash table (linear
  * probing, a string hash that never changes) whose slots a snapshot stores as they are,
- * so loading one copies the table instead of inserting every word again.
+ * so loading one copies the table instead of inserting every word again. Words are kept
+ * as characters in one arena (a byte each while every word is Latin-1, two bytes once one
+ * is not), not as a string each: thousands of small strings per site cost memory and GC.
  */
 
 /** FNV-1a over UTF-16 units: the same in every process (snapshots keep slot positions). */
@@ -11,28 +13,77 @@ function hash(s: string): number {
   return h >>> 0;
 }
 
-/** A slot whose word was deleted: lookups go on past it, inserts may reuse it. */
-const GONE = null;
+/** The same hash over a word's units in an arena. */
+function hashUnits(units: Uint8Array | Uint16Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < units.length; i++) h = Math.imul(h ^ units[i], 0x01000193);
+  return h >>> 0;
+}
 
-export class Vocab {
-  /** Slot → word (undefined: never used; null: deleted). */
-  keys: (string | null | undefined)[];
+/** A word's units as a string, in chunks (a spread of a long word would overflow the stack). */
+function text(units: Uint8Array | Uint16Array): string {
+  if (units.length <= 4096) return String.fromCharCode(...units);
+  const parts: string[] = [];
+  for (let at = 0; at < units.length; at += 4096) {
+    parts.push(String.fromCharCode(...units.subarray(at, at + 4096)));
+  }
+  return parts.join("");
+}
+
+/** `lens` values that are no word: never used, and deleted (lookups go on past it, inserts may reuse it). */
+export const FREE = 0, GONE = 0xffffffff;
+
+/** A vocabulary's parts as a snapshot stores them. */
+export interface VocabParts {
+  /** Characters of the words, `used` of them in use (deleted words' included). */
+  arena: Uint8Array | Uint16Array;
+  used: number;
+  /** Slot → where its word starts in the arena. */
+  starts: Uint32Array;
+  /** Slot → FREE, GONE, or its word's length + 1. */
+  lens: Uint32Array;
   /** Slot → uses. */
   counts: Uint32Array;
+}
+
+export class Vocab {
+  private arena: Uint8Array | Uint16Array;
+  /** Arena characters in use, and how many of them belong to deleted words. */
+  private used = 0;
+  private garbage = 0;
+  private starts: Uint32Array;
+  private lens: Uint32Array;
+  private counts: Uint32Array;
   /** Words held. */
   size = 0;
   /** Slots holding a word or a deletion. */
   private taken = 0;
 
-  constructor(capacity = 1024, keys?: (string | null | undefined)[], counts?: Uint32Array) {
+  constructor(capacity = 1024, parts?: VocabParts) {
     if (capacity & (capacity - 1)) throw new Error("vocab capacity must be a power of two");
-    this.keys = keys ?? new Array(capacity);
-    this.counts = counts ?? new Uint32Array(capacity);
-    if (keys) {
-      for (const k of keys) {
-        if (k !== undefined) this.taken++;
-        if (typeof k === "string") this.size++;
+    if (parts) {
+      ({ arena: this.arena, used: this.used, starts: this.starts } = parts);
+      ({ lens: this.lens, counts: this.counts } = parts);
+      if ([this.starts, this.lens, this.counts].some((a) => a.length !== capacity)) {
+        throw new Error("vocab parts out of step");
       }
+      let live = 0;
+      for (let i = 0; i < capacity; i++) {
+        const len = this.lens[i];
+        if (len === FREE) continue;
+        this.taken++;
+        if (len === GONE) continue;
+        if (this.starts[i] + len - 1 > this.used) throw new Error("vocab word past the arena");
+        this.size++;
+        live += len - 1;
+      }
+      if (this.used > this.arena.length) throw new Error("vocab arena");
+      this.garbage = this.used - live;
+    } else {
+      this.arena = new Uint8Array(capacity * 4);
+      this.starts = new Uint32Array(capacity);
+      this.lens = new Uint32Array(capacity);
+      this.counts = new Uint32Array(capacity);
     }
   }
 
@@ -40,13 +91,27 @@ export class Vocab {
     return this.counts.length;
   }
 
+  /** The parts a snapshot stores (the live arrays, not copies). */
+  parts(): VocabParts {
+    const { arena, used, starts, lens, counts } = this;
+    return { arena, used, starts, lens, counts };
+  }
+
+  /** Whether slot `i` holds `word`. */
+  private holds(i: number, word: string): boolean {
+    if (this.lens[i] !== word.length + 1) return false;
+    const { arena } = this, from = this.starts[i];
+    for (let k = 0; k < word.length; k++) if (arena[from + k] !== word.charCodeAt(k)) return false;
+    return true;
+  }
+
   /** The slot of `word`, or -1. */
   private find(word: string): number {
     const mask = this.counts.length - 1;
     for (let i = hash(word) & mask;; i = (i + 1) & mask) {
-      const k = this.keys[i];
-      if (k === undefined) return -1;
-      if (k === word) return i;
+      const len = this.lens[i];
+      if (len === FREE) return -1;
+      if (len !== GONE && this.holds(i, word)) return i;
     }
   }
 
@@ -68,9 +133,10 @@ export class Vocab {
     if ((this.taken + 1) * 10 > this.counts.length * 7) this.resize();
     const mask = this.counts.length - 1;
     let i = hash(word) & mask;
-    while (typeof this.keys[i] === "string") i = (i + 1) & mask;
-    if (this.keys[i] === undefined) this.taken++;
-    this.keys[i] = word;
+    while (this.lens[i] !== FREE && this.lens[i] !== GONE) i = (i + 1) & mask;
+    if (this.lens[i] === FREE) this.taken++;
+    this.starts[i] = this.append(word);
+    this.lens[i] = word.length + 1;
     this.counts[i] = count;
     this.size++;
   }
@@ -78,29 +144,91 @@ export class Vocab {
   delete(word: string) {
     const i = this.find(word);
     if (i < 0) return;
-    this.keys[i] = GONE;
+    // The characters stay in the arena until the next resize or compaction.
+    this.garbage += this.lens[i] - 1;
+    this.lens[i] = GONE;
+    this.starts[i] = 0;
     this.counts[i] = 0;
     this.size--;
   }
 
   /** Every word and its uses, in slot order. */
   *entries(): Generator<[string, number]> {
-    for (let i = 0; i < this.keys.length; i++) {
-      const k = this.keys[i];
-      if (typeof k === "string") yield [k, this.counts[i]];
+    for (let i = 0; i < this.lens.length; i++) {
+      const len = this.lens[i];
+      if (len === FREE || len === GONE) continue;
+      yield [this.word(i), this.counts[i]];
     }
+  }
+
+  /** The word in slot `i`, as a string. */
+  private word(i: number): string {
+    const from = this.starts[i];
+    return text(this.arena.subarray(from, from + this.lens[i] - 1));
+  }
+
+  /** Puts a word's characters at the arena's end; returns where they start. */
+  private append(word: string): number {
+    let wide = this.arena instanceof Uint16Array;
+    if (!wide) {
+      for (let k = 0; k < word.length && !wide; k++) wide = word.charCodeAt(k) > 0xff;
+    }
+    if (this.used + word.length > this.arena.length || wide !== this.arena instanceof Uint16Array) {
+      // Deleted words' characters go when they are half the arena; else it grows.
+      const need = this.used - this.garbage + word.length;
+      const room = this.garbage * 2 >= this.used ? this.arena.length : this.arena.length * 2;
+      this.compact(Math.max(need, room), wide);
+    }
+    const at = this.used;
+    for (let k = 0; k < word.length; k++) this.arena[at + k] = word.charCodeAt(k);
+    this.used += word.length;
+    return at;
+  }
+
+  /** Copies live words into a new arena of `size` characters, two bytes each when `wide`. */
+  private compact(size: number, wide: boolean) {
+    const old = this.arena;
+    const arena = wide ? new Uint16Array(size) : new Uint8Array(size);
+    let at = 0;
+    for (let i = 0; i < this.lens.length; i++) {
+      const len = this.lens[i];
+      if (len === FREE || len === GONE) continue;
+      const from = this.starts[i];
+      arena.set(old.subarray(from, from + len - 1), at);
+      this.starts[i] = at;
+      at += len - 1;
+    }
+    this.arena = arena;
+    this.used = at;
+    this.garbage = 0;
   }
 
   /** Moves every word to a table with room (twice as large unless deletions made the room). */
   private resize() {
-    const { keys, counts } = this;
+    const { arena, starts, lens, counts } = this;
     const cap = this.size * 20 > counts.length * 7 ? counts.length * 2 : counts.length;
-    this.keys = new Array(cap);
+    const live = this.used - this.garbage;
+    // The same kind of arena, compacted, with room for as much again.
+    const into = this.arena = new (arena.constructor as Uint8ArrayConstructor)(
+      Math.max(16, live * 2),
+    );
+    this.starts = new Uint32Array(cap);
+    this.lens = new Uint32Array(cap);
     this.counts = new Uint32Array(cap);
-    this.size = this.taken = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
-      if (typeof k === "string") this.set(k, counts[i]);
+    this.taken = this.size;
+    this.used = this.garbage = 0;
+    const mask = cap - 1;
+    for (let s = 0; s < lens.length; s++) {
+      const len = lens[s];
+      if (len === FREE || len === GONE) continue;
+      const from = starts[s], word = arena.subarray(from, from + len - 1);
+      let i = hashUnits(word) & mask;
+      while (this.lens[i] !== FREE) i = (i + 1) & mask;
+      into.set(word, this.used);
+      this.starts[i] = this.used;
+      this.lens[i] = len;
+      this.counts[i] = counts[s];
+      this.used += len - 1;
     }
   }
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { Vocab } from "../../lib/search/vocab.ts";
+import { FREE, GONE, Vocab } from "../../lib/search/vocab.ts";
+import { createSiteDb } from "../../lib/search/site_db.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
 
 Deno.test("vocab - random sets and deletes read back as a Map does, through growth and reused slots", () => {
   const vocab = new Vocab(8);
@@ -23,4 +25,123 @@ Deno.test("vocab - random sets and deletes read back as a Map does, through grow
   assert.equal(vocab.size, ref.size);
   assert.deepEqual(new Map(vocab.entries()), ref);
   assert.ok(vocab.capacity >= ref.size * 10 / 7 && vocab.capacity <= 8192, `${vocab.capacity}`);
+});
+
+/** Deterministic pseudo-random numbers. */
+function rng(seed: number) {
+  let x = seed;
+  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+/** Characters in and beyond Latin-1: ASCII, accented, Cyrillic, CJK, an astral pair, fullwidth. */
+const CHARS = ["a", "b", "é", "ÿ", "ж", "茶", "\u{1D518}", "\uFF46"];
+
+/** A random word of 1–6 characters from `chars`. */
+const randomWord = (rand: () => number, chars: string[]) =>
+  Array.from({ length: 1 + Math.floor(rand() * 6) }, () => chars[Math.floor(rand() * chars.length)])
+    .join("");
+
+/** Sets and deletes random words in both, checking every probe along the way. */
+function churn(
+  vocab: Vocab,
+  ref: Map<string, number>,
+  rand: () => number,
+  steps: number,
+  chars = CHARS,
+) {
+  for (let step = 0; step < steps; step++) {
+    const word = randomWord(rand, chars);
+    if (rand() < 0.6) {
+      const n = 1 + Math.floor(rand() * 9);
+      vocab.set(word, n);
+      ref.set(word, n);
+    } else {
+      vocab.delete(word);
+      ref.delete(word);
+    }
+    const probe = randomWord(rand, chars);
+    assert.equal(vocab.get(probe), ref.get(probe), probe);
+    assert.equal(vocab.has(probe), ref.has(probe), probe);
+  }
+  assert.equal(vocab.size, ref.size);
+  assert.deepEqual(new Map(vocab.entries()), ref);
+}
+
+Deno.test("vocab - words beyond Latin-1 read back as a Map does; the arena turns two bytes a character only when one comes", () => {
+  const rand = rng(7);
+  const vocab = new Vocab(8);
+  const ref = new Map<string, number>();
+  churn(vocab, ref, rand, 3000, CHARS.slice(0, 4));
+  assert.equal(vocab.parts().arena.BYTES_PER_ELEMENT, 1, "Latin-1 words: a byte a character");
+  churn(vocab, ref, rand, 6000);
+  assert.equal(vocab.parts().arena.BYTES_PER_ELEMENT, 2);
+  for (const [word, n] of ref) assert.equal(vocab.get(word), n, word);
+  // A lone surrogate is a word like any other (units, not code points).
+  vocab.set("\uD835", 3);
+  assert.equal(vocab.get("\uD835"), 3);
+  assert.equal(vocab.has("\u{1D518}"), ref.has("\u{1D518}"));
+});
+
+Deno.test("vocab - deleted words' characters are reclaimed: a word deleted and set again forever keeps the arena bounded", () => {
+  const vocab = new Vocab(64);
+  const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
+  for (const w of words) vocab.set(w, 1);
+  const live = words.reduce((n, w) => n + w.length, 0);
+  for (let round = 0; round < 2000; round++) {
+    const w = words[round % words.length];
+    vocab.delete(w);
+    assert.equal(vocab.has(w), false);
+    vocab.set(w, round + 1);
+  }
+  const { arena, used } = vocab.parts();
+  assert.ok(arena.length <= live * 4 && used <= arena.length, `${arena.length} for ${live} live`);
+  assert.equal(vocab.size, words.length);
+  words.forEach((w, i) => assert.equal(vocab.get(w), 2000 - words.length + i + 1, w));
+});
+
+Deno.test("vocab - a resize compacts the arena to the live words' characters", () => {
+  const vocab = new Vocab(16);
+  for (let i = 0; i < 8; i++) vocab.set(`gone${i}`, 1);
+  for (let i = 0; i < 8; i++) vocab.delete(`gone${i}`);
+  const before = vocab.capacity;
+  for (let i = 0; vocab.capacity === before; i++) vocab.set(`k${i}`, i + 1);
+  const { used } = vocab.parts();
+  const live = [...vocab.entries()].reduce((n, [w]) => n + w.length, 0);
+  assert.equal(used, live, "no deleted word's characters after a resize");
+  assert.equal(vocab.has("gone0"), false);
+  for (const [w, n] of vocab.entries()) assert.equal(vocab.get(w), n);
+});
+
+Deno.test("vocab - a snapshot round trip keeps every word, deletion and slot, and the copy goes on alike", () => {
+  const rand = rng(11);
+  const db = createSiteDb();
+  const ref = new Map<string, number>();
+  churn(db.vocab, ref, rand, 4000);
+  const copy = decodeSiteDb(encodeSiteDb(db));
+  assert.deepEqual(
+    [...copy.vocab.entries()],
+    [...db.vocab.entries()],
+    "same words in the same slots",
+  );
+  assert.equal(copy.vocab.capacity, db.vocab.capacity);
+  assert.equal(copy.vocab.size, ref.size);
+  // Both go on with the same operations: a reused tombstone, growth, compaction.
+  const again = new Map(ref);
+  churn(db.vocab, ref, rng(12), 3000);
+  churn(copy.vocab, again, rng(12), 3000);
+  assert.deepEqual([...copy.vocab.entries()], [...db.vocab.entries()]);
+});
+
+Deno.test("vocab - parts that do not fit together (a word past the arena, arrays out of step) are refused", () => {
+  const vocab = new Vocab(16);
+  for (let i = 0; i < 8; i++) vocab.set(`w${i}`, i + 1);
+  const parts = vocab.parts();
+  const copy = new Vocab(16, { ...parts, lens: parts.lens.slice(), starts: parts.starts.slice() });
+  assert.deepEqual([...copy.entries()], [...vocab.entries()]);
+  const slot = parts.lens.findIndex((l) => l !== FREE && l !== GONE);
+  const far = parts.starts.slice();
+  far[slot] = parts.used;
+  assert.throws(() => new Vocab(16, { ...parts, starts: far }), /past the arena/);
+  assert.throws(() => new Vocab(16, { ...parts, used: parts.arena.length + 1 }), /arena/);
+  assert.throws(() => new Vocab(16, { ...parts, counts: new Uint32Array(8) }), /out of step/);
 });

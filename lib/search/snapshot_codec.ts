@@ -200,6 +200,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   w.put(v.arena.subarray(0, v.used));
   w.put(v.starts);
   w.put(v.lens);
+  w.put(Uint32Array.from(v.long.keys()));
+  w.put(Uint32Array.from(v.long.values()));
   w.put(v.counts);
   w.str([...db.alphabet].join(""));
   w.put(db.trigrams.bits);
@@ -364,10 +366,14 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   const [unit, used] = r.u32(2);
   if (unit !== 1 && unit !== 2) fail("vocabulary characters");
   const arena = unit === 1 ? r.typed(Uint8Array, used) : r.typed(Uint16Array, used);
-  const starts = r.u32(), lens = r.u32(starts.length), counts = r.u32(starts.length);
+  const starts = r.u32(), lens = r.typed(Uint8Array, starts.length);
+  const longSlots = r.u32(), longLengths = r.u32(longSlots.length);
+  const long = new Map<number, number>();
+  for (let i = 0; i < longSlots.length; i++) long.set(longSlots[i], longLengths[i]);
+  const counts = r.u32(starts.length);
   if (starts.length & (starts.length - 1) || starts.length < 2) fail("vocabulary size");
   try {
-    db.vocab = new Vocab(starts.length, { arena, used, starts, lens, counts });
+    db.vocab = new Vocab(starts.length, { arena, used, starts, lens, long, counts });
   } catch {
     fail("vocabulary slot");
   }

@@ -30,8 +30,11 @@ function text(units: Uint8Array | Uint16Array): string {
   return parts.join("");
 }
 
-/** `lens` values that are no word: never used, and deleted (lookups go on past it, inserts may reuse it). */
-export const FREE = 0, GONE = 0xffffffff;
+/**
+ * `lens` values besides a short word's length + 1: never used; deleted (lookups go on past
+ * it, inserts may reuse it); a word too long for a byte, whose length is in `long`.
+ */
+export const FREE = 0, GONE = 255, LONG = 254;
 
 /** A vocabulary's parts as a snapshot stores them. */
 export interface VocabParts {
@@ -40,8 +43,10 @@ export interface VocabParts {
   used: number;
   /** Slot → where its word starts in the arena. */
   starts: Uint32Array;
-  /** Slot → FREE, GONE, or its word's length + 1. */
-  lens: Uint32Array;
+  /** Slot → FREE, GONE, LONG, or its word's length + 1. */
+  lens: Uint8Array;
+  /** Slot → length, for LONG slots. */
+  long: Map<number, number>;
   /** Slot → uses. */
   counts: Uint32Array;
 }
@@ -52,7 +57,8 @@ export class Vocab {
   private used = 0;
   private garbage = 0;
   private starts: Uint32Array;
-  private lens: Uint32Array;
+  private lens: Uint8Array;
+  private long: Map<number, number>;
   private counts: Uint32Array;
   /** Words held. */
   size = 0;
@@ -63,26 +69,35 @@ export class Vocab {
     if (capacity & (capacity - 1)) throw new Error("vocab capacity must be a power of two");
     if (parts) {
       ({ arena: this.arena, used: this.used, starts: this.starts } = parts);
-      ({ lens: this.lens, counts: this.counts } = parts);
+      ({ lens: this.lens, long: this.long, counts: this.counts } = parts);
       if ([this.starts, this.lens, this.counts].some((a) => a.length !== capacity)) {
         throw new Error("vocab parts out of step");
       }
-      let live = 0;
+      let live = 0, long = 0;
       for (let i = 0; i < capacity; i++) {
-        const len = this.lens[i];
-        if (len === FREE) continue;
+        const l = this.lens[i];
+        if (l === FREE) continue;
         this.taken++;
-        if (len === GONE) continue;
-        if (this.starts[i] + len - 1 > this.used) throw new Error("vocab word past the arena");
+        if (l === GONE) continue;
+        let len = l - 1;
+        if (l === LONG) {
+          len = this.long.get(i) ?? -1;
+          long++;
+          // Only words too long for a byte are there.
+          if (len + 1 < LONG) throw new Error("vocab long word");
+        }
+        if (this.starts[i] + len > this.used) throw new Error("vocab word past the arena");
         this.size++;
-        live += len - 1;
+        live += len;
       }
-      if (this.used > this.arena.length) throw new Error("vocab arena");
+      if (long !== this.long.size) throw new Error("vocab long word");
       this.garbage = this.used - live;
+      if (this.used > this.arena.length || this.garbage < 0) throw new Error("vocab arena");
     } else {
       this.arena = new Uint8Array(capacity * 4);
       this.starts = new Uint32Array(capacity);
-      this.lens = new Uint32Array(capacity);
+      this.lens = new Uint8Array(capacity);
+      this.long = new Map();
       this.counts = new Uint32Array(capacity);
     }
   }
@@ -93,13 +108,26 @@ export class Vocab {
 
   /** The parts a snapshot stores (the live arrays, not copies). */
   parts(): VocabParts {
-    const { arena, used, starts, lens, counts } = this;
-    return { arena, used, starts, lens, counts };
+    const { arena, used, starts, lens, long, counts } = this;
+    return { arena, used, starts, lens, long, counts };
+  }
+
+  /** The length of the word in slot `i` (one that holds a word). */
+  private len(i: number): number {
+    const l = this.lens[i];
+    return l === LONG ? this.long.get(i)! : l - 1;
+  }
+
+  /** Gives slot `i` a word of `len` units. */
+  private setLen(i: number, len: number) {
+    if (len + 1 < LONG) this.lens[i] = len + 1;
+    else this.lens[i] = LONG, this.long.set(i, len);
   }
 
   /** Whether slot `i` holds `word`. */
   private holds(i: number, word: string): boolean {
-    if (this.lens[i] !== word.length + 1) return false;
+    const l = this.lens[i];
+    if (l === LONG ? this.long.get(i) !== word.length : l !== word.length + 1) return false;
     const { arena } = this, from = this.starts[i];
     for (let k = 0; k < word.length; k++) if (arena[from + k] !== word.charCodeAt(k)) return false;
     return true;
@@ -136,7 +164,7 @@ export class Vocab {
     while (this.lens[i] !== FREE && this.lens[i] !== GONE) i = (i + 1) & mask;
     if (this.lens[i] === FREE) this.taken++;
     this.starts[i] = this.append(word);
-    this.lens[i] = word.length + 1;
+    this.setLen(i, word.length);
     this.counts[i] = count;
     this.size++;
   }
@@ -145,7 +173,8 @@ export class Vocab {
     const i = this.find(word);
     if (i < 0) return;
     // The characters stay in the arena until the next resize or compaction.
-    this.garbage += this.lens[i] - 1;
+    this.garbage += this.len(i);
+    if (this.lens[i] === LONG) this.long.delete(i);
     this.lens[i] = GONE;
     this.starts[i] = 0;
     this.counts[i] = 0;
@@ -155,8 +184,7 @@ export class Vocab {
   /** Every word and its uses, in slot order. */
   *entries(): Generator<[string, number]> {
     for (let i = 0; i < this.lens.length; i++) {
-      const len = this.lens[i];
-      if (len === FREE || len === GONE) continue;
+      if (this.lens[i] === FREE || this.lens[i] === GONE) continue;
       yield [this.word(i), this.counts[i]];
     }
   }
@@ -164,7 +192,7 @@ export class Vocab {
   /** The word in slot `i`, as a string. */
   private word(i: number): string {
     const from = this.starts[i];
-    return text(this.arena.subarray(from, from + this.lens[i] - 1));
+    return text(this.arena.subarray(from, from + this.len(i)));
   }
 
   /** Puts a word's characters at the arena's end; returns where they start. */
@@ -191,12 +219,11 @@ export class Vocab {
     const arena = wide ? new Uint16Array(size) : new Uint8Array(size);
     let at = 0;
     for (let i = 0; i < this.lens.length; i++) {
-      const len = this.lens[i];
-      if (len === FREE || len === GONE) continue;
-      const from = this.starts[i];
-      arena.set(old.subarray(from, from + len - 1), at);
+      if (this.lens[i] === FREE || this.lens[i] === GONE) continue;
+      const from = this.starts[i], len = this.len(i);
+      arena.set(old.subarray(from, from + len), at);
       this.starts[i] = at;
-      at += len - 1;
+      at += len;
     }
     this.arena = arena;
     this.used = at;
@@ -205,7 +232,7 @@ export class Vocab {
 
   /** Moves every word to a table with room (twice as large unless deletions made the room). */
   private resize() {
-    const { arena, starts, lens, counts } = this;
+    const { arena, starts, lens, long, counts } = this;
     const cap = this.size * 20 > counts.length * 7 ? counts.length * 2 : counts.length;
     const live = this.used - this.garbage;
     // The same kind of arena, compacted, with room for as much again.
@@ -213,22 +240,24 @@ export class Vocab {
       Math.max(16, live * 2),
     );
     this.starts = new Uint32Array(cap);
-    this.lens = new Uint32Array(cap);
+    this.lens = new Uint8Array(cap);
+    this.long = new Map();
     this.counts = new Uint32Array(cap);
     this.taken = this.size;
     this.used = this.garbage = 0;
     const mask = cap - 1;
     for (let s = 0; s < lens.length; s++) {
-      const len = lens[s];
-      if (len === FREE || len === GONE) continue;
-      const from = starts[s], word = arena.subarray(from, from + len - 1);
+      const l = lens[s];
+      if (l === FREE || l === GONE) continue;
+      const len = l === LONG ? long.get(s)! : l - 1;
+      const from = starts[s], word = arena.subarray(from, from + len);
       let i = hashUnits(word) & mask;
       while (this.lens[i] !== FREE) i = (i + 1) & mask;
       into.set(word, this.used);
       this.starts[i] = this.used;
-      this.lens[i] = len;
+      this.setLen(i, len);
       this.counts[i] = counts[s];
-      this.used += len - 1;
+      this.used += len;
     }
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FREE, GONE, Vocab } from "../../lib/search/vocab.ts";
+import { FREE, GONE, LONG, Vocab } from "../../lib/search/vocab.ts";
 import { createSiteDb } from "../../lib/search/site_db.ts";
 import { decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
 
@@ -132,6 +132,35 @@ Deno.test("vocab - a snapshot round trip keeps every word, deletion and slot, an
   assert.deepEqual([...copy.vocab.entries()], [...db.vocab.entries()]);
 });
 
+Deno.test("vocab - words too long for a one-byte length (252 characters and up) read back, move on resize and round-trip", () => {
+  const rand = rng(5);
+  const db = createSiteDb();
+  const ref = new Map<string, number>();
+  const long = (n: number, c: string) => c.repeat(n);
+  // Lengths about the one-byte limit, one far past it, and a wide one.
+  const words = [251, 252, 253, 254, 255, 300].map((n) => long(n, "x"));
+  words.push(long(70_000, "y"), long(260, "ж"));
+  for (let round = 0; round < 3; round++) {
+    for (const w of words) {
+      const n = 1 + Math.floor(rand() * 9);
+      db.vocab.set(w, n);
+      ref.set(w, n);
+    }
+    churn(db.vocab, ref, rand, 1500); // short words between: resizes move the long ones
+    for (const w of words.filter((_, i) => (i + round) % 3 === 0)) {
+      db.vocab.delete(w);
+      ref.delete(w);
+    }
+  }
+  for (const w of words) assert.equal(db.vocab.get(w), ref.get(w), `${w.length}`);
+  assert.equal(db.vocab.has(long(256, "x")), false);
+  const copy = decodeSiteDb(encodeSiteDb(db));
+  assert.deepEqual([...copy.vocab.entries()], [...db.vocab.entries()]);
+  for (const w of words) assert.equal(copy.vocab.get(w), ref.get(w), `${w.length}`);
+  copy.vocab.set(words[6], 99);
+  assert.equal(copy.vocab.get(words[6]), 99);
+});
+
 Deno.test("vocab - parts that do not fit together (a word past the arena, arrays out of step) are refused", () => {
   const vocab = new Vocab(16);
   for (let i = 0; i < 8; i++) vocab.set(`w${i}`, i + 1);
@@ -144,4 +173,9 @@ Deno.test("vocab - parts that do not fit together (a word past the arena, arrays
   assert.throws(() => new Vocab(16, { ...parts, starts: far }), /past the arena/);
   assert.throws(() => new Vocab(16, { ...parts, used: parts.arena.length + 1 }), /arena/);
   assert.throws(() => new Vocab(16, { ...parts, counts: new Uint32Array(8) }), /out of step/);
+  const lens = parts.lens.slice();
+  lens[slot] = LONG;
+  assert.throws(() => new Vocab(16, { ...parts, lens }), /long word/, "LONG without a length");
+  const extra = new Map([[slot, 300]]);
+  assert.throws(() => new Vocab(16, { ...parts, long: extra }), /long word/, "a length not LONG");
 });

@@ -61,9 +61,6 @@ const WIDE = /[^\u0000-\u00ff]/;
 
 const STRS_CHUNK = 256;
 
-/** How a `text` block holds its string. */
-const TEXT_UTF8 = 0, TEXT_UTF16 = 1;
-
 class Writer {
   blocks: Uint8Array[] = [];
   /** Strings in order; Latin-1 ones in one blob, the rest in another. */
@@ -98,14 +95,6 @@ class Writer {
       this.narrow.push(joined);
       for (const s of chunk) this.lengths.push(s.length);
     }
-  }
-
-  /** One string as its own block: UTF-8, or UTF-16 units when it holds a lone surrogate. */
-  text(s: string) {
-    const wellFormed = s.isWellFormed();
-    this.put(Uint32Array.of(wellFormed ? TEXT_UTF8 : TEXT_UTF16));
-    if (wellFormed) this.put(encoder.encode(s));
-    else this.put(Uint16Array.from(s, (_, i) => s.charCodeAt(i)));
   }
 
   finish(): Uint8Array {
@@ -184,7 +173,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
-    w.text(p.table.blob);
+    // Terms are letters and digits (never a lone surrogate): UTF-8 gives them back as they are.
+    w.put(encoder.encode(p.table.blob));
     w.put(p.table.starts);
     w.put(p.offsets);
     w.put(p.ids);
@@ -194,9 +184,9 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
   // Vocabulary, alphabet, trigrams, languages, priors.
-  // The vocabulary's table slot by slot, and its characters (bytes, or UTF-16 units).
+  // The vocabulary's table slot by slot, and its words' bytes.
   const v = db.vocab.parts();
-  w.put(Uint32Array.of(v.arena.BYTES_PER_ELEMENT, v.used));
+  w.put(Uint32Array.of(v.used));
   w.put(v.arena.subarray(0, v.used));
   w.put(v.starts);
   w.put(v.lens);
@@ -251,7 +241,7 @@ class Reader {
     return this.typed(Uint32Array, n);
   }
 
-  typed<T extends Uint32Array | Int32Array | Float64Array | Uint8Array | Uint16Array>(
+  typed<T extends Uint32Array | Int32Array | Float64Array | Uint8Array>(
     Type: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number },
     n: number,
   ): T {
@@ -261,16 +251,9 @@ class Reader {
     return new Type(raw.slice().buffer);
   }
 
-  /** The next `text` block's string, its own flat string (never a slice of a larger one). */
+  /** The next block's UTF-8 as its own flat string (never a slice of a larger one). */
   text(): string {
-    const [kind] = this.u32(1);
-    if (kind === TEXT_UTF8) return decoder.decode(this.raw());
-    if (kind !== TEXT_UTF16) fail("text kind");
-    const units = this.typed(Uint16Array, -1), parts: string[] = [];
-    for (let at = 0; at < units.length; at += 4096) {
-      parts.push(String.fromCharCode(...units.subarray(at, at + 4096)));
-    }
-    return parts.join("");
+    return decoder.decode(this.raw());
   }
 
   str(): string {
@@ -363,9 +346,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   }
   const totals = r.typed(Float64Array, FIELDS.length);
   FIELDS.forEach((f, i) => index.totals[f] = totals[i]);
-  const [unit, used] = r.u32(2);
-  if (unit !== 1 && unit !== 2) fail("vocabulary characters");
-  const arena = unit === 1 ? r.typed(Uint8Array, used) : r.typed(Uint16Array, used);
+  const [used] = r.u32(1), arena = r.typed(Uint8Array, used);
   const starts = r.u32(), lens = r.typed(Uint8Array, starts.length);
   const longSlots = r.u32(), longLengths = r.u32(longSlots.length);
   const long = new Map<number, number>();

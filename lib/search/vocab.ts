@@ -2,8 +2,9 @@
  * Words as written → how often pages use them: an open-addressing hash table (linear
  * probing, a string hash that never changes) whose slots a snapshot stores as they are,
  * so loading one copies the table instead of inserting every word again. Words are kept
- * as characters in one arena (a byte each while every word is Latin-1, two bytes once one
- * is not), not as a string each: thousands of small strings per site cost memory and GC.
+ * in one byte arena, not as a string each (thousands of small strings per site cost
+ * memory and GC): a Latin-1 word a byte a character, any other as UTF-16 units, two bytes
+ * each, so one accented or Greek word does not double every other's size.
  */
 
 /** FNV-1a over UTF-16 units: the same in every process (snapshots keep slot positions). */
@@ -13,37 +14,23 @@ function hash(s: string): number {
   return h >>> 0;
 }
 
-/** The same hash over a word's units in an arena. */
-function hashUnits(units: Uint8Array | Uint16Array): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < units.length; i++) h = Math.imul(h ^ units[i], 0x01000193);
-  return h >>> 0;
-}
-
-/** A word's units as a string, in chunks (a spread of a long word would overflow the stack). */
-function text(units: Uint8Array | Uint16Array): string {
-  if (units.length <= 4096) return String.fromCharCode(...units);
-  const parts: string[] = [];
-  for (let at = 0; at < units.length; at += 4096) {
-    parts.push(String.fromCharCode(...units.subarray(at, at + 4096)));
-  }
-  return parts.join("");
-}
-
 /**
  * `lens` values besides a short word's length + 1: never used; deleted (lookups go on past
  * it, inserts may reuse it); a word too long for a byte, whose length is in `long`.
  */
 export const FREE = 0, GONE = 255, LONG = 254;
 
+/** Set in a slot's start when its word is stored as UTF-16 units (two bytes each). */
+export const WIDE = 0x80000000;
+
 /** A vocabulary's parts as a snapshot stores them. */
 export interface VocabParts {
-  /** Characters of the words, `used` of them in use (deleted words' included). */
-  arena: Uint8Array | Uint16Array;
+  /** The words' bytes, `used` of them in use (deleted words' included). */
+  arena: Uint8Array;
   used: number;
-  /** Slot → where its word starts in the arena. */
+  /** Slot → where its word starts in the arena, | WIDE for a word in UTF-16 units. */
   starts: Uint32Array;
-  /** Slot → FREE, GONE, LONG, or its word's length + 1. */
+  /** Slot → FREE, GONE, LONG, or its word's length (in UTF-16 units) + 1. */
   lens: Uint8Array;
   /** Slot → length, for LONG slots. */
   long: Map<number, number>;
@@ -52,8 +39,8 @@ export interface VocabParts {
 }
 
 export class Vocab {
-  private arena: Uint8Array | Uint16Array;
-  /** Arena characters in use, and how many of them belong to deleted words. */
+  private arena: Uint8Array;
+  /** Arena bytes in use, and how many of them belong to deleted words. */
   private used = 0;
   private garbage = 0;
   private starts: Uint32Array;
@@ -79,16 +66,17 @@ export class Vocab {
         if (l === FREE) continue;
         this.taken++;
         if (l === GONE) continue;
-        let len = l - 1;
         if (l === LONG) {
-          len = this.long.get(i) ?? -1;
           long++;
           // Only words too long for a byte are there.
-          if (len + 1 < LONG) throw new Error("vocab long word");
+          if ((this.long.get(i) ?? 0) + 1 < LONG) throw new Error("vocab long word");
         }
-        if (this.starts[i] + len > this.used) throw new Error("vocab word past the arena");
+        const bytes = this.bytes(i);
+        if ((this.starts[i] & ~WIDE) + bytes > this.used) {
+          throw new Error("vocab word past the arena");
+        }
         this.size++;
-        live += len;
+        live += bytes;
       }
       if (long !== this.long.size) throw new Error("vocab long word");
       this.garbage = this.used - live;
@@ -112,10 +100,15 @@ export class Vocab {
     return { arena, used, starts, lens, long, counts };
   }
 
-  /** The length of the word in slot `i` (one that holds a word). */
+  /** The length in UTF-16 units of the word in slot `i` (one that holds a word). */
   private len(i: number): number {
     const l = this.lens[i];
     return l === LONG ? this.long.get(i)! : l - 1;
+  }
+
+  /** The arena bytes of the word in slot `i`. */
+  private bytes(i: number): number {
+    return this.starts[i] & WIDE ? this.len(i) * 2 : this.len(i);
   }
 
   /** Gives slot `i` a word of `len` units. */
@@ -124,12 +117,24 @@ export class Vocab {
     else this.lens[i] = LONG, this.long.set(i, len);
   }
 
+  /** Unit `k` of the word in slot `i`. */
+  private unit(i: number, k: number): number {
+    const s = this.starts[i];
+    if (!(s & WIDE)) return this.arena[s + k];
+    const at = (s & ~WIDE) + 2 * k;
+    return this.arena[at] | (this.arena[at + 1] << 8);
+  }
+
   /** Whether slot `i` holds `word`. */
   private holds(i: number, word: string): boolean {
     const l = this.lens[i];
     if (l === LONG ? this.long.get(i) !== word.length : l !== word.length + 1) return false;
-    const { arena } = this, from = this.starts[i];
-    for (let k = 0; k < word.length; k++) if (arena[from + k] !== word.charCodeAt(k)) return false;
+    const { arena } = this, s = this.starts[i];
+    if (!(s & WIDE)) {
+      for (let k = 0; k < word.length; k++) if (arena[s + k] !== word.charCodeAt(k)) return false;
+      return true;
+    }
+    for (let k = 0; k < word.length; k++) if (this.unit(i, k) !== word.charCodeAt(k)) return false;
     return true;
   }
 
@@ -172,8 +177,8 @@ export class Vocab {
   delete(word: string) {
     const i = this.find(word);
     if (i < 0) return;
-    // The characters stay in the arena until the next resize or compaction.
-    this.garbage += this.len(i);
+    // The bytes stay in the arena until the next resize or compaction.
+    this.garbage += this.bytes(i);
     if (this.lens[i] === LONG) this.long.delete(i);
     this.lens[i] = GONE;
     this.starts[i] = 0;
@@ -191,39 +196,56 @@ export class Vocab {
 
   /** The word in slot `i`, as a string. */
   private word(i: number): string {
-    const from = this.starts[i];
-    return text(this.arena.subarray(from, from + this.len(i)));
+    const len = this.len(i), parts: string[] = [];
+    // In chunks: a spread of a long word would overflow the stack.
+    for (let at = 0; at < len; at += 4096) {
+      const units = new Uint16Array(Math.min(4096, len - at));
+      for (let k = 0; k < units.length; k++) units[k] = this.unit(i, at + k);
+      parts.push(String.fromCharCode(...units));
+    }
+    return parts.join("");
   }
 
-  /** Puts a word's characters at the arena's end; returns where they start. */
+  /** The hash of the word in slot `i`, read from the arena (the same as `hash` of its string). */
+  private hashAt(i: number): number {
+    let h = 0x811c9dc5;
+    const len = this.len(i);
+    for (let k = 0; k < len; k++) h = Math.imul(h ^ this.unit(i, k), 0x01000193);
+    return h >>> 0;
+  }
+
+  /** Puts a word's units at the arena's end; returns its start (| WIDE when not Latin-1). */
   private append(word: string): number {
-    let wide = this.arena instanceof Uint16Array;
-    if (!wide) {
-      for (let k = 0; k < word.length && !wide; k++) wide = word.charCodeAt(k) > 0xff;
-    }
-    if (this.used + word.length > this.arena.length || wide !== this.arena instanceof Uint16Array) {
-      // Deleted words' characters go when they are half the arena; else it grows.
-      const need = this.used - this.garbage + word.length;
+    let wide = false;
+    for (let k = 0; k < word.length && !wide; k++) wide = word.charCodeAt(k) > 0xff;
+    const bytes = wide ? word.length * 2 : word.length;
+    if (this.used + bytes > this.arena.length) {
+      // Deleted words' bytes go when they are half the arena; else it grows.
       const room = this.garbage * 2 >= this.used ? this.arena.length : this.arena.length * 2;
-      this.compact(Math.max(need, room), wide);
+      this.compact(Math.max(this.used - this.garbage + bytes, room));
     }
-    const at = this.used;
-    for (let k = 0; k < word.length; k++) this.arena[at + k] = word.charCodeAt(k);
-    this.used += word.length;
-    return at;
+    const at = this.used, { arena } = this;
+    if (wide) {
+      for (let k = 0; k < word.length; k++) {
+        const c = word.charCodeAt(k);
+        arena[at + 2 * k] = c & 0xff;
+        arena[at + 2 * k + 1] = c >>> 8;
+      }
+    } else for (let k = 0; k < word.length; k++) arena[at + k] = word.charCodeAt(k);
+    this.used += bytes;
+    return wide ? (at | WIDE) >>> 0 : at;
   }
 
-  /** Copies live words into a new arena of `size` characters, two bytes each when `wide`. */
-  private compact(size: number, wide: boolean) {
-    const old = this.arena;
-    const arena = wide ? new Uint16Array(size) : new Uint8Array(size);
+  /** Copies live words into a new arena of `size` bytes. */
+  private compact(size: number) {
+    const old = this.arena, arena = new Uint8Array(size);
     let at = 0;
     for (let i = 0; i < this.lens.length; i++) {
       if (this.lens[i] === FREE || this.lens[i] === GONE) continue;
-      const from = this.starts[i], len = this.len(i);
-      arena.set(old.subarray(from, from + len), at);
-      this.starts[i] = at;
-      at += len;
+      const s = this.starts[i], from = s & ~WIDE, bytes = this.bytes(i);
+      arena.set(old.subarray(from, from + bytes), at);
+      this.starts[i] = ((s & WIDE) | at) >>> 0;
+      at += bytes;
     }
     this.arena = arena;
     this.used = at;
@@ -232,32 +254,36 @@ export class Vocab {
 
   /** Moves every word to a table with room (twice as large unless deletions made the room). */
   private resize() {
-    const { arena, starts, lens, long, counts } = this;
-    const cap = this.size * 20 > counts.length * 7 ? counts.length * 2 : counts.length;
-    const live = this.used - this.garbage;
-    // The same kind of arena, compacted, with room for as much again.
-    const into = this.arena = new (arena.constructor as Uint8ArrayConstructor)(
-      Math.max(16, live * 2),
-    );
-    this.starts = new Uint32Array(cap);
-    this.lens = new Uint8Array(cap);
-    this.long = new Map();
-    this.counts = new Uint32Array(cap);
-    this.taken = this.size;
-    this.used = this.garbage = 0;
+    const cap = this.size * 20 > this.counts.length * 7
+      ? this.counts.length * 2
+      : this.counts.length;
+    // The words go to their new slots compacted, with room for as much again.
+    const arena = new Uint8Array(Math.max(16, (this.used - this.garbage) * 2));
+    const starts = new Uint32Array(cap), lens = new Uint8Array(cap), counts = new Uint32Array(cap);
+    const long = new Map<number, number>();
+    let at = 0;
     const mask = cap - 1;
-    for (let s = 0; s < lens.length; s++) {
-      const l = lens[s];
-      if (l === FREE || l === GONE) continue;
-      const len = l === LONG ? long.get(s)! : l - 1;
-      const from = starts[s], word = arena.subarray(from, from + len);
-      let i = hashUnits(word) & mask;
-      while (this.lens[i] !== FREE) i = (i + 1) & mask;
-      into.set(word, this.used);
-      this.starts[i] = this.used;
-      this.setLen(i, len);
-      this.counts[i] = counts[s];
-      this.used += len;
+    for (let s = 0; s < this.lens.length; s++) {
+      if (this.lens[s] === FREE || this.lens[s] === GONE) continue;
+      let i = this.hashAt(s) & mask;
+      while (lens[i] !== FREE) i = (i + 1) & mask;
+      const from = this.starts[s] & ~WIDE, bytes = this.bytes(s);
+      arena.set(this.arena.subarray(from, from + bytes), at);
+      starts[i] = ((this.starts[s] & WIDE) | at) >>> 0;
+      lens[i] = this.lens[s];
+      if (lens[i] === LONG) long.set(i, this.len(s));
+      counts[i] = this.counts[s];
+      at += bytes;
     }
+    [this.arena, this.starts, this.lens, this.long, this.counts] = [
+      arena,
+      starts,
+      lens,
+      long,
+      counts,
+    ];
+    this.used = at;
+    this.garbage = 0;
+    this.taken = this.size;
   }
 }

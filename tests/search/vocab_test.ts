@@ -67,19 +67,31 @@ function churn(
   assert.deepEqual(new Map(vocab.entries()), ref);
 }
 
-Deno.test("vocab - words beyond Latin-1 read back as a Map does; the arena turns two bytes a character only when one comes", () => {
+Deno.test("vocab - words beyond Latin-1 read back as a Map does; a Latin-1 word takes a byte a character, another two", () => {
   const rand = rng(7);
   const vocab = new Vocab(8);
   const ref = new Map<string, number>();
-  churn(vocab, ref, rand, 3000, CHARS.slice(0, 4));
-  assert.equal(vocab.parts().arena.BYTES_PER_ELEMENT, 1, "Latin-1 words: a byte a character");
-  churn(vocab, ref, rand, 6000);
-  assert.equal(vocab.parts().arena.BYTES_PER_ELEMENT, 2);
+  churn(vocab, ref, rand, 3000);
   for (const [word, n] of ref) assert.equal(vocab.get(word), n, word);
   // A lone surrogate is a word like any other (units, not code points).
   vocab.set("\uD835", 3);
   assert.equal(vocab.get("\uD835"), 3);
   assert.equal(vocab.has("\u{1D518}"), ref.has("\u{1D518}"));
+
+  const small = new Vocab(16);
+  const bytes = () => small.parts().used;
+  small.set("café", 1);
+  assert.equal(bytes(), 4, "Latin-1: a byte a character");
+  small.set("чай", 1);
+  assert.equal(bytes(), 4 + 6, "Cyrillic: two bytes a character");
+  small.set("\u{1D518}n", 1);
+  assert.equal(bytes(), 10 + 6, "an astral character is two units");
+  small.set("naïve", 1);
+  assert.equal(bytes(), 16 + 5, "the wide words before change nothing for the next Latin-1 one");
+  assert.deepEqual(
+    new Map(small.entries()),
+    new Map([["café", 1], ["чай", 1], ["\u{1D518}n", 1], ["naïve", 1]]),
+  );
 });
 
 Deno.test("vocab - deleted words' characters are reclaimed: a word deleted and set again forever keeps the arena bounded", () => {

@@ -1,7 +1,7 @@
 /**
  * A site's inverted index in typed arrays. Per field, a sealed part (sorted terms in one
- * string, term_table.ts; each term's documents and term frequencies as ranges of two Uint32Arrays, ids
- * ascending) and a small recent part (term → [id, tf, id, tf, …]) for documents
+ * string, term_table.ts; each term's documents and term frequencies as ranges of two
+ * Uint32Arrays, ids ascending) and a small recent part (term → [id, tf, id, tf, …]) for documents
  * added since; removed documents are marked dead and skipped until the next seal,
  * which merges both parts and numbers the live documents densely again. Sealing
  * happens by itself when the recent part or the dead grow past a share of the whole

@@ -2,9 +2,9 @@
  * A site's index as bytes, for snapshots in KV: the sealed postings and every column as
  * raw typed arrays, the documents' strings in two UTF-8 blobs (Latin-1 ones apart, so V8
  * keeps them at one byte a character), bodies as they are packed. Each field's terms and
- * the vocabulary's words are raw blocks as they are held (one string per field, a
- * character arena), so a load makes no string per word. A checksum covers everything after the
- * header; any damage, another version or another byte order throws.
+ * the vocabulary's words are blocks as they are held (a field's terms one string, the
+ * words one byte arena), so a load makes no string per word. A checksum covers everything
+ * after the header; any damage, another version or another byte order throws.
  *
  * Layout: "SSDB", version, checksum, byte length (u32 each), then blocks, each a u32 byte
  * length and its bytes, padded to 8; the order of blocks is the order of `put` calls.

@@ -1,12 +1,14 @@
 /**
- * A site's inverted index in typed arrays. Per field, a sealed part (sorted terms;
- * each term's documents and term frequencies as ranges of two Uint32Arrays, ids
- * ascending) and a small recent part (term → [id, tf, id, tf, …]) for documents
+ * A site's inverted index in typed arrays. Per field, a sealed part (sorted terms in one
+ * string, term_table.ts; each term's documents and term frequencies as ranges of two
+ * Uint32Arrays, ids ascending) and a small recent part (term → [id, tf, id, tf, …]) for documents
  * added since; removed documents are marked dead and skipped until the next seal,
  * which merges both parts and numbers the live documents densely again. Sealing
  * happens by itself when the recent part or the dead grow past a share of the whole
  * (on insert, and more eagerly on lookup), so callers never ask for it.
  */
+import { TermTable } from "./term_table.ts";
+
 export const FIELDS = ["title", "description", "headings", "body"] as const;
 export type Field = typeof FIELDS[number];
 
@@ -37,7 +39,7 @@ export class Column {
   }
 }
 
-/** First index in sorted `terms` whose term is not below `term`. */
+/** First index in sorted `terms` whose term is not below `term` (the recent part's terms). */
 function lowerBound(terms: string[], term: string): number {
   let lo = 0, hi = terms.length;
   while (lo < hi) {
@@ -118,7 +120,8 @@ class Recent {
 
 /** One field's postings. */
 export class FieldPostings {
-  terms: string[] = [];
+  /** The sealed part's terms; term i's postings are offsets[i] to offsets[i + 1]. */
+  table = new TermTable();
   offsets: Uint32Array = new Uint32Array(1);
   ids: Uint32Array = EMPTY;
   tfs: Uint32Array = EMPTY;
@@ -139,8 +142,8 @@ export class FieldPostings {
 
   /** A token's frequency in one document (0 when absent). */
   tf(id: number, term: string): number {
-    const i = lowerBound(this.terms, term);
-    if (i < this.terms.length && this.terms[i] === term) {
+    const i = this.table.indexOf(term);
+    if (i >= 0) {
       let lo = this.offsets[i], hi = this.offsets[i + 1] - 1;
       while (lo <= hi) {
         const mid = (lo + hi) >>> 1;
@@ -157,15 +160,26 @@ export class FieldPostings {
     return 0;
   }
 
-  /** The hit of one term, sealed and recent postings together, dead documents left out. */
-  private hit(term: string, sealed: number, dead: Uint8Array, anyDead: boolean): Hit | null {
-    const r = this.recent, c = r.chains.get(term);
+  /**
+   * The hit of one term, sealed and recent postings together, dead documents left out.
+   * `term` null: only sealed term `sealed`, whose string is sliced only for a hit.
+   */
+  private hit(
+    term: string | null,
+    sealed: number,
+    dead: Uint8Array,
+    anyDead: boolean,
+  ): Hit | null {
+    const r = this.recent, c = term === null ? undefined : r.chains.get(term);
     let from = 0, to = 0;
     if (sealed >= 0) [from, to] = [this.offsets[sealed], this.offsets[sealed + 1]];
     if (c === undefined && !anyDead) {
-      return to > from
-        ? { term, ids: this.ids.subarray(from, to), tfs: this.tfs.subarray(from, to) }
-        : null;
+      if (to <= from) return null;
+      return {
+        term: term ?? this.table.at(sealed),
+        ids: this.ids.subarray(from, to),
+        tfs: this.tfs.subarray(from, to),
+      };
     }
     const n = to - from + (c === undefined ? 0 : r.count[c]);
     const ids = new Uint32Array(n), tfs = new Uint32Array(n);
@@ -183,28 +197,34 @@ export class FieldPostings {
         tfs[k++] = r.tfs[e];
       }
     }
-    return k ? { term, ids: ids.subarray(0, k), tfs: tfs.subarray(0, k) } : null;
+    if (!k) return null;
+    return {
+      term: term ?? this.table.at(sealed),
+      ids: ids.subarray(0, k),
+      tfs: tfs.subarray(0, k),
+    };
   }
 
   /** Documents holding `token` exactly, or (prefix) every term starting with it, terms in order. */
   *lookup(token: string, prefix: boolean, dead: Uint8Array, anyDead: boolean): Generator<Hit> {
-    const { terms } = this;
-    let i = lowerBound(terms, token);
+    const { table } = this;
     if (!prefix) {
-      const sealed = i < terms.length && terms[i] === token ? i : -1;
-      const h = this.hit(token, sealed, dead, anyDead);
+      const h = this.hit(token, table.indexOf(token), dead, anyDead);
       if (h) yield h;
       return;
     }
+    let i = table.lowerBound(token);
     const recent = this.recentSorted ??= [...this.recent.chains.keys()].sort();
     let j = lowerBound(recent, token);
     for (;;) {
-      const s = i < terms.length && terms[i].startsWith(token) ? terms[i] : null;
+      const s = i < table.length && table.startsWith(i, token);
       const r = j < recent.length && recent[j].startsWith(token) ? recent[j] : null;
-      if (s === null && r === null) return;
+      if (!s && r === null) return;
+      // Sealed term i against the recent one: below 0 when only the sealed one comes now.
+      const order = !s ? 1 : r === null ? -1 : table.compare(i, r);
       let h: Hit | null;
-      if (r === null || (s !== null && s < r)) h = this.hit(s!, i++, dead, anyDead);
-      else if (s === r) h = this.hit(s, i++, dead, anyDead), j++;
+      if (order < 0) h = this.hit(null, i++, dead, anyDead);
+      else if (order === 0) h = this.hit(r, i++, dead, anyDead), j++;
       else h = this.hit(r, -1, dead, anyDead), j++;
       if (h) yield h;
     }
@@ -224,12 +244,12 @@ export class FieldPostings {
     const terms: string[] = [];
     const offsets: number[] = [0];
     let n = 0, i = 0, j = 0;
-    const old = this.terms;
+    const old = this.table;
     while (i < old.length || j < recent.length) {
-      const s = i < old.length ? old[i] : null;
       const r = j < recent.length ? recent[j] : null;
-      const fromSealed = s !== null && (r === null || s <= r);
-      const term = fromSealed ? s! : r!;
+      const order = i >= old.length ? 1 : r === null ? -1 : old.compare(i, r);
+      const fromSealed = order <= 0;
+      const term = order < 0 ? old.at(i) : r!;
       const start = n;
       if (fromSealed) {
         for (let p = this.offsets[i]; p < this.offsets[i + 1]; p++) {
@@ -240,8 +260,8 @@ export class FieldPostings {
         }
         i++;
       }
-      if (r === term) {
-        for (let e = rc.first[rc.chains.get(r)!]; e; e = rc.next[e]) {
+      if (order >= 0) {
+        for (let e = rc.first[rc.chains.get(r!)!]; e; e = rc.next[e]) {
           const id = remap[rc.ids[e]];
           if (id < 0) continue;
           ids[n] = id;
@@ -254,7 +274,7 @@ export class FieldPostings {
         offsets.push(n);
       }
     }
-    this.terms = terms;
+    this.table = TermTable.from(terms);
     this.offsets = Uint32Array.from(offsets);
     // Views, not copies: what dead documents held stays unused until the next seal.
     this.ids = ids.subarray(0, n);

@@ -1,8 +1,10 @@
 /**
  * A site's index as bytes, for snapshots in KV: the sealed postings and every column as
- * raw typed arrays, all strings in two UTF-8 blobs (Latin-1 ones apart, so V8 keeps them at
- * one byte a character), bodies as they are packed. A checksum covers everything after the
- * header; any damage, another version or another byte order throws.
+ * raw typed arrays, the documents' strings in two UTF-8 blobs (Latin-1 ones apart, so V8
+ * keeps them at one byte a character), bodies as they are packed. Each field's terms and
+ * the vocabulary's words are blocks as they are held (a field's terms one string, the
+ * words one byte arena), so a load makes no string per word. A checksum covers everything
+ * after the header; any damage, another version or another byte order throws.
  *
  * Layout: "SSDB", version, checksum, byte length (u32 each), then blocks, each a u32 byte
  * length and its bytes, padded to 8; the order of blocks is the order of `put` calls.
@@ -10,10 +12,11 @@
 import { Column, FIELDS, InvertedIndex } from "./postings.ts";
 import { createSiteDb, seal, type Section, type SiteDb, type StoredDoc } from "./site_db.ts";
 import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
+import { TermTable } from "./term_table.ts";
 import { Vocab } from "./vocab.ts";
 
 /** Snapshots of another version are ignored (decodeSiteDb throws). */
-export const CODEC_VERSION = 1;
+export const CODEC_VERSION = 2;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 const HEADER = 16;
@@ -170,8 +173,9 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
-    w.strs(p.terms);
-    w.put(Uint32Array.of(p.terms.length));
+    // Terms are letters and digits (never a lone surrogate): UTF-8 gives them back as they are.
+    w.put(encoder.encode(p.table.blob));
+    w.put(p.table.starts);
     w.put(p.offsets);
     w.put(p.ids);
     w.put(p.tfs);
@@ -180,18 +184,15 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
   // Vocabulary, alphabet, trigrams, languages, priors.
-  // The vocabulary's table slot by slot: 0 never used, 1 a word, 2 a deleted word.
-  const { keys } = db.vocab;
-  const slots = new Uint8Array(keys.length);
-  const words: string[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i];
-    if (typeof k === "string") [slots[i], words[words.length]] = [1, k];
-    else if (k === null) slots[i] = 2;
-  }
-  w.strs(words);
-  w.put(slots);
-  w.put(db.vocab.counts);
+  // The vocabulary's table slot by slot, and its words' bytes.
+  const v = db.vocab.parts();
+  w.put(Uint32Array.of(v.used));
+  w.put(v.arena.subarray(0, v.used));
+  w.put(v.starts);
+  w.put(v.lens);
+  w.put(Uint32Array.from(v.long.keys()));
+  w.put(Uint32Array.from(v.long.values()));
+  w.put(v.counts);
   w.str([...db.alphabet].join(""));
   w.put(db.trigrams.bits);
   const langCounts = Uint32Array.from(db.langs.values());
@@ -248,6 +249,11 @@ class Reader {
     if (raw.length % Type.BYTES_PER_ELEMENT) fail("block size");
     if (n >= 0 && raw.length !== n * Type.BYTES_PER_ELEMENT) fail("block length");
     return new Type(raw.slice().buffer);
+  }
+
+  /** The next block's UTF-8 as its own flat string (never a slice of a larger one). */
+  text(): string {
+    return decoder.decode(this.raw());
   }
 
   str(): string {
@@ -324,10 +330,10 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   index.dead = new Uint8Array(Math.max(64, n));
   for (const f of FIELDS) {
     const p = index.fields[f];
-    const [count] = r.u32(1);
-    const terms = p.terms = new Array<string>(count);
-    for (let i = 0; i < count; i++) terms[i] = r.str();
-    for (let i = 1; i < count; i++) if (!(terms[i - 1] < terms[i])) fail("terms out of order");
+    const blob = r.text(), starts = r.u32();
+    const count = starts.length - 1;
+    p.table = new TermTable(blob, starts);
+    if (count < 0 || !p.table.valid()) fail("terms out of order");
     p.offsets = r.u32(count + 1);
     p.ids = r.u32();
     p.tfs = r.u32(p.ids.length);
@@ -340,15 +346,18 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   }
   const totals = r.typed(Float64Array, FIELDS.length);
   FIELDS.forEach((f, i) => index.totals[f] = totals[i]);
-  const slots = r.typed(Uint8Array, -1);
-  if (slots.length & (slots.length - 1) || slots.length < 2) fail("vocabulary size");
-  const keys = new Array<string | null | undefined>(slots.length);
-  for (let i = 0; i < slots.length; i++) {
-    if (slots[i] === 1) keys[i] = r.str();
-    else if (slots[i] === 2) keys[i] = null;
-    else if (slots[i] !== 0) fail("vocabulary slot");
+  const [used] = r.u32(1), arena = r.typed(Uint8Array, used);
+  const starts = r.u32(), lens = r.typed(Uint8Array, starts.length);
+  const longSlots = r.u32(), longLengths = r.u32(longSlots.length);
+  const long = new Map<number, number>();
+  for (let i = 0; i < longSlots.length; i++) long.set(longSlots[i], longLengths[i]);
+  const counts = r.u32(starts.length);
+  if (starts.length & (starts.length - 1) || starts.length < 2) fail("vocabulary size");
+  try {
+    db.vocab = new Vocab(starts.length, { arena, used, starts, lens, long, counts });
+  } catch {
+    fail("vocabulary slot");
   }
-  db.vocab = new Vocab(slots.length, keys, r.u32(slots.length));
   for (const c of r.str()) db.alphabet.add(c);
   db.trigrams = new Trigrams(r.typed(Uint8Array, TRIGRAM_BYTES));
   const langCounts = r.u32();

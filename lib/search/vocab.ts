@@ -1,7 +1,10 @@
 /**
  * Words as written → how often pages use them: an open-addressing hash table (linear
  * probing, a string hash that never changes) whose slots a snapshot stores as they are,
- * so loading one copies the table instead of inserting every word again.
+ * so loading one copies the table instead of inserting every word again. Words are kept
+ * in one byte arena, not as a string each (thousands of small strings per site cost
+ * memory and GC): a Latin-1 word a byte a character, any other as UTF-16 units, two bytes
+ * each, so one accented or Greek word does not double every other's size.
  */
 
 /** FNV-1a over UTF-16 units: the same in every process (snapshots keep slot positions). */
@@ -11,28 +14,79 @@ function hash(s: string): number {
   return h >>> 0;
 }
 
-/** A slot whose word was deleted: lookups go on past it, inserts may reuse it. */
-const GONE = null;
+/**
+ * `lens` values besides a short word's length + 1: never used; deleted (lookups go on past
+ * it, inserts may reuse it); a word too long for a byte, whose length is in `long`.
+ */
+export const FREE = 0, GONE = 255, LONG = 254;
 
-export class Vocab {
-  /** Slot → word (undefined: never used; null: deleted). */
-  keys: (string | null | undefined)[];
+/** Set in a slot's start when its word is stored as UTF-16 units (two bytes each). */
+export const WIDE = 0x80000000;
+
+/** A vocabulary's parts as a snapshot stores them. */
+export interface VocabParts {
+  /** The words' bytes, `used` of them in use (deleted words' included). */
+  arena: Uint8Array;
+  used: number;
+  /** Slot → where its word starts in the arena, | WIDE for a word in UTF-16 units. */
+  starts: Uint32Array;
+  /** Slot → FREE, GONE, LONG, or its word's length (in UTF-16 units) + 1. */
+  lens: Uint8Array;
+  /** Slot → length, for LONG slots. */
+  long: Map<number, number>;
   /** Slot → uses. */
   counts: Uint32Array;
+}
+
+export class Vocab {
+  private arena: Uint8Array;
+  /** Arena bytes in use, and how many of them belong to deleted words. */
+  private used = 0;
+  private garbage = 0;
+  private starts: Uint32Array;
+  private lens: Uint8Array;
+  private long: Map<number, number>;
+  private counts: Uint32Array;
   /** Words held. */
   size = 0;
   /** Slots holding a word or a deletion. */
   private taken = 0;
 
-  constructor(capacity = 1024, keys?: (string | null | undefined)[], counts?: Uint32Array) {
+  constructor(capacity = 1024, parts?: VocabParts) {
     if (capacity & (capacity - 1)) throw new Error("vocab capacity must be a power of two");
-    this.keys = keys ?? new Array(capacity);
-    this.counts = counts ?? new Uint32Array(capacity);
-    if (keys) {
-      for (const k of keys) {
-        if (k !== undefined) this.taken++;
-        if (typeof k === "string") this.size++;
+    if (parts) {
+      ({ arena: this.arena, used: this.used, starts: this.starts } = parts);
+      ({ lens: this.lens, long: this.long, counts: this.counts } = parts);
+      if ([this.starts, this.lens, this.counts].some((a) => a.length !== capacity)) {
+        throw new Error("vocab parts out of step");
       }
+      let live = 0, long = 0;
+      for (let i = 0; i < capacity; i++) {
+        const l = this.lens[i];
+        if (l === FREE) continue;
+        this.taken++;
+        if (l === GONE) continue;
+        if (l === LONG) {
+          long++;
+          // Only words too long for a byte are there.
+          if ((this.long.get(i) ?? 0) + 1 < LONG) throw new Error("vocab long word");
+        }
+        const bytes = this.bytes(i);
+        if ((this.starts[i] & ~WIDE) + bytes > this.used) {
+          throw new Error("vocab word past the arena");
+        }
+        this.size++;
+        live += bytes;
+      }
+      if (long !== this.long.size) throw new Error("vocab long word");
+      this.garbage = this.used - live;
+      if (this.used > this.arena.length || this.garbage < 0) throw new Error("vocab arena");
+    } else {
+      this.arena = new Uint8Array(capacity * 4);
+      this.starts = new Uint32Array(capacity);
+      this.lens = new Uint8Array(capacity);
+      this.long = new Map();
+      this.counts = new Uint32Array(capacity);
     }
   }
 
@@ -40,13 +94,57 @@ export class Vocab {
     return this.counts.length;
   }
 
+  /** The parts a snapshot stores (the live arrays, not copies). */
+  parts(): VocabParts {
+    const { arena, used, starts, lens, long, counts } = this;
+    return { arena, used, starts, lens, long, counts };
+  }
+
+  /** The length in UTF-16 units of the word in slot `i` (one that holds a word). */
+  private len(i: number): number {
+    const l = this.lens[i];
+    return l === LONG ? this.long.get(i)! : l - 1;
+  }
+
+  /** The arena bytes of the word in slot `i`. */
+  private bytes(i: number): number {
+    return this.starts[i] & WIDE ? this.len(i) * 2 : this.len(i);
+  }
+
+  /** Gives slot `i` a word of `len` units. */
+  private setLen(i: number, len: number) {
+    if (len + 1 < LONG) this.lens[i] = len + 1;
+    else this.lens[i] = LONG, this.long.set(i, len);
+  }
+
+  /** Unit `k` of the word in slot `i`. */
+  private unit(i: number, k: number): number {
+    const s = this.starts[i];
+    if (!(s & WIDE)) return this.arena[s + k];
+    const at = (s & ~WIDE) + 2 * k;
+    return this.arena[at] | (this.arena[at + 1] << 8);
+  }
+
+  /** Whether slot `i` holds `word`. */
+  private holds(i: number, word: string): boolean {
+    const l = this.lens[i];
+    if (l === LONG ? this.long.get(i) !== word.length : l !== word.length + 1) return false;
+    const { arena } = this, s = this.starts[i];
+    if (!(s & WIDE)) {
+      for (let k = 0; k < word.length; k++) if (arena[s + k] !== word.charCodeAt(k)) return false;
+      return true;
+    }
+    for (let k = 0; k < word.length; k++) if (this.unit(i, k) !== word.charCodeAt(k)) return false;
+    return true;
+  }
+
   /** The slot of `word`, or -1. */
   private find(word: string): number {
     const mask = this.counts.length - 1;
     for (let i = hash(word) & mask;; i = (i + 1) & mask) {
-      const k = this.keys[i];
-      if (k === undefined) return -1;
-      if (k === word) return i;
+      const len = this.lens[i];
+      if (len === FREE) return -1;
+      if (len !== GONE && this.holds(i, word)) return i;
     }
   }
 
@@ -68,9 +166,10 @@ export class Vocab {
     if ((this.taken + 1) * 10 > this.counts.length * 7) this.resize();
     const mask = this.counts.length - 1;
     let i = hash(word) & mask;
-    while (typeof this.keys[i] === "string") i = (i + 1) & mask;
-    if (this.keys[i] === undefined) this.taken++;
-    this.keys[i] = word;
+    while (this.lens[i] !== FREE && this.lens[i] !== GONE) i = (i + 1) & mask;
+    if (this.lens[i] === FREE) this.taken++;
+    this.starts[i] = this.append(word);
+    this.setLen(i, word.length);
     this.counts[i] = count;
     this.size++;
   }
@@ -78,29 +177,113 @@ export class Vocab {
   delete(word: string) {
     const i = this.find(word);
     if (i < 0) return;
-    this.keys[i] = GONE;
+    // The bytes stay in the arena until the next resize or compaction.
+    this.garbage += this.bytes(i);
+    if (this.lens[i] === LONG) this.long.delete(i);
+    this.lens[i] = GONE;
+    this.starts[i] = 0;
     this.counts[i] = 0;
     this.size--;
   }
 
   /** Every word and its uses, in slot order. */
   *entries(): Generator<[string, number]> {
-    for (let i = 0; i < this.keys.length; i++) {
-      const k = this.keys[i];
-      if (typeof k === "string") yield [k, this.counts[i]];
+    for (let i = 0; i < this.lens.length; i++) {
+      if (this.lens[i] === FREE || this.lens[i] === GONE) continue;
+      yield [this.word(i), this.counts[i]];
     }
+  }
+
+  /** The word in slot `i`, as a string. */
+  private word(i: number): string {
+    const len = this.len(i), parts: string[] = [];
+    // In chunks: a spread of a long word would overflow the stack.
+    for (let at = 0; at < len; at += 4096) {
+      const units = new Uint16Array(Math.min(4096, len - at));
+      for (let k = 0; k < units.length; k++) units[k] = this.unit(i, at + k);
+      parts.push(String.fromCharCode(...units));
+    }
+    return parts.join("");
+  }
+
+  /** The hash of the word in slot `i`, read from the arena (the same as `hash` of its string). */
+  private hashAt(i: number): number {
+    let h = 0x811c9dc5;
+    const len = this.len(i);
+    for (let k = 0; k < len; k++) h = Math.imul(h ^ this.unit(i, k), 0x01000193);
+    return h >>> 0;
+  }
+
+  /** Puts a word's units at the arena's end; returns its start (| WIDE when not Latin-1). */
+  private append(word: string): number {
+    let wide = false;
+    for (let k = 0; k < word.length && !wide; k++) wide = word.charCodeAt(k) > 0xff;
+    const bytes = wide ? word.length * 2 : word.length;
+    if (this.used + bytes > this.arena.length) {
+      // Deleted words' bytes go when they are half the arena; else it grows.
+      const room = this.garbage * 2 >= this.used ? this.arena.length : this.arena.length * 2;
+      this.compact(Math.max(this.used - this.garbage + bytes, room));
+    }
+    const at = this.used, { arena } = this;
+    if (wide) {
+      for (let k = 0; k < word.length; k++) {
+        const c = word.charCodeAt(k);
+        arena[at + 2 * k] = c & 0xff;
+        arena[at + 2 * k + 1] = c >>> 8;
+      }
+    } else for (let k = 0; k < word.length; k++) arena[at + k] = word.charCodeAt(k);
+    this.used += bytes;
+    return wide ? (at | WIDE) >>> 0 : at;
+  }
+
+  /** Copies live words into a new arena of `size` bytes. */
+  private compact(size: number) {
+    const old = this.arena, arena = new Uint8Array(size);
+    let at = 0;
+    for (let i = 0; i < this.lens.length; i++) {
+      if (this.lens[i] === FREE || this.lens[i] === GONE) continue;
+      const s = this.starts[i], from = s & ~WIDE, bytes = this.bytes(i);
+      arena.set(old.subarray(from, from + bytes), at);
+      this.starts[i] = ((s & WIDE) | at) >>> 0;
+      at += bytes;
+    }
+    this.arena = arena;
+    this.used = at;
+    this.garbage = 0;
   }
 
   /** Moves every word to a table with room (twice as large unless deletions made the room). */
   private resize() {
-    const { keys, counts } = this;
-    const cap = this.size * 20 > counts.length * 7 ? counts.length * 2 : counts.length;
-    this.keys = new Array(cap);
-    this.counts = new Uint32Array(cap);
-    this.size = this.taken = 0;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
-      if (typeof k === "string") this.set(k, counts[i]);
+    const cap = this.size * 20 > this.counts.length * 7
+      ? this.counts.length * 2
+      : this.counts.length;
+    // The words go to their new slots compacted, with room for as much again.
+    const arena = new Uint8Array(Math.max(16, (this.used - this.garbage) * 2));
+    const starts = new Uint32Array(cap), lens = new Uint8Array(cap), counts = new Uint32Array(cap);
+    const long = new Map<number, number>();
+    let at = 0;
+    const mask = cap - 1;
+    for (let s = 0; s < this.lens.length; s++) {
+      if (this.lens[s] === FREE || this.lens[s] === GONE) continue;
+      let i = this.hashAt(s) & mask;
+      while (lens[i] !== FREE) i = (i + 1) & mask;
+      const from = this.starts[s] & ~WIDE, bytes = this.bytes(s);
+      arena.set(this.arena.subarray(from, from + bytes), at);
+      starts[i] = ((this.starts[s] & WIDE) | at) >>> 0;
+      lens[i] = this.lens[s];
+      if (lens[i] === LONG) long.set(i, this.len(s));
+      counts[i] = this.counts[s];
+      at += bytes;
     }
+    [this.arena, this.starts, this.lens, this.long, this.counts] = [
+      arena,
+      starts,
+      lens,
+      long,
+      counts,
+    ];
+    this.used = at;
+    this.garbage = 0;
+    this.taken = this.size;
   }
 }

@@ -28,7 +28,9 @@ function rng(seed: number) {
 /** Words sharing prefixes (so prefix lookups cover several terms), none a stop word. */
 const WORDS = ("kettle kettles kettledrum teapot teal teak tea-cup cupboard cup cups mug " +
   "brew brewer brewing steep steeper leaf leaves saucer sauce spoon spoonful oolong " +
-  "ab abc abcd abcde zeta zed zz_top café cafés").split(" ");
+  "ab abc abcd abcde zeta zed zz_top café cafés " +
+  // Beyond Latin-1, and on both sides of the surrogates (UTF-16 order is not code point order).
+  "чай чайник 한글 ｆｕｌｌ ｆｕ 𝔘nicode 𝔘ni").split(" ");
 
 function randomDoc(rand: () => number, id: string): Doc {
   const text = (n: number) =>

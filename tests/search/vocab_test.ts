@@ -1,13 +1,32 @@
 import assert from "node:assert/strict";
-import { Vocab } from "../../lib/search/vocab.ts";
+import { FREE, GONE, LONG, Vocab } from "../../lib/search/vocab.ts";
+import { createSiteDb } from "../../lib/search/site_db.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
 
-Deno.test("vocab - random sets and deletes read back as a Map does, through growth and reused slots", () => {
-  const vocab = new Vocab(8);
-  const ref = new Map<string, number>();
-  let x = 1;
-  const rand = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-  for (let step = 0; step < 20_000; step++) {
-    const word = `w${Math.floor(rand() * 3000).toString(36)}`;
+/** Deterministic pseudo-random numbers. */
+function rng(seed: number) {
+  let x = seed;
+  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+/** Characters in and beyond Latin-1: ASCII, accented, Cyrillic, CJK, an astral pair, fullwidth. */
+const CHARS = ["a", "b", "é", "ÿ", "ж", "茶", "\u{1D518}", "\uFF46"];
+
+/** A random word of 1–6 characters from `chars`. */
+const randomWord = (rand: () => number, chars: string[]) =>
+  Array.from({ length: 1 + Math.floor(rand() * 6) }, () => chars[Math.floor(rand() * chars.length)])
+    .join("");
+
+/** Sets and deletes random words in both, checking every probe along the way. */
+function churn(
+  vocab: Vocab,
+  ref: Map<string, number>,
+  rand: () => number,
+  steps: number,
+  next = () => randomWord(rand, CHARS),
+) {
+  for (let step = 0; step < steps; step++) {
+    const word = next();
     if (rand() < 0.6) {
       const n = 1 + Math.floor(rand() * 9);
       vocab.set(word, n);
@@ -16,11 +35,143 @@ Deno.test("vocab - random sets and deletes read back as a Map does, through grow
       vocab.delete(word);
       ref.delete(word);
     }
-    const probe = `w${Math.floor(rand() * 3000).toString(36)}`;
-    assert.equal(vocab.get(probe), ref.get(probe));
-    assert.equal(vocab.has(probe), ref.has(probe));
+    const probe = next();
+    assert.equal(vocab.get(probe), ref.get(probe), probe);
+    assert.equal(vocab.has(probe), ref.has(probe), probe);
   }
   assert.equal(vocab.size, ref.size);
   assert.deepEqual(new Map(vocab.entries()), ref);
+}
+
+Deno.test("vocab - random sets and deletes read back as a Map does, through growth and reused slots", () => {
+  const vocab = new Vocab(8);
+  const ref = new Map<string, number>();
+  const rand = rng(1);
+  churn(vocab, ref, rand, 20_000, () => `w${Math.floor(rand() * 3000).toString(36)}`);
   assert.ok(vocab.capacity >= ref.size * 10 / 7 && vocab.capacity <= 8192, `${vocab.capacity}`);
+});
+
+Deno.test("vocab - words beyond Latin-1 read back as a Map does; a Latin-1 word takes a byte a character, another two", () => {
+  const rand = rng(7);
+  const vocab = new Vocab(8);
+  const ref = new Map<string, number>();
+  churn(vocab, ref, rand, 3000);
+  for (const [word, n] of ref) assert.equal(vocab.get(word), n, word);
+  // A lone surrogate is a word like any other (units, not code points).
+  vocab.set("\uD835", 3);
+  assert.equal(vocab.get("\uD835"), 3);
+  assert.equal(vocab.has("\u{1D518}"), ref.has("\u{1D518}"));
+
+  const small = new Vocab(16);
+  const bytes = () => small.parts().used;
+  small.set("café", 1);
+  assert.equal(bytes(), 4, "Latin-1: a byte a character");
+  small.set("чай", 1);
+  assert.equal(bytes(), 4 + 6, "Cyrillic: two bytes a character");
+  small.set("\u{1D518}n", 1);
+  assert.equal(bytes(), 10 + 6, "an astral character is two units");
+  small.set("naïve", 1);
+  assert.equal(bytes(), 16 + 5, "the wide words before change nothing for the next Latin-1 one");
+  assert.deepEqual(
+    new Map(small.entries()),
+    new Map([["café", 1], ["чай", 1], ["\u{1D518}n", 1], ["naïve", 1]]),
+  );
+});
+
+Deno.test("vocab - deleted words' characters are reclaimed: a word deleted and set again forever keeps the arena bounded", () => {
+  const vocab = new Vocab(64);
+  const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
+  for (const w of words) vocab.set(w, 1);
+  const live = words.reduce((n, w) => n + w.length, 0);
+  for (let round = 0; round < 2000; round++) {
+    const w = words[round % words.length];
+    vocab.delete(w);
+    assert.equal(vocab.has(w), false);
+    vocab.set(w, round + 1);
+  }
+  const { arena, used } = vocab.parts();
+  assert.ok(arena.length <= live * 4 && used <= arena.length, `${arena.length} for ${live} live`);
+  assert.equal(vocab.size, words.length);
+  words.forEach((w, i) => assert.equal(vocab.get(w), 2000 - words.length + i + 1, w));
+});
+
+Deno.test("vocab - a resize compacts the arena to the live words' characters", () => {
+  const vocab = new Vocab(16);
+  for (let i = 0; i < 8; i++) vocab.set(`gone${i}`, 1);
+  for (let i = 0; i < 8; i++) vocab.delete(`gone${i}`);
+  const before = vocab.capacity;
+  for (let i = 0; vocab.capacity === before; i++) vocab.set(`k${i}`, i + 1);
+  const { used } = vocab.parts();
+  const live = [...vocab.entries()].reduce((n, [w]) => n + w.length, 0);
+  assert.equal(used, live, "no deleted word's characters after a resize");
+  assert.equal(vocab.has("gone0"), false);
+  for (const [w, n] of vocab.entries()) assert.equal(vocab.get(w), n);
+});
+
+Deno.test("vocab - a snapshot round trip keeps every word, deletion and slot, and the copy goes on alike", () => {
+  const rand = rng(11);
+  const db = createSiteDb();
+  const ref = new Map<string, number>();
+  churn(db.vocab, ref, rand, 4000);
+  const copy = decodeSiteDb(encodeSiteDb(db));
+  assert.deepEqual(
+    [...copy.vocab.entries()],
+    [...db.vocab.entries()],
+    "same words in the same slots",
+  );
+  assert.equal(copy.vocab.capacity, db.vocab.capacity);
+  assert.equal(copy.vocab.size, ref.size);
+  // Both go on with the same operations: a reused tombstone, growth, compaction.
+  const again = new Map(ref);
+  churn(db.vocab, ref, rng(12), 3000);
+  churn(copy.vocab, again, rng(12), 3000);
+  assert.deepEqual([...copy.vocab.entries()], [...db.vocab.entries()]);
+});
+
+Deno.test("vocab - words too long for a one-byte length (252 characters and up) read back, move on resize and round-trip", () => {
+  const rand = rng(5);
+  const db = createSiteDb();
+  const ref = new Map<string, number>();
+  const long = (n: number, c: string) => c.repeat(n);
+  // Lengths about the one-byte limit, one far past it, and a wide one.
+  const words = [251, 252, 253, 254, 255, 300].map((n) => long(n, "x"));
+  words.push(long(70_000, "y"), long(260, "ж"));
+  for (let round = 0; round < 3; round++) {
+    for (const w of words) {
+      const n = 1 + Math.floor(rand() * 9);
+      db.vocab.set(w, n);
+      ref.set(w, n);
+    }
+    churn(db.vocab, ref, rand, 1500); // short words between: resizes move the long ones
+    for (const w of words.filter((_, i) => (i + round) % 3 === 0)) {
+      db.vocab.delete(w);
+      ref.delete(w);
+    }
+  }
+  for (const w of words) assert.equal(db.vocab.get(w), ref.get(w), `${w.length}`);
+  assert.equal(db.vocab.has(long(256, "x")), false);
+  const copy = decodeSiteDb(encodeSiteDb(db));
+  assert.deepEqual([...copy.vocab.entries()], [...db.vocab.entries()]);
+  for (const w of words) assert.equal(copy.vocab.get(w), ref.get(w), `${w.length}`);
+  copy.vocab.set(words[6], 99);
+  assert.equal(copy.vocab.get(words[6]), 99);
+});
+
+Deno.test("vocab - parts that do not fit together (a word past the arena, arrays out of step) are refused", () => {
+  const vocab = new Vocab(16);
+  for (let i = 0; i < 8; i++) vocab.set(`w${i}`, i + 1);
+  const parts = vocab.parts();
+  const copy = new Vocab(16, { ...parts, lens: parts.lens.slice(), starts: parts.starts.slice() });
+  assert.deepEqual([...copy.entries()], [...vocab.entries()]);
+  const slot = parts.lens.findIndex((l) => l !== FREE && l !== GONE);
+  const far = parts.starts.slice();
+  far[slot] = parts.used;
+  assert.throws(() => new Vocab(16, { ...parts, starts: far }), /past the arena/);
+  assert.throws(() => new Vocab(16, { ...parts, used: parts.arena.length + 1 }), /arena/);
+  assert.throws(() => new Vocab(16, { ...parts, counts: new Uint32Array(8) }), /out of step/);
+  const lens = parts.lens.slice();
+  lens[slot] = LONG;
+  assert.throws(() => new Vocab(16, { ...parts, lens }), /long word/, "LONG without a length");
+  const extra = new Map([[slot, 300]]);
+  assert.throws(() => new Vocab(16, { ...parts, long: extra }), /long word/, "a length not LONG");
 });

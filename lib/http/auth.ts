@@ -46,6 +46,21 @@ export async function publicSite(
   return { site, key };
 }
 
+/**
+ * Which site a public key names, from a cache up to `hintMs` old, for a caller that checks
+ * the key and origin itself against the site as freshly read (the search quota does).
+ */
+export async function publicSiteHint(
+  c: Context,
+  sites: SiteStore,
+  hintMs: number,
+): Promise<{ site: Site; key: string }> {
+  const key = publicKeyOf(c);
+  const site = await sites.byPublicKeyCached(key, hintMs);
+  if (!site) throw new ApiError("INVALID_API_KEY", "The search key is not valid.");
+  return { site, key };
+}
+
 export interface AdminCaller {
   operator: boolean;
   /** The site a site admin key belongs to (null for the operator). */

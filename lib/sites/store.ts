@@ -74,10 +74,10 @@ export class SiteStore {
   /** Called after this instance changes or deletes a site (the quota reads it again). */
   onChange: (id: string) => void = () => {};
 
-  /** Like byPublicKey, answered from a cache at most `cacheMs` old. */
-  async byPublicKeyCached(pk: string): Promise<Site | null> {
+  /** Like byPublicKey, answered from a cache at most `maxAgeMs` (default `cacheMs`) old. */
+  async byPublicKeyCached(pk: string, maxAgeMs = this.cacheMs): Promise<Site | null> {
     const hit = this.cache.get(pk);
-    if (hit && this.now() - hit.at < this.cacheMs) return hit.site;
+    if (hit && this.now() - hit.at < maxAgeMs) return hit.site;
     const site = await this.byPublicKey(pk);
     if (this.cache.size > 10_000) [this.cache, this.cachedKey] = [new Map(), new Map()];
     if (site) this.remember(site);

@@ -56,10 +56,26 @@ export interface QuotaTiming {
   drainMs: number;
   /** How often a request waiting for other instances' unused units looks again. */
   pollMs: number;
+  /** Ample units (AMPLE_SHARE) go back after this long without an admission. */
+  ampleIdleMs: number;
 }
 
-export const QUOTA_TIMING: QuotaTiming = { trustMs: 1_000, idleMs: 200, drainMs: 25, pollMs: 25 };
+export const QUOTA_TIMING: QuotaTiming = {
+  trustMs: 1_000,
+  idleMs: 200,
+  drainMs: 25,
+  pollMs: 25,
+  ampleIdleMs: 10_000,
+};
 const MAX_BLOCK = 4_096;
+/**
+ * A block is ample when what it holds is at most 1/AMPLE_SHARE of what the site has left: it
+ * is then kept through re-reads of the site and while idle up to `ampleIdleMs` (no other
+ * instance can miss so little), so a visit to a busy site costs a KV read, not two commits.
+ */
+const AMPLE_SHARE = 256;
+/** A lease runs this much past the moment its units are due to be used or given back. */
+const LEASE_MARGIN_MS = 250;
 
 interface Waiter {
   verify: Verify;
@@ -92,6 +108,8 @@ interface Block {
   waiters: Waiter[];
   running: Promise<void> | null;
   leaseOpen: boolean;
+  /** Wall-clock ms the lease in KV runs to (as this instance last wrote it). */
+  leaseUntil: number;
   settle: boolean;
   topUp: boolean;
   timer?: ReturnType<typeof setTimeout>;
@@ -200,6 +218,7 @@ export class SearchQuota {
         waiters: [],
         running: null,
         leaseOpen: false,
+        leaseUntil: 0,
         settle: false,
         topUp: false,
       };
@@ -216,8 +235,12 @@ export class SearchQuota {
   }
 
   private fresh(b: Block, win: Window, perf: number) {
-    return perf - b.readAt < this.timing.trustMs && b.win.minute === win.minute &&
-      b.win.month === win.month;
+    return perf - b.readAt < this.timing.trustMs && sameWindow(b.win, win);
+  }
+
+  /** Whether the units held are too few for any other instance to miss (AMPLE_SHARE). */
+  private ample(b: Block): boolean {
+    return b.limits !== null && b.left * AMPLE_SHARE <= roomIn(b.limits, b.counts);
   }
 
   /** Admitted, refused, or null when the request must wait for a refill. Synchronous. */
@@ -343,10 +366,16 @@ export class SearchQuota {
     const win = windows(now);
     const perf = performance.now();
     const valid = this.fresh(b, win, perf);
-    const back = !valid && b.left > 0 ? { units: b.left, from: b.win } : undefined;
-    if (back) b.left = 0; // an expired block admits nothing; its units go back in this commit
+    // An expired block admits nothing; its units go back in this commit, unless they are
+    // ample and of this minute: then they are kept and only the site is read again.
+    const keep = valid || (sameWindow(b.win, win) && this.ample(b));
+    const back = !keep && b.left > 0 ? { units: b.left, from: b.win } : undefined;
+    if (back) b.left = 0;
     const hold = b.left; // a valid block's units keep being used meanwhile
     const epoch = b.epoch;
+    const wall = Date.now();
+    const leaseUntil = wall + this.timing.trustMs + LEASE_MARGIN_MS +
+      (this.ample(b) ? this.timing.ampleIdleMs : 0);
     let out;
     try {
       out = await exchange(this.kv, {
@@ -355,7 +384,8 @@ export class SearchQuota {
         now: win,
         back,
         leaseOpen: b.leaseOpen,
-        leaseUntil: Date.now() + this.timing.trustMs + 250,
+        leaseUntil,
+        leaseLasts: b.leaseOpen && b.leaseUntil >= wall + this.timing.trustMs + LEASE_MARGIN_MS,
         take: (s) => this.size(b, s, now, hold),
       }, this.stats);
     } catch (err) {
@@ -363,6 +393,7 @@ export class SearchQuota {
       throw err;
     }
     this.absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
+    if (out.leaseWritten) b.leaseUntil = leaseUntil;
     b.left += out.taken;
     if (out.taken > 0) b.takenAt = b.lastUse = perf;
     const limits = b.limits;
@@ -380,10 +411,14 @@ export class SearchQuota {
     const room = roomIn(effectiveLimits(s.site.plan, s.site.limits), s);
     const need = this.need(b, s.site, now);
     const want = Math.max(0, need - hold);
-    // Requests queued during one round trip show the rate: hold twice that from now on.
-    b.target = Math.min(MAX_BLOCK, Math.max(b.target, 2 * need));
-    // Beyond the requests waiting, at most a quarter of what is left.
-    const extra = Math.min(
+    // Requests queued during one round trip show the rate: hold twice that from now on. Of a
+    // large allowance a sliver is taken at once: an ample block then rarely needs a commit.
+    const sliver = Math.floor(room / (2 * AMPLE_SHARE));
+    b.target = Math.min(MAX_BLOCK, Math.max(b.target, 2 * need, sliver));
+    // Beyond the requests waiting, at most a quarter of what is left; a block that still
+    // holds more than a quarter of its target is not topped up (a re-read writes nothing).
+    const low = want > 0 || hold <= b.target / 4;
+    const extra = !low ? 0 : Math.min(
       Math.max(0, b.target - want - hold),
       Math.floor(Math.max(0, room - want) / 4),
     );
@@ -461,8 +496,15 @@ export class SearchQuota {
   private arm(b: Block) {
     if (this.closed || b.running || b.timer !== undefined || (!b.left && !b.leaseOpen)) return;
     const { idleMs, trustMs, drainMs } = this.timing;
+    // The lease's end in performance.now() time (it is written in wall-clock time).
+    const leaseEnd = () => b.leaseUntil - Date.now() + performance.now();
     const due = () =>
-      b.left ? Math.min(b.lastUse + idleMs, b.readAt + trustMs) : b.lastUse + drainMs;
+      b.left
+        ? this.ample(b)
+          // Kept while idle, but never past the lease that tells other instances of them.
+          ? Math.min(b.lastUse + this.timing.ampleIdleMs, leaseEnd() - LEASE_MARGIN_MS)
+          : Math.min(b.lastUse + idleMs, b.readAt + trustMs)
+        : b.lastUse + drainMs;
     const timer = setTimeout(() => {
       b.timer = undefined;
       if (b.running) return;
@@ -475,6 +517,8 @@ export class SearchQuota {
     b.timer = timer;
   }
 }
+
+const sameWindow = (a: Window, b: Window) => a.minute === b.minute && a.month === b.month;
 
 /** Units the site may still take this minute and month, given counters. */
 function roomIn(limits: EffectiveLimits, c: { minute: number; month: number }) {

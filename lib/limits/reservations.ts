@@ -43,12 +43,16 @@ export interface Exchange {
   leaseOpen: boolean;
   /** Wall-clock ms by which the units held will be used or given back. */
   leaseUntil: number;
+  /** The open lease already runs past `leaseUntil`: it need not be written again. */
+  leaseLasts?: boolean;
 }
 
 /** The snapshot after the commit (counters include the units taken), and what was taken. */
 export interface Outcome extends Snapshot {
   taken: number;
   leaseOpen: boolean;
+  /** Whether this exchange wrote the lease (with `leaseUntil`). */
+  leaseWritten: boolean;
 }
 
 /** KV round trips, for the benchmark's figures. */
@@ -102,9 +106,19 @@ async function tryExchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats) {
   if (back && !oldMonth) month = Math.max(0, month - back.units);
   const [taken, held] = x.take({ site, minute, month });
   const leaseOpen = held > 0;
-  const out = { site, minute: minute + taken, month: month + taken, taken, leaseOpen };
+  const out = {
+    site,
+    minute: minute + taken,
+    month: month + taken,
+    taken,
+    leaseOpen,
+    leaseWritten: false,
+  };
   const counters = taken > 0 || back;
   if (!counters && !leaseOpen && !x.leaseOpen) return out; // nothing to write
+  // Units kept through a re-read of the site under a lease that still runs: a read, no write.
+  if (!counters && leaseOpen && x.leaseOpen && x.leaseLasts) return out;
+  out.leaseWritten = leaseOpen;
   const op = kv.atomic();
   if (counters) {
     op.check(...entries)

@@ -4,7 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { ApiError } from "../../lib/http/errors.ts";
-import { type Admitted, SearchQuota, type Verify } from "../../lib/limits/quota.ts";
+import {
+  type Admitted,
+  type QuotaTiming,
+  SearchQuota,
+  type Verify,
+} from "../../lib/limits/quota.ts";
 import { minuteKey, monthKey } from "../../lib/limits/reservations.ts";
 import { SiteStore } from "../../lib/sites/store.ts";
 import { minuteWindow, monthWindow } from "../../lib/clock.ts";
@@ -15,14 +20,19 @@ const anyKey: Verify = (site) =>
   site ? null : new ApiError("INVALID_API_KEY", "The search key is not valid.");
 
 /** `n` instances on one KV file, a site with the given plan and limits, and a shared clock. */
-async function instances(n: number, plan: PlanName, limits: LimitOverrides = {}) {
+async function instances(
+  n: number,
+  plan: PlanName,
+  limits: LimitOverrides = {},
+  timing: Partial<QuotaTiming> = {},
+) {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const clock = manualClock();
   const kvs = await Promise.all(Array.from({ length: n }, () => Deno.openKv(path)));
   const sites = new SiteStore(kvs[0], clock);
   const { site } = await sites.create({ name: "Shared", plan });
   await sites.update(site.id, (s) => ({ ...s, limits }));
-  const quotas = kvs.map((kv) => new SearchQuota(kv, clock));
+  const quotas = kvs.map((kv) => new SearchQuota(kv, clock, timing));
   const counters = async () => {
     const now = clock();
     const [m, M] = await kvs[0].getMany<[number, number]>([
@@ -142,17 +152,54 @@ Deno.test("quota reservations - units an idle instance reserved come back, and a
   }
 });
 
+/** Milliseconds until the counters fall back to `used` (what was admitted), polled. */
+async function untilGivenBack(
+  t: Awaited<ReturnType<typeof instances>>,
+  used: number,
+  maxMs = 3_000,
+) {
+  const started = performance.now();
+  while ((await t.counters()).minute > used && performance.now() - started < maxMs) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(await t.counters(), { minute: used, month: used });
+  return performance.now() - started;
+}
+
 Deno.test("quota reservations - an idle block goes back to KV by itself within a few tenths of a second", async () => {
-  const t = await instances(1, "enterprise");
+  const t = await instances(1, "free");
+  try {
+    const used = await untilHolding(t, t.quotas[0]);
+    assert.ok(await untilGivenBack(t, used) < 900, "given back after about 0.2 s idle");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("quota reservations - an ample block (a sliver of what is left) is kept through re-reads and idle moments, then goes back", async () => {
+  const t = await instances(1, "enterprise", { searchesPerMinute: 1_000_000 }, {
+    ampleIdleMs: 3_000,
+  });
   const [a] = t.quotas;
   try {
-    const used = await untilHolding(t, a);
-    const started = performance.now();
-    while ((await t.counters()).minute > used && performance.now() - started < 2_000) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.deepEqual(await t.counters(), { minute: used, month: used });
-    assert.ok(performance.now() - started < 900, "given back after about 0.2 s idle");
+    let used = await untilHolding(t, a);
+    // Past the 1 s the site's read is trusted, the next search reads it again (and the first
+    // time writes a lease long enough to keep the units while idle)...
+    await new Promise((r) => setTimeout(r, 1_100));
+    await a.admit(t.site.id, anyKey);
+    used++;
+    const held = (await t.counters()).minute;
+    assert.ok(held > used, "units kept, not given back and taken again");
+    // ... and from then on a re-read writes nothing: the units held are the ones reserved.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const commits = a.stats.commits;
+    await a.admit(t.site.id, anyKey);
+    used++;
+    assert.equal(a.stats.commits, commits, "a re-read, no commit");
+    assert.equal((await t.counters()).minute, held);
+    // Idle for ampleIdleMs (or to the end of its lease): back in KV, only admissions counted.
+    const waited = await untilGivenBack(t, used, 6_000);
+    assert.ok(waited > 1_000, `kept while idle a moment (${waited.toFixed(0)} ms)`);
   } finally {
     await t.close();
   }

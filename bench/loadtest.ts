@@ -15,6 +15,8 @@ const SECONDS = Number(Deno.env.get("LOADTEST_SECONDS") ?? 20);
 const USERS = Number(Deno.env.get("LOADTEST_USERS") ?? 50);
 /** Bodies are cut so 40,000 pages ingest in minutes; the index still holds real text. */
 const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
+/** Share of visits that end with a summary (POST /api/summarize). */
+const SUMMARY_SHARE = Number(Deno.env.get("LOADTEST_SUMMARY_SHARE") ?? 0.03);
 /** A visitor's pause between keystrokes (0: none, each visitor asks as fast as answered). */
 const THINK_MS = Number(Deno.env.get("LOADTEST_THINK_MS") ?? 0);
 const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Number);
@@ -145,7 +147,7 @@ async function visitor(
       if (performance.now() >= until) return;
       if (THINK_MS) await new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
     }
-    if (roll > 0.97) {
+    if (roll >= 1 - SUMMARY_SHARE) {
       const t0 = performance.now();
       try {
         const res = await fetch(`${origin}/api/summarize?key=${key}`, {

@@ -1,0 +1,47 @@
+/** Another instance's writes: checked beside the search on a busy site, waited for after a quiet spell. */
+import assert from "node:assert/strict";
+import { PageStore } from "../../lib/sites/pages.ts";
+import { SearchIndexes } from "../../lib/search/indexes.ts";
+import { manualClock } from "../helpers.ts";
+
+const page = (url: string, word: string) => ({
+  url,
+  title: `A ${word}`,
+  body: `All about ${word}.`,
+});
+const urls = async (ix: SearchIndexes, q: string) =>
+  (await ix.search("s", q, 1, 10)).hits.map((h) => h.url);
+
+Deno.test("freshness - a busy site answers at once while its check runs; after a quiet spell the check is waited for", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const [kvA, kvB] = await Promise.all([Deno.openKv(path), Deno.openKv(path)]);
+  const clock = manualClock();
+  const writer = new PageStore(kvA, clock);
+  const reader = new SearchIndexes(new PageStore(kvB, clock), clock, 100); // staleMs 100
+  try {
+    await writer.upsert("s", page("/a", "zeppelin"), Infinity);
+    assert.deepEqual(await urls(reader, "zeppelin"), ["/a"]);
+
+    // Another instance adds a page; 150 ms later (stale, but searched a moment ago) the answer
+    // comes at once from the index as it was, and the check it started brings the page in.
+    await writer.upsert("s", page("/b", "zeppelin"), Infinity);
+    clock.advance(150);
+    assert.deepEqual(await urls(reader, "zeppelin"), ["/a"]);
+    let seen: string[] = [];
+    for (let i = 0; i < 50 && seen.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      seen = await urls(reader, "zeppelin");
+    }
+    assert.deepEqual(seen.sort(), ["/a", "/b"]);
+
+    // After a quiet spell (10 × staleMs and more) the first search waits for the check.
+    await writer.upsert("s", page("/c", "zeppelin"), Infinity);
+    clock.advance(2_000);
+    assert.deepEqual((await urls(reader, "zeppelin")).sort(), ["/a", "/b", "/c"]);
+  } finally {
+    reader.discard();
+    kvA.close();
+    kvB.close();
+    await Deno.remove(path);
+  }
+});

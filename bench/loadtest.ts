@@ -15,6 +15,8 @@ const SECONDS = Number(Deno.env.get("LOADTEST_SECONDS") ?? 20);
 const USERS = Number(Deno.env.get("LOADTEST_USERS") ?? 50);
 /** Bodies are cut so 40,000 pages ingest in minutes; the index still holds real text. */
 const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
+/** Seconds of the same mix, untimed, before the timed run. */
+const WARM_SECONDS = Number(Deno.env.get("LOADTEST_WARM_SECONDS") ?? 3);
 /** Share of visits that end with a summary (POST /api/summarize). */
 const SUMMARY_SHARE = Number(Deno.env.get("LOADTEST_SUMMARY_SHARE") ?? 0.03);
 /** A visitor's pause between keystrokes (0: none, each visitor asks as fast as answered). */
@@ -198,11 +200,20 @@ for (const workers of WORKERS) {
     const ingest = (performance.now() - t0) / 1000;
     const lat = { search: [] as number[], summary: [] as number[] };
     const errors = new Map<string, number>();
-    // Warm-up pass: every site answers once, so the timed run measures steady state.
+    // Warm-up: every site answers once, then the same mix runs untimed for WARM_SECONDS, so
+    // the timed run measures steady state (not 50 visitors' first requests at one instant).
     for (const key of keys) {
       const res = await fetch(`${server.origin}/api/search?key=${key}&q=the`);
       await res.arrayBuffer();
     }
+    const warmUntil = performance.now() + WARM_SECONDS * 1000;
+    const untimed = { search: [] as number[], summary: [] as number[] };
+    await Promise.all(
+      Array.from(
+        { length: USERS },
+        () => visitor(server.origin, keys, queries, warmUntil, untimed, new Map()),
+      ),
+    );
     const rssWarm = rssMb(server.pid);
     const stats0 = await stats(server.origin);
     const before = stats0.indexes.pages;

@@ -511,9 +511,11 @@ export class SearchQuota {
           : Math.min(b.lastUse + idleMs, b.readAt + trustMs)
         : b.lastUse + drainMs;
     // An ample block of a site searched a moment ago is read again before its read gets old,
-    // so the site's next visit is admitted at once instead of after a KV read.
+    // so the site's next visit is admitted at once instead of after a KV read. Not after a
+    // failed or discarded read (readAt -Infinity): the next visit reads, never a loop.
     const refreshAt = () =>
-      b.left && performance.now() - b.lastUse < this.timing.warmMs && this.ample(b)
+      b.left && b.readAt > -Infinity && performance.now() - b.lastUse < this.timing.warmMs &&
+        this.ample(b)
         ? b.readAt + trustMs * REREAD_AT
         : Infinity;
     const timer = setTimeout(() => {

@@ -9,14 +9,17 @@ import { Trigrams } from "./trigrams.ts";
 import { Vocab } from "./vocab.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";
+import {
+  type PackedSections,
+  packSections,
+  type Section,
+  unpackSections,
+} from "./packed_sections.ts";
 
 export { FIELDS };
 export type { Field, Hit };
 
-export interface Section {
-  heading: string;
-  anchor: string;
-}
+export type { Section };
 
 /** `headings` are the page's section headings, one a line; `sections` name their anchors. */
 export type Doc = {
@@ -40,8 +43,9 @@ export type Doc = {
  * character (most pages have one); UTF-8 bytes keep such text near one byte a character.
  */
 export type Packed = string | Uint8Array;
-export type StoredDoc = Omit<Doc, "body"> & {
+export type StoredDoc = Omit<Doc, "body" | "sections"> & {
   body: Packed;
+  sections?: PackedSections;
   lang: string;
   accented?: boolean;
   sectionAt?: Int32Array;
@@ -153,7 +157,7 @@ export function createSiteDb(index = new InvertedIndex()): SiteDb {
 function storedText(doc: StoredDoc, f: Field): string | undefined {
   if (f === "body") return unpack(doc.body);
   if (f === "headings") {
-    return doc.headings || (doc.sections?.length ? headingsText(doc.sections) : "");
+    return doc.headings || (doc.sections ? headingsText(unpackSections(doc.sections)) : "");
   }
   return doc[f];
 }
@@ -210,7 +214,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
       : doc.headings,
     body: pack(doc.body),
     lang,
-    sections: doc.sections,
+    sections: packSections(doc.sections),
     codeShare: doc.codeShare,
     accented: ACCENTED.test(doc.body),
     sectionAt: doc.sections?.length ? sectionOffsets(doc.body, doc.sections) : undefined,
@@ -247,12 +251,14 @@ export function removeDoc(db: SiteDb, id: string) {
 export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
   const doc = db.docs[id]!;
   // The headings field is made again from the sections only when someone reads it.
+  const sections = unpackSections(doc.sections);
   return {
     ...doc,
     get headings() {
-      return doc.headings || (doc.sections?.length ? headingsText(doc.sections) : "");
+      return doc.headings || (sections.length ? headingsText(sections) : "");
     },
     body: unpack(doc.body, maxChars),
+    sections,
   };
 }
 

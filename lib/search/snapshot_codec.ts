@@ -10,13 +10,14 @@
  * length and its bytes, padded to 8; the order of blocks is the order of `put` calls.
  */
 import { Column, FIELDS, InvertedIndex } from "./postings.ts";
-import { createSiteDb, seal, type Section, type SiteDb, type StoredDoc } from "./site_db.ts";
+import { createSiteDb, seal, type SiteDb, type StoredDoc } from "./site_db.ts";
+import { type PackedSections, soundSections } from "./packed_sections.ts";
 import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
 import { TermTable } from "./term_table.ts";
 import { Vocab } from "./vocab.ts";
 
 /** Snapshots of another version are ignored (decodeSiteDb throws). */
-export const CODEC_VERSION = 2;
+export const CODEC_VERSION = 3;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 const HEADER = 16;
@@ -151,11 +152,11 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
     strings.push(d.id, d.title, d.description ?? "", d.headings, d.lang);
     if (d.sections) {
       f |= SECTIONS;
-      sectionCount[id] = d.sections.length;
-      for (const s of d.sections) strings.push(s.heading, s.anchor);
+      sectionCount[id] = d.sections.count;
+      strings.push(d.sections.headings, d.sections.anchors);
       if (d.sectionAt) {
         f |= SECTION_AT;
-        if (d.sectionAt.length !== d.sections.length) throw new Error("sectionAt out of step");
+        if (d.sectionAt.length !== d.sections.count) throw new Error("sectionAt out of step");
         sectionAt.push(d.sectionAt);
         sectionCountAll += d.sectionAt.length;
       }
@@ -299,13 +300,13 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     const lang = r.str();
     if (bodyAt + bodyLength[id] > blob.length) fail("bodies");
     const bytes = blob.subarray(bodyAt, bodyAt += bodyLength[id]);
-    let sections: Section[] | undefined, at: Int32Array | undefined;
+    let sections: PackedSections | undefined, at: Int32Array | undefined;
     if (f & SECTIONS) {
-      sections = new Array(sectionCount[id]);
-      for (let s = 0; s < sections.length; s++) sections[s] = { heading: r.str(), anchor: r.str() };
+      sections = { count: sectionCount[id], headings: r.str(), anchors: r.str() };
+      if (!soundSections(sections)) fail("sections");
       if (f & SECTION_AT) {
-        if (atAt + sections.length > sectionAt.length) fail("section offsets");
-        at = sectionAt.slice(atAt, atAt += sections.length);
+        if (atAt + sections.count > sectionAt.length) fail("section offsets");
+        at = sectionAt.slice(atAt, atAt += sections.count);
       }
     }
     // The keys addDoc gives, in its order (one object shape for both).

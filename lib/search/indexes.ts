@@ -91,10 +91,9 @@ function lineHeadings(body: string): string[] {
     }
   }
   // Text wrapped into short lines (a PDF's) has no lines that stand out.
-  if (all > lines.length * 0.8 && lines.length > 5) return [];
-  // A line cut from the body is a view that keeps the whole text alive (V8's sliced
-  // strings): an index that packs the body would hold it twice. Copies, from one join.
-  return out.length ? out.join("\n").split("\n") : out;
+  // (Lines cut from the body are views of it, V8's sliced strings: kept, they would hold the
+  // whole text; the index keeps sections joined anew, packed_sections.ts.)
+  return all > lines.length * 0.8 && lines.length > 5 ? [] : out;
 }
 
 function toDoc(p: Page, names: SiteName): Doc {

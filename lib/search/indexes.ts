@@ -396,28 +396,25 @@ export class SearchIndexes {
     const { version } = await this.pages.version(site);
     if (version === idx.version) return;
     const urls = await this.pages.changesSince(site, idx.version, version);
-    if (urls === null) {
-      Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
-      this.scheduleSave(site);
-      return;
+    if (urls !== null) {
+      const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
+      await inSlices(urls.keys(), (i) => {
+        const url = urls[i];
+        removeDoc(idx.db, url);
+        idx.names.remove(url);
+        const page = pages[i];
+        if (page) idx.bytes += estimate(page); // a replaced page's share stays until a rebuild
+        if (page) idx.names.add(url, page.title, page.lang);
+        if (page) addDoc(idx.db, toDoc(page, idx.names));
+      });
+      idx.version = version;
     }
-    const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
-    await inSlices(urls.keys(), (i) => {
-      const url = urls[i];
-      removeDoc(idx.db, url);
-      idx.names.remove(url);
-      const page = pages[i];
-      if (page) idx.bytes += estimate(page); // a replaced page's share stays until a rebuild
-      if (page) idx.names.add(url, page.title, page.lang);
-      if (page) addDoc(idx.db, toDoc(page, idx.names));
-    });
-    idx.version = version;
-    // The shared title part or language changed (the first pages of a crawl show it): index again.
+    // Indexed again at a gap in the log, or when the shared title part or language changed
+    // (the first pages of a crawl show it).
     const { names } = idx;
-    if (
-      names.key() !== idx.builtWith &&
-      (idx.builtPages < 10 || names.size >= 2 * idx.builtPages)
-    ) {
+    const renamed = names.key() !== idx.builtWith &&
+      (idx.builtPages < 10 || names.size >= 2 * idx.builtPages);
+    if (urls === null || renamed) {
       Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
     }
     this.scheduleSave(site);
@@ -489,10 +486,10 @@ export class SearchIndexes {
       const description = describeStored(db.docs[id]!, doc);
       // The first matches make the snippet; sections are found by their headings too. A
       // body that holds none of the matched words (the match was in the title) is not read.
-      const inBody = matched.some((t) => db.tf.get("body", id, t) > 0);
+      const inBody = matched.some((t) => db.index.get("body", id, t) > 0);
       const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
       // Sections are scored only where the matched words are in headings or text.
-      const inHeadings = matched.some((t) => db.tf.get("headings", id, t) > 0);
+      const inHeadings = matched.some((t) => db.index.get("headings", id, t) > 0);
       const { sections, anchor } = inHeadings || found.length
         ? matchSections(
           doc.id,

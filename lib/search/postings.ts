@@ -64,15 +64,21 @@ function grow(a: Uint32Array, min: number): Uint32Array {
  */
 class Recent {
   /** Term → its chain's number. */
-  chains = new Map<string, number>();
-  first: Uint32Array = new Uint32Array(16);
-  last: Uint32Array = new Uint32Array(16);
-  count: Uint32Array = new Uint32Array(16);
-  ids: Uint32Array = new Uint32Array(64);
-  tfs: Uint32Array = new Uint32Array(64);
-  next: Uint32Array = new Uint32Array(64);
+  chains!: Map<string, number>;
+  /** Per chain: its first and last entry, and its length. */
+  first!: Uint32Array;
+  last!: Uint32Array;
+  count!: Uint32Array;
+  /** Per entry. */
+  ids!: Uint32Array;
+  tfs!: Uint32Array;
+  next!: Uint32Array;
   /** Entries used. */
-  size = 0;
+  size!: number;
+
+  constructor() {
+    this.clear(false);
+  }
 
   add(term: string, id: number, tf: number) {
     const e = ++this.size;

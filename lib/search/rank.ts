@@ -104,8 +104,8 @@ function scoreField(
 ) {
   const n = docCount(db);
   const found = postings(db, field, token, prefix);
-  const avg = db.totals[field] / Math.max(1, n) || 1;
-  const lengths = db.lengths[field];
+  const avg = db.index.totals[field] / Math.max(1, n) || 1;
+  const lengths = db.index.lengths[field];
   const b = B[field];
   let expansions = 0;
   for (const { term: w, ids, tfs } of found) {

@@ -71,17 +71,15 @@ const DOTTED = /[.-]/;
 const MAX_ALPHABET = 400;
 
 export interface SiteDb {
-  /** Postings, lengths and totals per field (postings.ts). */
+  /**
+   * Postings per field (postings.ts), term frequencies (`index.get(field, id, token)`), words
+   * per field per document (`index.lengths[field].get(id)`) and their sums (`index.totals`).
+   */
   index: InvertedIndex;
-  /** The same index, for term frequencies: `tf.get(field, id, token)`. */
-  tf: InvertedIndex;
   /** Documents by internal id (undefined once removed, until the next seal renumbers). */
   docs: (StoredDoc | undefined)[];
   /** Document id → internal id. */
   byId: Map<string, number>;
-  /** Words per field per document (`get(id)`), and their sum per field. */
-  lengths: InvertedIndex["lengths"];
-  totals: Record<Field, number>;
   /** Words as written (folded) → occurrences, over all fields. */
   vocab: Vocab;
   /** Non-ASCII characters of the vocabulary. */
@@ -139,11 +137,8 @@ function priorOf(doc: Doc): number {
 export function createSiteDb(index = new InvertedIndex()): SiteDb {
   return {
     index,
-    tf: index,
     docs: [],
     byId: new Map(),
-    lengths: index.lengths,
-    totals: index.totals,
     vocab: new Vocab(),
     alphabet: new Set(),
     trigrams: new Trigrams(),
@@ -156,11 +151,13 @@ export function createSiteDb(index = new InvertedIndex()): SiteDb {
 /** A stored field's text as it was indexed (the headings field is made again from the sections). */
 function storedText(doc: StoredDoc, f: Field): string | undefined {
   if (f === "body") return unpack(doc.body);
-  if (f === "headings") {
-    return doc.headings || (doc.sections ? headingsText(unpackSections(doc.sections)) : "");
-  }
+  if (f === "headings") return storedHeadings(doc);
   return doc[f];
 }
+
+/** The headings field as indexed: kept, or (when it was the sections') made from them again. */
+const storedHeadings = (doc: StoredDoc, sections = unpackSections(doc.sections)) =>
+  doc.headings || headingsText(sections);
 
 /** Seals the index when due (on a lookup, or on an insert), moving documents to their new ids. */
 function sealIfDue(db: SiteDb, lookingUp: boolean) {
@@ -255,7 +252,7 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
   return {
     ...doc,
     get headings() {
-      return doc.headings || (sections.length ? headingsText(sections) : "");
+      return storedHeadings(doc, sections);
     },
     body: unpack(doc.body, maxChars),
     sections,

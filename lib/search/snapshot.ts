@@ -15,6 +15,7 @@ import { CODEC_VERSION, decodeSiteDb, encodeSiteDb } from "./snapshot_codec.ts";
 import type { SiteDb } from "./site_db.ts";
 import { SiteName } from "./site_name.ts";
 import { randomBase62 } from "../sites/keys.ts";
+import { versionKey } from "../sites/pages.ts";
 
 /** What indexes.ts keeps of a site's index, and the version of the pages it holds. */
 export interface SavedIndex {
@@ -114,8 +115,6 @@ export class Snapshots {
   /** A generation being written, with when it started (for sweeping a crashed save's). */
   private genKey = (site: string, gen: string) => [this.space(), site, "gen", gen];
   private chunkPrefix = (site: string, gen: string) => [this.space(), site, "chunk", gen];
-  /** The page store's version key: it exists while the site has had pages (pages.ts). */
-  private versionKey = (site: string) => [this.prefix + "ver", site];
 
   /** The head of a site's snapshot, or null when there is none. */
   async head(site: string): Promise<SnapshotHead | null> {
@@ -233,7 +232,7 @@ export class Snapshots {
       };
       // The site must still exist (a deleted site's version key is gone), and no other save
       // may have flipped the head meanwhile.
-      const ver = await this.kv.get(this.versionKey(site));
+      const ver = await this.kv.get(versionKey(this.prefix, site));
       const flipped = ver.versionstamp !== null && (await this.kv.atomic().check(head, ver)
         .set(this.headKey(site), next)
         .delete(this.genKey(site, gen))

@@ -94,6 +94,9 @@ export function chunkText(text: string, size = CHUNK_CHARS): string[] {
   return out.length ? out : [""];
 }
 
+/** The key of a store's (`prefix`) index version of a site: it exists once the site has had pages. */
+export const versionKey = (prefix: string, site: string) => [prefix + "ver", site];
+
 /**
  * Page storage for all sites. `prefix` names the key space, so uploaded
  * documents ("doc") are kept the same way as pages ("page") yet apart from them.
@@ -108,7 +111,7 @@ export class PageStore {
     url,
     hash,
   ];
-  private versionKey = (site: string) => [this.prefix + "ver", site];
+  private versionKey = (site: string) => versionKey(this.prefix, site);
   private logKey = (site: string, v: number) => [this.prefix + "log", site, v];
 
   async version(site: string): Promise<IndexVersion> {

@@ -116,16 +116,16 @@ Deno.test("postings - random inserts, replacements and removals find what a naiv
         for (const f of FIELDS) {
           let length = 0;
           for (const [term, n] of fields[f]) {
-            assert.equal(db.tf.get(f, internal, term), n, `${id} ${f} ${term}`);
+            assert.equal(db.index.get(f, internal, term), n, `${id} ${f} ${term}`);
             length += n;
           }
-          assert.equal(db.lengths[f].get(internal), length);
+          assert.equal(db.index.lengths[f].get(internal), length);
         }
       }
       for (const f of FIELDS) {
         let total = 0;
         for (const fields of ref.values()) for (const n of fields[f].values()) total += n;
-        assert.equal(db.totals[f], total, `total of ${f}`);
+        assert.equal(db.index.totals[f], total, `total of ${f}`);
       }
     }
   }

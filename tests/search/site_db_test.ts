@@ -18,7 +18,7 @@ Deno.test("site db - counts real term frequencies, and removal takes every trace
   addDoc(db, doc("/a", body));
   addDoc(db, { ...doc("/b", "Boats float on café water."), sections: [], headings: "" });
   const [a] = rank(db, "zeppelin").ids;
-  assert.equal(db.tf.get("body", a, "zeppelin"), 4, "every use counted");
+  assert.equal(db.index.get("body", a, "zeppelin"), 4, "every use counted");
   assert.equal(docAt(db, a).body, body, "text kept exactly");
   assert.equal(docAt(db, a).headings, "Zeppelin.fly(height) air.Zeppelin.fly");
   assert.equal(db.vocab.get("zeppelin.fly"), 2, "words as written, dotted names whole");
@@ -26,7 +26,7 @@ Deno.test("site db - counts real term frequencies, and removal takes every trace
   assert.deepEqual(rank(db, "zeppelin").ids, []);
   assert.deepEqual([...postings(db, "headings", "zeppelin")], [], "no document left");
   assert.equal(db.vocab.has("zeppelin"), false);
-  assert.equal(db.totals.body, db.lengths.body.get(db.byId.get("/b")!));
+  assert.equal(db.index.totals.body, db.index.lengths.body.get(db.byId.get("/b")!));
   addDoc(db, doc("/a", body));
   assert.equal(rank(db, "zeppelin").ids.length, 1);
   assert.equal(docAt(db, rank(db, "cafe").ids[0]).id, "/b", "diacritics folded");

@@ -106,7 +106,7 @@ function answers(db: SiteDb) {
         return {
           ...d,
           headings: d.headings,
-          tf: r.matched.map((t) => db.tf.get("body", id, t) + db.tf.get("headings", id, t)),
+          tf: r.matched.map((t) => db.index.get("body", id, t) + db.index.get("headings", id, t)),
         };
       }),
     };

@@ -13,6 +13,7 @@ import { createOpenAISummarizer } from "./lib/answers/model.ts";
 import { jsonLogger, stdoutLines } from "./lib/http/middleware.ts";
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
+import { trimAfterChurn } from "./lib/memory_trim.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
 const onDeploy = env("DENO_DEPLOY") === "true" || env("DENO_DEPLOYMENT_ID") !== undefined;
@@ -69,6 +70,13 @@ const { app, services } = createApp({
   },
 });
 const demo = production ? null : await ensureDemoSite(services);
+// Memory freed by evicted or rebuilt indexes goes back to the system (glibc only; memory_trim.ts).
+trimAfterChurn(() =>
+  [services.indexes, services.documentIndexes].reduce(
+    (n, ix) => n + ix.opened.loaded + ix.opened.built + ix.churn.evicted,
+    0,
+  )
+);
 const worker = startCrawlWorker(services, {
   staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
   cron: cron !== null,

@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { mallocTrim, trimAfterChurn } from "../lib/memory_trim.ts";
+
+Deno.test("malloc_trim is callable on Linux with glibc when FFI is granted (as the tasks grant it)", () => {
+  const trim = mallocTrim();
+  if (Deno.build.os !== "linux") return assert.equal(trim, null);
+  assert.ok(trim, "glibc's malloc_trim should open here");
+  trim(); // returns memory to the system; never throws
+  assert.equal(mallocTrim(), trim, "opened once");
+});
+
+Deno.test("without FFI permission there is nothing to trim with, and no prompt", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = `${dir}/probe.ts`;
+  const module = new URL("../lib/memory_trim.ts", import.meta.url).href;
+  await Deno.writeTextFile(
+    file,
+    `import { mallocTrim } from "${module}";\nconsole.log(String(mallocTrim()));\n`,
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--allow-read", file],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  await Deno.remove(dir, { recursive: true });
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "null");
+});
+
+Deno.test("trims while indexes churn and twice more after, then stays idle", async () => {
+  let churn = 0, trims = 0;
+  const stop = trimAfterChurn(() => churn, 20, () => trims++);
+  const tick = () => new Promise((r) => setTimeout(r, 20));
+  try {
+    for (let i = 0; i < 4; i++) await tick();
+    assert.equal(trims, 0, "no churn, no trim");
+    churn++;
+    for (let i = 0; i < 12; i++) await tick();
+    assert.equal(trims, 3, "the tick that saw the change, then two more");
+    churn += 5;
+    for (let i = 0; i < 12; i++) await tick();
+    assert.equal(trims, 6);
+  } finally {
+    stop();
+  }
+});

@@ -13,6 +13,7 @@ import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
 import { squash, WORD_RE } from "../search/text.ts";
+import { Slices } from "../slices.ts";
 
 export type SourceRef =
   | { type: "page"; title: string; url: string }
@@ -141,7 +142,8 @@ export async function retrieve(
   const earlier = context.questions.slice(-2);
   const weight = weights(question, earlier);
   if (weight.size === 0) return { texts: [], refs: [], matched: false };
-  const candidates = await gather(s, site, question, earlier, context.sources);
+  const slices = new Slices();
+  const candidates = await gather(s, site, question, earlier, context.sources, slices);
 
   // Stemming every section is the costly part: a cheap first pass (heading words, and the
   // text merely containing a query stem) keeps the sections worth scoring properly.
@@ -152,6 +154,7 @@ export async function retrieve(
   }));
   const rough: { c: Candidate; section: Section; head: Set<string>; rough: number }[] = [];
   for (const c of candidates) {
+    await slices.pause();
     for (const section of c.sections) {
       if (!section.text) continue;
       const lowHead = section.heading.toLowerCase();
@@ -167,7 +170,9 @@ export async function retrieve(
     }
   }
   rough.sort((a, b) => b.rough - a.rough);
-  const rows = rough.slice(0, SCORED_SECTIONS).map(({ c, section: whole, head }) => {
+  const rows = [];
+  for (const { c, section: whole, head } of rough.slice(0, SCORED_SECTIONS)) {
+    await slices.pause();
     // An answer is read from a section's start: a long one's first part is what counts.
     const section = { ...whole, text: cutAtLine(whole.text, SECTION_CHARS) };
     const words = terms(section.text);
@@ -176,7 +181,7 @@ export async function retrieve(
     const page = pageTerms(c);
     // Heading, text and page words in order, for phrases of the question said as such.
     const said = [page, terms(section.heading), words];
-    return {
+    rows.push({
       c,
       section,
       head,
@@ -185,8 +190,8 @@ export async function retrieve(
       title: new Set(page),
       said,
       form: form(section.text),
-    };
-  });
+    });
+  }
   if (!rows.length) return { texts: [], refs: [], matched: false };
 
   // Section-level IDF: a word in every section says little about which one answers.
@@ -323,6 +328,7 @@ async function gather(
   question: string,
   earlier: string[],
   used: string[],
+  slices: Slices,
 ): Promise<Candidate[]> {
   const own = searchWords(question);
   const withContext = earlier.length ? searchWords([question, ...earlier].join(" ")) : "";
@@ -336,12 +342,13 @@ async function gather(
       : [],
   ]);
   const out = new Map<string, Candidate>();
+  const texts = new Map<Candidate, typeof lists[number][number]>();
   const add = (kind: "page" | "document", list: typeof lists[number]) =>
     list.forEach((d, rank) => {
       const key = `${kind}:${d.id}`;
       const have = out.get(key);
       if (have) return void (have.rank = Math.min(have.rank, rank));
-      out.set(key, {
+      const c: Candidate = {
         key,
         ref: kind === "page"
           ? { type: "page", title: d.title, url: d.id }
@@ -350,13 +357,19 @@ async function gather(
         about: d.description,
         rank,
         usedBefore: used.includes(d.id),
-        sections: splitSections(d),
-      });
+        sections: [],
+      };
+      out.set(key, c);
+      texts.set(c, d);
     });
   add("page", lists[0]);
   add("page", lists[1]);
   add("document", lists[2]);
   add("document", lists[3]);
+  for (const [c, d] of texts) {
+    await slices.pause();
+    c.sections = splitSections(d);
+  }
   // The pages an earlier answer used stay in the running for a follow-up.
   const missing = used.filter((id) => !out.has(`page:${id}`) && !out.has(`document:${id}`))
     .slice(0, 3);

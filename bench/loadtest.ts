@@ -4,10 +4,12 @@
  * LOADTEST_SITES sites of LOADTEST_PAGES real documentation pages each, then runs a mix for
  * LOADTEST_SECONDS: mostly live-search prefixes and refinements under typing sessions, some
  * whole queries, a few summaries. Prints throughput, p50/p99, errors and the server's RSS.
+ * Searches come from wrk (LOADTEST_USERS connections, each a visitor), summaries from here.
  * Runs with --allow-all: Deno reads another process's /proc status only with it.
  */
 import { loadCorpus } from "./corpus.ts";
 import { rssMb, startServer } from "./server.ts";
+import { haveWrk, wrk } from "./wrk.ts";
 
 const SITES = Number(Deno.env.get("LOADTEST_SITES") ?? 200);
 const PAGES = Number(Deno.env.get("LOADTEST_PAGES") ?? 200);
@@ -17,9 +19,11 @@ const USERS = Number(Deno.env.get("LOADTEST_USERS") ?? 50);
 const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
 /** Seconds of the same mix, untimed, before the timed run. */
 const WARM_SECONDS = Number(Deno.env.get("LOADTEST_WARM_SECONDS") ?? 3);
+/** Seconds the server idles after the run before its settled RSS is read. */
+const SETTLE_SECONDS = Number(Deno.env.get("LOADTEST_SETTLE_SECONDS") ?? 12);
 /** Share of visits that end with a summary (POST /api/summarize). */
 const SUMMARY_SHARE = Number(Deno.env.get("LOADTEST_SUMMARY_SHARE") ?? 0.03);
-/** A visitor's pause between keystrokes (0: none, each visitor asks as fast as answered). */
+/** A visitor's pause before each search, 0.5–1.5 times this (0: none, asked as fast as answered). */
 const THINK_MS = Number(Deno.env.get("LOADTEST_THINK_MS") ?? 0);
 const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Number);
 /** The server's index budget: its default (256) unless INDEX_MEMORY_MB is set here. */
@@ -115,61 +119,73 @@ async function queryPool(
 const percentile = (xs: number[], p: number) =>
   xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
 
-/** One visitor: types a query as live-search prefixes, sometimes asks it whole or for a summary. */
-async function visitor(
+/**
+ * Searches as visitors type them, in order: 80% of sessions are live-search prefixes (3, 5, 8
+ * characters and the whole query), the rest a whole query asked once. Any site, any query.
+ */
+function searchPaths(keys: string[], queries: string[], sessions: number) {
+  const paths: string[] = [];
+  for (let n = 0; n < sessions; n++) {
+    const key = keys[Math.floor(Math.random() * keys.length)];
+    const q = queries[Math.floor(Math.random() * queries.length)];
+    if (Math.random() >= 0.8) {
+      paths.push(`/api/search?key=${key}&q=${encodeURIComponent(q)}`);
+      continue;
+    }
+    const session = crypto.randomUUID();
+    for (const len of new Set([3, 5, 8, q.length].filter((n) => n <= q.length))) {
+      const text = encodeURIComponent(q.slice(0, len));
+      paths.push(`/api/search?key=${key}&q=${text}&live=1&session=${session}`);
+    }
+  }
+  return { paths, perSession: paths.length / sessions };
+}
+
+/** Summaries at `perSecond` (random gaps) until `until`, beside the searches. */
+async function askSummaries(
   origin: string,
   keys: string[],
   queries: string[],
+  perSecond: number,
   until: number,
-  lat: { search: number[]; summary: number[] },
+  lat: number[],
   errors: Map<string, number>,
 ) {
   const fail = (why: string) => errors.set(why, (errors.get(why) ?? 0) + 1);
-  while (performance.now() < until) {
+  const asked: Promise<void>[] = [];
+  const ask = async (key: string, query: string) => {
+    const t0 = performance.now();
+    try {
+      const res = await fetch(`${origin}/api/summarize?key=${key}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) fail(`summary ${res.status}`);
+      else lat.push(performance.now() - t0);
+    } catch (err) {
+      fail(`summary ${(err as Error).name}`);
+    }
+  };
+  while (perSecond > 0) {
+    // Exponential gaps: visitors ask independently of each other.
+    const gap = -Math.log(1 - Math.random()) * 1000 / perSecond;
+    if (performance.now() + gap >= until) break;
+    await new Promise((r) => setTimeout(r, gap));
     const key = keys[Math.floor(Math.random() * keys.length)];
-    const q = queries[Math.floor(Math.random() * queries.length)];
-    const roll = Math.random();
-    const steps = roll < 0.8
-      ? [...new Set([3, 5, 8, q.length].filter((n) => n <= q.length))].map((n) => q.slice(0, n))
-      : [q];
-    const session = crypto.randomUUID();
-    for (const text of steps) {
-      const live = roll < 0.8 ? `&live=1&session=${session}` : "";
-      const t0 = performance.now();
-      try {
-        const res = await fetch(
-          `${origin}/api/search?key=${key}&q=${encodeURIComponent(text)}${live}`,
-        );
-        await res.arrayBuffer();
-        if (res.status !== 200) fail(`search ${res.status}`);
-        else lat.search.push(performance.now() - t0);
-      } catch (err) {
-        fail(`search ${(err as Error).name}`);
-      }
-      if (performance.now() >= until) return;
-      if (THINK_MS) await new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
-    }
-    if (roll >= 1 - SUMMARY_SHARE) {
-      const t0 = performance.now();
-      try {
-        const res = await fetch(`${origin}/api/summarize?key=${key}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ query: q }),
-        });
-        await res.arrayBuffer();
-        if (res.status !== 200) fail(`summary ${res.status}`);
-        else lat.summary.push(performance.now() - t0);
-      } catch (err) {
-        fail(`summary ${(err as Error).name}`);
-      }
-    }
+    asked.push(ask(key, queries[Math.floor(Math.random() * queries.length)]));
   }
+  await Promise.all(asked);
 }
 
 const corpus = await loadCorpus();
 if (!corpus.length) {
   console.log("(no corpus: apt-get install -y postgresql-doc-15 python-django-doc python3-doc)");
+  Deno.exit(0);
+}
+if (!(await haveWrk())) {
+  console.log("(no load tool: apt-get install -y wrk)");
   Deno.exit(0);
 }
 const { from, queries } = await queryPool(corpus);
@@ -198,57 +214,70 @@ for (const workers of WORKERS) {
     const t0 = performance.now();
     const keys = await createSites(server.origin, corpus);
     const ingest = (performance.now() - t0) / 1000;
-    const lat = { search: [] as number[], summary: [] as number[] };
     const errors = new Map<string, number>();
+    const { paths, perSession } = searchPaths(keys, queries, 20_000);
     // Warm-up: every site answers once, then the same mix runs untimed for WARM_SECONDS, so
     // the timed run measures steady state (not 50 visitors' first requests at one instant).
     for (const key of keys) {
       const res = await fetch(`${server.origin}/api/search?key=${key}&q=the`);
       await res.arrayBuffer();
     }
-    const warmUntil = performance.now() + WARM_SECONDS * 1000;
-    const untimed = { search: [] as number[], summary: [] as number[] };
-    await Promise.all(
-      Array.from(
-        { length: USERS },
-        () => visitor(server.origin, keys, queries, warmUntil, untimed, new Map()),
-      ),
-    );
+    const warm = await wrk(server.origin, paths, USERS, WARM_SECONDS, false, THINK_MS);
+    // Summaries end SUMMARY_SHARE of the sessions, at the rate the warm-up's searches came.
+    const summariesPerSecond = warm.rps / perSession * SUMMARY_SHARE;
     const rssWarm = rssMb(server.pid);
     const stats0 = await stats(server.origin);
     const before = stats0.indexes.pages;
     const start = performance.now();
-    const until = start + SECONDS * 1000;
     let peak = rssWarm;
     const sampler = setInterval(() => peak = Math.max(peak, rssMb(server.pid)), 250);
-    await Promise.all(
-      Array.from(
-        { length: USERS },
-        () => visitor(server.origin, keys, queries, until, lat, errors),
+    const summaries: number[] = [];
+    const [searched] = await Promise.all([
+      // Searches from wrk: a Deno client on the same two cores adds its own pauses to the tail.
+      wrk(
+        server.origin,
+        paths.slice(warm.requests % paths.length),
+        USERS,
+        SECONDS,
+        false,
+        THINK_MS,
       ),
-    );
+      askSummaries(
+        server.origin,
+        keys,
+        queries,
+        summariesPerSecond,
+        start + SECONDS * 1000,
+        summaries,
+        errors,
+      ),
+    ]);
     clearInterval(sampler);
+    const elapsed = (performance.now() - start) / 1000;
     const after = await stats(server.origin);
     const rssEnd = rssMb(server.pid);
     const live = await stats(server.origin, true);
-    const elapsed = (performance.now() - start) / 1000;
-    lat.search.sort((a, b) => a - b);
-    lat.summary.sort((a, b) => a - b);
-    const total = lat.search.length + lat.summary.length;
+    // What an idle server keeps: the allocator's free pages go back within two trims (main.ts).
+    await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
+    const rssSettled = rssMb(server.pid);
+    summaries.sort((a, b) => a - b);
+    if (searched.errors) errors.set("search: socket", searched.errors);
+    if (searched.non2xx) errors.set("search: not 200", searched.non2xx);
+    const total = searched.requests + summaries.length;
     const errCount = [...errors.values()].reduce((a, b) => a + b, 0);
     console.log(`\n## ${workers} worker${workers > 1 ? "s" : ""}`);
     console.log(`ingest                ${ingest.toFixed(1)} s`);
     console.log(`requests              ${total} in ${elapsed.toFixed(1)} s`);
     console.log(`throughput            ${(total / elapsed).toFixed(0)} req/s`);
     console.log(
-      `search latency        p50 ${percentile(lat.search, 50).toFixed(2)} ms, p99 ${
-        percentile(lat.search, 99).toFixed(2)
-      } ms (${lat.search.length})`,
+      `search latency        p50 ${searched.p50.toFixed(2)} ms, p99 ${
+        searched.p99.toFixed(2)
+      } ms (${searched.requests}, wrk)`,
     );
     console.log(
-      `summary latency       p50 ${percentile(lat.summary, 50).toFixed(1)} ms, p99 ${
-        percentile(lat.summary, 99).toFixed(1)
-      } ms (${lat.summary.length})`,
+      `summary latency       p50 ${percentile(summaries, 50).toFixed(1)} ms, p99 ${
+        percentile(summaries, 99).toFixed(1)
+      } ms (${summaries.length})`,
     );
     console.log(
       `errors                ${errCount}${
@@ -257,7 +286,8 @@ for (const workers of WORKERS) {
     );
     console.log(
       `RSS                   start ${rssStart.toFixed(0)} MB, warm ${rssWarm.toFixed(0)} MB, ` +
-        `peak ${peak.toFixed(0)} MB, end ${rssEnd.toFixed(0)} MB`,
+        `peak ${peak.toFixed(0)} MB, end ${rssEnd.toFixed(0)} MB, ` +
+        `${SETTLE_SECONDS} s after a full GC ${rssSettled.toFixed(0)} MB`,
     );
     const ix = after.indexes.pages;
     // Two calls may reach two workers: with several, the counts are one worker's since its start.

@@ -8,6 +8,11 @@ request = function()
   i = i % #paths + 1
   return wrk.format("GET", paths[i])
 end
+-- WRK_PAUSE_MS: a visitor's pause before each request, 0.5 to 1.5 times it (paced load).
+local pause = tonumber(os.getenv("WRK_PAUSE_MS") or "0")
+if pause > 0 then
+  delay = function() return math.random(math.floor(pause / 2), math.floor(pause * 3 / 2)) end
+end
 -- WRK_ONCE: each path asked once (first-seen queries), then the run ends.
 if os.getenv("WRK_ONCE") == "1" then
   local got = 0
@@ -37,7 +42,8 @@ export interface WrkResult {
 
 /**
  * Runs wrk with `connections` for `seconds` against origin + each path in turn; with `once`,
- * each path is asked once and the run ends then (at most `seconds`): first-seen queries.
+ * each path is asked once and the run ends then (at most `seconds`): first-seen queries. With
+ * `pauseMs`, each connection pauses about that long before each request (a visitor typing).
  */
 export async function wrk(
   origin: string,
@@ -45,6 +51,7 @@ export async function wrk(
   connections = 50,
   seconds = 10,
   once = false,
+  pauseMs = 0,
 ): Promise<WrkResult> {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/paths.txt`, paths.join("\n"));
@@ -62,7 +69,11 @@ export async function wrk(
       `${dir}/script.lua`,
       origin,
     ],
-    env: { WRK_PATHS: `${dir}/paths.txt`, WRK_ONCE: once ? "1" : "0" },
+    env: {
+      WRK_PATHS: `${dir}/paths.txt`,
+      WRK_ONCE: once ? "1" : "0",
+      WRK_PAUSE_MS: String(pauseMs),
+    },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -20,7 +20,7 @@ const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
 /** Seconds of the same mix, untimed, before the timed run. */
 const WARM_SECONDS = Number(Deno.env.get("LOADTEST_WARM_SECONDS") ?? 3);
 /** Seconds the server idles after the run before its settled RSS is read. */
-const SETTLE_SECONDS = Number(Deno.env.get("LOADTEST_SETTLE_SECONDS") ?? 12);
+const SETTLE_SECONDS = Number(Deno.env.get("LOADTEST_SETTLE_SECONDS") ?? 16);
 /** Share of visits that end with a summary (POST /api/summarize). */
 const SUMMARY_SHARE = Number(Deno.env.get("LOADTEST_SUMMARY_SHARE") ?? 0.03);
 /** A visitor's pause before each search, 0.5–1.5 times this (0: none, asked as fast as answered). */

@@ -3,7 +3,7 @@
  *
  * An evicted index's buffers go back to malloc, which keeps the pages. Measured under a
  * 256 MB budget with 200 sites, the heap and buffers that stayed live were ~270 MB, yet RSS
- * was ~700 MB, and `malloc_trim` gave nearly all of the difference back in 4–8 ms.
+ * was ~700 MB, and `malloc_trim` gave nearly all of the difference back.
  *
  * Works only on Linux with glibc and where the process may use FFI (`--allow-ffi`, which
  * `deno task start` grants). Elsewhere (Deno Deploy, macOS, musl) there is nothing to call,
@@ -32,9 +32,10 @@ export function mallocTrim(): Trim | null {
 }
 
 /**
- * Trims every `everyMs` while `churn()` (a count of index loads, builds and evictions) keeps
- * changing, and twice more after it stops: V8 frees a dropped index's buffers at its next
- * collection, after the eviction. A trim blocks for a few milliseconds, so never more often.
+ * Trims once indexes have stopped loading, building and going (`churn()`, a count of those,
+ * unchanged for a tick of `everyMs`), and once more a tick later: V8 frees a dropped index's
+ * buffers at its next collection, after the eviction. Not while they churn: with ~400 MB in
+ * malloc's heap a trim blocked for up to 20 ms, and the allocator soon took the pages again.
  * Returns the function that stops it.
  */
 export function trimAfterChurn(
@@ -46,8 +47,7 @@ export function trimAfterChurn(
   let seen = churn(), owed = 0;
   const timer = setInterval(() => {
     const now = churn();
-    if (now !== seen) owed = 3;
-    seen = now;
+    if (now !== seen) return void (seen = now, owed = 2); // still busy: wait for a quiet tick
     if (owed > 0) owed--, trim();
   }, everyMs);
   Deno.unrefTimer(timer); // never keeps the process alive

@@ -26,19 +26,20 @@ Deno.test("without FFI permission there is nothing to trim with, and no prompt",
   assert.equal(new TextDecoder().decode(out.stdout).trim(), "null");
 });
 
-Deno.test("trims while indexes churn and twice more after, then stays idle", async () => {
+Deno.test("trims twice once indexes stop churning, never while they churn", async () => {
   let churn = 0, trims = 0;
   const stop = trimAfterChurn(() => churn, 20, () => trims++);
   const tick = () => new Promise((r) => setTimeout(r, 20));
   try {
     for (let i = 0; i < 4; i++) await tick();
     assert.equal(trims, 0, "no churn, no trim");
-    churn++;
+    for (let i = 0; i < 12; i++) churn++, await tick();
+    assert.equal(trims, 0, "busy: no trim");
     for (let i = 0; i < 12; i++) await tick();
-    assert.equal(trims, 3, "the tick that saw the change, then two more");
+    assert.equal(trims, 2, "the two quiet ticks after the churn");
     churn += 5;
     for (let i = 0; i < 12; i++) await tick();
-    assert.equal(trims, 6);
+    assert.equal(trims, 4);
   } finally {
     stop();
   }

@@ -71,12 +71,7 @@ const { app, services } = createApp({
 });
 const demo = production ? null : await ensureDemoSite(services);
 // Memory freed by evicted or rebuilt indexes goes back to the system (glibc only; memory_trim.ts).
-trimAfterChurn(() =>
-  [services.indexes, services.documentIndexes].reduce(
-    (n, ix) => n + ix.opened.loaded + ix.opened.built + ix.churn.evicted,
-    0,
-  )
-);
+trimAfterChurn(() => services.indexes.turnover + services.documentIndexes.turnover);
 const worker = startCrawlWorker(services, {
   staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
   cron: cron !== null,

@@ -116,6 +116,9 @@ async function queryPool(
   }
 }
 
+/** One of `xs`, at random. */
+const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];
+
 const percentile = (xs: number[], p: number) =>
   xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN;
 
@@ -126,8 +129,8 @@ const percentile = (xs: number[], p: number) =>
 function searchPaths(keys: string[], queries: string[], sessions: number) {
   const paths: string[] = [];
   for (let n = 0; n < sessions; n++) {
-    const key = keys[Math.floor(Math.random() * keys.length)];
-    const q = queries[Math.floor(Math.random() * queries.length)];
+    const key = pick(keys);
+    const q = pick(queries);
     if (Math.random() >= 0.8) {
       paths.push(`/api/search?key=${key}&q=${encodeURIComponent(q)}`);
       continue;
@@ -173,8 +176,8 @@ async function askSummaries(
     const gap = -Math.log(1 - Math.random()) * 1000 / perSecond;
     if (performance.now() + gap >= until) break;
     await new Promise((r) => setTimeout(r, gap));
-    const key = keys[Math.floor(Math.random() * keys.length)];
-    asked.push(ask(key, queries[Math.floor(Math.random() * queries.length)]));
+    const key = pick(keys);
+    asked.push(ask(key, pick(queries)));
   }
   await Promise.all(asked);
 }

@@ -229,6 +229,11 @@ export class SearchIndexes {
   /** Indexes evicted, and the time opening took (first read to a usable index), for operators. */
   readonly churn = { evicted: 0, loadMs: 0, buildMs: 0 };
 
+  /** Indexes opened and evicted so far: unchanged while none comes or goes (memory_trim.ts). */
+  get turnover(): number {
+    return this.opened.loaded + this.opened.built + this.churn.evicted;
+  }
+
   constructor(
     private pages: PageStore,
     private clock: () => number,

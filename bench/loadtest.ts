@@ -303,7 +303,7 @@ for (const workers of WORKERS) {
       } ms each), ${built} built, ${ix.evicted - base.evicted} evicted${one}`,
     );
     console.log(
-      `indexes held at end   ${ix.inMemory} of ${keys.length} sites, estimated ${
+      `indexes held at end   ${ix.inMemory} of ${keys.length} sites, counted ${
         MB(ix.estimatedBytes)
       } of a ${MB(after.indexes.budgetBytes)} budget${one}`,
     );
@@ -333,9 +333,9 @@ for (const workers of WORKERS) {
       // What the process holds live beyond an empty server's, against what the budget counts.
       const grown = l.heapUsed + l.external - empty.heapUsed - empty.external;
       console.log(
-        `live growth vs estimate  ${MB(grown)} live after GC over the empty server's, ${
+        `live growth vs count  ${MB(grown)} live after GC over the empty server's, ${
           MB(ix.estimatedBytes)
-        } estimated for the indexes held (${(grown / ix.estimatedBytes).toFixed(2)}x)`,
+        } counted for the indexes held (${(grown / ix.estimatedBytes).toFixed(2)}x)`,
       );
     }
   } finally {

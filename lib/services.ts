@@ -26,7 +26,7 @@ export interface AppOptions {
   /** Or only its SHA-256 hex (a generated token is never kept itself). */
   operatorTokenHash?: string | null;
   log?: Logger;
-  /** Estimated bytes the search indexes may hold before the least recently used go (INDEX_MEMORY_MB). */
+  /** Bytes the search indexes may hold before the least recently used go (INDEX_MEMORY_MB). */
   indexMemoryBytes?: number;
   /** Bytes of encoded search answers kept (RESULT_CACHE_MB; default 32 MB). */
   resultCacheBytes?: number;

@@ -1,6 +1,8 @@
 /** Test helpers: the real app on a real KV, driven through its fetch handler. */
 import { type AppOptions, createApp } from "../app.ts";
 import type { PlanName } from "../lib/limits/plans.ts";
+import { type PageInput, PageStore } from "../lib/sites/pages.ts";
+import { SearchIndexes } from "../lib/search/indexes.ts";
 
 export const OPERATOR = "op_test_operator_token";
 
@@ -99,4 +101,17 @@ export function numberedPages(n: number, word = "widget") {
     title: `${word} page ${i}`,
     body: `This ${word} page number ${i} explains something useful about ${word}s.`,
   }));
+}
+
+/** The bytes the index of a site with these pages counts against INDEX_MEMORY_MB. */
+export async function indexBytesOf(pages: PageInput[]): Promise<number> {
+  const kv = await Deno.openKv(":memory:");
+  const store = new PageStore(kv, Date.now, "page");
+  for (const p of pages) await store.upsert("site", p, pages.length);
+  const indexes = new SearchIndexes(store, Date.now);
+  await indexes.search("site", "any", 1, 1);
+  const { bytes } = indexes.held();
+  indexes.discard();
+  kv.close();
+  return bytes;
 }

@@ -14,7 +14,7 @@ import {
   snippetOf,
 } from "./highlight.ts";
 import type { Page, PageStore } from "../sites/pages.ts";
-import { type Correction, rank } from "./rank.ts";
+import { type Correction, rank, scoreCacheBytes } from "./rank.ts";
 import { matchSections, type SectionHit, withAnchor } from "./sections.ts";
 import {
   addDoc,
@@ -22,6 +22,7 @@ import {
   type Doc,
   docAt,
   headingsText,
+  heldBytes,
   removeDoc,
   type SiteDb,
   type StoredDoc,
@@ -54,21 +55,12 @@ interface SiteIndex {
   names: SiteName;
   builtWith: string;
   builtPages: number;
-  /** Estimated memory the index holds, for the per-process budget (INDEX_MEMORY_MB). */
+  /**
+   * Memory the index holds, for the per-process budget (INDEX_MEMORY_MB): counted when it is
+   * built, loaded or caught up (the scores ranking keeps are counted apart, as they change).
+   */
   bytes: number;
 }
-
-/**
- * Memory an index holds per page and per character of its text, as measured on real
- * documentation loaded from snapshots (20 sites of 200 pages, bodies of up to 6,000
- * characters: 49 MB of heap and buffers, against 38 MB built in place): an estimate that
- * lets eviction work without asking V8.
- */
-const BYTES_PER_PAGE = 2_000;
-const BYTES_PER_CHAR = 3;
-/** What a page's share of an index is taken to be. */
-export const estimate = (p: { title: string; description?: string; body: string }) =>
-  BYTES_PER_PAGE + BYTES_PER_CHAR * (p.title.length + (p.description?.length ?? 0) + p.body.length);
 
 /** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */
 const HEADING_LINE = /^[^\n=(){};<>]{2,80}$/;
@@ -185,7 +177,7 @@ export interface IndexReader {
 const MAX_SAVE_WAIT_MS = 30_000;
 
 /**
- * Estimated bytes the indexes of a process may hold (INDEX_MEMORY_MB), shared by its
+ * Bytes the indexes of a process may hold (INDEX_MEMORY_MB), shared by its
  * SearchIndexes (pages and documents): each evicts its own least recently used to fit.
  */
 export class IndexBudget {
@@ -197,7 +189,7 @@ export class IndexBudget {
     this.members.add(held);
   }
 
-  /** Estimated bytes all members hold now. */
+  /** Bytes all members hold now. */
   used(): number {
     let n = 0;
     for (const held of this.members) n += held();
@@ -238,7 +230,7 @@ export class SearchIndexes {
     private pages: PageStore,
     private clock: () => number,
     private staleMs = 500,
-    /** Estimated bytes all indexes may hold; the least recently used go first (INDEX_MEMORY_MB). */
+    /** Bytes all indexes may hold; the least recently used go first (INDEX_MEMORY_MB). */
     budget: number | IndexBudget = Infinity,
     opts: SnapshotOptions = {},
   ) {
@@ -248,7 +240,7 @@ export class SearchIndexes {
     this.saveDelayMs = opts.saveDelayMs ?? 1_000;
   }
 
-  /** Estimated bytes the indexes sharing this one's budget may hold. */
+  /** Bytes the indexes sharing this one's budget may hold. */
   get budgetBytes(): number {
     return this.budget.bytes;
   }
@@ -325,7 +317,12 @@ export class SearchIndexes {
     const saved = await this.snapshots?.loadAt(site, head, version).catch(() => null);
     if (saved) {
       this.opened.loaded++;
-      const idx: SiteIndex = { ...saved, checkedAt: this.clock(), busy: Promise.resolve() };
+      const idx: SiteIndex = {
+        ...saved,
+        bytes: heldBytes(saved.db),
+        checkedAt: this.clock(),
+        busy: Promise.resolve(),
+      };
       // An older snapshot is caught up from the change log (or rebuilt where it has a gap).
       if (saved.version !== version) await this.catchUp(site, idx);
       this.churn.loadMs += performance.now() - started;
@@ -338,10 +335,10 @@ export class SearchIndexes {
     return idx;
   }
 
-  /** What this process's indexes hold now, by the estimate the budget uses. */
+  /** What this process's indexes hold now, as the budget counts it. */
   held(): { sites: number; bytes: number } {
     let bytes = 0;
-    for (const idx of this.built.values()) bytes += idx.bytes;
+    for (const idx of this.built.values()) bytes += idx.bytes + scoreCacheBytes(idx.db);
     return { sites: this.built.size, bytes };
   }
 
@@ -351,13 +348,9 @@ export class SearchIndexes {
     const names = new SiteName();
     for await (const meta of this.pages.metas(site)) names.add(meta.url, meta.title, meta.lang);
     const db = createSiteDb();
-    let bytes = 0;
-    await inSlices(this.pages.all(site), (page) => {
-      addDoc(db, toDoc(page, names));
-      bytes += estimate(page);
-    });
+    await inSlices(this.pages.all(site), (page) => addDoc(db, toDoc(page, names)));
     return {
-      bytes,
+      bytes: heldBytes(db),
       db,
       version,
       checkedAt: this.clock(),
@@ -408,11 +401,11 @@ export class SearchIndexes {
         removeDoc(idx.db, url);
         idx.names.remove(url);
         const page = pages[i];
-        if (page) idx.bytes += estimate(page); // a replaced page's share stays until a rebuild
         if (page) idx.names.add(url, page.title, page.lang);
         if (page) addDoc(idx.db, toDoc(page, idx.names));
       });
       idx.version = version;
+      idx.bytes = heldBytes(idx.db);
     }
     // Indexed again at a gap in the log, or when the shared title part or language changed
     // (the first pages of a crawl show it).

@@ -51,6 +51,8 @@ function lowerBound(terms: string[], term: string): number {
 }
 
 const EMPTY = new Uint32Array(0);
+/** What a Map entry with its key takes, about (a short string key, a number value). */
+export const MAP_ENTRY_BYTES = 64;
 
 function grow(a: Uint32Array, min: number): Uint32Array {
   const out = new Uint32Array(Math.max(min, a.length * 2));
@@ -110,6 +112,12 @@ class Recent {
     this.count[c]++;
   }
 
+  /** Bytes held: the arrays, and a term string and Map entry per chain. */
+  bytes(): number {
+    const arrays = [this.first, this.last, this.count, this.ids, this.tfs, this.next];
+    return arrays.reduce((n, a) => n + a.byteLength, 0) + this.chains.size * MAP_ENTRY_BYTES;
+  }
+
   /** Forgets every entry; keeps the buffers for the next documents while a build goes on. */
   clear(building: boolean) {
     this.chains = new Map();
@@ -139,6 +147,12 @@ export class FieldPostings {
   /** Postings added since the last seal. */
   get recentSize(): number {
     return this.recent.size;
+  }
+
+  /** Bytes held (a seal's arrays may be views of a larger buffer: the buffer counts). */
+  bytes(): number {
+    return this.table.blob.length + this.table.starts.byteLength + this.offsets.byteLength +
+      this.ids.buffer.byteLength + this.tfs.buffer.byteLength + this.recent.bytes();
   }
 
   add(id: number, counts: Map<string, number>) {
@@ -394,6 +408,13 @@ export class InvertedIndex {
     this.deadCount = 0;
     this.slots = n;
     return remap;
+  }
+
+  /** Bytes held by every field's postings and lengths. */
+  bytes(): number {
+    let n = this.dead.byteLength;
+    for (const f of FIELDS) n += this.fields[f].bytes() + this.lengths[f].data.byteLength;
+    return n;
   }
 
   /** Hits for a token in one field (exact, or every term it starts). */

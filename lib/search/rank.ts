@@ -55,8 +55,19 @@ export interface Ranked {
 
 /** Tokens in this many documents or more have their scores kept (they recur across queries). */
 const CACHE_DF = 50;
-/** Scores kept at most, over all tokens (about 40 bytes each). */
+/** Scores kept at most, over all tokens: this many per document, up to CACHE_ENTRIES. */
+const CACHE_PER_DOC = 50;
 const CACHE_ENTRIES = 100_000;
+/** What a kept score takes in its Map, about (measured: 73 bytes). */
+const CACHE_ENTRY_BYTES = 80;
+const cacheEntries = (db: SiteDb) => Math.min(CACHE_ENTRIES, CACHE_PER_DOC * docCount(db));
+
+/** Bytes a site's kept scores take now (indexes.ts counts them in the index's). */
+export function scoreCacheBytes(db: SiteDb): number {
+  let kept = 0;
+  for (const m of db.scores.values()) kept += m.size;
+  return kept * CACHE_ENTRY_BYTES;
+}
 
 /** One token's BM25 per document over all fields, kept for common tokens. Never to be changed. */
 function exactScores(db: SiteDb, token: string): Map<number, number> {
@@ -67,14 +78,15 @@ function exactScores(db: SiteDb, token: string): Map<number, number> {
   for (const field of FIELDS) scoreField(db, field, token, false, cached, words);
   if (cached.size >= CACHE_DF) {
     // Oldest first out, until the new one fits.
+    const most = cacheEntries(db);
     let kept = 0;
     for (const m of db.scores.values()) kept += m.size;
     for (const [old, m] of db.scores) {
-      if (kept + cached.size <= CACHE_ENTRIES) break;
+      if (kept + cached.size <= most) break;
       db.scores.delete(old);
       kept -= m.size;
     }
-    if (cached.size <= CACHE_ENTRIES) db.scores.set(token, cached);
+    if (cached.size <= most) db.scores.set(token, cached);
   }
   return cached;
 }

@@ -3,7 +3,7 @@
  * (postings.ts) with each field's term frequencies and lengths, and the vocabulary of
  * words as written (with how often each is used) that typo corrections are chosen from.
  */
-import { type Field, FIELDS, type Hit, InvertedIndex } from "./postings.ts";
+import { type Field, FIELDS, type Hit, InvertedIndex, MAP_ENTRY_BYTES } from "./postings.ts";
 import { countTerms, languageOf, words, written } from "./tokens.ts";
 import { Trigrams } from "./trigrams.ts";
 import { Vocab } from "./vocab.ts";
@@ -257,6 +257,33 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
     body: unpack(doc.body, maxChars),
     sections,
   };
+}
+
+/** What a document takes beside its text: objects, string and array headers, Map entries (measured on loaded indexes). */
+const DOC_BYTES = 900;
+// deno-lint-ignore no-control-regex
+const WIDE = /[^\u0000-\u00ff]/;
+/** A string's bytes in V8: one a character for Latin-1, else two. */
+const textBytes = (s: string | undefined) => s ? s.length * (WIDE.test(s) ? 2 : 1) : 0;
+
+/**
+ * Bytes an index holds, counted from its parts (the per-process budget, INDEX_MEMORY_MB):
+ * every typed array, string and document, with an allowance for objects and Map entries.
+ */
+export function heldBytes(db: SiteDb): number {
+  const v = db.vocab.parts();
+  let n = db.index.bytes() + db.trigrams.bits.byteLength + v.arena.byteLength +
+    v.starts.byteLength + v.lens.byteLength + v.counts.byteLength +
+    (v.long.size + db.prior.size + db.langs.size) * MAP_ENTRY_BYTES +
+    db.alphabet.size * MAP_ENTRY_BYTES;
+  for (const d of db.docs) {
+    if (!d) continue;
+    n += DOC_BYTES + textBytes(d.id) + textBytes(d.title) + textBytes(d.description) +
+      textBytes(d.headings) + (typeof d.body === "string" ? textBytes(d.body) : d.body.byteLength) +
+      (d.sectionAt?.byteLength ?? 0);
+    if (d.sections) n += textBytes(d.sections.headings) + textBytes(d.sections.anchors);
+  }
+  return n;
 }
 
 /** Number of documents indexed. */

@@ -24,7 +24,6 @@ export interface SavedIndex {
   names: SiteName;
   builtWith: string;
   builtPages: number;
-  bytes: number;
 }
 
 /** An index's snapshot bytes and the version they hold. */
@@ -70,7 +69,6 @@ export function packIndex(idx: SavedIndex): Uint8Array<ArrayBuffer> {
     names: idx.names.entries(),
     builtWith: idx.builtWith,
     builtPages: idx.builtPages,
-    bytes: idx.bytes,
   }));
   const db = encodeSiteDb(idx.db);
   // The codec's bytes start 8-aligned, so its typed arrays can be views rather than copies.
@@ -91,7 +89,6 @@ function unpack(bytes: Uint8Array, version: number): SavedIndex {
     names: SiteName.from(extras.names),
     builtWith: extras.builtWith,
     builtPages: extras.builtPages,
-    bytes: extras.bytes,
   };
 }
 

@@ -286,9 +286,13 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   const n = flags.length;
   const codeShare = r.typed(Float64Array, n), sectionCount = r.u32(n);
   const sectionAt = r.typed(Int32Array, -1), bodyLength = r.u32(n);
-  // One copy of every body: a document's bytes are a view into it (a replaced page's bytes
-  // stay until the index is rebuilt, as a built index's estimate assumes).
-  const blob = r.raw().slice();
+  // One copy of the packed bodies: a document's bytes are a view into it (a replaced page's
+  // bytes stay until the index is rebuilt). Bodies kept as text are decoded from the block.
+  const blob = r.raw();
+  let packedBytes = 0;
+  for (let id = 0; id < n; id++) if (flags[id] & BYTES_BODY) packedBytes += bodyLength[id];
+  const packed = new Uint8Array(packedBytes);
+  let packedAt = 0;
   const index = new InvertedIndex();
   const db = createSiteDb(index);
   const docs: StoredDoc[] = db.docs = new Array(n);
@@ -300,6 +304,11 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     const lang = r.str();
     if (bodyAt + bodyLength[id] > blob.length) fail("bodies");
     const bytes = blob.subarray(bodyAt, bodyAt += bodyLength[id]);
+    let body: string | Uint8Array;
+    if (f & BYTES_BODY) {
+      packed.set(bytes, packedAt);
+      body = packed.subarray(packedAt, packedAt += bytes.length);
+    } else body = decoder.decode(bytes);
     let sections: PackedSections | undefined, at: Int32Array | undefined;
     if (f & SECTIONS) {
       sections = { count: sectionCount[id], headings: r.str(), anchors: r.str() };
@@ -315,7 +324,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
       title,
       description: f & DESCRIPTION ? description : undefined as unknown as string,
       headings,
-      body: f & BYTES_BODY ? bytes : decoder.decode(bytes),
+      body,
       lang,
       sections,
       codeShare: f & CODE_SHARE ? codeShare[id] : undefined,

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { createSite, putPages, search, startApp } from "../helpers.ts";
-import { estimate } from "../../lib/search/indexes.ts";
+import { createSite, indexBytesOf, putPages, search, startApp } from "../helpers.ts";
 
 const WORDS = ["teapot", "kettle", "saucer", "grinder"];
 
@@ -33,10 +32,12 @@ Deno.test("eviction - under a tiny index budget only the last site stays in memo
 });
 
 Deno.test("eviction - with room for three sites a fourth evicts one, and an evicted site is rebuilt from KV", async () => {
-  // About three of these sites (two pages each, all estimated alike).
-  const t = await startApp({
-    indexMemoryBytes: 3.5 * 2 * estimate({ title: "kettle", body: "kettle" }),
-  });
+  // About three of these sites (two pages each, all alike but for a letter).
+  const one = await indexBytesOf([
+    { url: "/grinder", title: "grinder", body: "grinder" },
+    { url: "/grinder/b", title: "grinder", body: "grinder" },
+  ]);
+  const t = await startApp({ indexMemoryBytes: 3.5 * one });
   const sites = [];
   for (const word of WORDS) {
     const site = await createSite(t, "pro", word);

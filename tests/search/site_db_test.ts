@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
-import { rank } from "../../lib/search/rank.ts";
-import { addDoc, createSiteDb, docAt, postings, removeDoc } from "../../lib/search/site_db.ts";
+import { rank, scoreCacheBytes } from "../../lib/search/rank.ts";
+import {
+  addDoc,
+  createSiteDb,
+  docAt,
+  heldBytes,
+  postings,
+  removeDoc,
+  seal,
+} from "../../lib/search/site_db.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
 
 const sections = [{ heading: "Zeppelin.fly(height)", anchor: "air.Zeppelin.fly" }];
 const doc = (id: string, body: string) => ({
@@ -30,4 +39,46 @@ Deno.test("site db - counts real term frequencies, and removal takes every trace
   addDoc(db, doc("/a", body));
   assert.equal(rank(db, "zeppelin").ids.length, 1);
   assert.equal(docAt(db, rank(db, "cafe").ids[0]).id, "/b", "diacritics folded");
+});
+
+Deno.test("site db - held bytes count each page's text and come back down when pages go", () => {
+  const db = createSiteDb();
+  const empty = heldBytes(db);
+  const latin = "plain zeppelin text ".repeat(1_000); // 20,000 one-byte characters
+  addDoc(db, doc("/a", latin));
+  const one = heldBytes(db);
+  assert.ok(one - empty >= latin.length, `${one - empty} bytes for a 20,000-character page`);
+  addDoc(db, doc("/b", "“wide” zeppelin text ".repeat(1_000))); // kept as UTF-8
+  const two = heldBytes(db);
+  assert.ok(two - one >= 23_000, `${two - one} bytes for 23,000 bytes of UTF-8`);
+  removeDoc(db, "/b");
+  seal(db);
+  assert.ok(heldBytes(db) < two - 20_000, "a removed page's text no longer counts");
+});
+
+Deno.test("site db - a decoded index keeps one copy of its UTF-8 bodies, and Latin-1 bodies as text", () => {
+  const db = createSiteDb();
+  const wide = ["“a” zeppelin", "“b” zeppelin", "“c” zeppelin"];
+  wide.forEach((body, i) => addDoc(db, doc(`/w${i}`, body)));
+  addDoc(db, doc("/latin", "plain zeppelin ".repeat(500)));
+  const decoded = decodeSiteDb(encodeSiteDb(db));
+  const bodies = decoded.docs.map((d) => d!.body);
+  const bytes = bodies.filter((b): b is Uint8Array => typeof b !== "string");
+  assert.equal(bytes.length, 3);
+  const utf8 = wide.reduce((n, w) => n + new TextEncoder().encode(w).length, 0);
+  assert.ok(bytes.every((b) => b.buffer === bytes[0].buffer), "one buffer for them all");
+  assert.equal(bytes[0].buffer.byteLength, utf8, "the buffer holds only the UTF-8 bodies");
+  assert.equal(bodies.filter((b) => typeof b === "string").length, 1);
+  assert.ok(Math.abs(heldBytes(decoded) - heldBytes(db)) < 0.25 * heldBytes(db), "counted alike");
+});
+
+Deno.test("site db - the scores ranking keeps for common words are counted, and bounded by the site's size", () => {
+  const db = createSiteDb();
+  for (let i = 0; i < 60; i++) addDoc(db, doc(`/p${i}`, `common word ${i} and shared text`));
+  assert.equal(scoreCacheBytes(db), 0);
+  rank(db, "common shared");
+  const kept = scoreCacheBytes(db);
+  assert.ok(kept >= 2 * 60 * 40, `${kept} bytes for two words in 60 pages`);
+  for (let i = 0; i < 60; i++) rank(db, `common ${i} word text`);
+  assert.ok(scoreCacheBytes(db) <= 50 * 60 * 80, "at most 50 scores a page");
 });

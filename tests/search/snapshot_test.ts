@@ -1,10 +1,18 @@
 /** Index snapshots in KV: saved whole, loaded only when they match, never served stale. */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { estimate, IndexBudget, SearchIndexes } from "../../lib/search/indexes.ts";
+import { IndexBudget, SearchIndexes } from "../../lib/search/indexes.ts";
 import { CHUNK_BYTES, Snapshots } from "../../lib/search/snapshot.ts";
 import { CODEC_VERSION, decodeSiteDb } from "../../lib/search/snapshot_codec.ts";
-import { admin, createSite, OPERATOR, putPages, search, startApp } from "../helpers.ts";
+import {
+  admin,
+  createSite,
+  indexBytesOf,
+  OPERATOR,
+  putPages,
+  search,
+  startApp,
+} from "../helpers.ts";
 
 const SITE = "site_snap";
 const TOPICS = ["kettle", "teapot", "saucer", "grinder", "strainer", "infuser", "caddy", "whisk"];
@@ -310,8 +318,8 @@ Deno.test("budget - page and document indexes share one memory budget: documents
   const page = (word: string) => ({ url: `/${word}`, title: word, body: `${word} `.repeat(200) });
   for (const site of ["a", "b", "d"]) await pages.upsert(site, page(`word${site}`), 10);
   await documents.upsert("c", page("manual"), 10);
-  // Room for about two of these one-page sites (each estimated alike: same text length).
-  const one = estimate(page("worda"));
+  // Room for about two of these one-page sites (each alike: same text length).
+  const one = await indexBytesOf([page("worda")]);
   const budget = new IndexBudget(2.5 * one);
   const pageIx = new SearchIndexes(pages, Date.now, 500, budget);
   const docIx = new SearchIndexes(documents, Date.now, 500, budget);

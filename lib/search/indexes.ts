@@ -28,7 +28,7 @@ import {
   type StoredDoc,
 } from "./site_db.ts";
 import { SiteName } from "./site_name.ts";
-import { packIndex, type Snapshots } from "./snapshot.ts";
+import { packIndex, type Snapshots, unpackIndex } from "./snapshot.ts";
 import { fold, words } from "./tokens.ts";
 
 export interface SearchHit {
@@ -286,7 +286,14 @@ export class SearchIndexes {
     clearTimeout(this.unsaved.get(site)?.timer);
     this.unsaved.delete(site);
     const encode = () => {
-      const encoded = idx.busy.then(() => ({ version: idx.version, bytes: packIndex(idx) }));
+      const encoded = idx.busy.then(() => {
+        const bytes = packIndex(idx);
+        // Kept as a load would give it: the same answers, without what building left (the
+        // recent postings' chains, grown arrays): 32.7 -> 27.8 MB for 20 sites of 200 pages.
+        idx.db = unpackIndex(bytes, idx.version).db;
+        idx.bytes = heldBytes(idx.db);
+        return { version: idx.version, bytes };
+      });
       idx.busy = encoded.then(() => {}, () => {});
       return encoded;
     };

@@ -56,7 +56,7 @@ export interface Ranked {
 /** Tokens in this many documents or more have their scores kept (they recur across queries). */
 const CACHE_DF = 50;
 /** Scores kept at most, over all tokens: this many per document, up to CACHE_ENTRIES. */
-const CACHE_PER_DOC = 50;
+const CACHE_PER_DOC = 10;
 const CACHE_ENTRIES = 100_000;
 /** What a kept score takes in its Map, about (measured: 73 bytes). */
 const CACHE_ENTRY_BYTES = 80;

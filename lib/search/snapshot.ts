@@ -80,7 +80,8 @@ export function packIndex(idx: SavedIndex): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-function unpack(bytes: Uint8Array, version: number): SavedIndex {
+/** What `packIndex` packed. */
+export function unpackIndex(bytes: Uint8Array, version: number): SavedIndex {
   const n = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
   const extras = JSON.parse(decoder.decode(bytes.subarray(4, 4 + n)));
   return {
@@ -159,7 +160,7 @@ export class Snapshots {
     const digest = sha256(bytes);
     let saved: SavedIndex | null = null;
     try {
-      saved = unpack(bytes, head.version);
+      saved = unpackIndex(bytes, head.version);
     } catch {
       // damaged: the digest says so too
     }

@@ -116,6 +116,22 @@ Deno.test("snapshot - an index saved by one instance is loaded by another and an
   kv.close();
 });
 
+Deno.test("snapshot - once saved, a built index is kept as a load gives it: the same answers, counted smaller", async () => {
+  const { kv, instance } = await rig();
+  const a = instance();
+  const expected = await answers(a);
+  const built = a.held().bytes;
+  await a.flush();
+  const kept = a.held().bytes;
+  assert.ok(kept < built, `${kept} bytes kept after the save, ${built} as built`);
+  assert.deepEqual(await answers(a), expected);
+  const b = instance();
+  await answers(b);
+  assert.equal(b.opened.loaded, 1);
+  assert.ok(Math.abs(b.held().bytes - kept) <= 0.01 * kept, "counted as a loaded one is");
+  kv.close();
+});
+
 Deno.test("snapshot - pages changed after a snapshot are caught up from the log, never served stale", async () => {
   const { kv, pages, snapshots, instance } = await rig();
   const a = instance();

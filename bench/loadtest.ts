@@ -263,6 +263,8 @@ for (const workers of WORKERS) {
     // What an idle server keeps: the allocator's free pages go back within two trims (main.ts).
     await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
     const rssSettled = rssMb(server.pid);
+    // Buffers are freed by a sweeper after a GC: read again once the server has idled.
+    const settled = await stats(server.origin, true);
     summaries.sort((a, b) => a - b);
     if (searched.errors) errors.set("search: socket", searched.errors);
     if (searched.non2xx) errors.set("search: not 200", searched.non2xx);
@@ -325,15 +327,18 @@ for (const workers of WORKERS) {
         live.collected
           ? `; after a full GC: RSS ${MB(l.rss)}, heap ${MB(l.heapUsed)} of ${
             MB(l.heapTotal)
-          }, buffers ${MB(l.external)}`
+          }, buffers ${MB(l.external)}; ${SETTLE_SECONDS} s later, after another: heap ${
+            MB(settled.memory.heapUsed)
+          }, buffers ${MB(settled.memory.external)}`
           : ""
       }${one}`,
     );
     if (live.collected && workers === 1) {
-      // What the process holds live beyond an empty server's, against what the budget counts.
-      const grown = l.heapUsed + l.external - empty.heapUsed - empty.external;
+      // What the idle process holds live beyond an empty server's, against what the budget counts.
+      const { heapUsed, external } = settled.memory;
+      const grown = heapUsed + external - empty.heapUsed - empty.external;
       console.log(
-        `live growth vs count  ${MB(grown)} live after GC over the empty server's, ${
+        `live growth vs count  ${MB(grown)} live once settled over the empty server's, ${
           MB(ix.estimatedBytes)
         } counted for the indexes held (${(grown / ix.estimatedBytes).toFixed(2)}x)`,
       );

@@ -56,39 +56,76 @@ export interface Ranked {
 /** Tokens in this many documents or more have their scores kept (they recur across queries). */
 const CACHE_DF = 50;
 /** Scores kept at most, over all tokens: this many per document, up to CACHE_ENTRIES. */
-const CACHE_PER_DOC = 10;
+const CACHE_PER_DOC = 50;
 const CACHE_ENTRIES = 100_000;
-/** What a kept score takes in its Map, about (measured: 73 bytes). */
-const CACHE_ENTRY_BYTES = 80;
+/** What a kept token takes beside its scores (two arrays, their object, a Map entry). */
+const CACHE_TOKEN_BYTES = 400;
 const cacheEntries = (db: SiteDb) => Math.min(CACHE_ENTRIES, CACHE_PER_DOC * docCount(db));
+
+/**
+ * One token's scores: documents in the order they were first scored (ties keep it), and
+ * their BM25. Typed arrays, so kept scores cost 12 bytes each and no work for the GC.
+ */
+export interface Scores {
+  size: number;
+  ids: Uint32Array;
+  values: Float64Array;
+}
+
+const NO_SCORES: Scores = { size: 0, ids: new Uint32Array(0), values: new Float64Array(0) };
+
+function toScores(m: Map<number, number>): Scores {
+  if (!m.size) return NO_SCORES;
+  const ids = new Uint32Array(m.size), values = new Float64Array(m.size);
+  let i = 0;
+  for (const [id, s] of m) ids[i] = id, values[i++] = s;
+  return { size: m.size, ids, values };
+}
 
 /** Bytes a site's kept scores take now (indexes.ts counts them in the index's). */
 export function scoreCacheBytes(db: SiteDb): number {
-  let kept = 0;
-  for (const m of db.scores.values()) kept += m.size;
-  return kept * CACHE_ENTRY_BYTES;
+  let n = 0;
+  for (const s of db.scores.values()) {
+    n += CACHE_TOKEN_BYTES + s.ids.byteLength + s.values.byteLength;
+  }
+  return n;
 }
 
 /** One token's BM25 per document over all fields, kept for common tokens. Never to be changed. */
-function exactScores(db: SiteDb, token: string): Map<number, number> {
-  let cached = db.scores.get(token);
-  if (cached) return cached;
-  cached = new Map();
+function exactScores(db: SiteDb, token: string): Scores {
+  const kept = db.scores.get(token);
+  if (kept) return kept;
+  const m = new Map<number, number>();
   const words: string[] = [];
-  for (const field of FIELDS) scoreField(db, field, token, false, cached, words);
-  if (cached.size >= CACHE_DF) {
+  for (const field of FIELDS) scoreField(db, field, token, false, m, words);
+  const scores = toScores(m);
+  if (scores.size >= CACHE_DF) {
     // Oldest first out, until the new one fits.
     const most = cacheEntries(db);
-    let kept = 0;
-    for (const m of db.scores.values()) kept += m.size;
-    for (const [old, m] of db.scores) {
-      if (kept + cached.size <= most) break;
+    let entries = 0;
+    for (const s of db.scores.values()) entries += s.size;
+    for (const [old, s] of db.scores) {
+      if (entries + scores.size <= most) break;
       db.scores.delete(old);
-      kept -= m.size;
+      entries -= s.size;
     }
-    if (cached.size <= most) db.scores.set(token, cached);
+    if (scores.size <= most) db.scores.set(token, scores);
   }
-  return cached;
+  return scores;
+}
+
+/** Adds scores into `out`. */
+function addScores(scores: Scores, out: Map<number, number>) {
+  const { ids, values } = scores;
+  for (let i = 0; i < scores.size; i++) {
+    out.set(ids[i], (out.get(ids[i]) ?? 0) + values[i]);
+  }
+}
+
+/** Every score times `weight`, in place. */
+function weighted(m: Map<number, number>, weight: number): Map<number, number> {
+  for (const [id, s] of m) m.set(id, s * weight);
+  return m;
 }
 
 /** BM25 of every document holding one of `tokens` in any field, boosted per field. */
@@ -101,7 +138,7 @@ function score(db: SiteDb, tokens: Iterable<string>, prefix: boolean, out: Map<n
     }
     const scores = exactScores(db, token);
     if (scores.size) matched.push(token);
-    for (const [id, s] of scores) out.set(id, (out.get(id) ?? 0) + s);
+    addScores(scores, out);
   }
   return matched;
 }
@@ -233,39 +270,45 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
     for (const { word, last } of units) {
       const forms = formsOf(word, langs);
       // One form (the usual case): its scores as they are, without a copy.
-      let hits: Map<number, number>;
+      let hits = NO_SCORES;
       if (forms.size === 1) {
         const [form] = forms;
         hits = exactScores(db, form);
         if (hits.size) matched.push(form);
-        else hits = new Map();
       } else {
-        hits = new Map();
-        matched.push(...score(db, forms, false, hits));
+        const all = new Map<number, number>();
+        matched.push(...score(db, forms, false, all));
+        hits = toScores(all);
       }
       // Prefixes of one letter would list a good part of the vocabulary: not expanded.
       const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= MIN_PREFIX));
-      if (hits.size === 0 && last && typing) matched.push(...score(db, prefixes, true, hits));
+      if (hits.size === 0 && last && typing) {
+        const all = new Map<number, number>();
+        matched.push(...score(db, prefixes, true, all));
+        hits = toScores(all);
+      }
       if (hits.size === 0 && !db.vocab.has(written(word))) {
         const fixed = tryCorrect(word);
         if (fixed) {
           const partial = new Map<number, number>();
           matched.push(...score(db, formsOf(fixed, langs), false, partial), fixed);
-          for (const [id, s] of partial) hits.set(id, s * TYPO_WEIGHT);
+          hits = toScores(weighted(partial, TYPO_WEIGHT));
           if (partial.size) corrections.push({ from: word, to: fixed });
         }
       }
       if (hits.size === 0) {
         const partial = new Map<number, number>();
         matched.push(...score(db, prefixes, true, partial));
-        for (const [id, s] of partial) hits.set(id, s * PREFIX_WEIGHT);
+        hits = toScores(weighted(partial, PREFIX_WEIGHT));
       }
       if (hits.size === 0) continue; // a stop word, or a word no page has
       counted++;
-      for (const [id, s] of hits) {
+      const { ids: hitIds, values } = hits;
+      for (let i = 0; i < hits.size; i++) {
+        const id = hitIds[i];
         acc.grow(id);
         if (acc.words[id] === 0) touched.push(id);
-        acc.score[id] += s;
+        acc.score[id] += values[i];
         acc.words[id]++;
       }
     }

@@ -7,6 +7,7 @@ import { type Field, FIELDS, type Hit, InvertedIndex, MAP_ENTRY_BYTES } from "./
 import { countTerms, languageOf, words, written } from "./tokens.ts";
 import { Trigrams } from "./trigrams.ts";
 import { Vocab } from "./vocab.ts";
+import type { Scores } from "./rank.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";
 import {
@@ -91,7 +92,7 @@ export interface SiteDb {
   /** A document's weight beside others that match as many words, where it is not 1. */
   prior: Map<number, number>;
   /** Scores of common tokens (rank.ts), forgotten on every change. */
-  scores: Map<string, Map<number, number>>;
+  scores: Map<string, Scores>;
 }
 
 /** Adds (or takes away) `n` uses of a word as written, and of its parts when it is a dotted name. */

@@ -78,7 +78,7 @@ Deno.test("site db - the scores ranking keeps for common words are counted, and 
   assert.equal(scoreCacheBytes(db), 0);
   rank(db, "common shared");
   const kept = scoreCacheBytes(db);
-  assert.ok(kept >= 2 * 60 * 40, `${kept} bytes for two words in 60 pages`);
+  assert.ok(kept >= 2 * 60 * 12, `${kept} bytes for two words in 60 pages`);
   for (let i = 0; i < 60; i++) rank(db, `common ${i} word text`);
-  assert.ok(scoreCacheBytes(db) <= 10 * 60 * 80, "at most 10 scores a page");
+  assert.ok(scoreCacheBytes(db) <= 50 * 60 * 12 + 400 * 60, "at most 50 scores a page");
 });

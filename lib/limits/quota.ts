@@ -407,7 +407,22 @@ export class SearchQuota {
       ? null
       : await othersHolding(this.kv, b.id, this.instance, this.stats)
       ? "others"
+      : await this.givenBack(b, win)
+      ? null
       : "final";
+  }
+
+  /**
+   * Whether the counters have room again: units another instance gave back between the
+   * exchange and the lease listing (two reads) would otherwise be refused as used until the
+   * site is read again. Waiting requests then take them at the next refill.
+   */
+  private async givenBack(b: Block, win: Window): Promise<boolean> {
+    this.stats.batches++;
+    const counts = await readCounters(this.kv, b.id, win);
+    if (!b.limits || roomIn(b.limits, counts) <= 0) return false;
+    b.readAt = -Infinity; // the next request refills rather than deciding on this read
+    return true;
   }
 
   /** Units to take and units held once the waiting requests are served. */

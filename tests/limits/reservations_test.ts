@@ -152,6 +152,42 @@ Deno.test("quota reservations - units an idle instance reserved come back, and a
   }
 });
 
+Deno.test("quota reservations - units given back between a refill's two reads are admitted, not refused as used", async () => {
+  const t = await instances(2, "free");
+  const [a] = t.quotas;
+  try {
+    const used = await untilHolding(t, a);
+    // B's KV lets A give back everything it holds just before B lists the leases: B's
+    // exchange saw the counters full with A holding units, its listing sees no lease.
+    let hooked = false;
+    const kv = new Proxy(t.kv, {
+      get(target, prop) {
+        if (prop !== "list") {
+          const value = Reflect.get(target, prop, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
+        return (selector: Deno.KvListSelector, opts?: Deno.KvListOptions) => {
+          const first = !hooked && "prefix" in selector && selector.prefix[0] === "qlease";
+          if (first) hooked = true;
+          return (async function* () {
+            if (first) await a.close();
+            yield* target.list(selector, opts);
+          })();
+        };
+      },
+    });
+    const b = new SearchQuota(kv, t.clock);
+    const statuses = await admitAll(
+      Array.from({ length: 40 }, () => () => b.admit(t.site.id, anyKey)),
+    );
+    assert.ok(hooked, "the leases were listed after a full exchange");
+    assert.equal(count(statuses, 200), 30 - used, JSON.stringify(statuses));
+    b.discard();
+  } finally {
+    await t.close();
+  }
+});
+
 /** Milliseconds until the counters fall back to `used` (what was admitted), polled. */
 async function untilGivenBack(
   t: Awaited<ReturnType<typeof instances>>,

@@ -315,7 +315,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
       if (!soundSections(sections)) fail("sections");
       if (f & SECTION_AT) {
         if (atAt + sections.count > sectionAt.length) fail("section offsets");
-        at = sectionAt.slice(atAt, atAt += sections.count);
+        at = sectionAt.subarray(atAt, atAt += sections.count);
       }
     }
     // The keys addDoc gives, in its order (one object shape for both).

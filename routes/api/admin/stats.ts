@@ -2,8 +2,9 @@
  * GET /api/admin/stats (operator only): this process's memory beside what its search indexes
  * are counted to hold (`estimatedBytes`, a name kept for clients), how often indexes were
  * loaded, built and evicted, and the quota's KV work (admissions, those that waited for a round
- * trip, reads, commits, conflicts). With several workers each answers for itself. `?gc=1` collects garbage first when the process exposes
- * V8's gc (--v8-flags=--expose-gc), so `memory` then shows what is live.
+ * trip, reads, commits, conflicts). With several workers each answers for itself. `?gc=1`
+ * collects garbage first when the process exposes V8's gc (--v8-flags=--expose-gc), so
+ * `memory` then shows what is live.
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -262,8 +262,9 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
 
 /** What a document takes beside its text: objects, string and array headers, Map entries (measured on loaded indexes). */
 const DOC_BYTES = 900;
+/** A character beyond Latin-1: V8 then keeps the whole string at two bytes a character. */
 // deno-lint-ignore no-control-regex
-const WIDE = /[^\u0000-\u00ff]/;
+export const WIDE = /[^\u0000-\u00ff]/;
 /** A string's bytes in V8: one a character for Latin-1, else two. */
 const textBytes = (s: string | undefined) => s ? s.length * (WIDE.test(s) ? 2 : 1) : 0;
 
@@ -275,8 +276,7 @@ export function heldBytes(db: SiteDb): number {
   const v = db.vocab.parts();
   let n = db.index.bytes() + db.trigrams.bits.byteLength + v.arena.byteLength +
     v.starts.byteLength + v.lens.byteLength + v.counts.byteLength +
-    (v.long.size + db.prior.size + db.langs.size) * MAP_ENTRY_BYTES +
-    db.alphabet.size * MAP_ENTRY_BYTES;
+    (v.long.size + db.prior.size + db.langs.size + db.alphabet.size) * MAP_ENTRY_BYTES;
   for (const d of db.docs) {
     if (!d) continue;
     n += DOC_BYTES + textBytes(d.id) + textBytes(d.title) + textBytes(d.description) +

@@ -10,7 +10,7 @@
  * length and its bytes, padded to 8; the order of blocks is the order of `put` calls.
  */
 import { Column, FIELDS, InvertedIndex } from "./postings.ts";
-import { createSiteDb, seal, type SiteDb, type StoredDoc } from "./site_db.ts";
+import { createSiteDb, seal, type SiteDb, type StoredDoc, WIDE } from "./site_db.ts";
 import { type PackedSections, soundSections } from "./packed_sections.ts";
 import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
 import { TermTable } from "./term_table.ts";
@@ -56,9 +56,6 @@ const PRESENT = 1,
   SECTION_AT = 16,
   CODE_SHARE = 32,
   DESCRIPTION = 64;
-
-// deno-lint-ignore no-control-regex
-const WIDE = /[^\u0000-\u00ff]/;
 
 const STRS_CHUNK = 256;
 

@@ -25,7 +25,6 @@ import {
   heldBytes,
   removeDoc,
   type SiteDb,
-  type StoredDoc,
 } from "./site_db.ts";
 import { SiteName } from "./site_name.ts";
 import { packIndex, type Snapshots, unpackIndex } from "./snapshot.ts";
@@ -116,20 +115,6 @@ const FIRST_READ_CHARS = 8_000;
 
 /** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
 const MATCHES_SCANNED = 64;
-
-/**
- * Descriptions made from a page's text, by the stored document they were made from: a
- * changed page is stored as a new object, so none outlives its text (and each goes with it).
- */
-const described = new WeakMap<StoredDoc, string>();
-
-/** `describe` once per stored document. */
-function describeStored(stored: StoredDoc, doc: Doc): string {
-  if (doc.description) return doc.description;
-  let text = described.get(stored);
-  if (text === undefined) described.set(stored, text = describe(doc));
-  return text;
-}
 
 /** The description shown for a result: the page's own, else the start of its text. */
 function describe(doc: Doc): string {
@@ -294,7 +279,8 @@ export class SearchIndexes {
         // building left (grown arrays, a body buffer each): 32.7 -> 27.8 MB for 20 sites of
         // 200 pages. Once: a catch-up's few pages do not pay for another decode.
         if (idx.loose) {
-          idx.db = unpackIndex(bytes, idx.version).db;
+          // A copy: the saved bytes go to KV while the index may change.
+          idx.db = unpackIndex(bytes.slice(), idx.version).db;
           idx.bytes = heldBytes(idx.db);
           idx.loose = false;
         }
@@ -421,6 +407,8 @@ export class SearchIndexes {
       });
       idx.version = version;
       idx.bytes = heldBytes(idx.db);
+      // Mostly pages added since its load: the next save makes its columns anew.
+      if (idx.db.docs.loose) idx.loose = true;
     }
     // Indexed again at a gap in the log, or when the shared title part or language changed
     // (the first pages of a crawl show it).
@@ -496,7 +484,7 @@ export class SearchIndexes {
     );
     const present = (id: number, maxChars: number) => {
       const doc = docAt(db, id, maxChars);
-      const description = describeStored(db.docs[id]!, doc);
+      const description = describe(doc);
       // The first matches make the snippet; sections are found by their headings too. A
       // body that holds none of the matched words (the match was in the title) is not read.
       const inBody = matched.some((t) => db.index.get("body", id, t) > 0);

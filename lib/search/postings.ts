@@ -8,6 +8,7 @@
  * (on insert, and more eagerly on lookup), so callers never ask for it.
  */
 import { TermTable } from "./term_table.ts";
+import { bufferBytes, textBytes } from "./doc_store.ts";
 
 export const FIELDS = ["title", "description", "headings", "body"] as const;
 export type Field = typeof FIELDS[number];
@@ -149,10 +150,11 @@ export class FieldPostings {
     return this.recent.size;
   }
 
-  /** Bytes held (a seal's arrays may be views of a larger buffer: the buffer counts). */
-  bytes(): number {
-    return this.table.blob.length + this.table.starts.byteLength + this.offsets.byteLength +
-      this.ids.buffer.byteLength + this.tfs.buffer.byteLength + this.recent.bytes();
+  /** Bytes held (a seal's arrays may be views of a larger buffer: each buffer counts once). */
+  bytes(seen: Set<ArrayBufferLike>): number {
+    return textBytes(this.table.blob) + bufferBytes(this.table.starts, seen) +
+      bufferBytes(this.offsets, seen) + bufferBytes(this.ids, seen) + bufferBytes(this.tfs, seen) +
+      this.recent.bytes();
   }
 
   add(id: number, counts: Map<string, number>) {
@@ -410,10 +412,12 @@ export class InvertedIndex {
     return remap;
   }
 
-  /** Bytes held by every field's postings and lengths. */
-  bytes(): number {
+  /** Bytes held by every field's postings and lengths (each buffer once). */
+  bytes(seen = new Set<ArrayBufferLike>()): number {
     let n = this.dead.byteLength;
-    for (const f of FIELDS) n += this.fields[f].bytes() + this.lengths[f].data.byteLength;
+    for (const f of FIELDS) {
+      n += this.fields[f].bytes(seen) + bufferBytes(this.lengths[f].data, seen);
+    }
     return n;
   }
 

@@ -7,15 +7,11 @@ import { type Field, FIELDS, type Hit, InvertedIndex, MAP_ENTRY_BYTES } from "./
 import { countTerms, languageOf, words, written } from "./tokens.ts";
 import { Trigrams } from "./trigrams.ts";
 import { Vocab } from "./vocab.ts";
+import { bufferBytes, DocStore, type StoredDoc } from "./doc_store.ts";
 import type { Scores } from "./rank.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";
-import {
-  type PackedSections,
-  packSections,
-  type Section,
-  unpackSections,
-} from "./packed_sections.ts";
+import { packSections, type Section, unpackSections } from "./packed_sections.ts";
 
 export { FIELDS };
 export type { Field, Hit };
@@ -44,27 +40,29 @@ export type Doc = {
  * character (most pages have one); UTF-8 bytes keep such text near one byte a character.
  */
 export type Packed = string | Uint8Array;
-export type StoredDoc = Omit<Doc, "body" | "sections"> & {
-  body: Packed;
-  sections?: PackedSections;
-  lang: string;
-  accented?: boolean;
-  sectionAt?: Int32Array;
-};
+export type { StoredDoc };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** Latin-1 text stays a string (one byte a character in V8); anything else becomes UTF-8. */
 const pack = (text: string): Packed => (/[^ -\xff\t\n\r]/.test(text) ? encoder.encode(text) : text);
-/**
- * The text of a packed body, or at most its first `maxChars` characters (as many bytes are
- * decoded: fewer characters where they take several bytes each).
- */
+/** The text of a packed body, or its first `maxChars` characters (all of them when fewer). */
 function unpack(body: Packed, maxChars = Infinity): string {
   if (typeof body === "string") return maxChars < body.length ? body.slice(0, maxChars) : body;
   if (maxChars >= body.length) return decoder.decode(body);
-  // A character cut in two at the end decodes as U+FFFD: leave it out.
-  return decoder.decode(body.subarray(0, maxChars)).replace(/\uFFFD$/, "");
+  // A byte is at most one character: read on until there are enough, never cutting one.
+  const parts: string[] = [];
+  let chars = 0, at = 0;
+  while (chars < maxChars && at < body.length) {
+    let to = Math.min(body.length, at + maxChars - chars);
+    while (to < body.length && (body[to] & 0xc0) === 0x80) to++;
+    const part = decoder.decode(body.subarray(at, to));
+    parts.push(part);
+    chars += part.length;
+    at = to;
+  }
+  const text = parts.length === 1 ? parts[0] : parts.join("");
+  return text.length > maxChars ? text.slice(0, maxChars) : text;
 }
 
 const DOTTED = /[.-]/;
@@ -77,10 +75,8 @@ export interface SiteDb {
    * per field per document (`index.lengths[field].get(id)`) and their sums (`index.totals`).
    */
   index: InvertedIndex;
-  /** Documents by internal id (undefined once removed, until the next seal renumbers). */
-  docs: (StoredDoc | undefined)[];
-  /** Document id → internal id. */
-  byId: Map<string, number>;
+  /** Documents by internal id, and internal ids by document id (doc_store.ts). */
+  docs: DocStore;
   /** Words as written (folded) → occurrences, over all fields. */
   vocab: Vocab;
   /** Non-ASCII characters of the vocabulary. */
@@ -135,11 +131,10 @@ function priorOf(doc: Doc): number {
 }
 
 /** An empty index over the given parts (snapshot_codec.ts passes decoded ones). */
-export function createSiteDb(index = new InvertedIndex()): SiteDb {
+export function createSiteDb(index = new InvertedIndex(), docs = new DocStore()): SiteDb {
   return {
     index,
-    docs: [],
-    byId: new Map(),
+    docs,
     vocab: new Vocab(),
     alphabet: new Set(),
     trigrams: new Trigrams(),
@@ -173,14 +168,7 @@ function sealIfDue(db: SiteDb, lookingUp: boolean) {
 export function seal(db: SiteDb, building = false) {
   if (!db.index.changed) return;
   const remap = db.index.seal(building);
-  const docs: StoredDoc[] = [];
-  for (let id = 0; id < remap.length; id++) {
-    const doc = db.docs[id];
-    if (remap[id] < 0 || !doc) continue;
-    docs.push(doc);
-    db.byId.set(doc.id, remap[id]);
-  }
-  db.docs = docs;
+  db.docs.remap(remap);
   const prior = new Map<number, number>();
   for (const [id, p] of db.prior) if (remap[id] >= 0) prior.set(remap[id], p);
   db.prior = prior;
@@ -189,7 +177,7 @@ export function seal(db: SiteDb, building = false) {
 
 /** Indexes a document (replacing one of the same id), keeping its statistics and text compactly. */
 export function addDoc(db: SiteDb, doc: Doc) {
-  if (db.byId.has(doc.id)) removeDoc(db, doc.id);
+  if (db.docs.idOf(doc.id) !== undefined) removeDoc(db, doc.id);
   const lang = languageOf(doc.lang);
   db.scores.clear();
   const counted: Partial<Record<Field, ReturnType<typeof countTerms>>> = {};
@@ -217,8 +205,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
     accented: ACCENTED.test(doc.body),
     sectionAt: doc.sections?.length ? sectionOffsets(doc.body, doc.sections) : undefined,
   };
-  db.docs[id] = stored;
-  db.byId.set(doc.id, id);
+  db.docs.put(id, stored);
   const prior = priorOf(doc);
   if (prior !== 1) db.prior.set(id, prior);
   db.langs.set(lang, (db.langs.get(lang) ?? 0) + 1);
@@ -227,12 +214,11 @@ export function addDoc(db: SiteDb, doc: Doc) {
 
 /** Removes a document, if present. */
 export function removeDoc(db: SiteDb, id: string) {
-  const internal = db.byId.get(id);
+  const internal = db.docs.idOf(id);
   if (internal === undefined) return;
-  const doc = db.docs[internal]!;
+  const doc = db.docs.get(internal)!;
   db.scores.clear();
-  db.byId.delete(id);
-  db.docs[internal] = undefined;
+  db.docs.remove(internal);
   db.index.remove(internal);
   db.prior.delete(internal);
   const n = (db.langs.get(doc.lang) ?? 1) - 1;
@@ -247,7 +233,7 @@ export function removeDoc(db: SiteDb, id: string) {
 
 /** The document for an internal id, with (at most the first `maxChars` of) its text. */
 export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
-  const doc = db.docs[id]!;
+  const doc = db.docs.get(id)!;
   // The headings field is made again from the sections only when someone reads it.
   const sections = unpackSections(doc.sections);
   return {
@@ -260,30 +246,18 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
   };
 }
 
-/** What a document takes beside its text: objects, string and array headers, Map entries (measured on loaded indexes). */
-const DOC_BYTES = 900;
-/** A character beyond Latin-1: V8 then keeps the whole string at two bytes a character. */
-// deno-lint-ignore no-control-regex
-export const WIDE = /[^\u0000-\u00ff]/;
-/** A string's bytes in V8: one a character for Latin-1, else two. */
-const textBytes = (s: string | undefined) => s ? s.length * (WIDE.test(s) ? 2 : 1) : 0;
-
 /**
  * Bytes an index holds, counted from its parts (the per-process budget, INDEX_MEMORY_MB):
- * every typed array, string and document, with an allowance for objects and Map entries.
+ * every buffer once (a loaded index's arrays are views of its snapshot's bytes), strings,
+ * documents, with an allowance for objects and Map entries.
  */
 export function heldBytes(db: SiteDb): number {
+  const seen = new Set<ArrayBufferLike>();
   const v = db.vocab.parts();
-  let n = db.index.bytes() + db.trigrams.bits.byteLength + v.arena.byteLength +
-    v.starts.byteLength + v.lens.byteLength + v.counts.byteLength +
+  let n = db.index.bytes(seen) + bufferBytes(db.trigrams.bits, seen) +
+    [v.arena, v.starts, v.lens, v.counts].reduce((k, a) => k + bufferBytes(a, seen), 0) +
     (v.long.size + db.prior.size + db.langs.size + db.alphabet.size) * MAP_ENTRY_BYTES;
-  for (const d of db.docs) {
-    if (!d) continue;
-    n += DOC_BYTES + textBytes(d.id) + textBytes(d.title) + textBytes(d.description) +
-      textBytes(d.headings) + (typeof d.body === "string" ? textBytes(d.body) : d.body.byteLength) +
-      (d.sectionAt?.byteLength ?? 0);
-    if (d.sections) n += textBytes(d.sections.headings) + textBytes(d.sections.anchors);
-  }
+  n += db.docs.bytes(seen);
   return n;
 }
 

@@ -1,23 +1,24 @@
 /**
- * A site's index as bytes, for snapshots in KV: the sealed postings and every column as
- * raw typed arrays, the documents' strings in two UTF-8 blobs (Latin-1 ones apart, so V8
- * keeps them at one byte a character), bodies as they are packed. Each field's terms and
- * the vocabulary's words are blocks as they are held (a field's terms one string, the
- * words one byte arena), so a load makes no string per word. A checksum covers everything
- * after the header; any damage, another version or another byte order throws.
+ * A site's index as bytes, for snapshots in KV, in the form it is searched in: the sealed
+ * postings, the documents' columns (doc_store.ts) and the vocabulary as raw typed arrays.
+ * A decoded index reads them in place, as views of the bytes it was given: a load copies
+ * nothing and makes no object per page or word, and the index holds one buffer. Only each
+ * field's terms become a string (one per field). A checksum covers everything after the
+ * header; any damage, another version or another byte order throws.
  *
  * Layout: "SSDB", version, checksum, byte length (u32 each), then blocks, each a u32 byte
- * length and its bytes, padded to 8; the order of blocks is the order of `put` calls.
+ * length, four bytes of padding and its bytes, padded to 8 (so every block starts 8-aligned
+ * for any typed array); the order of blocks is the order of `put` calls.
  */
 import { Column, FIELDS, InvertedIndex } from "./postings.ts";
-import { createSiteDb, seal, type SiteDb, type StoredDoc, WIDE } from "./site_db.ts";
-import { type PackedSections, soundSections } from "./packed_sections.ts";
+import { createSiteDb, seal, type SiteDb } from "./site_db.ts";
+import { type DocColumns, DocStore, soundColumns, toColumns } from "./doc_store.ts";
 import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
 import { TermTable } from "./term_table.ts";
 import { Vocab } from "./vocab.ts";
 
 /** Snapshots of another version are ignored (decodeSiteDb throws). */
-export const CODEC_VERSION = 3;
+export const CODEC_VERSION = 4;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 const HEADER = 16;
@@ -48,69 +49,27 @@ function checksum(bytes: Uint8Array, from: number): number {
   return Math.imul(h, 0x85ebca6b) >>> 0;
 }
 
-/** Flags per document slot. */
-const PRESENT = 1,
-  BYTES_BODY = 2,
-  ACCENTED = 4,
-  SECTIONS = 8,
-  SECTION_AT = 16,
-  CODE_SHARE = 32,
-  DESCRIPTION = 64;
-
-const STRS_CHUNK = 256;
+/** Bytes before a block's data: its length and padding, so the data is 8-aligned. */
+const BLOCK_HEAD = 8;
+const padded = (len: number) => len + ((8 - (len & 7)) & 7);
 
 class Writer {
   blocks: Uint8Array[] = [];
-  /** Strings in order; Latin-1 ones in one blob, the rest in another. */
-  narrow: string[] = [];
-  wide: string[] = [];
-  /** Per string: its length in UTF-16 units, negative when it is in the wide blob. */
-  lengths: number[] = [];
 
   put(a: ArrayBufferView) {
     this.blocks.push(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   }
 
-  str(s: string) {
-    if (WIDE.test(s)) {
-      this.wide.push(s);
-      this.lengths.push(-s.length - 1);
-    } else {
-      this.narrow.push(s);
-      this.lengths.push(s.length);
-    }
-  }
-
-  /** Many strings, in chunks tested together first: most are Latin-1 on most sites. */
-  strs(list: string[]) {
-    for (let at = 0; at < list.length; at += STRS_CHUNK) {
-      const chunk = list.slice(at, at + STRS_CHUNK);
-      const joined = chunk.join("");
-      if (WIDE.test(joined)) {
-        for (const s of chunk) this.str(s);
-        continue;
-      }
-      this.narrow.push(joined);
-      for (const s of chunk) this.lengths.push(s.length);
-    }
-  }
-
   finish(): Uint8Array {
-    const parts = [
-      Int32Array.from(this.lengths),
-      encoder.encode(this.narrow.join("")),
-      encoder.encode(this.wide.join("")),
-      ...this.blocks,
-    ];
     let size = HEADER;
-    for (const p of parts) size += 4 + p.byteLength + ((8 - ((4 + p.byteLength) & 7)) & 7);
+    for (const p of this.blocks) size += BLOCK_HEAD + padded(p.byteLength);
     const out = new Uint8Array(size);
     const dv = new DataView(out.buffer);
     let at = HEADER;
-    for (const p of parts) {
+    for (const p of this.blocks) {
       dv.setUint32(at, p.byteLength, true);
-      out.set(new Uint8Array(p.buffer, p.byteOffset, p.byteLength), at + 4);
-      at += 4 + p.byteLength + ((8 - ((4 + p.byteLength) & 7)) & 7);
+      out.set(p, at + BLOCK_HEAD);
+      at += BLOCK_HEAD + padded(p.byteLength);
     }
     dv.setUint32(0, MAGIC, true);
     dv.setUint32(4, CODEC_VERSION, true);
@@ -126,48 +85,10 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   const w = new Writer();
   const { index } = db;
   const n = index.slots;
-  // Documents: flags and numbers per slot, strings in order, bodies in one blob.
-  const flags = new Uint8Array(n), codeShare = new Float64Array(n);
-  const sectionCount = new Uint32Array(n), bodyLength = new Uint32Array(n);
-  const sectionAt: Int32Array[] = [];
-  const strings: string[] = [];
-  let sectionCountAll = 0;
-  const bodies: Uint8Array[] = [];
-  let bodyBytes = 0;
-  for (let id = 0; id < n; id++) {
-    const d = db.docs[id];
-    if (!d) continue;
-    let f = PRESENT;
-    const body = typeof d.body === "string" ? encoder.encode(d.body) : d.body;
-    if (typeof d.body !== "string") f |= BYTES_BODY;
-    bodies.push(body);
-    bodyLength[id] = body.length;
-    bodyBytes += body.length;
-    if (d.accented) f |= ACCENTED;
-    if (d.codeShare !== undefined) [f, codeShare[id]] = [f | CODE_SHARE, d.codeShare];
-    if (d.description !== undefined) f |= DESCRIPTION;
-    strings.push(d.id, d.title, d.description ?? "", d.headings, d.lang);
-    if (d.sections) {
-      f |= SECTIONS;
-      sectionCount[id] = d.sections.count;
-      strings.push(d.sections.headings, d.sections.anchors);
-      if (d.sectionAt) {
-        f |= SECTION_AT;
-        if (d.sectionAt.length !== d.sections.count) throw new Error("sectionAt out of step");
-        sectionAt.push(d.sectionAt);
-        sectionCountAll += d.sectionAt.length;
-      }
-    }
-    flags[id] = f;
-  }
-  w.strs(strings);
-  const blob = concat(bodies, new Uint8Array(bodyBytes));
-  w.put(flags);
-  w.put(codeShare);
-  w.put(sectionCount);
-  w.put(concat(sectionAt, new Int32Array(sectionCountAll)));
-  w.put(bodyLength);
-  w.put(blob);
+  const c = toColumns(db.docs.entries(), n);
+  for (const a of [c.flags, c.codeShare, c.sectionCount, c.sectionFrom, c.sectionAt]) w.put(a);
+  w.put(c.starts);
+  w.put(c.text);
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
@@ -181,7 +102,6 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
     w.put(lengths.subarray(0, Math.min(n, lengths.length)));
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
-  // Vocabulary, alphabet, trigrams, languages, priors.
   // The vocabulary's table slot by slot, and its words' bytes.
   const v = db.vocab.parts();
   w.put(Uint32Array.of(v.used));
@@ -191,13 +111,11 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   w.put(Uint32Array.from(v.long.keys()));
   w.put(Uint32Array.from(v.long.values()));
   w.put(v.counts);
-  w.str([...db.alphabet].join(""));
   w.put(db.trigrams.bits);
-  const langCounts = Uint32Array.from(db.langs.values());
-  for (const l of db.langs.keys()) w.str(l);
-  w.put(langCounts);
   w.put(Uint32Array.from(db.prior.keys()));
   w.put(Float64Array.from(db.prior.values()));
+  // The few small things, as JSON: the alphabet and the languages.
+  w.put(encoder.encode(JSON.stringify({ alphabet: [...db.alphabet], langs: [...db.langs] })));
   return w.finish();
 }
 
@@ -207,60 +125,42 @@ const fail = (why: string): never => {
 
 class Reader {
   private at = HEADER;
-  private strings: string[] = [];
-  private next = 0;
 
-  constructor(private bytes: Uint8Array) {
-    const lengths = new Int32Array(this.raw().slice().buffer);
-    const narrow = decoder.decode(this.raw()), wide = decoder.decode(this.raw());
-    const strings = this.strings = new Array<string>(lengths.length);
-    let a = 0, b = 0;
-    for (let i = 0; i < lengths.length; i++) {
-      const len = lengths[i];
-      if (len >= 0) strings[i] = narrow.slice(a, a += len);
-      else strings[i] = wide.slice(b, b -= len + 1);
-    }
-    if (a !== narrow.length || b !== wide.length) fail("string lengths");
-  }
+  constructor(private bytes: Uint8Array) {}
 
   /** The next block's bytes (a view into the snapshot). */
   raw(): Uint8Array {
     const { bytes } = this;
-    if (this.at + 4 > bytes.length) fail("truncated");
+    if (this.at + BLOCK_HEAD > bytes.length) fail("truncated");
     const len = new DataView(bytes.buffer, bytes.byteOffset + this.at, 4).getUint32(0, true);
-    const from = this.at + 4;
+    const from = this.at + BLOCK_HEAD;
     if (from + len > bytes.length) fail("block past the end");
-    this.at = from + len + ((8 - ((4 + len) & 7)) & 7);
+    this.at = from + padded(len);
     return bytes.subarray(from, from + len);
   }
 
-  /** The next block as its own typed array of `n` elements (or any number when n < 0). */
+  /** The next block as a Uint32Array of `n` elements (or any number when n < 0), in place. */
   u32(n = -1): Uint32Array {
     return this.typed(Uint32Array, n);
   }
 
+  /** The next block as a typed array of `n` elements (any number when n < 0): a view, not a copy. */
   typed<T extends Uint32Array | Int32Array | Float64Array | Uint8Array>(
-    Type: { new (b: ArrayBuffer): T; BYTES_PER_ELEMENT: number },
+    Type: { new (b: ArrayBufferLike, at: number, n: number): T; BYTES_PER_ELEMENT: number },
     n: number,
   ): T {
     const raw = this.raw();
     if (raw.length % Type.BYTES_PER_ELEMENT) fail("block size");
     if (n >= 0 && raw.length !== n * Type.BYTES_PER_ELEMENT) fail("block length");
-    return new Type(raw.slice().buffer);
+    return new Type(raw.buffer, raw.byteOffset, raw.length / Type.BYTES_PER_ELEMENT);
   }
 
-  /** The next block's UTF-8 as its own flat string (never a slice of a larger one). */
+  /** The next block's UTF-8 as its own flat string. */
   text(): string {
     return decoder.decode(this.raw());
   }
 
-  str(): string {
-    if (this.next >= this.strings.length) fail("too few strings");
-    return this.strings[this.next++];
-  }
-
   end() {
-    if (this.next !== this.strings.length) fail("strings left over");
     if (this.at !== this.bytes.length) fail("bytes left over");
   }
 }
@@ -281,58 +181,18 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   const r = new Reader(bytes);
   const flags = r.typed(Uint8Array, -1);
   const n = flags.length;
-  const codeShare = r.typed(Float64Array, n), sectionCount = r.u32(n);
-  const sectionAt = r.typed(Int32Array, -1), bodyLength = r.u32(n);
-  // One copy of the packed bodies: a document's bytes are a view into it (a replaced page's
-  // bytes stay until the index is rebuilt). Bodies kept as text are decoded from the block.
-  const blob = r.raw();
-  let packedBytes = 0;
-  for (let id = 0; id < n; id++) if (flags[id] & BYTES_BODY) packedBytes += bodyLength[id];
-  const packed = new Uint8Array(packedBytes);
-  let packedAt = 0;
+  const cols: DocColumns = {
+    flags,
+    codeShare: r.typed(Float64Array, n),
+    sectionCount: r.u32(n),
+    sectionFrom: r.u32(n + 1),
+    sectionAt: r.typed(Int32Array, -1),
+    starts: r.u32(),
+    text: r.typed(Uint8Array, -1),
+  };
+  if (!soundColumns(cols)) fail("documents");
   const index = new InvertedIndex();
-  const db = createSiteDb(index);
-  const docs: StoredDoc[] = db.docs = new Array(n);
-  let bodyAt = 0, atAt = 0;
-  for (let id = 0; id < n; id++) {
-    const f = flags[id];
-    if (!(f & PRESENT)) fail("hole in documents");
-    const docId = r.str(), title = r.str(), description = r.str(), headings = r.str();
-    const lang = r.str();
-    if (bodyAt + bodyLength[id] > blob.length) fail("bodies");
-    const bytes = blob.subarray(bodyAt, bodyAt += bodyLength[id]);
-    let body: string | Uint8Array;
-    if (f & BYTES_BODY) {
-      packed.set(bytes, packedAt);
-      body = packed.subarray(packedAt, packedAt += bytes.length);
-    } else body = decoder.decode(bytes);
-    let sections: PackedSections | undefined, at: Int32Array | undefined;
-    if (f & SECTIONS) {
-      sections = { count: sectionCount[id], headings: r.str(), anchors: r.str() };
-      if (!soundSections(sections)) fail("sections");
-      if (f & SECTION_AT) {
-        if (atAt + sections.count > sectionAt.length) fail("section offsets");
-        at = sectionAt.subarray(atAt, atAt += sections.count);
-      }
-    }
-    // The keys addDoc gives, in its order (one object shape for both).
-    const d: StoredDoc = {
-      id: docId,
-      title,
-      description: f & DESCRIPTION ? description : undefined as unknown as string,
-      headings,
-      body,
-      lang,
-      sections,
-      codeShare: f & CODE_SHARE ? codeShare[id] : undefined,
-      accented: (f & ACCENTED) !== 0,
-      sectionAt: at,
-    };
-    docs[id] = d;
-    if (db.byId.has(docId)) fail("duplicate document");
-    db.byId.set(docId, id);
-  }
-  if (bodyAt !== blob.length || atAt !== sectionAt.length) fail("documents");
+  const db = createSiteDb(index, new DocStore(cols));
   index.slots = n;
   index.dead = new Uint8Array(Math.max(64, n));
   for (const f of FIELDS) {
@@ -365,22 +225,19 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   } catch {
     fail("vocabulary slot");
   }
-  for (const c of r.str()) db.alphabet.add(c);
   db.trigrams = new Trigrams(r.typed(Uint8Array, TRIGRAM_BYTES));
-  const langCounts = r.u32();
-  for (let i = 0; i < langCounts.length; i++) db.langs.set(r.str(), langCounts[i]);
   const priorIds = r.u32(), priors = r.typed(Float64Array, priorIds.length);
   for (let i = 0; i < priorIds.length; i++) {
     if (priorIds[i] >= n) fail("prior");
     db.prior.set(priorIds[i], priors[i]);
   }
+  try {
+    const small: { alphabet: string[]; langs: [string, number][] } = JSON.parse(r.text());
+    for (const c of small.alphabet) db.alphabet.add(String(c));
+    for (const [lang, count] of small.langs) db.langs.set(String(lang), Number(count));
+  } catch {
+    fail("languages");
+  }
   r.end();
   return db;
-}
-
-/** The parts one after another in `into` (sized to hold them all). */
-function concat<T extends Uint8Array | Int32Array>(parts: T[], into: T): T {
-  let at = 0;
-  for (const part of parts) into.set(part, at), at += part.length;
-  return into;
 }

@@ -1,7 +1,7 @@
 /**
  * The typed-array index against a naive reference (document → field → term → count) over
  * random inserts, replacements, removals and lookups, exact and prefix, with seals falling
- * wherever the index decides.
+ * wherever the index decides, on an index built in place and on a snapshot's decoded copy.
  */
 import assert from "node:assert/strict";
 import {
@@ -18,6 +18,7 @@ import {
   type SiteDb,
 } from "../../lib/search/site_db.ts";
 import { countTerms } from "../../lib/search/tokens.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
 
 /** Deterministic pseudo-random numbers. */
 function rng(seed: number) {
@@ -83,7 +84,7 @@ function actual(db: SiteDb, field: Field, token: string, prefix: boolean) {
 
 Deno.test("postings - random inserts, replacements and removals find what a naive reference finds, exactly and by prefix", () => {
   const rand = rng(42);
-  const db = createSiteDb();
+  let db = createSiteDb();
   const ref: Reference = new Map();
   const tokens = [...new Set(WORDS.flatMap((w) => [...countTerms(w, "en").counts.keys()]))];
   const prefixes = [...new Set(tokens.flatMap((t) => [t.slice(0, 1), t.slice(0, 2), t]))];
@@ -109,10 +110,12 @@ Deno.test("postings - random inserts, replacements and removals find what a naiv
       if (changed && !db.index.changed) seals++;
       lookups++;
     }
+    // Twice, the index goes on as a snapshot's decoded copy (documents read in place).
+    if (step === 1500 || step === 3000) db = decodeSiteDb(encodeSiteDb(db));
     if (step % 97 === 0) {
       assert.equal(docCount(db), ref.size);
       for (const [id, fields] of ref) {
-        const internal = db.byId.get(id)!;
+        const internal = db.docs.idOf(id)!;
         for (const f of FIELDS) {
           let length = 0;
           for (const [term, n] of fields[f]) {
@@ -141,7 +144,8 @@ Deno.test("postings - a seal numbers the live documents densely and keeps every 
   seal(db);
   assert.equal(db.index.changed, false);
   assert.equal(db.index.slots, docCount(db), "no holes left");
-  assert.deepEqual([...db.byId.values()].sort((a, b) => a - b), [...Array(docCount(db)).keys()]);
+  assert.deepEqual([...db.docs.entries()].map(([id]) => id), [...Array(docCount(db)).keys()]);
+  assert.ok([...db.docs.entries()].every(([id, d]) => db.docs.idOf(d.id) === id));
   assert.deepEqual(FIELDS.map((f) => actual(db, f, "te", true)), before);
   assert.deepEqual([...postings(db, "body", "nothing-at-all")], []);
 });

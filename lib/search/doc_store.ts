@@ -6,14 +6,15 @@
  * Documents added since (a catch-up, or every page of an index built in place) are objects.
  */
 import { type PackedSections, soundSections } from "./packed_sections.ts";
+import { soundText } from "./packed_text.ts";
 
-/** What a stored document holds (site_db.ts); a body kept as text or as UTF-8 bytes. */
+/** What a stored document holds (site_db.ts); its body packed (packed_text.ts). */
 export interface StoredDoc {
   id: string;
   title: string;
   description: string;
   headings: string;
-  body: string | Uint8Array;
+  body: Uint8Array;
   lang: string;
   sections?: PackedSections;
   /** Share of the text in code blocks (a source listing is near 1). */
@@ -100,6 +101,14 @@ export class DocStore {
   get(id: number): StoredDoc | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;
     return row >= 0 ? this.fromRow(row) : this.added.get(id);
+  }
+
+  /** The packed body (packed_text.ts) of the document with internal id `id`, if any. */
+  body(id: number): Uint8Array | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    if (row < 0) return this.added.get(id)?.body;
+    const { starts, text } = this.cols!, at = row * TEXTS + BODY;
+    return text.subarray(starts[at], starts[at + 1]);
   }
 
   /** The internal id of a document id, if present. */
@@ -206,7 +215,7 @@ export class DocStore {
 /** What one document object holds, counted. */
 function docBytes(d: StoredDoc, seen: Set<ArrayBufferLike>): number {
   let n = DOC_BYTES + textBytes(d.id) + textBytes(d.title) + textBytes(d.description) +
-    textBytes(d.headings) + (typeof d.body === "string" ? textBytes(d.body) : d.body.byteLength) +
+    textBytes(d.headings) + d.body.byteLength +
     (d.sectionAt ? bufferBytes(d.sectionAt, seen) : 0);
   if (d.sections) n += textBytes(d.sections.headings) + textBytes(d.sections.anchors);
   return n;
@@ -234,7 +243,7 @@ export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocCo
     }
     add(encoder.encode(d.sections?.headings ?? ""));
     add(encoder.encode(d.sections?.anchors ?? ""));
-    add(typeof d.body === "string" ? encoder.encode(d.body) : d.body);
+    add(d.body);
     if (d.sections) {
       f |= F_SECTIONS;
       sectionCount[id] = d.sections.count;
@@ -269,6 +278,8 @@ export function soundColumns(c: DocColumns): boolean {
     const k = c.sectionFrom[r + 1] - c.sectionFrom[r];
     if (k < 0 || (c.flags[r] & F_SECTION_AT ? k !== c.sectionCount[r] : k !== 0)) return false;
     if (!(c.flags[r] & F_SECTIONS) && c.sectionCount[r]) return false;
+    const body = r * TEXTS + BODY;
+    if (!soundText(c.text.subarray(c.starts[body], c.starts[body + 1]))) return false;
   }
   return true;
 }

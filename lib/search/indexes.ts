@@ -10,12 +10,13 @@ import {
   type Highlight,
   highlightField,
   makeMatcher,
+  type Matcher,
   SNIPPET_SCAN_CHARS,
   snippetOf,
 } from "./highlight.ts";
 import type { Page, PageStore } from "../sites/pages.ts";
 import { type Correction, rank, scoreCacheBytes } from "./rank.ts";
-import { matchSections, type SectionHit, withAnchor } from "./sections.ts";
+import { matchSections, MAX_SECTIONS, type SectionHit, withAnchor } from "./sections.ts";
 import {
   addDoc,
   createSiteDb,
@@ -25,6 +26,7 @@ import {
   heldBytes,
   removeDoc,
   type SiteDb,
+  textAt,
 } from "./site_db.ts";
 import { SiteName } from "./site_name.ts";
 import { packIndex, type Snapshots, unpackIndex } from "./snapshot.ts";
@@ -110,8 +112,34 @@ function toDoc(p: Page, names: SiteName): Doc {
 /** Words of the pages a search highlights at most (typed words and corrections always). */
 const MAX_HIGHLIGHT_WORDS = 64;
 
-/** A result's text is read this far first, and up to SNIPPET_SCAN_CHARS for a deeper heading. */
+/** A result's text is read this far first; beyond it only around a heading that matches. */
 const FIRST_READ_CHARS = 8_000;
+/** Text read past a deeper heading, for its section's snippet. */
+const SECTION_READ_CHARS = 2_000;
+
+/**
+ * The sections of a page beyond the text read first whose headings match, found in the
+ * stretch of text around the first of them alone (none past SNIPPET_SCAN_CHARS).
+ */
+function laterSections(db: SiteDb, id: number, doc: Doc, match: Matcher) {
+  const none = { sections: [], anchor: "" };
+  const offsets = doc.sectionAt, sections = doc.sections ?? [];
+  if (!offsets) return none;
+  const later = sections.flatMap((s, i) => {
+    const at = offsets[i] ?? -1, end = at + s.heading.length;
+    return at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS ? [{ ...s, at }] : [];
+  });
+  // The later headings are matched together, one scan, as sections.ts does.
+  const [first] = findMatches(later.map((x) => x.heading).join("\n"), match, 1);
+  if (!first) return none;
+  let pos = 0;
+  const x = later.find((x) => first[0] < (pos += x.heading.length + 1))!;
+  const from = x.at, to = x.at + x.heading.length + SECTION_READ_CHARS;
+  const { text, at } = textAt(db, id, from, to);
+  // Offsets into the stretch: sections before it fall below 0 and are left out.
+  const shifted = offsets.map((o) => (o < at ? -1 : o - at));
+  return matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
+}
 
 /** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
 const MATCHES_SCANNED = 64;
@@ -482,8 +510,8 @@ export class SearchIndexes {
       ],
       matched.slice(0, MAX_HIGHLIGHT_WORDS),
     );
-    const present = (id: number, maxChars: number) => {
-      const doc = docAt(db, id, maxChars);
+    const present = (id: number): SearchHit => {
+      const doc = docAt(db, id, FIRST_READ_CHARS);
       const description = describe(doc);
       // The first matches make the snippet; sections are found by their headings too. A
       // body that holds none of the matched words (the match was in the title) is not read.
@@ -491,7 +519,7 @@ export class SearchIndexes {
       const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
       // Sections are scored only where the matched words are in headings or text.
       const inHeadings = matched.some((t) => db.index.get("headings", id, t) > 0);
-      const { sections, anchor } = inHeadings || found.length
+      let { sections, anchor } = inHeadings || found.length
         ? matchSections(
           doc.id,
           doc.title,
@@ -502,27 +530,31 @@ export class SearchIndexes {
           found,
           inHeadings,
         )
-        : { sections: [], anchor: "" };
+        : { sections: [] as SectionHit[], anchor: "" };
+      // A heading that matches may lie beyond the text read first: its stretch is read alone.
+      if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
+        const later = laterSections(db, id, doc, match);
+        if (later.anchor) {
+          anchor = later.anchor;
+          const seen = new Set(later.sections.map((s) => s.url));
+          sections = [...later.sections, ...sections.filter((s) => !seen.has(s.url))]
+            .slice(0, MAX_SECTIONS);
+        }
+      }
       const highlights = [
         highlightField("title", doc.title, match),
         highlightField("description", description, match),
         snippetOf(doc.body, found, 0, doc.body.length),
       ].filter((h): h is Highlight => h !== null);
-      const hit = {
+      return {
         title: doc.title,
         description,
         url: withAnchor(doc.id, anchor),
         highlights,
         sections,
       };
-      // A heading that matches may lie beyond the text read first: read on for it.
-      const deeper = inHeadings && !anchor && doc.body.length >= maxChars;
-      return { hit, deeper };
     };
-    const hits = ids.slice((page - 1) * perPage, page * perPage).map((id) => {
-      const first = present(id, FIRST_READ_CHARS);
-      return first.deeper ? present(id, SNIPPET_SCAN_CHARS).hit : first.hit;
-    });
+    const hits = ids.slice((page - 1) * perPage, page * perPage).map(present);
     return { found: total, hits, corrections };
   }
 

@@ -12,6 +12,7 @@ import type { Scores } from "./rank.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";
 import { packSections, type Section, unpackSections } from "./packed_sections.ts";
+import { packText, textAround, unpackText } from "./packed_text.ts";
 
 export { FIELDS };
 export type { Field, Hit };
@@ -35,35 +36,7 @@ export type Doc = {
   sectionAt?: Int32Array;
 };
 
-/**
- * A body as kept in memory. One curly quote makes V8 store a whole string at two bytes a
- * character (most pages have one); UTF-8 bytes keep such text near one byte a character.
- */
-export type Packed = string | Uint8Array;
 export type { StoredDoc };
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-/** Latin-1 text stays a string (one byte a character in V8); anything else becomes UTF-8. */
-const pack = (text: string): Packed => (/[^ -\xff\t\n\r]/.test(text) ? encoder.encode(text) : text);
-/** The text of a packed body, or its first `maxChars` characters (all of them when fewer). */
-function unpack(body: Packed, maxChars = Infinity): string {
-  if (typeof body === "string") return maxChars < body.length ? body.slice(0, maxChars) : body;
-  if (maxChars >= body.length) return decoder.decode(body);
-  // A byte is at most one character: read on until there are enough, never cutting one.
-  const parts: string[] = [];
-  let chars = 0, at = 0;
-  while (chars < maxChars && at < body.length) {
-    let to = Math.min(body.length, at + maxChars - chars);
-    while (to < body.length && (body[to] & 0xc0) === 0x80) to++;
-    const part = decoder.decode(body.subarray(at, to));
-    parts.push(part);
-    chars += part.length;
-    at = to;
-  }
-  const text = parts.length === 1 ? parts[0] : parts.join("");
-  return text.length > maxChars ? text.slice(0, maxChars) : text;
-}
 
 const DOTTED = /[.-]/;
 /** Non-ASCII letters remembered for typo corrections (enough for any alphabet, not for Han). */
@@ -146,7 +119,7 @@ export function createSiteDb(index = new InvertedIndex(), docs = new DocStore())
 
 /** A stored field's text as it was indexed (the headings field is made again from the sections). */
 function storedText(doc: StoredDoc, f: Field): string | undefined {
-  if (f === "body") return unpack(doc.body);
+  if (f === "body") return unpackText(doc.body);
   if (f === "headings") return storedHeadings(doc);
   return doc[f];
 }
@@ -198,7 +171,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
     headings: doc.sections?.length && headingsText(doc.sections) === doc.headings
       ? ""
       : doc.headings,
-    body: pack(doc.body),
+    body: packText(doc.body),
     lang,
     sections: packSections(doc.sections),
     codeShare: doc.codeShare,
@@ -241,7 +214,7 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
     get headings() {
       return storedHeadings(doc, sections);
     },
-    body: unpack(doc.body, maxChars),
+    body: unpackText(doc.body, maxChars),
     sections,
   };
 }
@@ -259,6 +232,14 @@ export function heldBytes(db: SiteDb): number {
     (v.long.size + db.prior.size + db.langs.size + db.alphabet.size) * MAP_ENTRY_BYTES;
   n += db.docs.bytes(seen);
   return n;
+}
+
+/**
+ * A stretch of a document's text holding characters `from` to `to`, and where it starts
+ * (whole blocks of it: it may start before `from` and end after `to`).
+ */
+export function textAt(db: SiteDb, id: number, from: number, to: number) {
+  return textAround(db.docs.body(id)!, from, to);
 }
 
 /** Number of documents indexed. */

@@ -158,6 +158,39 @@ Deno.test("ranking - an anchored definition term ranks its page, and the result'
   }
 });
 
+Deno.test("ranking - a heading that matches far into a long page, past the text read first, gives the result its anchor and section", async () => {
+  // ~30,000 characters of prose before the heading, some of them beyond Latin-1 (“quotes”).
+  const prose = (n: number) =>
+    Array.from({ length: n }, (_, i) => `Paragraph ${i} tells how “gears” turn and mesh.`)
+      .join("\n");
+  const sections = [
+    { heading: "Overview", anchor: "overview" },
+    { heading: "Calibrating the flux capacitor", anchor: "calibrating-flux" },
+    { heading: "Storage", anchor: "storage" },
+  ];
+  const body = [
+    "Overview",
+    prose(650),
+    "Calibrating the flux capacitor",
+    "Turn the dial until the needle rests at twelve.",
+    "Storage",
+    prose(40),
+  ].join("\n");
+  const { t, q } = await site([
+    { url: "/manual/machine.html", title: "Machine manual", body, sections },
+  ]);
+  try {
+    const [first] = (await q("flux capacitor")).body.results;
+    assert.equal(first.url, "/manual/machine.html#calibrating-flux");
+    assert.equal(first.sections[0].title, "Calibrating the flux capacitor");
+    assert.match(first.sections[0].snippet, /needle rests at twelve/);
+    const gears = (await q("gears")).body.results[0];
+    assert.equal(gears.url, "/manual/machine.html", "a word of the text, not of a heading");
+  } finally {
+    t.close();
+  }
+});
+
 const SCRIPTS = [
   {
     lang: "ru",

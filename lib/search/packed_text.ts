@@ -1,0 +1,138 @@
+/**
+ * A page's text as an index keeps it: UTF-8, deflated in blocks of about 8 KiB (0.4 of its
+ * size on documentation), so a read inflates only the blocks it needs. Text is 45 % of what
+ * a site's index would hold; a search reads it only for the pages it shows: the first 8,000
+ * characters (one or two blocks, ~20 µs each), and the stretch around a matching heading
+ * further on. Blocks end between characters, and each knows how many it holds, so a stretch
+ * is found without reading what comes before it. Short text is kept as it is.
+ *
+ * Layout: a kind byte; RAW: the UTF-8 after it; DEFLATED: three bytes of padding, the UTF-8
+ * length (u32), the number of blocks (u32), then per block where its data ends (counted from
+ * the end of this table) and how many UTF-16 units the text holds up to its end (u32 each),
+ * then the blocks (raw deflate).
+ */
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+
+const RAW = 0, DEFLATED = 1;
+/** UTF-8 bytes per block (fewer where a character would be cut). */
+const BLOCK = 8192;
+/** Shorter text is kept as it is: deflate would save little and cost a call per read. */
+const MIN_DEFLATED = 512;
+const HEAD = 12;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+const u32 = (b: Uint8Array, at: number) =>
+  (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+
+function setU32(b: Uint8Array, at: number, v: number) {
+  b[at] = v & 0xff;
+  b[at + 1] = (v >>> 8) & 0xff;
+  b[at + 2] = (v >>> 16) & 0xff;
+  b[at + 3] = v >>> 24;
+}
+
+/** Text packed for keeping. */
+export function packText(text: string): Uint8Array {
+  const utf8 = encoder.encode(text);
+  if (utf8.length < MIN_DEFLATED) {
+    const out = new Uint8Array(1 + utf8.length);
+    out[0] = RAW;
+    out.set(utf8, 1);
+    return out;
+  }
+  const blocks: Uint8Array[] = [], units: number[] = [];
+  let chars = 0;
+  for (let at = 0; at < utf8.length;) {
+    let end = Math.min(utf8.length, at + BLOCK);
+    while (end < utf8.length && (utf8[end] & 0xc0) === 0x80) end--;
+    const part = utf8.subarray(at, end);
+    blocks.push(deflateRawSync(part));
+    units.push(chars += utf16Length(part));
+    at = end;
+  }
+  const table = HEAD + 8 * blocks.length;
+  const out = new Uint8Array(table + blocks.reduce((n, b) => n + b.length, 0));
+  out[0] = DEFLATED;
+  setU32(out, 4, utf8.length);
+  setU32(out, 8, blocks.length);
+  let end = 0;
+  blocks.forEach((b, i) => {
+    out.set(b, table + end);
+    setU32(out, HEAD + 8 * i, end += b.length);
+    setU32(out, HEAD + 8 * i + 4, units[i]);
+  });
+  return out;
+}
+
+/** UTF-16 units of whole characters' UTF-8: one each, two for a four-byte one. */
+function utf16Length(utf8: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < utf8.length; i++) {
+    const b = utf8[i];
+    if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+  }
+  return n;
+}
+
+/** Whether packed text is sound to read (snapshots are checked whole; this is for a bad row). */
+export function soundText(p: Uint8Array): boolean {
+  if (p.length === 0) return false;
+  if (p[0] === RAW) return true;
+  if (p[0] !== DEFLATED || p.length < HEAD) return false;
+  const blocks = u32(p, 8), table = HEAD + 8 * blocks;
+  if (table > p.length || blocks === 0) return false;
+  let end = 0, units = 0;
+  for (let i = 0; i < blocks; i++) {
+    const next = u32(p, HEAD + 8 * i), nextUnits = u32(p, HEAD + 8 * i + 4);
+    if (next < end || nextUnits < units) return false;
+    [end, units] = [next, nextUnits];
+  }
+  return table + end === p.length;
+}
+
+/** The text, or its first `maxChars` characters (UTF-16 units, as `slice` counts them). */
+export function unpackText(p: Uint8Array, maxChars = Infinity): string {
+  if (p[0] === RAW) return cut(decoder.decode(p.subarray(1)), maxChars);
+  const blocks = u32(p, 8);
+  let last = 0;
+  while (last < blocks - 1 && unitsTo(p, last) < maxChars) last++;
+  return cut(inflate(p, 0, last), maxChars);
+}
+
+/**
+ * A stretch of the text holding characters `from` to `to` (as far as the text goes): whole
+ * blocks, so it may start before `from` (at `at`) and end after `to`.
+ */
+export function textAround(p: Uint8Array, from: number, to: number): { text: string; at: number } {
+  if (p[0] === RAW) return { text: decoder.decode(p.subarray(1)), at: 0 };
+  const blocks = u32(p, 8);
+  let first = 0;
+  while (first < blocks - 1 && unitsTo(p, first) <= from) first++;
+  let last = first;
+  while (last < blocks - 1 && unitsTo(p, last) < to) last++;
+  return { text: inflate(p, first, last), at: first ? unitsTo(p, first - 1) : 0 };
+}
+
+/** UTF-16 units of the text up to the end of block `i`. */
+const unitsTo = (p: Uint8Array, i: number) => u32(p, HEAD + 8 * i + 4);
+
+/** The text of blocks `first` to `last`. */
+function inflate(p: Uint8Array, first: number, last: number): string {
+  const table = HEAD + 8 * u32(p, 8);
+  let text = "";
+  for (let i = first; i <= last; i++) {
+    const from = i ? u32(p, HEAD + 8 * (i - 1)) : 0, to = u32(p, HEAD + 8 * i);
+    text += decoder.decode(inflateRawSync(p.subarray(table + from, table + to)));
+  }
+  return text;
+}
+
+const cut = (text: string, maxChars: number) =>
+  maxChars < text.length ? text.slice(0, maxChars) : text;
+
+/** UTF-8 bytes of the text packed. */
+export function textBytes(p: Uint8Array): number {
+  return p[0] === RAW ? p.length - 1 : u32(p, 4);
+}

@@ -1,0 +1,75 @@
+/**
+ * Packed page text: any text reads back whole, and any prefix of it as `slice` gives it,
+ * across block boundaries and characters of several bytes; damaged layouts are told apart.
+ */
+import assert from "node:assert/strict";
+import {
+  packText,
+  soundText,
+  textAround,
+  textBytes,
+  unpackText,
+} from "../../lib/search/packed_text.ts";
+
+/** Deterministic pseudo-random numbers. */
+function rng(seed: number) {
+  let x = seed;
+  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+/** ASCII, Latin-1, Cyrillic, CJK and an astral pair: one to four bytes a character. */
+const CHARS = ["a", "b", " ", "\n", "é", "ж", "茶", "\u{1D518}"];
+
+function randomText(rand: () => number, length: number): string {
+  let s = "";
+  while (s.length < length) s += CHARS[Math.floor(rand() * CHARS.length)];
+  return s;
+}
+
+Deno.test("packed text - reads back whole, and every prefix as slice gives it, across blocks", () => {
+  const rand = rng(3);
+  for (const length of [0, 1, 100, 511, 600, 8_191, 8_192, 9_000, 30_000]) {
+    const text = randomText(rand, length);
+    const packed = packText(text);
+    assert.equal(soundText(packed), true);
+    assert.equal(textBytes(packed), new TextEncoder().encode(text).length);
+    assert.equal(unpackText(packed), text, `${length} characters`);
+    for (const k of [0, 1, 7, 2_000, 4_000, 8_000, 8_191, 12_000, 20_000, 50_000]) {
+      assert.equal(unpackText(packed, k), text.slice(0, k), `${length} characters, first ${k}`);
+    }
+  }
+});
+
+Deno.test("packed text - a stretch around any characters is whole blocks of the text, found without the rest", () => {
+  const rand = rng(5);
+  for (const length of [300, 9_000, 40_000]) {
+    const text = randomText(rand, length);
+    const packed = packText(text);
+    for (const [from, to] of [[0, 10], [5_000, 5_100], [8_100, 20_000], [39_000, 41_000]]) {
+      const { text: stretch, at } = textAround(packed, from, to);
+      assert.equal(stretch, text.slice(at, at + stretch.length), `${length}: ${from}-${to}`);
+      assert.ok(at <= Math.min(from, text.length), `starts at or before ${from}`);
+      assert.ok(at + stretch.length >= Math.min(to, text.length), `ends at or after ${to}`);
+      if (length > 30_000) assert.ok(stretch.length < 30_000, "not the whole text");
+    }
+  }
+});
+
+Deno.test("packed text - documentation-like text keeps under half its size; short text as it is", () => {
+  const prose = "Use a fine-medium grind, a little coarser than espresso and finer than filter. "
+    .repeat(200);
+  const packed = packText(prose);
+  assert.ok(packed.length < prose.length / 2, `${packed.length} of ${prose.length}`);
+  assert.equal(packText("short").length, 1 + 5);
+});
+
+Deno.test("packed text - a damaged layout is not sound", () => {
+  const packed = packText("zeppelin ".repeat(3_000));
+  assert.equal(soundText(packed), true);
+  assert.equal(soundText(packed.subarray(0, packed.length - 1)), false, "truncated");
+  assert.equal(soundText(new Uint8Array([9, 1, 2])), false, "unknown kind");
+  assert.equal(soundText(new Uint8Array(0)), false, "empty");
+  const bad = packed.slice();
+  bad[8] = 7; // block count
+  assert.equal(soundText(bad), false);
+});

@@ -17,8 +17,14 @@ export type Field = typeof FIELDS[number];
 export interface Hit {
   term: string;
   ids: Uint32Array;
-  tfs: Uint32Array;
+  tfs: Uint16Array;
 }
+
+/**
+ * Term frequencies are kept in 16 bits (two bytes a posting instead of four): a page using a
+ * word more often counts as using it this often, which BM25's saturation cannot tell apart.
+ */
+export const MAX_TF = 0xffff;
 
 /** A growable Uint32 column indexed by internal id (`get` reads 0 past the end, where only 0s go). */
 export class Column {
@@ -51,7 +57,7 @@ function lowerBound(terms: string[], term: string): number {
   return lo;
 }
 
-const EMPTY = new Uint32Array(0);
+const EMPTY = new Uint32Array(0), EMPTY_TFS = new Uint16Array(0);
 /** What a Map entry with its key takes, about (a short string key, a number value). */
 export const MAP_ENTRY_BYTES = 64;
 
@@ -139,7 +145,7 @@ export class FieldPostings {
   table = new TermTable();
   offsets: Uint32Array = new Uint32Array(1);
   ids: Uint32Array = EMPTY;
-  tfs: Uint32Array = EMPTY;
+  tfs: Uint16Array = EMPTY_TFS;
   /** Documents added since the last seal (ids ascending along each chain). */
   private recent = new Recent();
   /** `recent`'s terms sorted, for prefix lookups; null once a document is added. */
@@ -158,7 +164,7 @@ export class FieldPostings {
   }
 
   add(id: number, counts: Map<string, number>) {
-    for (const [term, tf] of counts) this.recent.add(term, id, tf);
+    for (const [term, tf] of counts) this.recent.add(term, id, Math.min(tf, MAX_TF));
     if (counts.size) this.recentSorted = null;
   }
 
@@ -204,7 +210,7 @@ export class FieldPostings {
       };
     }
     const n = to - from + (c === undefined ? 0 : r.count[c]);
-    const ids = new Uint32Array(n), tfs = new Uint32Array(n);
+    const ids = new Uint32Array(n), tfs = new Uint16Array(n);
     let k = 0;
     for (let p = from; p < to; p++) {
       const id = this.ids[p];
@@ -262,7 +268,7 @@ export class FieldPostings {
     const rc = this.recent;
     const recent = [...rc.chains.keys()].sort();
     const cap = this.ids.length + rc.size;
-    const ids = new Uint32Array(cap), tfs = new Uint32Array(cap);
+    const ids = new Uint32Array(cap), tfs = new Uint16Array(cap);
     const terms: string[] = [];
     const offsets: number[] = [0];
     let n = 0, i = 0, j = 0;

@@ -102,8 +102,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
     w.put(lengths.subarray(0, Math.min(n, lengths.length)));
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
-  // The vocabulary's table slot by slot, and its words' bytes.
-  const v = db.vocab.parts();
+  // The vocabulary's table slot by slot (packed), and its words' bytes.
+  const v = db.vocab.packed().parts();
   w.put(Uint32Array.of(v.used));
   w.put(v.arena.subarray(0, v.used));
   w.put(v.starts);
@@ -145,7 +145,7 @@ class Reader {
   }
 
   /** The next block as a typed array of `n` elements (any number when n < 0): a view, not a copy. */
-  typed<T extends Uint32Array | Int32Array | Float64Array | Uint8Array>(
+  typed<T extends Uint32Array | Int32Array | Float64Array | Uint16Array | Uint8Array>(
     Type: { new (b: ArrayBufferLike, at: number, n: number): T; BYTES_PER_ELEMENT: number },
     n: number,
   ): T {
@@ -203,7 +203,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     if (count < 0 || !p.table.valid()) fail("terms out of order");
     p.offsets = r.u32(count + 1);
     p.ids = r.u32();
-    p.tfs = r.u32(p.ids.length);
+    p.tfs = r.typed(Uint16Array, p.ids.length);
     if (p.offsets[0] !== 0 || p.offsets[count] !== p.ids.length) fail("offsets");
     for (let i = 0; i < count; i++) if (p.offsets[i] >= p.offsets[i + 1]) fail("offsets");
     for (let i = 0; i < p.ids.length; i++) if (p.ids[i] >= n) fail("document id");
@@ -219,7 +219,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   const long = new Map<number, number>();
   for (let i = 0; i < longSlots.length; i++) long.set(longSlots[i], longLengths[i]);
   const counts = r.u32(starts.length);
-  if (starts.length & (starts.length - 1) || starts.length < 2) fail("vocabulary size");
+  if (starts.length < 2) fail("vocabulary size");
   try {
     db.vocab = new Vocab(starts.length, { arena, used, starts, lens, long, counts });
   } catch {

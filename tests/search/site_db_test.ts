@@ -92,7 +92,8 @@ Deno.test("site db - a decoded index reads its documents in place from the one b
     [...wide, "plain zeppelin ".repeat(500)],
   );
   assert.equal(heldBytes(decoded) >= bytes.length, true, "the buffer is counted");
-  assert.ok(heldBytes(decoded) < bytes.length * 1.1, "and counted once, not once a view");
+  // Beside the buffer: a few small arrays (each field's empty recent part) and strings.
+  assert.ok(heldBytes(decoded) < bytes.length + 8_000, "and counted once, not once a view");
   assert.ok(Math.abs(heldBytes(decoded) - heldBytes(db)) < 0.5 * heldBytes(db), "counted alike");
 });
 

@@ -108,24 +108,21 @@ Deno.test("vocab - a resize compacts the arena to the live words' characters", (
   for (const [w, n] of vocab.entries()) assert.equal(vocab.get(w), n);
 });
 
-Deno.test("vocab - a snapshot round trip keeps every word, deletion and slot, and the copy goes on alike", () => {
+Deno.test("vocab - a snapshot round trip keeps every word and count in a packed table, and the copy goes on alike", () => {
   const rand = rng(11);
   const db = createSiteDb();
   const ref = new Map<string, number>();
   churn(db.vocab, ref, rand, 4000);
   const copy = decodeSiteDb(encodeSiteDb(db));
-  assert.deepEqual(
-    [...copy.vocab.entries()],
-    [...db.vocab.entries()],
-    "same words in the same slots",
-  );
-  assert.equal(copy.vocab.capacity, db.vocab.capacity);
+  assert.deepEqual(new Map(copy.vocab.entries()), new Map(db.vocab.entries()), "same words");
+  assert.equal(copy.vocab.capacity, Math.ceil(ref.size / 0.8), "0.8 full");
+  assert.ok(copy.vocab.capacity < db.vocab.capacity);
   assert.equal(copy.vocab.size, ref.size);
   // Both go on with the same operations: a reused tombstone, growth, compaction.
   const again = new Map(ref);
   churn(db.vocab, ref, rng(12), 3000);
   churn(copy.vocab, again, rng(12), 3000);
-  assert.deepEqual([...copy.vocab.entries()], [...db.vocab.entries()]);
+  assert.deepEqual(new Map(copy.vocab.entries()), new Map(db.vocab.entries()));
 });
 
 Deno.test("vocab - words too long for a one-byte length (252 characters and up) read back, move on resize and round-trip", () => {
@@ -151,7 +148,7 @@ Deno.test("vocab - words too long for a one-byte length (252 characters and up) 
   for (const w of words) assert.equal(db.vocab.get(w), ref.get(w), `${w.length}`);
   assert.equal(db.vocab.has(long(256, "x")), false);
   const copy = decodeSiteDb(encodeSiteDb(db));
-  assert.deepEqual([...copy.vocab.entries()], [...db.vocab.entries()]);
+  assert.deepEqual(new Map(copy.vocab.entries()), new Map(db.vocab.entries()));
   for (const w of words) assert.equal(copy.vocab.get(w), ref.get(w), `${w.length}`);
   copy.vocab.set(words[6], 99);
   assert.equal(copy.vocab.get(words[6]), 99);
@@ -174,4 +171,22 @@ Deno.test("vocab - parts that do not fit together (a word past the arena, arrays
   assert.throws(() => new Vocab(16, { ...parts, lens }), /long word/, "LONG without a length");
   const extra = new Map([[slot, 300]]);
   assert.throws(() => new Vocab(16, { ...parts, long: extra }), /long word/, "a length not LONG");
+});
+
+Deno.test("vocab - a packed copy is 0.8 full, answers every lookup alike, and packs to itself", () => {
+  const rand = rng(21);
+  const vocab = new Vocab(8);
+  const ref = new Map<string, number>();
+  churn(vocab, ref, rand, 5000);
+  const packed = vocab.packed();
+  assert.equal(packed.capacity, Math.ceil(ref.size / 0.8));
+  // A Latin-1 word takes a byte a character, another two: the live words' bytes, no more.
+  const bytes = (w: string) => w.length * ([...w].some((c) => c.charCodeAt(0) > 0xff) ? 2 : 1);
+  assert.equal(packed.parts().used, [...ref.keys()].reduce((n, w) => n + bytes(w), 0));
+  for (let i = 0; i < 2000; i++) {
+    const w = randomWord(rand, CHARS);
+    assert.equal(packed.get(w), ref.get(w), w);
+  }
+  assert.equal(packed.packed(), packed);
+  churn(packed, ref, rand, 2000); // and it grows as any table does
 });

@@ -14,6 +14,7 @@ import { jsonLogger, stdoutLines } from "./lib/http/middleware.ts";
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { trimAfterChurn } from "./lib/memory_trim.ts";
+import { V8_FLAGS } from "./lib/runtime_flags.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
 const onDeploy = env("DENO_DEPLOY") === "true" || env("DENO_DEPLOYMENT_ID") !== undefined;
@@ -134,6 +135,7 @@ function spawnWorkers(port: number) {
         args: [
           "run",
           "-A",
+          `--v8-flags=${V8_FLAGS}`,
           "--config",
           new URL("./deno.json", import.meta.url).pathname,
           new URL(import.meta.url).pathname,

@@ -19,6 +19,12 @@ const USERS = Number(Deno.env.get("LOADTEST_USERS") ?? 50);
 const BODY_CHARS = Number(Deno.env.get("LOADTEST_BODY_CHARS") ?? 6_000);
 /** Seconds of the same mix, untimed, before the timed run. */
 const WARM_SECONDS = Number(Deno.env.get("LOADTEST_WARM_SECONDS") ?? 3);
+/**
+ * Seconds the server idles between the ingest and the warm-up: 40,000 pages in under a minute
+ * leave garbage that a server given pages at a crawl's pace does not carry while it serves.
+ * Its RSS is printed both right after the ingest and after this rest.
+ */
+const REST_SECONDS = Number(Deno.env.get("LOADTEST_REST_SECONDS") ?? 16);
 /** Seconds the server idles after the run before its settled RSS is read. */
 const SETTLE_SECONDS = Number(Deno.env.get("LOADTEST_SETTLE_SECONDS") ?? 16);
 /** Share of visits that end with a summary (POST /api/summarize). */
@@ -30,7 +36,7 @@ const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Numbe
 const INDEX_MB = Deno.env.get("INDEX_MEMORY_MB");
 /** INDEX_SNAPSHOTS=off here turns the server's index snapshots off (to compare). */
 const SNAPSHOTS = Deno.env.get("INDEX_SNAPSHOTS");
-/** Replaces `run -A --v8-flags=--expose-gc main.ts` (e.g. "run -A --cpu-prof main.ts", to profile the server). */
+/** Replaces `run -A --v8-flags=--expose-gc,<V8_FLAGS> main.ts` (e.g. with `--cpu-prof`, to profile the server). */
 const SERVER_ARGS = Deno.env.get("LOADTEST_SERVER_ARGS")?.split(" ").filter(Boolean);
 /** A file the server's access log is appended to (else it is read and dropped). */
 const SERVER_LOG = Deno.env.get("LOADTEST_SERVER_LOG");
@@ -217,6 +223,9 @@ for (const workers of WORKERS) {
     const t0 = performance.now();
     const keys = await createSites(server.origin, corpus);
     const ingest = (performance.now() - t0) / 1000;
+    const rssIngested = rssMb(server.pid);
+    await new Promise((r) => setTimeout(r, REST_SECONDS * 1000));
+    const rssRested = rssMb(server.pid);
     const errors = new Map<string, number>();
     const { paths, perSession } = searchPaths(keys, queries, 20_000);
     // Warm-up: every site answers once, then the same mix runs untimed for WARM_SECONDS, so
@@ -271,7 +280,11 @@ for (const workers of WORKERS) {
     const total = searched.requests + summaries.length;
     const errCount = [...errors.values()].reduce((a, b) => a + b, 0);
     console.log(`\n## ${workers} worker${workers > 1 ? "s" : ""}`);
-    console.log(`ingest                ${ingest.toFixed(1)} s`);
+    console.log(
+      `ingest                ${ingest.toFixed(1)} s; RSS right after it ${
+        rssIngested.toFixed(0)
+      } MB, ${REST_SECONDS} s later ${rssRested.toFixed(0)} MB`,
+    );
     console.log(`requests              ${total} in ${elapsed.toFixed(1)} s`);
     console.log(`throughput            ${(total / elapsed).toFixed(0)} req/s`);
     console.log(

@@ -2,6 +2,7 @@
  * main.ts run as its own process for the benchmarks (bench/loadtest.ts, bench/search.ts): on
  * port 0 of 127.0.0.1 with a given KV file and worker count, its URL read from what it prints.
  */
+import { V8_FLAGS } from "../lib/runtime_flags.ts";
 
 export interface Server {
   origin: string;
@@ -12,7 +13,7 @@ export interface Server {
 export interface ServerOptions {
   workers: number;
   kvPath: string;
-  /** Replaces `run -A --v8-flags=--expose-gc main.ts` (e.g. to profile the server). */
+  /** Replaces `run -A --v8-flags=--expose-gc,<V8_FLAGS> main.ts` (e.g. to profile the server). */
   args?: string[];
   /** More environment for the server (operator token, limits, budget). */
   env?: Record<string, string>;
@@ -23,8 +24,9 @@ export interface ServerOptions {
 /** Runs main.ts and waits for the URL it prints. */
 export async function startServer(o: ServerOptions): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    // gc exposed so /api/admin/stats?gc=1 can tell live memory from garbage after a run.
-    args: o.args ?? ["run", "-A", "--v8-flags=--expose-gc", "main.ts"],
+    // The flags `deno task start` runs with, and gc exposed so /api/admin/stats?gc=1 can tell
+    // live memory from garbage after a run.
+    args: o.args ?? ["run", "-A", `--v8-flags=--expose-gc,${V8_FLAGS}`, "main.ts"],
     cwd: new URL("../", import.meta.url).pathname,
     env: {
       PORT: "0",

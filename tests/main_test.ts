@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { html, serveSite, urlset } from "./fixtures/crawl_site.ts";
+import { V8_FLAGS } from "../lib/runtime_flags.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** What Deno Deploy's permissions come down to for this app: no writing, no subprocesses. */
 const DEPLOY_LIKE = ["--allow-net", "--allow-read", "--allow-env", "--allow-sys"];
 
 interface Run {
+  pid: number;
   out: string;
   url: string;
   field: (name: string) => string;
@@ -54,6 +56,7 @@ async function start(
     await new Promise((r) => setTimeout(r, 20));
   }
   return {
+    pid: child.pid,
     out,
     url: /running at (\S+)/.exec(out)![1],
     field: (name) => new RegExp(`${name}:\\s+(\\S+)`).exec(out)?.[1] ?? "",
@@ -105,6 +108,13 @@ async function waitForJob(base: string, token: string, siteId: string, jobId: st
   }
   throw new Error("the crawl did not end");
 }
+
+Deno.test("start - deno task start and dev run with the service's V8 flags", async () => {
+  const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  for (const task of ["start", "dev"]) {
+    assert.ok(tasks[task].split(" ").includes(`--v8-flags=${V8_FLAGS}`), tasks[task]);
+  }
+});
 
 Deno.test("start - zero configuration creates the demo site, prints the generated operator token once and keeps only its hash", async () => {
   const dir = await Deno.makeTempDir();
@@ -337,6 +347,13 @@ Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay 
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal(await listeners(port), 2, "two processes listen on the port");
+  // The worker runs with the V8 flags of `deno task start`.
+  // Read through cat: Deno reads another process's /proc files only with --allow-all.
+  const cat = async (path: string) =>
+    new TextDecoder().decode((await new Deno.Command("cat", { args: [path] }).output()).stdout);
+  const children = await cat(`/proc/${run.pid}/task/${run.pid}/children`);
+  const cmdline = await cat(`/proc/${children.trim().split(" ")[0]}/cmdline`);
+  assert.ok(cmdline.split("\0").includes(`--v8-flags=${V8_FLAGS}`), cmdline);
   const token = run.field("operator token");
   const created = await json(
     await fetch(`${run.url}/api/admin/sites`, bearer(token, { name: "Two", plan: "free" })),

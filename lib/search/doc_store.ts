@@ -50,7 +50,7 @@ export interface DocColumns {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** What a document object takes beside its text: the object, headers, a Map entry (measured). */
+/** What a document object takes beside its text: the object and its strings' and arrays' headers. */
 export const DOC_BYTES = 900;
 /** A Map entry with its key's header, about. */
 const ENTRY_BYTES = 64;

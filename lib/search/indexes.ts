@@ -303,9 +303,9 @@ export class SearchIndexes {
     const encode = () => {
       const encoded = idx.busy.then(() => {
         const bytes = packIndex(idx);
-        // A built index is kept as a load would give it: the same answers, without what
-        // building left (grown arrays, a body buffer each): 32.7 -> 27.8 MB for 20 sites of
-        // 200 pages. Once: a catch-up's few pages do not pay for another decode.
+        // A built index is kept as a load would give it: the same answers from one buffer,
+        // without what building left (grown arrays, an object and a body buffer a page). Once,
+        // and again when a quarter of its pages came since: a few pages do not pay for it.
         if (idx.loose) {
           // A copy: the saved bytes go to KV while the index may change.
           idx.db = unpackIndex(bytes.slice(), idx.version).db;

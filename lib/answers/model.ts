@@ -1,5 +1,5 @@
 /** The language-model summarizer: any OpenAI-compatible chat-completions server, streamed. */
-import OpenAI, { APIConnectionError, APIError } from "openai";
+import type OpenAI from "openai";
 import {
   type SourceText,
   type SummarizeInput,
@@ -8,6 +8,11 @@ import {
 } from "./summarizer.ts";
 
 type ChatCompletionMessageParam = OpenAI.Chat.ChatCompletionMessageParam;
+type Sdk = typeof import("openai");
+
+/** The SDK, loaded with the first answer: 24 MB of memory a server without a model never needs. */
+let sdk: Promise<Sdk> | undefined;
+const loadSdk = () => sdk ??= import("openai");
 
 /** Settings of the model server and of one request to it. */
 export interface OpenAISummarizerOptions {
@@ -109,18 +114,20 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
   const maxTokens = opts.maxTokens ?? 600;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const maxRetries = opts.maxRetries ?? 2;
-  // The client's own retries cannot tell "before the first token" from after: we do them.
-  const client = new OpenAI({
-    apiKey: opts.apiKey,
-    baseURL: opts.baseURL,
-    maxRetries: 0,
-    timeout: timeoutMs,
-  });
+  let client: OpenAI | undefined;
 
   return {
     name: "openai",
     async *stream(input: SummarizeInput): AsyncIterable<string> {
       const messages = buildMessages(input);
+      const m = await loadSdk();
+      // The client's own retries cannot tell "before the first token" from after: we do them.
+      client ??= new m.default({
+        apiKey: opts.apiKey,
+        baseURL: opts.baseURL,
+        maxRetries: 0,
+        timeout: timeoutMs,
+      });
       for (let attempt = 0;; attempt++) {
         input.signal.throwIfAborted();
         // One controller per attempt: aborted by the caller's signal, by silence, or by our exit.
@@ -162,10 +169,10 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
           );
         } catch (err) {
           input.signal.throwIfAborted();
-          retry = retryable(err, timedOut);
-          failure = new UpstreamError(describe(err, timedOut), {
+          retry = retryable(m, err, timedOut);
+          failure = new UpstreamError(describe(m, err, timedOut), {
             beforeFirstToken: !started,
-            status: err instanceof APIError ? err.status : undefined,
+            status: err instanceof m.APIError ? err.status : undefined,
             cause: err,
           });
         } finally {
@@ -181,17 +188,17 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
 }
 
 /** Network failures, timeouts, 5xx and 429 may pass; other answers will not change. */
-function retryable(err: unknown, timedOut: boolean): boolean {
-  if (timedOut || err instanceof APIConnectionError) return true;
-  if (err instanceof APIError) {
+function retryable(m: Sdk, err: unknown, timedOut: boolean): boolean {
+  if (timedOut || err instanceof m.APIConnectionError) return true;
+  if (err instanceof m.APIError) {
     return err.status === undefined ? false : err.status === 429 || err.status >= 500;
   }
   return err instanceof TypeError; // fetch and body-read failures
 }
 
-function describe(err: unknown, timedOut: boolean): string {
+function describe(m: Sdk, err: unknown, timedOut: boolean): string {
   if (timedOut) return "model server timed out";
-  if (err instanceof APIError && err.status) return `model server answered ${err.status}`;
+  if (err instanceof m.APIError && err.status) return `model server answered ${err.status}`;
   return `model server failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 

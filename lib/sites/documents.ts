@@ -6,7 +6,6 @@
  * and search never shows it. A small info record per document serves listing; a
  * per-site byte total, changed atomically with it, holds the plan's storage limit.
  */
-import { extractText, getDocumentProxy } from "unpdf";
 import { ApiError, busy, invalid } from "../http/errors.ts";
 import { extractPage } from "../crawl/extract.ts";
 import { newId } from "./keys.ts";
@@ -127,6 +126,8 @@ export async function documentText(
 }
 
 async function pdfText(bytes: Uint8Array): Promise<{ text: string; title: string }> {
+  // Loaded on the first PDF: 10 MB of a server's memory that most never need.
+  const { extractText, getDocumentProxy } = await import("unpdf");
   try {
     // A copy: pdf.js may take over (detach) the buffer it is given.
     const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });

@@ -13,10 +13,16 @@ import { bufferBytes, textBytes } from "./doc_store.ts";
 export const FIELDS = ["title", "description", "headings", "body"] as const;
 export type Field = typeof FIELDS[number];
 
+/**
+ * Document ids of a sealed part: 16 bits where the documents are 65,536 or fewer (nearly every
+ * site; two bytes a posting instead of four), else 32.
+ */
+export type Ids = Uint16Array | Uint32Array;
+
 /** One term's documents (ascending internal ids) and how often each uses it. */
 export interface Hit {
   term: string;
-  ids: Uint32Array;
+  ids: Ids;
   tfs: Uint16Array;
 }
 
@@ -144,7 +150,7 @@ export class FieldPostings {
   /** The sealed part's terms; term i's postings are offsets[i] to offsets[i + 1]. */
   table = new TermTable();
   offsets: Uint32Array = new Uint32Array(1);
-  ids: Uint32Array = EMPTY;
+  ids: Ids = EMPTY;
   tfs: Uint16Array = EMPTY_TFS;
   /** Documents added since the last seal (ids ascending along each chain). */
   private recent = new Recent();
@@ -263,12 +269,16 @@ export class FieldPostings {
     return this.ids.length;
   }
 
-  /** Merges the recent part into the sealed one, renumbering ids by `remap` (-1: dead). */
-  seal(remap: Int32Array, building: boolean) {
+  /**
+   * Merges the recent part into the sealed one, renumbering ids by `remap` (-1: dead) to
+   * 0…live-1.
+   */
+  seal(remap: Int32Array, live: number, building: boolean) {
     const rc = this.recent;
     const recent = [...rc.chains.keys()].sort();
     const cap = this.ids.length + rc.size;
-    const ids = new Uint32Array(cap), tfs = new Uint16Array(cap);
+    const ids = live <= 0x10000 ? new Uint16Array(cap) : new Uint32Array(cap);
+    const tfs = new Uint16Array(cap);
     const terms: string[] = [];
     const offsets: number[] = [0];
     let n = 0, i = 0, j = 0;
@@ -403,7 +413,7 @@ export class InvertedIndex {
     let n = 0;
     for (let id = 0; id < this.slots; id++) remap[id] = this.dead[id] ? -1 : n++;
     for (const f of FIELDS) {
-      this.fields[f].seal(remap, building);
+      this.fields[f].seal(remap, n, building);
       // New ids are never above old ones: the column need not grow.
       const from = this.lengths[f].data;
       const to = new Uint32Array(Math.max(64, Math.min(n, from.length)));

@@ -139,6 +139,12 @@ class Reader {
     return bytes.subarray(from, from + len);
   }
 
+  /** The byte length of the next block. */
+  peek(): number {
+    if (this.at + BLOCK_HEAD > this.bytes.length) fail("truncated");
+    return new DataView(this.bytes.buffer, this.bytes.byteOffset + this.at, 4).getUint32(0, true);
+  }
+
   /** The next block as a Uint32Array of `n` elements (or any number when n < 0), in place. */
   u32(n = -1): Uint32Array {
     return this.typed(Uint32Array, n);
@@ -202,9 +208,11 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     p.table = new TermTable(blob, starts);
     if (count < 0 || !p.table.valid()) fail("terms out of order");
     p.offsets = r.u32(count + 1);
-    p.ids = r.u32();
-    p.tfs = r.typed(Uint16Array, p.ids.length);
-    if (p.offsets[0] !== 0 || p.offsets[count] !== p.ids.length) fail("offsets");
+    // Ids in 16 bits or 32, as the seal made them: told by the block's size.
+    const postings = p.offsets[count];
+    p.ids = r.peek() === postings * 2 ? r.typed(Uint16Array, postings) : r.u32(postings);
+    p.tfs = r.typed(Uint16Array, postings);
+    if (p.offsets[0] !== 0) fail("offsets");
     for (let i = 0; i < count; i++) if (p.offsets[i] >= p.offsets[i + 1]) fail("offsets");
     for (let i = 0; i < p.ids.length; i++) if (p.ids[i] >= n) fail("document id");
     const lengths = r.u32();

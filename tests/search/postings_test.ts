@@ -149,3 +149,31 @@ Deno.test("postings - a seal numbers the live documents densely and keeps every 
   assert.deepEqual(FIELDS.map((f) => actual(db, f, "te", true)), before);
   assert.deepEqual([...postings(db, "body", "nothing-at-all")], []);
 });
+
+Deno.test("postings - ids take 16 bits up to 65,536 pages and 32 beyond, and a snapshot keeps either", () => {
+  const db = createSiteDb();
+  const page = (i: number): Doc => ({
+    id: `/p/${i}`,
+    title: i % 1000 === 0 ? `rare ${i}` : "common",
+    description: "",
+    headings: "",
+    body: "",
+  });
+  for (let i = 0; i < 65_536; i++) addDoc(db, page(i));
+  seal(db);
+  assert.ok(db.index.fields.title.ids instanceof Uint16Array);
+  addDoc(db, page(65_536));
+  addDoc(db, page(70_000));
+  seal(db);
+  assert.ok(db.index.fields.title.ids instanceof Uint32Array);
+  for (const copy of [db, decodeSiteDb(encodeSiteDb(db))]) {
+    const [hit] = [...postings(copy, "title", "70000", false)];
+    assert.deepEqual([...hit.ids].map((id) => docAt(copy, id).id), ["/p/70000"]);
+    assert.equal([...postings(copy, "title", "common", false)][0].ids.length, 65_471);
+  }
+  const small = createSiteDb();
+  for (let i = 0; i < 10; i++) addDoc(small, page(i * 1000));
+  const copy = decodeSiteDb(encodeSiteDb(small));
+  assert.ok(copy.index.fields.title.ids instanceof Uint16Array);
+  assert.deepEqual([...postings(copy, "title", "rare", false)][0].ids.length, 10);
+});

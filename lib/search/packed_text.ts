@@ -2,8 +2,8 @@
  * A page's text as an index keeps it: UTF-8, deflated in blocks of about 8 KiB (0.4 of its
  * size on documentation), so a read inflates only the blocks it needs. Text is 45 % of what
  * a site's index would hold; a search reads it only for the pages it shows: the first 8,000
- * characters (one or two blocks, ~20 µs each; the blocks read lately are kept, as the same
- * pages recur), and the stretch around a matching heading further on. Blocks end between characters, and each knows how many it holds, so a stretch
+ * characters (one or two blocks, ~20 µs each), and the stretch around a matching heading
+ * further on. Blocks end between characters, and each knows how many it holds, so a stretch
  * is found without reading what comes before it. Short text is kept as it is.
  *
  * Layout: a kind byte; RAW: the UTF-8 after it; DEFLATED: three bytes of padding, the UTF-8
@@ -124,55 +124,10 @@ function inflate(p: Uint8Array, first: number, last: number): string {
   let text = "";
   for (let i = first; i <= last; i++) {
     const from = i ? u32(p, HEAD + 8 * (i - 1)) : 0, to = u32(p, HEAD + 8 * i);
-    const data = p.subarray(table + from, table + to);
-    let block = recent.get(data);
-    if (block === undefined) {
-      block = decoder.decode(inflateRawSync(data));
-      recent.set(data, block);
-    }
-    text += block;
+    text += decoder.decode(inflateRawSync(p.subarray(table + from, table + to)));
   }
   return text;
 }
-
-/**
- * Blocks inflated lately, by where their bytes are (packed bytes never change in place): the
- * pages a site's searches show recur, from one query to the next and as a visitor types.
- * Bounded in characters; the least recently read go first.
- */
-export class RecentBlocks {
-  private ids = new WeakMap<ArrayBufferLike, number>();
-  private next = 0;
-  private blocks = new Map<string, string>();
-  private chars = 0;
-
-  constructor(private maxChars: number) {}
-
-  private key(data: Uint8Array): string {
-    let id = this.ids.get(data.buffer);
-    if (id === undefined) this.ids.set(data.buffer, id = this.next++);
-    return `${id}:${data.byteOffset}`;
-  }
-
-  get(data: Uint8Array): string | undefined {
-    const key = this.key(data), text = this.blocks.get(key);
-    if (text !== undefined) this.blocks.delete(key), this.blocks.set(key, text);
-    return text;
-  }
-
-  set(data: Uint8Array, text: string) {
-    this.blocks.set(this.key(data), text);
-    this.chars += text.length;
-    for (const [key, old] of this.blocks) {
-      if (this.chars <= this.maxChars) break;
-      this.blocks.delete(key);
-      this.chars -= old.length;
-    }
-  }
-}
-
-/** ~4–8 MB of text: a few hundred blocks. */
-const recent = new RecentBlocks(4_000_000);
 
 const cut = (text: string, maxChars: number) =>
   maxChars < text.length ? text.slice(0, maxChars) : text;

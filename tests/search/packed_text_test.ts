@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import {
   packText,
-  RecentBlocks,
   soundText,
   textAround,
   textBytes,
@@ -73,26 +72,4 @@ Deno.test("packed text - a damaged layout is not sound", () => {
   const bad = packed.slice();
   bad[8] = 7; // block count
   assert.equal(soundText(bad), false);
-});
-
-Deno.test("packed text - blocks read lately are kept by where their bytes are, least recently read going first", () => {
-  const blocks = new RecentBlocks(10);
-  const a = new Uint8Array(16), b = new Uint8Array(16);
-  blocks.set(a.subarray(0, 8), "aaaa");
-  blocks.set(b.subarray(0, 8), "bbbb"); // the same offset of another buffer is another block
-  blocks.set(a.subarray(8), "cc");
-  assert.equal(blocks.get(a.subarray(0, 8)), "aaaa");
-  assert.equal(blocks.get(b.subarray(0, 8)), "bbbb");
-  assert.equal(blocks.get(a.subarray(8)), "cc");
-  blocks.get(a.subarray(0, 8)); // read again: now the most recent
-  blocks.set(b.subarray(8), "dddd"); // 14 characters: the least recently read goes
-  assert.equal(blocks.get(b.subarray(0, 8)), undefined);
-  assert.equal(blocks.get(a.subarray(0, 8)), "aaaa");
-  assert.equal(blocks.get(b.subarray(8)), "dddd");
-  // A text read twice reads the same.
-  const text = "zeppelin ".repeat(5_000);
-  const packed = packText(text);
-  assert.equal(unpackText(packed), text);
-  assert.equal(unpackText(packed), text);
-  assert.equal(unpackText(packed, 100), text.slice(0, 100));
 });

@@ -115,3 +115,15 @@ export async function indexBytesOf(pages: PageInput[]): Promise<number> {
   kv.close();
   return bytes;
 }
+
+/** `n` random words of random letters (seeded): text that deflate cannot shrink below half. */
+export function randomWords(n: number, seed = 1, letters = "abcdefghijklmnopqrstuvwxyz") {
+  let x = seed;
+  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const word = () =>
+    Array.from(
+      { length: 3 + Math.floor(next() * 6) },
+      () => letters[Math.floor(next() * letters.length)],
+    ).join("");
+  return Array.from({ length: n }, word).join(" ");
+}

@@ -10,6 +10,7 @@ import {
   seal,
 } from "../../lib/search/site_db.ts";
 import { decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
+import { randomWords } from "../helpers.ts";
 
 const sections = [{ heading: "Zeppelin.fly(height)", anchor: "air.Zeppelin.fly" }];
 const doc = (id: string, body: string) => ({
@@ -41,28 +42,14 @@ Deno.test("site db - counts real term frequencies, and removal takes every trace
   assert.equal(docAt(db, rank(db, "cafe").ids[0]).id, "/b", "diacritics folded");
 });
 
-/** Text that deflate cannot shrink much: random words of random letters. */
-function randomText(words: number, seed: number, letters = "abcdefghijklmnopqrstuvwxyz") {
-  let x = seed;
-  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return Array.from(
-    { length: words },
-    () =>
-      Array.from(
-        { length: 3 + Math.floor(next() * 6) },
-        () => letters[Math.floor(next() * letters.length)],
-      ).join(""),
-  ).join(" ");
-}
-
 Deno.test("site db - held bytes count each page's packed text and come back down when pages go", () => {
   const db = createSiteDb();
   const empty = heldBytes(db);
-  const latin = randomText(3_000, 1); // ~19,500 one-byte characters
+  const latin = randomWords(3_000, 1); // ~19,500 one-byte characters
   addDoc(db, doc("/a", latin));
   const one = heldBytes(db);
   assert.ok(one - empty >= latin.length / 2, `${one - empty} bytes for ${latin.length} characters`);
-  addDoc(db, doc("/b", randomText(3_000, 2, "абвгдежзиклмнопрстуфхцчшщэюя")));
+  addDoc(db, doc("/b", randomWords(3_000, 2, "абвгдежзиклмнопрстуфхцчшщэюя")));
   const two = heldBytes(db);
   assert.ok(two - one >= 20_000, `${two - one} bytes for ~39,000 bytes of UTF-8`);
   removeDoc(db, "/b");

@@ -10,6 +10,7 @@ import {
   indexBytesOf,
   OPERATOR,
   putPages,
+  randomWords,
   search,
   startApp,
 } from "../helpers.ts";
@@ -28,20 +29,6 @@ const QUERIES = [
   "zzz nothing",
 ];
 
-/** `n` random lowercase words: text that deflate cannot shrink below half. */
-function noise(n: number): string {
-  let x = 1;
-  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return Array.from(
-    { length: n },
-    () =>
-      Array.from(
-        { length: 3 + Math.floor(next() * 6) },
-        () => "abcdefghijklmnopqrstuvwxyz"[Math.floor(next() * 26)],
-      ).join(""),
-  ).join(" ");
-}
-
 /** Pages with a shared site name in their titles, sections, accents and one long body. */
 function corpus(n: number) {
   return Array.from({ length: n }, (_, i) => {
@@ -52,7 +39,7 @@ function corpus(n: number) {
       "Cleaning",
       `Wash the ${topic} by hand. Serve with crème brûlée ${i % 3 ? "" : "and café au lait"}.`,
       // One page long enough to span several snapshot chunks on its own.
-      i === 0 ? `${topic} steeping leaves and water ${noise(40_000)}` : "",
+      i === 0 ? `${topic} steeping leaves and water ${randomWords(40_000)}` : "",
     ].join("\n");
     return {
       url: `/docs/${topic}/${i}`,

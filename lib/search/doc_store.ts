@@ -131,11 +131,10 @@ export class DocStore {
     this.end = Math.max(this.end, id + 1);
   }
 
-  /** Forgets a document. */
-  remove(id: number) {
-    const doc = this.get(id);
-    if (!doc) return;
-    if (this.ids.get(doc.id) === id) this.ids.delete(doc.id);
+  /** Forgets the document with internal id `id` and document id `docId`. */
+  remove(id: number, docId: string) {
+    if (this.ids.get(docId) !== id) return;
+    this.ids.delete(docId);
     if (id < this.rowOf.length && this.rowOf[id] >= 0) {
       this.rowOf[id] = -1;
       this.liveRows--;

@@ -191,7 +191,7 @@ export function removeDoc(db: SiteDb, id: string) {
   if (internal === undefined) return;
   const doc = db.docs.get(internal)!;
   db.scores.clear();
-  db.docs.remove(internal);
+  db.docs.remove(internal, id);
   db.index.remove(internal);
   db.prior.delete(internal);
   const n = (db.langs.get(doc.lang) ?? 1) - 1;

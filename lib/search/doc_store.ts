@@ -7,6 +7,7 @@
  */
 import { type PackedSections, soundSections } from "./packed_sections.ts";
 import { soundText } from "./packed_text.ts";
+import { bufferBytes, MAP_ENTRY_BYTES, stringBytes } from "./held_bytes.ts";
 
 /** What a stored document holds (site_db.ts); its body packed (packed_text.ts). */
 export interface StoredDoc {
@@ -52,20 +53,6 @@ const decoder = new TextDecoder();
 
 /** What a document object takes beside its text: the object and its strings' and arrays' headers. */
 export const DOC_BYTES = 900;
-/** A Map entry with its key's header, about. */
-const ENTRY_BYTES = 64;
-/** A character beyond Latin-1: V8 then keeps the whole string at two bytes a character. */
-// deno-lint-ignore no-control-regex
-export const WIDE = /[^\u0000-\u00ff]/;
-/** A string's bytes in V8: one a character for Latin-1, else two. */
-export const textBytes = (s: string | undefined) => s ? s.length * (WIDE.test(s) ? 2 : 1) : 0;
-
-/** A typed array's buffer's bytes, once per buffer (views of one snapshot count it once). */
-export function bufferBytes(a: ArrayBufferView, seen: Set<ArrayBufferLike>): number {
-  if (seen.has(a.buffer)) return 0;
-  seen.add(a.buffer);
-  return a.buffer.byteLength;
-}
 
 export class DocStore {
   /** Internal id → column row, or -1 (a document added since, or none). */
@@ -106,9 +93,7 @@ export class DocStore {
   /** The packed body (packed_text.ts) of the document with internal id `id`, if any. */
   body(id: number): Uint8Array | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;
-    if (row < 0) return this.added.get(id)?.body;
-    const { starts, text } = this.cols!, at = row * TEXTS + BODY;
-    return text.subarray(starts[at], starts[at + 1]);
+    return row >= 0 ? this.field(row, BODY) : this.added.get(id)?.body;
   }
 
   /** The internal id of a document id, if present. */
@@ -166,22 +151,26 @@ export class DocStore {
 
   /** Bytes held: the columns' buffers (once each), the added documents and the id lookups. */
   bytes(seen: Set<ArrayBufferLike>): number {
-    let n = this.rowOf.byteLength + this.ids.size * ENTRY_BYTES;
-    if (this.rowsListed) { for (const docId of this.ids.keys()) n += textBytes(docId); }
+    let n = this.rowOf.byteLength + this.ids.size * MAP_ENTRY_BYTES;
+    if (this.rowsListed) { for (const docId of this.ids.keys()) n += stringBytes(docId); }
     if (this.cols) { for (const a of Object.values(this.cols)) n += bufferBytes(a, seen); }
     for (const d of this.added.values()) n += docBytes(d, seen);
     return n;
   }
 
+  /** Row `row`'s field `k`, as it is in the arena. */
+  private field(row: number, k: number): Uint8Array {
+    const { starts, text } = this.cols!, at = row * TEXTS + k;
+    return text.subarray(starts[at], starts[at + 1]);
+  }
+
   private text(row: number, k: number): string {
-    const { starts, text } = this.cols!;
-    const at = row * TEXTS + k, from = starts[at], to = starts[at + 1];
-    return from === to ? "" : decoder.decode(text.subarray(from, to));
+    const bytes = this.field(row, k);
+    return bytes.length ? decoder.decode(bytes) : "";
   }
 
   private fromRow(row: number): StoredDoc {
     const c = this.cols!, f = c.flags[row];
-    const at = row * TEXTS + BODY;
     let sections: PackedSections | undefined, sectionAt: Int32Array | undefined;
     if (f & F_SECTIONS) {
       sections = {
@@ -201,7 +190,7 @@ export class DocStore {
       title: this.text(row, TITLE),
       description: f & F_DESCRIPTION ? this.text(row, DESCRIPTION) : undefined as unknown as string,
       headings: this.text(row, HEADINGS),
-      body: c.text.subarray(c.starts[at], c.starts[at + 1]),
+      body: this.field(row, BODY),
       lang: this.text(row, LANG),
       sections,
       codeShare: f & F_CODE_SHARE ? c.codeShare[row] : undefined,
@@ -213,10 +202,10 @@ export class DocStore {
 
 /** What one document object holds, counted. */
 function docBytes(d: StoredDoc, seen: Set<ArrayBufferLike>): number {
-  let n = DOC_BYTES + textBytes(d.id) + textBytes(d.title) + textBytes(d.description) +
-    textBytes(d.headings) + d.body.byteLength +
+  let n = DOC_BYTES + stringBytes(d.id) + stringBytes(d.title) + stringBytes(d.description) +
+    stringBytes(d.headings) + d.body.byteLength +
     (d.sectionAt ? bufferBytes(d.sectionAt, seen) : 0);
-  if (d.sections) n += textBytes(d.sections.headings) + textBytes(d.sections.anchors);
+  if (d.sections) n += stringBytes(d.sections.headings) + stringBytes(d.sections.anchors);
   return n;
 }
 

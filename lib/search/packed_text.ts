@@ -133,6 +133,6 @@ const cut = (text: string, maxChars: number) =>
   maxChars < text.length ? text.slice(0, maxChars) : text;
 
 /** UTF-8 bytes of the text packed. */
-export function textBytes(p: Uint8Array): number {
+export function utf8Bytes(p: Uint8Array): number {
   return p[0] === RAW ? p.length - 1 : u32(p, 4);
 }

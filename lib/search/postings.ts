@@ -8,7 +8,7 @@
  * (on insert, and more eagerly on lookup), so callers never ask for it.
  */
 import { TermTable } from "./term_table.ts";
-import { bufferBytes, textBytes } from "./doc_store.ts";
+import { bufferBytes, MAP_ENTRY_BYTES, stringBytes } from "./held_bytes.ts";
 
 export const FIELDS = ["title", "description", "headings", "body"] as const;
 export type Field = typeof FIELDS[number];
@@ -64,8 +64,6 @@ function lowerBound(terms: string[], term: string): number {
 }
 
 const EMPTY = new Uint32Array(0), EMPTY_TFS = new Uint16Array(0);
-/** What a Map entry with its key takes, about (a short string key, a number value). */
-export const MAP_ENTRY_BYTES = 64;
 
 function grow(a: Uint32Array, min: number): Uint32Array {
   const out = new Uint32Array(Math.max(min, a.length * 2));
@@ -164,7 +162,7 @@ export class FieldPostings {
 
   /** Bytes held (a seal's arrays may be views of a larger buffer: each buffer counts once). */
   bytes(seen: Set<ArrayBufferLike>): number {
-    return textBytes(this.table.blob) + bufferBytes(this.table.starts, seen) +
+    return stringBytes(this.table.blob) + bufferBytes(this.table.starts, seen) +
       bufferBytes(this.offsets, seen) + bufferBytes(this.ids, seen) + bufferBytes(this.tfs, seen) +
       this.recent.bytes();
   }

@@ -3,11 +3,12 @@
  * (postings.ts) with each field's term frequencies and lengths, and the vocabulary of
  * words as written (with how often each is used) that typo corrections are chosen from.
  */
-import { type Field, FIELDS, type Hit, InvertedIndex, MAP_ENTRY_BYTES } from "./postings.ts";
+import { type Field, FIELDS, type Hit, InvertedIndex } from "./postings.ts";
 import { countTerms, languageOf, words, written } from "./tokens.ts";
 import { Trigrams } from "./trigrams.ts";
 import { Vocab } from "./vocab.ts";
-import { bufferBytes, DocStore, type StoredDoc } from "./doc_store.ts";
+import { DocStore, type StoredDoc } from "./doc_store.ts";
+import { bufferBytes, MAP_ENTRY_BYTES } from "./held_bytes.ts";
 import type { Scores } from "./rank.ts";
 import { ACCENTED } from "./highlight.ts";
 import { sectionOffsets } from "./sections.ts";

@@ -130,13 +130,10 @@ class Reader {
 
   /** The next block's bytes (a view into the snapshot). */
   raw(): Uint8Array {
-    const { bytes } = this;
-    if (this.at + BLOCK_HEAD > bytes.length) fail("truncated");
-    const len = new DataView(bytes.buffer, bytes.byteOffset + this.at, 4).getUint32(0, true);
-    const from = this.at + BLOCK_HEAD;
-    if (from + len > bytes.length) fail("block past the end");
+    const len = this.peek(), from = this.at + BLOCK_HEAD;
+    if (from + len > this.bytes.length) fail("block past the end");
     this.at = from + padded(len);
-    return bytes.subarray(from, from + len);
+    return this.bytes.subarray(from, from + len);
   }
 
   /** The byte length of the next block. */

@@ -1,9 +1,9 @@
 /**
  * Words as written → how often pages use them: an open-addressing hash table (linear
  * probing, a string hash that never changes) whose slots a snapshot stores as they are,
- * so loading one reads the table in place instead of inserting every word again. A
- * snapshot stores it packed (`packed`: 0.8 full, where a growing table is 0.35–0.7). Words are kept
- * in one byte arena, not as a string each (thousands of small strings per site cost
+ * so loading one reads the table in place instead of inserting every word again; a
+ * snapshot stores it packed (`packed`: 0.8 full, where a growing table is 0.35–0.7). Words
+ * are kept in one byte arena, not as a string each (thousands of small strings per site cost
  * memory and GC): a Latin-1 word a byte a character, any other as UTF-16 units, two bytes
  * each, so one accented or Greek word does not double every other's size.
  */

@@ -7,8 +7,8 @@ import {
   packText,
   soundText,
   textAround,
-  textBytes,
   unpackText,
+  utf8Bytes,
 } from "../../lib/search/packed_text.ts";
 
 /** Deterministic pseudo-random numbers. */
@@ -32,7 +32,7 @@ Deno.test("packed text - reads back whole, and every prefix as slice gives it, a
     const text = randomText(rand, length);
     const packed = packText(text);
     assert.equal(soundText(packed), true);
-    assert.equal(textBytes(packed), new TextEncoder().encode(text).length);
+    assert.equal(utf8Bytes(packed), new TextEncoder().encode(text).length);
     assert.equal(unpackText(packed), text, `${length} characters`);
     for (const k of [0, 1, 7, 2_000, 4_000, 8_000, 8_191, 12_000, 20_000, 50_000]) {
       assert.equal(unpackText(packed, k), text.slice(0, k), `${length} characters, first ${k}`);

@@ -1,5 +1,5 @@
 /** The built-in, offline answerer: picks the passages' sentences that best answer the question. */
-import { squash, STOP_WORDS, WORD_RE } from "../search/text.ts";
+import { squash, STOP_WORDS, WORD_RE } from "../search/mod.ts";
 import {
   MAX_ANSWER_CHARS,
   type SourceText,

@@ -12,7 +12,7 @@ import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
-import { squash, WORD_RE } from "../search/text.ts";
+import { squash, WORD_RE } from "../search/mod.ts";
 import { Slices } from "../slices.ts";
 
 export type SourceRef =

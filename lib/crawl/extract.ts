@@ -6,7 +6,7 @@
  * everything else together, and nothing here needs to look backwards.
  */
 import { Parser } from "htmlparser2";
-import { squash } from "../search/text.ts";
+import { squash } from "../search/mod.ts";
 
 export interface PageSection {
   heading: string;

@@ -4,7 +4,7 @@ import { originError, publicSiteHint } from "../../lib/http/auth.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, respond } from "../../lib/http/middleware.ts";
 import { PLANS } from "../../lib/limits/plans.ts";
-import { ResultCache } from "../../lib/search/result_cache.ts";
+import { ResultCache } from "../../lib/search/mod.ts";
 import { rateLimitHeaders } from "../../lib/limits/quota.ts";
 import { parse, SearchParams } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";

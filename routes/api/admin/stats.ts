@@ -13,7 +13,7 @@ import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../../../lib/http/middleware.ts";
 import { parse } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
-import type { SearchIndexes } from "../../../lib/search/indexes.ts";
+import type { SearchIndexes } from "../../../lib/search/mod.ts";
 
 const StatsParams = z.object({ gc: z.enum(["0", "1"]).optional() });
 

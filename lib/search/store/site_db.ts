@@ -4,15 +4,12 @@
  * words as written (with how often each is used) that typo corrections are chosen from.
  */
 import { type Field, FIELDS, type Hit, InvertedIndex } from "./postings.ts";
-import { countTerms, languageOf, words, written } from "./tokens.ts";
-import { Trigrams } from "./trigrams.ts";
+import { ACCENTED, countTerms, languageOf, words, written } from "../analysis/tokens.ts";
+import { Trigrams } from "../analysis/trigrams.ts";
 import { Vocab } from "./vocab.ts";
 import { DocStore, type StoredDoc } from "./doc_store.ts";
 import { bufferBytes, MAP_ENTRY_BYTES } from "./held_bytes.ts";
-import type { Scores } from "./rank.ts";
-import { ACCENTED } from "./highlight.ts";
-import { sectionOffsets } from "./sections.ts";
-import { packSections, type Section, unpackSections } from "./packed_sections.ts";
+import { packSections, type Section, sectionOffsets, unpackSections } from "./packed_sections.ts";
 import { packText, textAround, unpackText } from "./packed_text.ts";
 
 export { FIELDS };
@@ -33,8 +30,13 @@ export type Doc = {
   codeShare?: number;
   /** Whether the body has letters with diacritics (highlighting must fold it). */
   accented?: boolean;
-  /** Where each section's heading line starts in the body (sections.ts). */
+  /** Where each section's heading line starts in the body (packed_sections.ts). */
   sectionAt?: Int32Array;
+  /**
+   * The page's weight beside others that match as many words (query/weights.ts), where it is
+   * not 1; kept in the index, not in the document.
+   */
+  prior?: number;
 };
 
 export type { StoredDoc };
@@ -61,8 +63,18 @@ export interface SiteDb {
   langs: Map<string, number>;
   /** A document's weight beside others that match as many words, where it is not 1. */
   prior: Map<number, number>;
-  /** Scores of common tokens (rank.ts), forgotten on every change. */
+  /** Scores of common tokens (query/score_cache.ts), forgotten on every change. */
   scores: Map<string, Scores>;
+}
+
+/**
+ * One token's scores: documents in the order they were first scored (ties keep it), and
+ * their BM25. Typed arrays, so kept scores cost 12 bytes each and no work for the GC.
+ */
+export interface Scores {
+  size: number;
+  ids: Uint32Array;
+  values: Float64Array;
 }
 
 /** Adds (or takes away) `n` uses of a word as written, and of its parts when it is a dotted name. */
@@ -96,15 +108,7 @@ function noteWords(db: SiteDb, text: string, lang: string, n: number) {
 export const headingsText = (sections: Section[]) =>
   sections.map((s) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading).join("\n");
 
-/** Pages mostly of code (a source listing) come after prose pages that match as well. */
-const CODE_SHARE = 0.7;
-const CODE_PRIOR = 0.3;
-
-function priorOf(doc: Doc): number {
-  return (doc.codeShare ?? 0) >= CODE_SHARE ? CODE_PRIOR : 1;
-}
-
-/** An empty index over the given parts (snapshot_codec.ts passes decoded ones). */
+/** An empty index over the given parts (persistence/snapshot_codec.ts passes decoded ones). */
 export function createSiteDb(index = new InvertedIndex(), docs = new DocStore()): SiteDb {
   return {
     index,
@@ -180,8 +184,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
     sectionAt: doc.sections?.length ? sectionOffsets(doc.body, doc.sections) : undefined,
   };
   db.docs.put(id, stored);
-  const prior = priorOf(doc);
-  if (prior !== 1) db.prior.set(id, prior);
+  if (doc.prior !== undefined && doc.prior !== 1) db.prior.set(id, doc.prior);
   db.langs.set(lang, (db.langs.get(lang) ?? 0) + 1);
   sealIfDue(db, false);
 }

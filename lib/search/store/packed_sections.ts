@@ -46,3 +46,25 @@ export function soundSections(p: PackedSections): boolean {
   return p.count > 0 && lines(p.headings) === p.count &&
     (p.anchors === "" || lines(p.anchors) === p.count);
 }
+
+/**
+ * Where each section's heading line starts in the body, in reading order (-1 when it is not
+ * a line of the body); worked out once, when the page is indexed.
+ */
+export function sectionOffsets(body: string, sections: Section[]): Int32Array {
+  const out = new Int32Array(sections.length).fill(-1);
+  let pos = 0;
+  sections.forEach((s, i) => {
+    if (!s.heading) return;
+    let at = body.indexOf(s.heading, pos);
+    while (
+      at >= 0 &&
+      !((at === 0 || body[at - 1] === "\n") &&
+        (at + s.heading.length === body.length || body[at + s.heading.length] === "\n"))
+    ) at = body.indexOf(s.heading, at + 1);
+    if (at < 0) return;
+    out[i] = at;
+    pos = at + s.heading.length;
+  });
+  return out;
+}

@@ -1,5 +1,5 @@
 /** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
-import { foldInPlace } from "./tokens.ts";
+import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
 
 export interface Highlight {
   field: "title" | "description" | "body";
@@ -55,8 +55,6 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
 /** Text is read in chunks this long (shorter when only the first matches are wanted). */
 const CHUNK = 8192;
 const FIRST_CHUNK = 2048;
-/** Letters that may carry a diacritic (most chunks have none and need no folding). */
-export const ACCENTED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/;
 
 /**
  * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
@@ -133,17 +131,6 @@ export function highlightField(
 
 /** How far into a page a snippet is looked for. */
 export const SNIPPET_SCAN_CHARS = 50_000;
-
-/** The window of about `size` characters of `text` that holds the most matches. */
-export function highlightSnippet(
-  text: string,
-  match: Matcher,
-  size = 180,
-  scanLimit = SNIPPET_SCAN_CHARS,
-): Highlight | null {
-  const scanned = text.length > scanLimit ? text.slice(0, scanLimit) : text;
-  return snippetOf(text, findMatches(scanned, match), 0, scanned.length, size);
-}
 
 /**
  * The best window of `text[from, to)` given the matches found in the whole text

@@ -12,10 +12,10 @@
  * exists, so no snapshot lands after the sweep.
  */
 import { CODEC_VERSION, decodeSiteDb, encodeSiteDb } from "./snapshot_codec.ts";
-import type { SiteDb } from "./site_db.ts";
-import { SiteName } from "./site_name.ts";
-import { randomBase62 } from "../sites/keys.ts";
-import { versionKey } from "../sites/pages.ts";
+import type { SiteDb } from "../store/site_db.ts";
+import { SiteName } from "../analysis/site_name.ts";
+import { randomBase62 } from "../../sites/keys.ts";
+import { versionKey } from "../../sites/pages.ts";
 
 /** What indexes.ts keeps of a site's index, and the version of the pages it holds. */
 export interface SavedIndex {

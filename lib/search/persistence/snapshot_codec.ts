@@ -10,12 +10,12 @@
  * length, four bytes of padding and its bytes, padded to 8 (so every block starts 8-aligned
  * for any typed array); the order of blocks is the order of `put` calls.
  */
-import { Column, FIELDS, InvertedIndex } from "./postings.ts";
-import { createSiteDb, seal, type SiteDb } from "./site_db.ts";
-import { type DocColumns, DocStore, soundColumns, toColumns } from "./doc_store.ts";
-import { TRIGRAM_BYTES, Trigrams } from "./trigrams.ts";
-import { TermTable } from "./term_table.ts";
-import { Vocab } from "./vocab.ts";
+import { Column, FIELDS, InvertedIndex } from "../store/postings.ts";
+import { createSiteDb, seal, type SiteDb } from "../store/site_db.ts";
+import { type DocColumns, DocStore, soundColumns, toColumns } from "../store/doc_store.ts";
+import { TRIGRAM_BYTES, Trigrams } from "../analysis/trigrams.ts";
+import { TermTable } from "../store/term_table.ts";
+import { Vocab } from "../store/vocab.ts";
 
 /** Snapshots of another version are ignored (decodeSiteDb throws). */
 export const CODEC_VERSION = 4;

@@ -45,6 +45,7 @@ import { stopwords as huStop } from "@orama/stopwords/hungarian";
 import { stopwords as idStop } from "@orama/stopwords/indonesian";
 import { stopwords as itStop } from "@orama/stopwords/italian";
 import { stopwords as jaStop } from "@orama/stopwords/japanese";
+import { stopwords as enStop } from "@orama/stopwords/english";
 import { stopwords as zhStop } from "@orama/stopwords/mandarin";
 import { stopwords as noStop } from "@orama/stopwords/norwegian";
 import { stopwords as ptStop } from "@orama/stopwords/portuguese";
@@ -58,7 +59,10 @@ import { STOP_WORDS } from "./text.ts";
 
 interface Language {
   stem?: (word: string) => string;
+  /** Words left out of the index. */
   stop: Set<string>;
+  /** Words too common to be a correction or a highlight: the stop words, or a longer list. */
+  common?: Set<string>;
 }
 
 const lang = (stem: Language["stem"], stop: string[] = []): Language => ({
@@ -71,7 +75,7 @@ const lang = (stem: Language["stem"], stop: string[] = []): Language => ({
  * list: Orama's longer one drops words documentation is searched for ("through", "only").
  */
 const LANGUAGES: Record<string, Language> = {
-  en: { stem: english, stop: STOP_WORDS },
+  en: { stem: english, stop: STOP_WORDS, common: new Set([...STOP_WORDS, ...enStop]) },
   ar: lang(arabic, arStop),
   hy: lang(armenian),
   bg: lang(bulgarian, bgStop),
@@ -144,7 +148,8 @@ export function fold(word: string): string {
 
 const foldCache = new Map<string, string>();
 /** Letters that may carry a diacritic of their own: Latin, Greek and Cyrillic blocks. */
-const PRECOMPOSED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/g;
+export const ACCENTED = /[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1fff]/;
+const PRECOMPOSED = new RegExp(ACCENTED.source, "g");
 /**
  * The same folding character by character, keeping every offset: highlights are found
  * in the folded text and shown on the original characters.
@@ -222,6 +227,15 @@ export function terms(word: string, code: string): string[] {
 /** Whether a word is a stop word of a language. */
 export const isStopWord = (word: string, code: string) =>
   settings(code).stop.has(word.toLowerCase());
+
+/**
+ * Whether a word is too common in a language to be a typo's correction or a highlight
+ * ("would", "the"): its stop words, and for English a longer list than the index drops.
+ */
+export function isCommonWord(word: string, code: string): boolean {
+  const l = settings(code), w = word.toLowerCase();
+  return (l.common ?? l.stop).has(w);
+}
 
 /** A word as written, for the vocabulary of typo corrections. */
 export const written = (word: string) => fold(word.replace(APOSTROPHE, ""));

@@ -1,15 +1,25 @@
 /**
  * Typo correction: a word no page uses is read as the most used word (as written, in the
  * site's vocabulary) one edit away: a letter deleted, swapped with the next, replaced or
- * inserted. An identifier (get_objcet_or_404) is corrected as a whole.
+ * inserted. An identifier (get_objcet_or_404) is corrected as a whole. Never into a word
+ * too common to mean anything ("world" is not read as "would").
  */
-import type { SiteDb } from "./site_db.ts";
-import { isStopWord, written } from "./tokens.ts";
+import { isCommonWord, written } from "./tokens.ts";
 import { END, START, type Trigrams } from "./trigrams.ts";
 
-const MIN_TYPO_LENGTH = 4;
-/** Longer words are left as they are (a long query word would mean many candidates). */
-const MAX_TYPO_LENGTH = 40;
+/** What corrections are chosen from: a site's words as written, with how often each is used. */
+export interface Lexicon {
+  vocab: { get(word: string): number | undefined; has(word: string): boolean };
+  /** Non-ASCII characters of the vocabulary. */
+  alphabet: Set<string>;
+  trigrams: Trigrams;
+}
+
+/** Lengths of the words corrected (query/weights.ts sets them). */
+export interface TypoLengths {
+  min: number;
+  max: number;
+}
 const ASCII_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_";
 const ASCII = [...ASCII_ALPHABET];
 const JOINED = /[_.-]/;
@@ -44,7 +54,7 @@ function eachEdit(word: string, chars: string[], visit: (e: string) => void, see
  * part (frce_str) only that part's (the one edit changed it), kept when the edited part
  * is a word pages use or now holds a separator; else every edit of the whole.
  */
-function eachCandidate(db: SiteDb, w: string, alphabet: string[], visit: (e: string) => void) {
+function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (e: string) => void) {
   if (!JOINED.test(w)) return eachEdit(w, alphabet, visit, db.trigrams);
   const parts = w.split(/(?=[_.-])|(?<=[_.-])/);
   const unknown = parts.map((p, i) => [p, i] as const).filter(([p]) =>
@@ -58,15 +68,20 @@ function eachCandidate(db: SiteDb, w: string, alphabet: string[], visit: (e: str
   }, db.trigrams);
 }
 
-/** The most used word as written one edit from `word`, or null. */
-export function correct(db: SiteDb, word: string, langs: string[]): string | null {
+/** The most used word as written one edit from `word` (not a common word), or null. */
+export function correct(
+  db: Lexicon,
+  word: string,
+  langs: string[],
+  lengths: TypoLengths,
+): string | null {
   const w = written(word);
-  if (w.length < MIN_TYPO_LENGTH || w.length > MAX_TYPO_LENGTH) return null;
+  if (w.length < lengths.min || w.length > lengths.max) return null;
   const alphabet = /[\u0080-\uffff]/.test(w) ? [...ASCII_ALPHABET, ...db.alphabet] : ASCII;
   let best: string | null = null, bestCount = 0;
   eachCandidate(db, w, alphabet, (e) => {
     const n = db.vocab.get(e);
-    if (n && n > bestCount && !langs.every((l) => isStopWord(e, l))) [best, bestCount] = [e, n];
+    if (n && n > bestCount && !langs.some((l) => isCommonWord(e, l))) [best, bestCount] = [e, n];
   });
   return best;
 }

@@ -5,7 +5,7 @@
  * in their heading (most) and text, and the best few become sub-results.
  */
 import { findMatches, type Matcher, snippetOf } from "./highlight.ts";
-import type { Section } from "./site_db.ts";
+import type { Section } from "../store/packed_sections.ts";
 
 export interface SectionHit {
   title: string;
@@ -24,28 +24,6 @@ export const withAnchor = (url: string, anchor: string) =>
  * The best-matching sections of a page (at most three, best first) and the anchor its
  * result should point at ("" when the match is not in one section).
  */
-/**
- * Where each section's heading line starts in the body, in reading order (-1 when it is not
- * a line of the body); worked out once, when the page is indexed.
- */
-export function sectionOffsets(body: string, sections: Section[]): Int32Array {
-  const out = new Int32Array(sections.length).fill(-1);
-  let pos = 0;
-  sections.forEach((s, i) => {
-    if (!s.heading) return;
-    let at = body.indexOf(s.heading, pos);
-    while (
-      at >= 0 &&
-      !((at === 0 || body[at - 1] === "\n") &&
-        (at + s.heading.length === body.length || body[at + s.heading.length] === "\n"))
-    ) at = body.indexOf(s.heading, at + 1);
-    if (at < 0) return;
-    out[i] = at;
-    pos = at + s.heading.length;
-  });
-  return out;
-}
-
 export function matchSections(
   url: string,
   title: string,

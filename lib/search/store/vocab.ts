@@ -22,14 +22,14 @@ function hash(s: string): number {
 export const FREE = 0, GONE = 255, LONG = 254;
 
 /** Set in a slot's start when its word is stored as UTF-16 units (two bytes each). */
-export const WIDE = 0x80000000;
+const UTF16 = 0x80000000;
 
 /** A vocabulary's parts as a snapshot stores them. */
 export interface VocabParts {
   /** The words' bytes, `used` of them in use (deleted words' included). */
   arena: Uint8Array;
   used: number;
-  /** Slot → where its word starts in the arena, | WIDE for a word in UTF-16 units. */
+  /** Slot → where its word starts in the arena, | UTF16 for a word in UTF-16 units. */
   starts: Uint32Array;
   /** Slot → FREE, GONE, LONG, or its word's length (in UTF-16 units) + 1. */
   lens: Uint8Array;
@@ -73,7 +73,7 @@ export class Vocab {
           if ((this.long.get(i) ?? 0) + 1 < LONG) throw new Error("vocab long word");
         }
         const bytes = this.bytes(i);
-        if ((this.starts[i] & ~WIDE) + bytes > this.used) {
+        if ((this.starts[i] & ~UTF16) + bytes > this.used) {
           throw new Error("vocab word past the arena");
         }
         this.size++;
@@ -109,7 +109,7 @@ export class Vocab {
 
   /** The arena bytes of the word in slot `i`. */
   private bytes(i: number): number {
-    return this.starts[i] & WIDE ? this.len(i) * 2 : this.len(i);
+    return this.starts[i] & UTF16 ? this.len(i) * 2 : this.len(i);
   }
 
   /** Gives slot `i` a word of `len` units. */
@@ -121,8 +121,8 @@ export class Vocab {
   /** Unit `k` of the word in slot `i`. */
   private unit(i: number, k: number): number {
     const s = this.starts[i];
-    if (!(s & WIDE)) return this.arena[s + k];
-    const at = (s & ~WIDE) + 2 * k;
+    if (!(s & UTF16)) return this.arena[s + k];
+    const at = (s & ~UTF16) + 2 * k;
     return this.arena[at] | (this.arena[at + 1] << 8);
   }
 
@@ -131,7 +131,7 @@ export class Vocab {
     const l = this.lens[i];
     if (l === LONG ? this.long.get(i) !== word.length : l !== word.length + 1) return false;
     const { arena } = this, s = this.starts[i];
-    if (!(s & WIDE)) {
+    if (!(s & UTF16)) {
       for (let k = 0; k < word.length; k++) if (arena[s + k] !== word.charCodeAt(k)) return false;
       return true;
     }
@@ -215,7 +215,7 @@ export class Vocab {
     return h >>> 0;
   }
 
-  /** Puts a word's units at the arena's end; returns its start (| WIDE when not Latin-1). */
+  /** Puts a word's units at the arena's end; returns its start (| UTF16 when not Latin-1). */
   private append(word: string): number {
     let wide = false;
     for (let k = 0; k < word.length && !wide; k++) wide = word.charCodeAt(k) > 0xff;
@@ -234,7 +234,7 @@ export class Vocab {
       }
     } else for (let k = 0; k < word.length; k++) arena[at + k] = word.charCodeAt(k);
     this.used += bytes;
-    return wide ? (at | WIDE) >>> 0 : at;
+    return wide ? (at | UTF16) >>> 0 : at;
   }
 
   /** Copies live words into a new arena of `size` bytes. */
@@ -243,9 +243,9 @@ export class Vocab {
     let at = 0;
     for (let i = 0; i < this.lens.length; i++) {
       if (this.lens[i] === FREE || this.lens[i] === GONE) continue;
-      const s = this.starts[i], from = s & ~WIDE, bytes = this.bytes(i);
+      const s = this.starts[i], from = s & ~UTF16, bytes = this.bytes(i);
       arena.set(old.subarray(from, from + bytes), at);
-      this.starts[i] = ((s & WIDE) | at) >>> 0;
+      this.starts[i] = ((s & UTF16) | at) >>> 0;
       at += bytes;
     }
     this.arena = arena;
@@ -287,9 +287,9 @@ export class Vocab {
       if (this.lens[s] === FREE || this.lens[s] === GONE) continue;
       let i = this.hashAt(s) % cap;
       while (lens[i] !== FREE) i = i + 1 === cap ? 0 : i + 1;
-      const from = this.starts[s] & ~WIDE, bytes = this.bytes(s);
+      const from = this.starts[s] & ~UTF16, bytes = this.bytes(s);
       arena.set(this.arena.subarray(from, from + bytes), at);
-      starts[i] = ((this.starts[s] & WIDE) | at) >>> 0;
+      starts[i] = ((this.starts[s] & UTF16) | at) >>> 0;
       lens[i] = this.lens[s];
       if (lens[i] === LONG) long.set(i, this.len(s));
       counts[i] = this.counts[s];

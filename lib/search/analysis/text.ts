@@ -10,12 +10,5 @@ export const STOP_WORDS = new Set(
 /** Unicode letters/digits runs: what counts as a word everywhere. */
 export const WORD_RE = /[\p{L}\p{N}]+/gu;
 
-/** Lowercased words of a query, stop words dropped (unless nothing else is left). */
-export function queryWords(q: string): string[] {
-  const all = q.toLowerCase().match(WORD_RE) ?? [];
-  const kept = all.filter((w) => !STOP_WORDS.has(w));
-  return [...new Set(kept.length ? kept : all)];
-}
-
 /** Collapses runs of whitespace to single spaces and trims. */
 export const squash = (s: string) => s.replace(/\s+/g, " ").trim();

@@ -1,0 +1,271 @@
+/**
+ * Ranking for site search: BM25 per field (bm25.ts, weighted by weights.ts). Complete
+ * words match exactly; the word being typed (the last one) also as a prefix; a word no page
+ * uses is corrected to its most used neighbour one edit away (analysis/typos.ts), an
+ * identifier as a whole, and the correction is kept only when it lets some page match
+ * more of the query than any page did without it. Documents that contain more of the
+ * query's words rank first, BM25 orders the rest.
+ */
+import type { SiteDb } from "../store/site_db.ts";
+import { fold, isStopWord, terms, words, written } from "../analysis/tokens.ts";
+import { correct } from "../analysis/typos.ts";
+import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
+import { RANKING } from "./weights.ts";
+
+const JOINED = /[_.-]/;
+const DOTTED = /[.-]/;
+
+export interface Correction {
+  from: string;
+  to: string;
+}
+
+export interface Ranked {
+  /** Internal document ids, best first: the first `limit` of them. */
+  ids: number[];
+  /** How many documents match. */
+  found: number;
+  /** Query words replaced by the word pages use. */
+  corrections: Correction[];
+  /** Every form that matched (indexed forms and words as written), for highlighting. */
+  matched: string[];
+  /** The query's words as searched for (stop words left out unless all are), lowercased. */
+  words: string[];
+}
+
+/** The languages a query is read in: those of the site's pages, most used first. */
+function languages(db: SiteDb): string[] {
+  const langs = [...db.langs.entries()].sort((a, b) => b[1] - a[1]).map(([l]) => l);
+  return langs.length ? langs : ["en"];
+}
+
+const formsOf = (word: string, langs: string[]) => new Set(langs.flatMap((l) => terms(word, l)));
+
+interface Scratch {
+  score: Float64Array;
+  words: Uint16Array;
+  grow(id: number): void;
+}
+
+const scratches = new WeakMap<SiteDb, Scratch>();
+
+/** A site's zeroed per-document arrays (ranking is synchronous, so one set serves all). */
+function scratch(db: SiteDb): Scratch {
+  let s = scratches.get(db);
+  if (!s) {
+    const made: Scratch = {
+      score: new Float64Array(1024),
+      words: new Uint16Array(1024),
+      grow(id: number) {
+        if (id < made.words.length) return;
+        const size = Math.max(id + 1, made.words.length * 2);
+        const score = new Float64Array(size), words = new Uint16Array(size);
+        score.set(made.score);
+        words.set(made.words);
+        [made.score, made.words] = [score, words];
+      },
+    };
+    scratches.set(db, s = made);
+  }
+  return s;
+}
+
+/**
+ * The `k` best documents, best first: more query words, then a higher score; ties keep the
+ * order of `ids`, exactly as a stable sort of them all would (only a few are kept in order).
+ */
+export function topK(
+  ids: number[],
+  k: number,
+  acc: { score: ArrayLike<number>; words: ArrayLike<number> },
+): number[] {
+  const { score, words } = acc;
+  const better = (a: number, b: number) => words[b] - words[a] || score[b] - score[a];
+  if (k * 4 >= ids.length) return ids.sort(better).slice(0, k);
+  const top: number[] = [];
+  for (const id of ids) {
+    if (top.length === k && better(id, top[k - 1]) >= 0) continue;
+    if (top.length === k) top.pop();
+    let i = top.length;
+    while (i > 0 && better(id, top[i - 1]) < 0) i--;
+    top.splice(i, 0, id);
+  }
+  return top;
+}
+
+/** The words of a query that are searched for: stop words only when nothing else is left. */
+function queryWords(q: string, langs: string[]): string[] {
+  const raw = [...words(q, langs[0])];
+  const kept = raw.filter((w) => !langs.every((l) => isStopWord(w, l)));
+  return [...new Set((kept.length ? kept : raw).map((w) => w.toLowerCase()))];
+}
+
+/** A query word to look up; `fix` names the correction it came from, if any. */
+interface Unit {
+  word: string;
+  last: boolean;
+  fix?: number;
+}
+
+/** Ranks every document that matches any word of the query; `limit` bounds the ids sorted. */
+export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
+  const langs = languages(db);
+  const typing = !/\s$/.test(q);
+  const query = queryWords(q, langs);
+  // Corrections are looked for once per word, whatever the passes.
+  const fixes = new Map<string, string | null>();
+  const fixOf = (w: string) => {
+    if (!fixes.has(w)) {
+      fixes.set(
+        w,
+        fixes.size < RANKING.maxTypoWords ? correct(db, w, langs, RANKING.typoLength) : null,
+      );
+    }
+    return fixes.get(w)!;
+  };
+  const acc = scratch(db);
+  const refused = new Set<string>();
+  for (;;) {
+    const pass = accumulate(db, query, typing, langs, acc, (w) => refused.has(w) ? null : fixOf(w));
+    // A correction that no page matches with more of the query than pages did without it
+    // was not needed: the query is ranked again without it.
+    const needless = pass.corrections.filter((_, i) => !raises(acc, pass.touched, pass.fixed[i]));
+    if (needless.length) {
+      clear(acc, pass.touched);
+      for (const c of needless) refused.add(c.from);
+      continue;
+    }
+    let ids: number[];
+    try {
+      for (const [id, p] of db.prior) {
+        if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
+      }
+      ids = topK(pass.touched, Math.min(limit, pass.touched.length), acc);
+    } finally {
+      clear(acc, pass.touched);
+    }
+    return {
+      ids,
+      found: pass.touched.length,
+      corrections: pass.counted > 0 ? pass.corrections : [],
+      matched: [...new Set(pass.matched)],
+      words: query,
+    };
+  }
+}
+
+/** Leaves the arrays zeroed for the next query. */
+function clear(acc: Scratch, touched: number[]) {
+  for (const id of touched) {
+    acc.score[id] = 0;
+    acc.words[id] = 0;
+  }
+}
+
+/**
+ * Whether a correction raises the result set: some page matches more of the query's words
+ * with it than the best page does without it (`fixed`: each page the correction matched,
+ * once for each of its words).
+ */
+function raises(acc: Scratch, touched: number[], fixed: Map<number, number>): boolean {
+  let withIt = 0, without = 0;
+  for (const id of touched) {
+    const n = acc.words[id];
+    if (n > withIt) withIt = n;
+    const rest = n - (fixed.get(id) ?? 0);
+    if (rest > without) without = rest;
+  }
+  return withIt > without;
+}
+
+/** Adds every query word's scores into `acc`; returns what it matched and corrected. */
+function accumulate(
+  db: SiteDb,
+  query: string[],
+  typing: boolean,
+  langs: string[],
+  acc: Scratch,
+  fixOf: (word: string) => string | null,
+) {
+  const corrections: Correction[] = [];
+  /** Per correction: page → how many of its words the page matched. */
+  const fixed: Map<number, number>[] = [];
+  const matched: string[] = [];
+  const fix = (from: string, to: string) => {
+    corrections.push({ from, to });
+    fixed.push(new Map());
+    return corrections.length - 1;
+  };
+
+  // An identifier no page has as written (get_objcet_or_404) is corrected whole, then split.
+  const units: Unit[] = [];
+  query.forEach((word, i) => {
+    let w = word, from: number | undefined;
+    if (JOINED.test(w) && !db.vocab.has(written(w))) {
+      const fixedWord = fixOf(w);
+      if (fixedWord) [w, from] = [fixedWord, fix(word, fixedWord)];
+    }
+    const parts = DOTTED.test(w) ? w.split(DOTTED).filter(Boolean) : [w];
+    parts.forEach((p, j) =>
+      units.push({ word: p, last: i === query.length - 1 && j === parts.length - 1, fix: from })
+    );
+  });
+
+  // Per-document sums in arrays indexed by internal id (no object per matching page).
+  const touched: number[] = [];
+  let counted = 0;
+  try {
+    for (const { word, last, fix: from } of units) {
+      let by = from;
+      const forms = formsOf(word, langs);
+      // One form (the usual case): its scores as they are, without a copy.
+      let hits = NO_SCORES;
+      if (forms.size === 1) {
+        const [form] = forms;
+        hits = exactScores(db, form);
+        if (hits.size) matched.push(form);
+      } else {
+        const all = new Map<number, number>();
+        matched.push(...score(db, forms, false, all));
+        hits = toScores(all);
+      }
+      // Prefixes of one letter would list a good part of the vocabulary: not expanded.
+      const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= RANKING.minPrefix));
+      if (hits.size === 0 && last && typing) {
+        const all = new Map<number, number>();
+        matched.push(...score(db, prefixes, true, all));
+        hits = toScores(all);
+      }
+      if (hits.size === 0 && !db.vocab.has(written(word))) {
+        const fixedWord = fixOf(word);
+        if (fixedWord) {
+          const partial = new Map<number, number>();
+          matched.push(...score(db, formsOf(fixedWord, langs), false, partial), fixedWord);
+          hits = toScores(weighted(partial, RANKING.typoWeight));
+          if (partial.size) by = fix(word, fixedWord);
+        }
+      }
+      if (hits.size === 0) {
+        const partial = new Map<number, number>();
+        matched.push(...score(db, prefixes, true, partial));
+        hits = toScores(weighted(partial, RANKING.prefixWeight));
+      }
+      if (hits.size === 0) continue; // a stop word, or a word no page has
+      counted++;
+      const { ids: hitIds, values } = hits;
+      const mine = by === undefined ? undefined : fixed[by];
+      for (let i = 0; i < hits.size; i++) {
+        const id = hitIds[i];
+        acc.grow(id);
+        if (acc.words[id] === 0) touched.push(id);
+        acc.score[id] += values[i];
+        acc.words[id]++;
+        if (mine) mine.set(id, (mine.get(id) ?? 0) + 1);
+      }
+    }
+  } catch (e) {
+    clear(acc, touched);
+    throw e;
+  }
+  return { touched, counted, corrections, fixed, matched };
+}

@@ -12,6 +12,8 @@ export interface Matcher {
   (word: string): boolean;
   /** Folded roots: 3+ letters (or unspaced script) match as prefixes, shorter ones as words. */
   roots: string[];
+  /** How many words the query has (a dotted name counts each part). */
+  size: number;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
@@ -49,7 +51,8 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
     const w = foldInPlace(word.toLowerCase());
     return roots.some((r) => w.startsWith(r) && (prefixRoot(r) || w.length === r.length));
   };
-  return Object.assign(matcher, { roots });
+  const size = words.reduce((n, w) => n + w.split(/[.-]/).filter(Boolean).length, 0);
+  return Object.assign(matcher, { roots, size });
 }
 
 /** Text is read in chunks this long (shorter when only the first matches are wanted). */

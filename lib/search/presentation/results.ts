@@ -15,7 +15,16 @@ import {
   SNIPPET_SCAN_CHARS,
   snippetOf,
 } from "./highlight.ts";
-import { matchSections, MAX_SECTIONS, type SectionHit, withAnchor } from "./sections.ts";
+import {
+  headingLine,
+  type HeadingMatch,
+  headingMatch,
+  matchSections,
+  MAX_SECTIONS,
+  namesMore,
+  type SectionHit,
+  withAnchor,
+} from "./sections.ts";
 
 export interface SearchHit {
   title: string;
@@ -41,9 +50,11 @@ const SECTION_READ_CHARS = 2_000;
 
 /**
  * The sections of a page beyond the text read first whose headings match, found in the
- * stretch of text around the first of them alone (none past SNIPPET_SCAN_CHARS).
+ * stretch of text around the heading that names most of the query (none past
+ * SNIPPET_SCAN_CHARS); its anchor only when no other heading, read first (`lead`) or
+ * later, names as much of the query.
  */
-function laterSections(db: SiteDb, id: number, doc: Doc, match: Matcher) {
+function laterSections(db: SiteDb, id: number, doc: Doc, match: Matcher, lead: HeadingMatch) {
   const none = { sections: [], anchor: "" };
   const offsets = doc.sectionAt, sections = doc.sections ?? [];
   if (!offsets) return none;
@@ -51,16 +62,30 @@ function laterSections(db: SiteDb, id: number, doc: Doc, match: Matcher) {
     const at = offsets[i] ?? -1, end = at + s.heading.length;
     return at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS ? [{ ...s, at }] : [];
   });
-  // The later headings are matched together, one scan, as sections.ts does.
-  const [first] = findMatches(later.map((x) => x.heading).join("\n"), match, 1);
-  if (!first) return none;
-  let pos = 0;
-  const x = later.find((x) => first[0] < (pos += x.heading.length + 1))!;
-  const from = x.at, to = x.at + x.heading.length + SECTION_READ_CHARS;
+  // The later headings are matched together, one scan, as sections.ts does; then only
+  // those that hold a match one by one.
+  const joined = later.map(headingLine).join("\n");
+  const hits = findMatches(joined, match, MATCHES_SCANNED);
+  if (!hits.length) return none;
+  let best: (typeof later)[number] | undefined, bestMatch = lead, rivals = 0, pos = 0, k = 0;
+  for (const x of later) {
+    const end = pos + headingLine(x).length;
+    let n = 0;
+    while (k < hits.length && hits[k][1] <= end) k++, n++;
+    pos = end + 1;
+    if (!n) continue;
+    const m = headingMatch(x, match);
+    if (!best || namesMore(m, bestMatch)) [best, bestMatch, rivals] = [x, m, 0];
+    else if (!namesMore(bestMatch, m)) rivals++;
+  }
+  if (!best) return none;
+  const from = best.at, to = best.at + best.heading.length + SECTION_READ_CHARS;
   const { text, at } = textAt(db, id, from, to);
   // Offsets into the stretch: sections before it fall below 0 and are left out.
   const shifted = offsets.map((o) => (o < at ? -1 : o - at));
-  return matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
+  const found = matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
+  const clear = rivals === 0 && namesMore(bestMatch, lead);
+  return { sections: found.sections, anchor: clear ? found.anchor : "" };
 }
 
 /** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
@@ -103,7 +128,7 @@ export function searchDb(db: SiteDb, q: string, page: number, perPage: number): 
     const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
     // Sections are scored only where the matched words are in headings or text.
     const inHeadings = matched.some((t) => db.index.get("headings", id, t) > 0);
-    let { sections, anchor } = inHeadings || found.length
+    let { sections, anchor, lead } = inHeadings || found.length
       ? matchSections(
         doc.id,
         doc.title,
@@ -114,11 +139,12 @@ export function searchDb(db: SiteDb, q: string, page: number, perPage: number): 
         found,
         inHeadings,
       )
-      : { sections: [] as SectionHit[], anchor: "" };
+      : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
     // A heading that matches may lie beyond the text read first: its stretch is read alone.
     if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
-      const later = laterSections(db, id, doc, match);
-      if (later.anchor) {
+      const later = laterSections(db, id, doc, match, lead);
+      // Its sections come first where one is the target, or where none was found before.
+      if (later.anchor || !sections.length) {
         anchor = later.anchor;
         const seen = new Set(later.sections.map((s) => s.url));
         sections = [...later.sections, ...sections.filter((s) => !seen.has(s.url))]

@@ -2,10 +2,14 @@
  * A result's sections: where in a page the query's words are. Each section's
  * heading stands as its own line in the body where the section starts, so the
  * body is cut at those lines; sections are scored by the distinct query words
- * in their heading (most) and text, and the best few become sub-results.
+ * in their heading (most) and text, and the best few become sub-results. The
+ * result itself links to a section only when that section is the better target
+ * than the page as a whole (`anchorOf`).
  */
 import { findMatches, type Matcher, snippetOf } from "./highlight.ts";
 import type { Section } from "../store/packed_sections.ts";
+import { RANKING } from "../query/weights.ts";
+import { fold } from "../analysis/tokens.ts";
 
 export interface SectionHit {
   title: string;
@@ -14,15 +18,87 @@ export interface SectionHit {
 }
 
 export const MAX_SECTIONS = 3;
-const HEADING_WEIGHT = 3;
 
 /** A page URL pointing at an anchor. */
 export const withAnchor = (url: string, anchor: string) =>
   anchor ? `${url}#${anchor.replace(/[\s"<>`]/g, encodeURIComponent)}` : url;
 
+/** How well a heading names the query: its distinct query words, and how many are whole words. */
+export interface HeadingMatch {
+  inHeading: number;
+  whole: number;
+}
+
+interface Scored extends HeadingMatch {
+  s: Section;
+  at: number;
+  end: number;
+  score: number;
+}
+
+/** Whether heading `a` names more of the query than `b` (more words, then more whole words). */
+export const namesMore = (a: HeadingMatch, b: HeadingMatch) =>
+  a.inHeading > b.inHeading || (a.inHeading === b.inHeading && a.whole > b.whole);
+
 /**
- * The best-matching sections of a page (at most three, best first) and the anchor its
- * result should point at ("" when the match is not in one section).
+ * A section's heading with its anchor, as the index reads them: an anchor often gives the
+ * full name (filter() is django.db.models.query.QuerySet.filter).
+ */
+export const headingLine = (s: Section) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading;
+
+/** How well one section's heading (with its anchor) names the query. */
+export function headingMatch(s: Section, match: Matcher): HeadingMatch {
+  const line = headingLine(s);
+  return named(distinctWords(line, findMatches(line, match)), match.roots);
+}
+
+/**
+ * How much of the query matched words name: the roots they stand for ("models" and "model"
+ * are one), and how many of those appear as words of their own.
+ */
+function named(found: Set<string>, roots: string[]): HeadingMatch {
+  const hit = new Set<string>(), whole = new Set<string>();
+  for (const word of found) {
+    const w = fold(word);
+    const root = roots.find((r) => w.startsWith(r));
+    if (root === undefined) continue;
+    hit.add(root);
+    if (w === root) whole.add(root);
+  }
+  return { inHeading: hit.size, whole: whole.size };
+}
+
+const NO_MATCH: HeadingMatch = { inHeading: 0, whole: 0 };
+
+/** Distinct words (lowercased) of a text's matches `from` to `to`. */
+function distinctWords(text: string, list: [number, number][], from = 0, to = list.length) {
+  return new Set(list.slice(from, to).map(([a, b]) => text.slice(a, b).toLowerCase()));
+}
+
+/**
+ * The anchor a result links to: the best section's, when it is clearly the better target.
+ * A query its title matches for the most part links to the page ("signals" on the page
+ * "Signals"), and so does one whose words head several sections alike ("csrf" on a page
+ * where every other heading names CSRF): the visitor wants the top of the page. A section
+ * whose heading holds more of the query (or more of it as whole words) than the title and
+ * every other heading is the target ("wobble" on the heading "Gizmo.wobble(amount)").
+ */
+function anchorOf(
+  top: Scored | undefined,
+  scored: Scored[],
+  titleWords: number,
+  queryWords: number,
+): string {
+  if (!top || top.inHeading === 0) return "";
+  if (titleWords * 2 > queryWords || titleWords >= top.inHeading) return "";
+  const rival = scored.some((x) => x !== top && x.inHeading > 0 && !namesMore(top, x));
+  return rival ? "" : top.s.anchor;
+}
+
+/**
+ * The best-matching sections of a page (at most three, best first), the anchor its result
+ * should point at ("" for the page itself), and the heading that names most of the query
+ * (`lead`: none matched when its `inHeading` is 0).
  */
 export function matchSections(
   url: string,
@@ -33,7 +109,7 @@ export function matchSections(
   match: Matcher,
   found: [number, number][],
   inHeadings = true,
-): { sections: SectionHit[]; anchor: string } {
+): { sections: SectionHit[]; anchor: string; lead: HeadingMatch } {
   // Sections whose heading lies in the text read (a body may be read only in part).
   const starts: { s: Section; at: number }[] = [];
   sections.forEach((s, i) => {
@@ -42,18 +118,17 @@ export function matchSections(
   });
   const titleKey = title.trim().toLowerCase();
   // Headings are matched together as one text: one scan, whatever their number.
-  const joined = starts.map((x) => x.s.heading).join("\n");
+  const lines = starts.map((x) => headingLine(x.s));
+  const joined = lines.join("\n");
   const headed = inHeadings ? findMatches(joined, match) : [];
   let h = 0, k = 0, headAt = 0;
-  const scored: { s: Section; at: number; end: number; inHeading: number; score: number }[] = [];
-  const distinct = (text: string, from: number, to: number, list: [number, number][]) => {
-    if (to - from < 2) return to - from;
-    return new Set(list.slice(from, to).map(([a, b]) => text.slice(a, b).toLowerCase())).size;
-  };
+  const scored: Scored[] = [];
+  const distinct = (text: string, from: number, to: number, list: [number, number][]) =>
+    to - from < 2 ? to - from : distinctWords(text, list, from, to).size;
   for (let i = 0; i < starts.length; i++) {
     const { s, at } = starts[i];
     const end = starts[i + 1]?.at ?? body.length;
-    const headEnd = headAt + s.heading.length;
+    const headEnd = headAt + lines[i].length;
     const h0 = h;
     while (h < headed.length && headed[h][1] <= headEnd) h++;
     headAt = headEnd + 1;
@@ -64,12 +139,14 @@ export function matchSections(
     if (h === h0 && k === k0) continue;
     // A heading that repeats the page title names the whole page, not a part of it.
     if (s.heading.trim().toLowerCase() === titleKey) continue;
-    const inHeading = distinct(joined, h0, h, headed);
-    const score = inHeading * HEADING_WEIGHT + distinct(body, k0, k, found) +
+    const { inHeading, whole } = h > h0
+      ? named(distinctWords(joined, headed, h0, h), match.roots)
+      : NO_MATCH;
+    const score = inHeading * RANKING.sectionHeadingWeight + distinct(body, k0, k, found) +
       Math.min(1, (k - k0) / 20);
-    scored.push({ s, at, end, inHeading, score });
+    scored.push({ s, at, end, inHeading, whole, score });
   }
-  const best = scored.sort((a, b) => b.score - a.score).slice(0, MAX_SECTIONS);
+  const best = [...scored].sort((a, b) => b.score - a.score).slice(0, MAX_SECTIONS);
   const hits = best.map((x) => {
     const from = x.at + x.s.heading.length;
     // Matches beyond what was scanned of the page are looked for in the section itself.
@@ -85,6 +162,12 @@ export function matchSections(
         body.slice(from, from + 180).replace(/\n/g, " ").trim(),
     };
   });
-  const top = best[0];
-  return { sections: hits, anchor: top && top.inHeading > 0 ? top.s.anchor : "" };
+  const titleWords = best[0]?.inHeading
+    ? named(distinctWords(title, findMatches(title, match)), match.roots).inHeading
+    : 0;
+  return {
+    sections: hits,
+    anchor: anchorOf(best[0], scored, titleWords, match.size),
+    lead: scored.reduce((a, x) => namesMore(x, a) ? x : a, NO_MATCH as HeadingMatch),
+  };
 }

@@ -48,12 +48,6 @@ export interface Ranking {
    * its text (≥ 1), so the section a heading names comes first among a page's sections.
    */
   sectionHeadingWeight: number;
-  /**
-   * A result links to a section, not the page, only when that section is clearly the better
-   * target: its heading holds more of the query's words than the page title and than any
-   * other section's heading, or it holds at least this share (0 to 1) of the page's matches.
-   */
-  sectionShare: number;
 }
 
 /** The ranking the service runs with. */
@@ -70,7 +64,6 @@ export const RANKING: Readonly<Ranking> = {
   codeShare: 0.7,
   codePrior: 0.3,
   sectionHeadingWeight: 3,
-  sectionShare: 0.5,
 };
 
 /** A page's prior from its share of code: listings come after prose pages that match as well. */

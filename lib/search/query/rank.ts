@@ -162,20 +162,45 @@ function clear(acc: Scratch, touched: number[]) {
   }
 }
 
+/** What a correction added to one page: its words matched, and their score. */
+interface Share {
+  words: number;
+  score: number;
+}
+
+/** Results a correction must change to count as needed: a first page's worth. */
+const FIRST_PAGE = 10;
+
 /**
  * Whether a correction raises the result set: some page matches more of the query's words
- * with it than the best page does without it (`fixed`: each page the correction matched,
- * once for each of its words).
+ * with it than the best page does without it, or it brings pages onto the first page that
+ * would not be there without it (`fixed`: what it added to each page it matched).
  */
-function raises(acc: Scratch, touched: number[], fixed: Map<number, number>): boolean {
+function raises(acc: Scratch, touched: number[], fixed: Map<number, Share>): boolean {
   let withIt = 0, without = 0;
   for (const id of touched) {
     const n = acc.words[id];
     if (n > withIt) withIt = n;
-    const rest = n - (fixed.get(id) ?? 0);
+    const rest = n - (fixed.get(id)?.words ?? 0);
     if (rest > without) without = rest;
   }
-  return withIt > without;
+  if (withIt > without) return true;
+  // The first page with it, against what each of its pages would weigh without it.
+  const first = topK([...touched], Math.min(FIRST_PAGE, touched.length), acc);
+  if (!first.some((id) => fixed.has(id))) return false;
+  // Holey arrays indexed by id: only the pages matched without it.
+  const rest = { score: [] as number[], words: [] as number[] };
+  const ids: number[] = [];
+  for (const id of touched) {
+    const share = fixed.get(id);
+    const words = acc.words[id] - (share?.words ?? 0);
+    if (words === 0) continue;
+    ids.push(id);
+    rest.words[id] = words;
+    rest.score[id] = acc.score[id] - (share?.score ?? 0);
+  }
+  const before = new Set(topK(ids, Math.min(FIRST_PAGE, ids.length), rest));
+  return first.some((id) => !before.has(id));
 }
 
 /** Adds every query word's scores into `acc`; returns what it matched and corrected. */
@@ -188,8 +213,8 @@ function accumulate(
   fixOf: (word: string) => string | null,
 ) {
   const corrections: Correction[] = [];
-  /** Per correction: page → how many of its words the page matched. */
-  const fixed: Map<number, number>[] = [];
+  /** Per correction: page → what it added there. */
+  const fixed: Map<number, Share>[] = [];
   const matched: string[] = [];
   const fix = (from: string, to: string) => {
     corrections.push({ from, to });
@@ -260,7 +285,12 @@ function accumulate(
         if (acc.words[id] === 0) touched.push(id);
         acc.score[id] += values[i];
         acc.words[id]++;
-        if (mine) mine.set(id, (mine.get(id) ?? 0) + 1);
+        if (mine) {
+          const share = mine.get(id) ?? { words: 0, score: 0 };
+          share.words++;
+          share.score += values[i];
+          mine.set(id, share);
+        }
       }
     }
   } catch (e) {

@@ -16,12 +16,12 @@ import {
   snippetOf,
 } from "./highlight.ts";
 import {
-  headingLine,
   type HeadingMatch,
   headingMatch,
   matchSections,
   MAX_SECTIONS,
   namesMore,
+  outnamesTitle,
   type SectionHit,
   withAnchor,
 } from "./sections.ts";
@@ -54,37 +54,51 @@ const SECTION_READ_CHARS = 2_000;
  * SNIPPET_SCAN_CHARS); its anchor only when no other heading, read first (`lead`) or
  * later, names as much of the query.
  */
-function laterSections(db: SiteDb, id: number, doc: Doc, match: Matcher, lead: HeadingMatch) {
+function laterSections(
+  db: SiteDb,
+  id: number,
+  doc: Doc,
+  match: Matcher,
+  lead: HeadingMatch,
+  /** Whether its sections are wanted without an anchor (none was found before). */
+  wanted: boolean,
+) {
   const none = { sections: [], anchor: "" };
   const offsets = doc.sectionAt, sections = doc.sections ?? [];
-  if (!offsets) return none;
+  // A title that names most of the query leaves no section a better target.
+  if (
+    !offsets || (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, doc.title, match))
+  ) {
+    return none;
+  }
   const later = sections.flatMap((s, i) => {
     const at = offsets[i] ?? -1, end = at + s.heading.length;
     return at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS ? [{ ...s, at }] : [];
   });
   // The later headings are matched together, one scan, as sections.ts does; then only
   // those that hold a match one by one.
-  const joined = later.map(headingLine).join("\n");
+  const joined = later.map((x) => x.heading).join("\n");
   const hits = findMatches(joined, match, MATCHES_SCANNED);
   if (!hits.length) return none;
   let best: (typeof later)[number] | undefined, bestMatch = lead, rivals = 0, pos = 0, k = 0;
   for (const x of later) {
-    const end = pos + headingLine(x).length;
-    let n = 0;
-    while (k < hits.length && hits[k][1] <= end) k++, n++;
+    const end = pos + x.heading.length, k0 = k;
+    while (k < hits.length && hits[k][1] <= end) k++;
     pos = end + 1;
-    if (!n) continue;
-    const m = headingMatch(x, match);
+    if (k === k0) continue;
+    const m = headingMatch(joined, hits, match, k0, k);
     if (!best || namesMore(m, bestMatch)) [best, bestMatch, rivals] = [x, m, 0];
     else if (!namesMore(bestMatch, m)) rivals++;
   }
-  if (!best) return none;
+  const clear = !!best && rivals === 0 && namesMore(bestMatch, lead) &&
+    outnamesTitle(bestMatch, doc.title, match);
+  // Its text is read (inflated) only where it gives the result its target or its sections.
+  if (!best || !(clear || wanted)) return none;
   const from = best.at, to = best.at + best.heading.length + SECTION_READ_CHARS;
   const { text, at } = textAt(db, id, from, to);
   // Offsets into the stretch: sections before it fall below 0 and are left out.
   const shifted = offsets.map((o) => (o < at ? -1 : o - at));
   const found = matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
-  const clear = rivals === 0 && namesMore(bestMatch, lead);
   return { sections: found.sections, anchor: clear ? found.anchor : "" };
 }
 
@@ -142,7 +156,7 @@ export function searchDb(db: SiteDb, q: string, page: number, perPage: number): 
       : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
     // A heading that matches may lie beyond the text read first: its stretch is read alone.
     if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
-      const later = laterSections(db, id, doc, match, lead);
+      const later = laterSections(db, id, doc, match, lead, !sections.length);
       // Its sections come first where one is the target, or where none was found before.
       if (later.anchor || !sections.length) {
         anchor = later.anchor;

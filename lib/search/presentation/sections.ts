@@ -40,17 +40,14 @@ interface Scored extends HeadingMatch {
 export const namesMore = (a: HeadingMatch, b: HeadingMatch) =>
   a.inHeading > b.inHeading || (a.inHeading === b.inHeading && a.whole > b.whole);
 
-/**
- * A section's heading with its anchor, as the index reads them: an anchor often gives the
- * full name (filter() is django.db.models.query.QuerySet.filter).
- */
-export const headingLine = (s: Section) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading;
-
-/** How well one section's heading (with its anchor) names the query. */
-export function headingMatch(s: Section, match: Matcher): HeadingMatch {
-  const line = headingLine(s);
-  return named(distinctWords(line, findMatches(line, match)), match.roots);
-}
+/** How well a text's matches `from` to `to` (one heading's) name the query. */
+export const headingMatch = (
+  text: string,
+  found: [number, number][],
+  match: Matcher,
+  from = 0,
+  to = found.length,
+): HeadingMatch => named(distinctWords(text, found, from, to), match.roots);
 
 /**
  * How much of the query matched words name: the roots they stand for ("models" and "model"
@@ -76,6 +73,16 @@ function distinctWords(text: string, list: [number, number][], from = 0, to = li
 }
 
 /**
+ * Whether a heading names the query better than the page's title: the title does not match
+ * most of the query, and the heading holds more of it.
+ */
+export function outnamesTitle(heading: HeadingMatch, title: string, match: Matcher): boolean {
+  if (heading.inHeading === 0) return false;
+  const inTitle = headingMatch(title, findMatches(title, match), match).inHeading;
+  return inTitle * 2 <= match.size && inTitle < heading.inHeading;
+}
+
+/**
  * The anchor a result links to: the best section's, when it is clearly the better target.
  * A query its title matches for the most part links to the page ("signals" on the page
  * "Signals"), and so does one whose words head several sections alike ("csrf" on a page
@@ -83,14 +90,8 @@ function distinctWords(text: string, list: [number, number][], from = 0, to = li
  * whose heading holds more of the query (or more of it as whole words) than the title and
  * every other heading is the target ("wobble" on the heading "Gizmo.wobble(amount)").
  */
-function anchorOf(
-  top: Scored | undefined,
-  scored: Scored[],
-  titleWords: number,
-  queryWords: number,
-): string {
-  if (!top || top.inHeading === 0) return "";
-  if (titleWords * 2 > queryWords || titleWords >= top.inHeading) return "";
+function anchorOf(top: Scored | undefined, scored: Scored[], title: string, match: Matcher) {
+  if (!top || !outnamesTitle(top, title, match)) return "";
   const rival = scored.some((x) => x !== top && x.inHeading > 0 && !namesMore(top, x));
   return rival ? "" : top.s.anchor;
 }
@@ -118,8 +119,7 @@ export function matchSections(
   });
   const titleKey = title.trim().toLowerCase();
   // Headings are matched together as one text: one scan, whatever their number.
-  const lines = starts.map((x) => headingLine(x.s));
-  const joined = lines.join("\n");
+  const joined = starts.map((x) => x.s.heading).join("\n");
   const headed = inHeadings ? findMatches(joined, match) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];
@@ -128,7 +128,7 @@ export function matchSections(
   for (let i = 0; i < starts.length; i++) {
     const { s, at } = starts[i];
     const end = starts[i + 1]?.at ?? body.length;
-    const headEnd = headAt + lines[i].length;
+    const headEnd = headAt + s.heading.length;
     const h0 = h;
     while (h < headed.length && headed[h][1] <= headEnd) h++;
     headAt = headEnd + 1;
@@ -139,9 +139,7 @@ export function matchSections(
     if (h === h0 && k === k0) continue;
     // A heading that repeats the page title names the whole page, not a part of it.
     if (s.heading.trim().toLowerCase() === titleKey) continue;
-    const { inHeading, whole } = h > h0
-      ? named(distinctWords(joined, headed, h0, h), match.roots)
-      : NO_MATCH;
+    const { inHeading, whole } = h > h0 ? headingMatch(joined, headed, match, h0, h) : NO_MATCH;
     const score = inHeading * RANKING.sectionHeadingWeight + distinct(body, k0, k, found) +
       Math.min(1, (k - k0) / 20);
     scored.push({ s, at, end, inHeading, whole, score });
@@ -162,12 +160,9 @@ export function matchSections(
         body.slice(from, from + 180).replace(/\n/g, " ").trim(),
     };
   });
-  const titleWords = best[0]?.inHeading
-    ? named(distinctWords(title, findMatches(title, match)), match.roots).inHeading
-    : 0;
   return {
     sections: hits,
-    anchor: anchorOf(best[0], scored, titleWords, match.size),
+    anchor: anchorOf(best[0], scored, title, match),
     lead: scored.reduce((a, x) => namesMore(x, a) ? x : a, NO_MATCH as HeadingMatch),
   };
 }

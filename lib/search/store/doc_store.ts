@@ -27,13 +27,13 @@ export interface StoredDoc {
 }
 
 /** Text fields a column row holds, in this order. */
-export const TEXTS = 8;
+const TEXTS = 8;
 const ID = 0, TITLE = 1, DESCRIPTION = 2, HEADINGS = 3, LANG = 4, SEC_HEADINGS = 5;
 const SEC_ANCHORS = 6, BODY = 7;
 
 /** Flags per row. */
-export const F_ACCENTED = 1, F_CODE_SHARE = 2, F_DESCRIPTION = 4, F_SECTIONS = 8;
-export const F_SECTION_AT = 16;
+const F_ACCENTED = 1, F_CODE_SHARE = 2, F_DESCRIPTION = 4, F_SECTIONS = 8;
+const F_SECTION_AT = 16;
 
 /** Documents as columns: row `r`'s text field `k` is text[starts[r * TEXTS + k] … the next start]. */
 export interface DocColumns {
@@ -52,7 +52,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** What a document object takes beside its text: the object and its strings' and arrays' headers. */
-export const DOC_BYTES = 900;
+const DOC_BYTES = 900;
 
 export class DocStore {
   /** Internal id → column row, or -1 (a document added since, or none). */

@@ -24,7 +24,7 @@ export interface Hit {
  * Term frequencies are kept in 16 bits (two bytes a posting instead of four): a page using a
  * word more often counts as using it this often, which BM25's saturation cannot tell apart.
  */
-export const MAX_TF = 0xffff;
+const MAX_TF = 0xffff;
 
 /** First index in sorted `terms` whose term is not below `term` (the recent part's terms). */
 function lowerBound(terms: string[], term: string): number {

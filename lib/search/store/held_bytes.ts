@@ -8,7 +8,7 @@ export const MAP_ENTRY_BYTES = 64;
 
 /** A character beyond Latin-1: V8 then keeps the whole string at two bytes a character. */
 // deno-lint-ignore no-control-regex
-export const WIDE = /[^\u0000-\u00ff]/;
+const WIDE = /[^\u0000-\u00ff]/;
 
 /** A string's bytes in V8: one a character for Latin-1, else two. */
 export const stringBytes = (s: string | undefined) => s ? s.length * (WIDE.test(s) ? 2 : 1) : 0;

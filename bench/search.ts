@@ -309,7 +309,7 @@ async function benchHttp(
     if (!firstDistinct.length) [firstDistinct, firstSeq] = [distinct, seqQueries];
     const load = await wrk(origin, distinct.map(path), 50, 6, true);
     // The same queries in process, in the same order, on an index as HTTP found it: rebuilt and
-    // given the one-at-a-time queries first, so rank.ts holds only the scores of common words
+    // given the one-at-a-time queries first, so query/bm25.ts holds only the scores of common words
     // HTTP's run had found kept. A replay on the index HTTP left finds every one of them kept.
     const asked = distinct.slice(0, Math.min(distinct.length, load.requests));
     const replayed = await timeInProcess(asked);

@@ -22,7 +22,7 @@ export interface StoredDoc {
   codeShare?: number;
   /** Whether the body has letters with diacritics (highlighting must fold it). */
   accented?: boolean;
-  /** Where each section's heading line starts in the body (sections.ts). */
+  /** Where each section's heading line starts in the body (packed_sections.ts). */
   sectionAt?: Int32Array;
 }
 

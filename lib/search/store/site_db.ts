@@ -63,7 +63,7 @@ export interface SiteDb {
   langs: Map<string, number>;
   /** A document's weight beside others that match as many words, where it is not 1. */
   prior: Map<number, number>;
-  /** Scores of common tokens (query/score_cache.ts), forgotten on every change. */
+  /** Scores of common tokens (query/bm25.ts), forgotten on every change. */
   scores: Map<string, Scores>;
 }
 

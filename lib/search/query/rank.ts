@@ -127,9 +127,15 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
   const refused = new Set<string>();
   for (;;) {
     const pass = accumulate(db, query, typing, langs, acc, (w) => refused.has(w) ? null : fixOf(w));
-    // A correction that no page matches with more of the query than pages did without it
-    // was not needed: the query is ranked again without it.
-    const needless = pass.corrections.filter((_, i) => !raises(acc, pass.touched, pass.fixed[i]));
+    // A correction that does not raise the result set was not needed: the query is ranked
+    // again without it.
+    let needless: Correction[];
+    try {
+      needless = pass.corrections.filter((_, i) => !raises(acc, pass.touched, pass.fixed[i]));
+    } catch (e) {
+      clear(acc, pass.touched);
+      throw e;
+    }
     if (needless.length) {
       clear(acc, pass.touched);
       for (const c of needless) refused.add(c.from);
@@ -168,9 +174,6 @@ interface Share {
   score: number;
 }
 
-/** Results a correction must change to count as needed: a first page's worth. */
-const FIRST_PAGE = 10;
-
 /**
  * Whether a correction raises the result set: some page matches more of the query's words
  * with it than the best page does without it, or it brings pages onto the first page that
@@ -186,7 +189,8 @@ function raises(acc: Scratch, touched: number[], fixed: Map<number, Share>): boo
   }
   if (withIt > without) return true;
   // The first page with it, against what each of its pages would weigh without it.
-  const first = topK([...touched], Math.min(FIRST_PAGE, touched.length), acc);
+  const page = RANKING.correctionPage;
+  const first = topK([...touched], Math.min(page, touched.length), acc);
   if (!first.some((id) => fixed.has(id))) return false;
   // Holey arrays indexed by id: only the pages matched without it.
   const rest = { score: [] as number[], words: [] as number[] };
@@ -199,7 +203,7 @@ function raises(acc: Scratch, touched: number[], fixed: Map<number, Share>): boo
     rest.words[id] = words;
     rest.score[id] = acc.score[id] - (share?.score ?? 0);
   }
-  const before = new Set(topK(ids, Math.min(FIRST_PAGE, ids.length), rest));
+  const before = new Set(topK(ids, Math.min(page, ids.length), rest));
   return first.some((id) => !before.has(id));
 }
 

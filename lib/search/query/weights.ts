@@ -38,6 +38,12 @@ export interface Ranking {
   /** Letters of a word that may be corrected: shorter ones have too many neighbours. */
   typoLength: { min: number; max: number };
   /**
+   * A correction is kept only when it raises the result set: a page then matches more of the
+   * query's words than any did without it, or a page it matches enters the first this many
+   * results (1 or more; a first page's worth). Else the word is looked up as typed.
+   */
+  correctionPage: number;
+  /**
    * Share of a page's text in code blocks (0 to 1) from which it counts as a listing, and
    * the weight of a listing beside prose pages that match as many words (0 to 1).
    */
@@ -61,6 +67,7 @@ export const RANKING: Readonly<Ranking> = {
   minPrefix: 2,
   maxTypoWords: 4,
   typoLength: { min: 4, max: 40 },
+  correctionPage: 10,
   codeShare: 0.7,
   codePrior: 0.3,
   sectionHeadingWeight: 3,

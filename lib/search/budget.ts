@@ -1,5 +1,3 @@
-/** The memory budget all search indexes of a process share (INDEX_MEMORY_MB). */
-
 /**
  * Bytes the indexes of a process may hold (INDEX_MEMORY_MB), shared by its
  * SearchIndexes (pages and documents): each evicts its own least recently used to fit.

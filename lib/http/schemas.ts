@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { invalid } from "./errors.ts";
 import { PLAN_NAMES } from "../limits/plans.ts";
+import { MAX_COMMENT_CHARS } from "../analytics/feedback.ts";
+import { DEFAULT_DAYS, MAX_DAYS } from "../analytics/report.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "../crawl/patterns.ts";
 
 /** Parses `data` or throws INVALID_PARAMETER naming the first bad field. */
@@ -203,7 +205,10 @@ export const FeedbackBody = z.object({
     .max(1000, "turn must be at most 1000"),
   helpful: z.boolean({ error: "helpful is required and must be true or false" }),
   comment: z.string({ error: "comment must be a string" })
-    .refine((s) => codePoints(s) <= 500, "comment must be at most 500 characters").optional(),
+    .refine(
+      (s) => codePoints(s) <= MAX_COMMENT_CHARS,
+      `comment must be at most ${MAX_COMMENT_CHARS} characters`,
+    ).optional(),
 });
 
 /** POST /api/events: a click on a search result (position counted from 1). */
@@ -219,5 +224,5 @@ export const ClickEvent = z.object({
 
 /** GET /api/admin/sites/:id/analytics. */
 export const AnalyticsParams = z.object({
-  days: wholeNumber("days", 1, 90).optional().transform((n) => n ?? 30),
+  days: wholeNumber("days", 1, MAX_DAYS).optional().transform((n) => n ?? DEFAULT_DAYS),
 });

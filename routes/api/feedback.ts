@@ -1,7 +1,7 @@
 /** POST /api/feedback: a visitor's vote (and comment) on one AI answer, kept for the site owner. */
 import { Hono } from "hono";
 import { publicSite } from "../../lib/http/auth.ts";
-import { recordFeedback } from "../../lib/answers/feedback.ts";
+import { recordFeedback } from "../../lib/analytics/feedback.ts";
 import { allowOnly, type AppEnv, readJson } from "../../lib/http/middleware.ts";
 import { FeedbackBody, parse } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";

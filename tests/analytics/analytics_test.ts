@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { Analytics } from "../../lib/analytics/recorder.ts";
 import { normalizeQuery } from "../../lib/analytics/keys.ts";
 import { analyticsReport, dayRange } from "../../lib/analytics/report.ts";
-import { feedbackSummary } from "../../lib/analytics/feedback.ts";
 import { createSite, manualClock, putPages, search, startApp } from "../helpers.ts";
 
 const DAY = 86_400_000;
@@ -74,35 +73,6 @@ Deno.test("analytics - the timer flushes by itself, and days outside the window 
     assert.equal(dayRange(clock(), 3).at(-1), "2026-11-25");
   } finally {
     a.discard();
-    kv.close();
-  }
-});
-
-Deno.test("analytics - feedback is read from the feedback records of POST /api/feedback", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const at = (d: number) => new Date(Date.UTC(2026, 10, d, 9)).toISOString();
-    await kv.set(["feedback", "s1", "cv_a", 1], { helpful: true, at: at(14) });
-    await kv.set(["feedback", "s1", "cv_a", 2], {
-      helpful: false,
-      comment: "Wrong price",
-      at: at(15),
-    });
-    await kv.set(["feedback", "s1", "cv_b", 1], { helpful: true, comment: "Spot on", at: at(12) });
-    await kv.set(["feedback", "s1", "cv_c", 1], { helpful: false, at: at(1) }); // too old
-    await kv.set(["feedback", "s2", "cv_d", 1], {
-      helpful: false,
-      comment: "other site",
-      at: at(15),
-    });
-    const r = await feedbackSummary(kv, "s1", Date.UTC(2026, 10, 10));
-    assert.equal(r.helpful, 2);
-    assert.equal(r.unhelpful, 1);
-    assert.deepEqual(r.recent.map((x) => [x.conversationId, x.turn, x.comment]), [
-      ["cv_a", 2, "Wrong price"],
-      ["cv_b", 1, "Spot on"],
-    ]);
-  } finally {
     kv.close();
   }
 });

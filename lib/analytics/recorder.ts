@@ -1,10 +1,12 @@
 /**
  * Search analytics, counted in memory and written to KV in batches: a search costs no KV round
  * trip of its own. Every `flushMs` (and on `flush()`), the counts gathered since go out as
- * `sum` mutations, which add up correctly whatever other instances write meanwhile.
+ * `sum` mutations, which add up correctly whatever other instances write meanwhile. Only
+ * finished searches are counted: a typing session's requests wait in typing.ts for its last.
  */
 import type { Clock } from "../clock.ts";
 import { dayOf, emptyQueryKey, type Metric, normalizeQuery, queryKey, totalKey } from "./keys.ts";
+import { type Pending, QUIET_MS, TypingSessions } from "./typing.ts";
 
 /**
  * Mutations per atomic commit (Deno KV allows 1,000). Small commits, one after another, let
@@ -19,19 +21,40 @@ export class Analytics {
   private pending = new Map<string, { key: string[]; n: number }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private typing: TypingSessions;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private kv: Deno.Kv,
     private clock: Clock,
     private flushMs = 5_000,
     private onError: (err: unknown) => void = () => {},
-  ) {}
+    private quietMs = QUIET_MS,
+  ) {
+    this.typing = new TypingSessions(quietMs);
+  }
 
-  /** One search (first page of results) for `q` that found `found` results. */
-  search(siteId: string, q: string, found: number) {
+  /**
+   * A search's first page of results for `q`, which found `found`. With a typing `session` it
+   * is counted only if it turns out to be the session's last (or clicked); without one, at once.
+   */
+  search(siteId: string, q: string, found: number, session?: string) {
     if (!this.enabled) return;
+    const now = this.clock();
+    if (session) {
+      const out = this.typing.ask(siteId, session, q, found, now);
+      if (out) this.finished(out);
+      this.sweepLater();
+      return;
+    }
+    this.typing.acted(siteId, q);
+    this.finished({ siteId, q, found, at: now });
+  }
+
+  /** Counts one finished search on the day it was asked. */
+  private finished({ siteId, q, found, at }: Pending) {
     const query = normalizeQuery(q);
-    const day = dayOf(this.clock());
+    const day = dayOf(at);
     this.add(totalKey(siteId, day, "searches"), 1);
     if (!query) return;
     this.add(queryKey(siteId, day, query), 1);
@@ -46,9 +69,10 @@ export class Analytics {
     if (this.enabled) this.add(totalKey(siteId, dayOf(this.clock()), "answers"), 1);
   }
 
-  /** One click on the result at `position` (from 1). */
-  click(siteId: string, position: number) {
+  /** One click on the result at `position` (from 1) of `query`: that query is finished. */
+  click(siteId: string, position: number, query: string) {
     if (!this.enabled) return;
+    for (const p of this.typing.clicked(siteId, query)) this.finished(p);
     const day = dayOf(this.clock());
     this.add(totalKey(siteId, day, "clicks"), 1);
     this.add(totalKey(siteId, day, "clickPositions" satisfies Metric), position);
@@ -68,8 +92,24 @@ export class Analytics {
     }
   }
 
-  /** Writes every count gathered so far; resolves when they are in KV. */
+  /** Checks for quiet sessions while any wait (the clock decides; the timer only looks). */
+  private sweepLater() {
+    if (this.sweeper !== undefined) return;
+    this.sweeper = setInterval(() => {
+      this.sweep(this.clock());
+      if (this.typing.size === 0) clearInterval(this.sweeper), this.sweeper = undefined;
+    }, this.quietMs / 4);
+    Deno.unrefTimer(this.sweeper);
+  }
+
+  /** Counts the sessions quiet at `now` (every one with Infinity). */
+  private sweep(now: number) {
+    for (const p of this.typing.quiet(now)) this.finished(p);
+  }
+
+  /** Writes every count gathered so far (quiet sessions' too); resolves when they are in KV. */
   flush(): Promise<void> {
+    this.sweep(this.clock());
     const batch = [...this.pending.values()];
     this.pending.clear();
     this.flushing = this.flushing.then(() => this.write(batch), () => this.write(batch));
@@ -84,17 +124,23 @@ export class Analytics {
     }
   }
 
-  /** Stops the timer and writes what is pending (shutdown, tests). */
+  /** Stops the timers and writes what is pending, typing sessions' last queries too (shutdown). */
   async close() {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.sweep(Infinity);
+    this.stopTimers();
     await this.flush();
   }
 
-  /** Stops the timer and forgets what is pending (a test's KV is about to close). */
+  /** Stops the timers and forgets what is pending (a test's KV is about to close). */
   discard() {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.stopTimers();
+    this.typing.quiet(Infinity);
     this.pending.clear();
+  }
+
+  private stopTimers() {
+    clearTimeout(this.timer);
+    clearInterval(this.sweeper);
+    this.timer = this.sweeper = undefined;
   }
 }

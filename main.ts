@@ -31,6 +31,8 @@ async function openKv(): Promise<Deno.Kv> {
 }
 
 /** A positive whole number from the environment, else `fallback`. */
+/** A variable's number, or undefined when it is unset (the default then lives in lib/). */
+const optionalNumber = (name: string) => env(name) === undefined ? undefined : Number(env(name));
 const envNumber = (name: string, fallback: number) => {
   const n = Number(env(name));
   return Number.isInteger(n) && n > 0 ? n : fallback;
@@ -60,7 +62,7 @@ const { app, services } = createApp({
   operatorTokenHash: token.hash,
   demo: !production,
   summarizer,
-  summaryIpLimitPerMinute: Number(env("SUMMARY_IP_LIMIT_PER_MINUTE") ?? 30),
+  summaryIpLimitPerMinute: optionalNumber("SUMMARY_IP_LIMIT_PER_MINUTE"), // default: ip_limit.ts
   resultCacheBytes: envNumber("RESULT_CACHE_MB", 32) * 1024 * 1024,
   // Fits Deno Deploy's 512 MB isolate: an evicted site comes back from its snapshot in KV.
   indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,

@@ -4,7 +4,7 @@ import type { CrawlConfig } from "./crawl/tuning.ts";
 import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./limits/credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
-import { IpLimit } from "./limits/ip_limit.ts";
+import { EVENTS, IpLimit, SUMMARIES } from "./limits/ip_limit.ts";
 import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
@@ -117,16 +117,12 @@ export function createServices(opts: AppOptions): Services {
     quota,
     credits: new Credits(kv, clock),
     conversations: new Conversations(kv, clock),
-    ipLimit: new IpLimit(kv, clock, opts.summaryIpLimitPerMinute ?? 30),
+    ipLimit: new IpLimit(kv, clock, SUMMARIES, opts.summaryIpLimitPerMinute),
     summarizer: opts.summarizer ?? createExtractiveSummarizer(),
     ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
     analytics,
-    eventIpLimit: new IpLimit(kv, clock, opts.eventIpLimitPerMinute ?? 120, {
-      prefix: "evip",
-      code: "EVENT_RATE_LIMIT_EXCEEDED",
-      what: "events",
-    }),
+    eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     sessions: new Sessions(kv, clock, sites),
     async close() {
       await Promise.all([quota.close(), analytics.close()]);

@@ -6,7 +6,7 @@
 import { originError } from "../http/auth.ts";
 import { ApiError } from "../http/errors.ts";
 import { PLANS } from "../limits/plans.ts";
-import { rateLimitHeaders } from "../limits/quota.ts";
+import { rateLimitHeaders } from "../limits/too_many.ts";
 import { ResultCache } from "../search/result_cache.ts";
 import type { Services } from "../services.ts";
 import { acceptsPublicKey, type Site } from "../sites/store.ts";

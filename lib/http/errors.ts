@@ -1,5 +1,5 @@
 /** Every error code the API answers, with its status and type: the one table of API.md's errors. */
-export const ERRORS = {
+const ERRORS = {
   INVALID_PARAMETER: { status: 400, type: "invalid_request_error" },
   INVALID_JSON: { status: 400, type: "invalid_request_error" },
   MISSING_API_KEY: { status: 401, type: "authentication_error" },

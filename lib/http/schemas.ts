@@ -37,7 +37,7 @@ export const SearchParams = z.object({
     ),
   page: wholeNumber("page", 1, MAX_PAGE).optional().transform((n) => n ?? 1),
   per_page: wholeNumber("per_page", 1, 1000).optional().transform((n) => n ?? 10),
-  /** A live typing session's id (see lib/limits/quota.ts). */
+  /** A live typing session's id (lib/limits/sessions.ts, lib/analytics/typing.ts). */
   session: z.string().regex(
     /^[A-Za-z0-9_-]{8,64}$/,
     "session must be 8 to 64 letters, digits, _ or -",
@@ -142,7 +142,7 @@ export const UpsertPages = z.object({
   ),
 }).strict();
 
-export const MAX_QUESTION_CHARS = 600;
+const MAX_QUESTION_CHARS = 600;
 
 /** POST /api/summarize; unknown fields (model, max_tokens, …) are ignored. */
 export const SummaryBody = z.object({

@@ -10,7 +10,7 @@ import { effectiveLimits } from "./plans.ts";
 import { creditsExhausted } from "./too_many.ts";
 import type { Site } from "../sites/store.ts";
 
-export const creditKey = (site: string, month: string) => ["credits", site, month];
+const creditKey = (site: string, month: string) => ["credits", site, month];
 
 const STEP = { expireIn: 40 * 86_400_000, busyMessage: "Too many summaries at once. Retry." };
 

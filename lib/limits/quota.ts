@@ -55,7 +55,7 @@ export interface QuotaTiming {
   warmMs: number;
 }
 
-export const QUOTA_TIMING: QuotaTiming = {
+const QUOTA_TIMING: QuotaTiming = {
   trustMs: 1_000,
   idleMs: 200,
   drainMs: 25,

@@ -31,7 +31,7 @@ export interface Site {
   limits: LimitOverrides;
 }
 
-export const DEFAULT_SETTINGS: SiteSettings = {
+const DEFAULT_SETTINGS: SiteSettings = {
   aiSummaries: true,
   externalKnowledge: false,
   followups: true,

@@ -29,8 +29,8 @@ Deno.test("analytics - counts stay in memory until a flush, then land in KV as s
     a.search("site_a", "  shipping ", 2);
     a.search("site_a", "Zebra", 0);
     a.answer("site_a");
-    a.click("site_a", 2);
-    a.click("site_a", 4);
+    a.click("site_a", 2, "kettle");
+    a.click("site_a", 4, "kettle");
     assert.equal((await allAnalyticsKeys(kv)).length, 0, "nothing written before the flush");
     await a.flush();
     const r = await analyticsReport(kv, clock, "site_a", 7);

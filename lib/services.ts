@@ -83,10 +83,10 @@ export interface Services {
 export function createServices(opts: AppOptions): Services {
   const clock = opts.clock ?? systemClock;
   // Every write below retries a lock held by another process and turns a failing store into 503.
-  const kv = resilientKv(opts.kv);
+  const log = opts.log ?? jsonLogger;
+  const kv = resilientKv(opts.kv, log);
   const pages = new PageStore(kv, clock, "page");
   const documents = new PageStore(kv, clock, "doc");
-  const log = opts.log ?? jsonLogger;
   const sites = new SiteStore(kv, clock);
   const quota = new SearchQuota(kv, clock);
   sites.onChange = (id) => quota.forget(id); // a change made here holds here at once

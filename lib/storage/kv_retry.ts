@@ -7,7 +7,10 @@
  * kills the process with SIGBUS, reads included.
  */
 import { ApiError, busy, isLocked, isStorageFault, storageUnavailable } from "../http/errors.ts";
-import { jsonLogger } from "../http/middleware.ts";
+
+/** Where storage_down and storage_up lines go (services give the app's logger). */
+type Log = (line: Record<string, unknown>) => void;
+const stderrLog: Log = (line) => console.error(JSON.stringify(line));
 
 /** Attempts a KV step gets (lost races and a locked file alike) before it answers 503. */
 export const KV_ATTEMPTS = 100;
@@ -44,13 +47,15 @@ export async function retryKv<T>(
 /** One KV and, for a local file, where it lives and whether it is usable now. */
 interface Store {
   readonly kv: Deno.Kv;
+  log: Log;
   path: string | null;
   down: unknown | null;
   recovering?: ReturnType<typeof setInterval>;
 }
 
 const stores = new WeakMap<Deno.Kv, Store>();
-const storeOf = (kv: Deno.Kv): Store => stores.get(kv) ?? { kv, path: null, down: null };
+const storeOf = (kv: Deno.Kv): Store =>
+  stores.get(kv) ?? { kv, log: stderrLog, path: null, down: null };
 
 const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://");
 
@@ -91,12 +96,12 @@ function check(store: Store) {
   const fault = probe(store.path);
   if (fault === null) return;
   store.down = fault;
-  jsonLogger({ level: "error", event: "storage_down", path: store.path, error: String(fault) });
+  store.log({ level: "error", event: "storage_down", path: store.path, error: String(fault) });
   store.recovering = setInterval(() => {
     if (probe(store.path!) !== null) return;
     clearInterval(store.recovering);
     store.down = null;
-    jsonLogger({ level: "info", event: "storage_up", path: store.path });
+    store.log({ level: "info", event: "storage_up", path: store.path });
   }, 1000);
   throw storageUnavailable(fault);
 }
@@ -157,11 +162,15 @@ class RetryingAtomic {
 
 /**
  * The KV every store uses: set, delete, enqueue and atomic commits go through kvWrite;
- * reads check the file first; everything else is the KV's own.
+ * reads check the file first; everything else is the KV's own. `log` takes storage faults.
  */
-export function resilientKv(kv: Deno.Kv): Deno.Kv {
-  if (stores.has(kv)) return kv;
-  const store: Store = { kv, path: null, down: null };
+export function resilientKv(kv: Deno.Kv, log?: Log): Deno.Kv {
+  const known = stores.get(kv);
+  if (known) {
+    if (log) known.log = log;
+    return kv;
+  }
+  const store: Store = { kv, log: log ?? stderrLog, path: null, down: null };
   const proxy = new Proxy(kv, {
     get(_, prop) {
       const read = <A extends unknown[], R>(f: (kv: Deno.Kv, ...a: A) => R) => (...a: A): R => {

@@ -6,7 +6,14 @@
  */
 import type { Clock } from "../clock.ts";
 import { dayOf, emptyQueryKey, type Metric, normalizeQuery, queryKey, totalKey } from "./keys.ts";
-import { type Pending, QUIET_MS, TypingSessions } from "./typing.ts";
+import {
+  lastRequestKey,
+  type Pending,
+  QUIET_MS,
+  SETTLE_MS,
+  settled,
+  TypingSessions,
+} from "./typing.ts";
 
 /**
  * Mutations per atomic commit (Deno KV allows 1,000). Small commits, one after another, let
@@ -21,7 +28,11 @@ export class Analytics {
   private pending = new Map<string, { key: string[]; n: number }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
-  private typing: TypingSessions;
+  private typing = new TypingSessions();
+  /** Quiet sessions' last queries, noted in KV, waiting SETTLE_MS to be counted. */
+  private quiet: Pending[] = [];
+  /** Notes of quiet sessions' last request times, for the next flush. */
+  private notes: Pending[] = [];
   private sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -29,10 +40,7 @@ export class Analytics {
     private clock: Clock,
     private flushMs = 5_000,
     private onError: (err: unknown) => void = () => {},
-    private quietMs = QUIET_MS,
-  ) {
-    this.typing = new TypingSessions(quietMs);
-  }
+  ) {}
 
   /**
    * A search's first page of results for `q`, which found `found`. With a typing `session` it
@@ -52,7 +60,7 @@ export class Analytics {
   }
 
   /** Counts one finished search on the day it was asked. */
-  private finished({ siteId, q, found, at }: Pending) {
+  private finished({ siteId, q, found, at }: Omit<Pending, "session">) {
     const query = normalizeQuery(q);
     const day = dayOf(at);
     this.add(totalKey(siteId, day, "searches"), 1);
@@ -98,22 +106,53 @@ export class Analytics {
     this.sweeper = setInterval(() => {
       this.sweep(this.clock());
       if (this.typing.size === 0) clearInterval(this.sweeper), this.sweeper = undefined;
-    }, this.quietMs / 4);
+    }, QUIET_MS / 4);
     Deno.unrefTimer(this.sweeper);
   }
 
-  /** Counts the sessions quiet at `now` (every one with Infinity). */
+  /** Moves the sessions quiet at `now` (every one with Infinity) to be noted and settled. */
   private sweep(now: number) {
-    for (const p of this.typing.quiet(now)) this.finished(p);
+    const quiet = this.typing.quiet(now);
+    this.notes.push(...quiet);
+    this.quiet.push(...quiet);
   }
 
-  /** Writes every count gathered so far (quiet sessions' too); resolves when they are in KV. */
-  flush(): Promise<void> {
+  /**
+   * Writes every count gathered so far; resolves when they are in KV. Quiet sessions' notes go
+   * out first, then those quiet for SETTLE_MS (all of them with `all`) are settled and counted.
+   */
+  flush(all = false): Promise<void> {
     this.sweep(this.clock());
-    const batch = [...this.pending.values()];
-    this.pending.clear();
-    this.flushing = this.flushing.then(() => this.write(batch), () => this.write(batch));
+    const now = this.clock();
+    const notes = this.notes.splice(0);
+    const due = all ? this.quiet.splice(0) : this.take((p) => now - p.at >= SETTLE_MS);
+    const run = async () => {
+      await this.note(notes);
+      for (const p of due.length ? await settled(this.kv, due) : []) this.finished(p);
+      const batch = [...this.pending.values()];
+      this.pending.clear();
+      await this.write(batch);
+    };
+    this.flushing = this.flushing.then(run, run);
     return this.flushing;
+  }
+
+  /** Removes and returns the quiet sessions `due` picks. */
+  private take(due: (p: Pending) => boolean): Pending[] {
+    const out = this.quiet.filter(due);
+    if (out.length) this.quiet = this.quiet.filter((p) => !due(p));
+    return out;
+  }
+
+  /** Notes each quiet session's last request time (`max`: the latest of all instances stays). */
+  private async note(notes: Pending[]) {
+    for (let i = 0; i < notes.length; i += PER_COMMIT) {
+      const op = this.kv.atomic();
+      for (const p of notes.slice(i, i + PER_COMMIT)) {
+        op.max(lastRequestKey(p.siteId, p.session), BigInt(p.at));
+      }
+      await op.commit();
+    }
   }
 
   private async write(batch: { key: string[]; n: number }[]) {
@@ -128,7 +167,7 @@ export class Analytics {
   async close() {
     this.sweep(Infinity);
     this.stopTimers();
-    await this.flush();
+    await this.flush(true);
   }
 
   /** Stops the timers and forgets what is pending (a test's KV is about to close). */
@@ -136,6 +175,8 @@ export class Analytics {
     this.stopTimers();
     this.typing.quiet(Infinity);
     this.pending.clear();
+    this.quiet = [];
+    this.notes = [];
   }
 
   private stopTimers() {

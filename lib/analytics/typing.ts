@@ -1,21 +1,37 @@
 /**
  * Which searches of a typing session are finished (API.md, third round, Analytics): a live
  * request (one with `session=`) waits here as its session's pending query, replaced by the
- * session's next request. It is counted when the session has been quiet for `quietMs`, when a
+ * session's next request. It is finished when the session has been quiet for QUIET_MS, when a
  * result of exactly that query is clicked, or at shutdown; it is dropped when the visitor
- * acts on a longer query it leads to (Enter: a request without a session). Kept in this
- * instance's memory, like the quota's typing sessions (lib/limits/sessions.ts).
+ * acts on a longer query it leads to (Enter: a request without a session).
+ *
+ * Pending queries live in this instance's memory, like the quota's sessions; a session whose
+ * requests land on several instances is settled in KV: each instance notes the time of its
+ * quiet session's last request with a `max` mutation, and counts it only if, SETTLE_MS after
+ * that request, no instance noted a later one. One write and one read per typed question, in
+ * the analytics' batches; none per request.
  */
 import { normalizeQuery } from "./keys.ts";
 
 /** How long a session must be silent before its last query counts as finished. */
 export const QUIET_MS = 10_000;
+/**
+ * When a quiet session's last query is counted, after its request: by then every instance
+ * that saw a later request of the session (within QUIET_MS) has noted it. Sweeps run every
+ * QUIET_MS / 4 and the notes go out with the analytics' flush (every 5 s): 2.25 × QUIET_MS +
+ * 5 s at most; with room to spare.
+ */
+export const SETTLE_MS = 3 * QUIET_MS;
+
+/** Where a session's latest quiet request time is noted (epoch ms), while instances settle. */
+export const lastRequestKey = (site: string, session: string) => ["antyping", site, session];
 /** Pending sessions kept per site; past it, the oldest is counted at once (bounded memory). */
 const MAX_PER_SITE = 2_000;
 
 /** A session's last query, not counted yet: what it found, and when it was asked. */
 export interface Pending {
   siteId: string;
+  session: string;
   q: string;
   found: number;
   at: number;
@@ -25,14 +41,12 @@ export interface Pending {
 export class TypingSessions {
   private sites = new Map<string, Map<string, Pending>>();
 
-  constructor(private quietMs = QUIET_MS) {}
-
   /** A live request: it becomes the session's pending query. Returns a query pushed out, if any. */
   ask(siteId: string, session: string, q: string, found: number, at: number): Pending | null {
     let site = this.sites.get(siteId);
     if (!site) this.sites.set(siteId, site = new Map());
     site.delete(session); // to the back: the map stays ordered by the last request
-    site.set(session, { siteId, q: normalizeQuery(q), found, at });
+    site.set(session, { siteId, session, q: normalizeQuery(q), found, at });
     if (site.size <= MAX_PER_SITE) return null;
     const [oldest, pending] = site.entries().next().value!;
     site.delete(oldest);
@@ -61,12 +75,12 @@ export class TypingSessions {
     return done;
   }
 
-  /** Takes out the sessions quiet since `now - quietMs` (all of them with `now` = Infinity). */
+  /** Takes out the sessions quiet since `now - QUIET_MS` (all of them with `now` = Infinity). */
   quiet(now: number): Pending[] {
     const done: Pending[] = [];
     for (const [id, site] of this.sites) {
       for (const [session, p] of site) {
-        if (now - p.at < this.quietMs) break; // ordered by last request: the rest are newer
+        if (now - p.at < QUIET_MS) break; // ordered by last request: the rest are newer
         done.push(p);
         site.delete(session);
       }
@@ -79,4 +93,24 @@ export class TypingSessions {
   get size(): number {
     return this.sites.size;
   }
+}
+
+/** The quiet sessions' queries no instance saw a later request for; their notes are removed. */
+export async function settled(kv: Deno.Kv, quiet: Pending[]): Promise<Pending[]> {
+  const out: Pending[] = [];
+  for (let i = 0; i < quiet.length; i += 10) { // getMany reads at most 10 keys
+    const part = quiet.slice(i, i + 10);
+    const notes = await kv.getMany<Deno.KvU64[]>(
+      part.map((p) => lastRequestKey(p.siteId, p.session)),
+    );
+    const done = kv.atomic();
+    part.forEach((p, j) => {
+      const noted = notes[j].value?.value;
+      if (noted !== undefined && noted > BigInt(p.at)) return; // another instance saw later
+      out.push(p);
+      if (notes[j].versionstamp) done.check(notes[j]).delete(notes[j].key);
+    });
+    await done.commit(); // a note changed meanwhile stays: its writer removes it
+  }
+  return out;
 }

@@ -3,7 +3,7 @@
  * of them, and a typing session on the API counts as README's live-search paragraph says.
  */
 import assert from "node:assert/strict";
-import { QUIET_MS } from "../../lib/analytics/typing.ts";
+import { QUIET_MS, SETTLE_MS } from "../../lib/analytics/typing.ts";
 import {
   admin,
   createSite,
@@ -145,7 +145,10 @@ Deno.test("live search - a typing session on the API counts one search, and only
     assert.equal(await usedThisMonth(t, site), 1, "the session's refinements ride on one search");
     // While the visitor may still be typing, nothing is a query yet.
     assert.deepEqual(await report(t, site), { searches: 0, noResults: 0, top: [], empty: [] });
+    // Quiet: the last query is noted, and counted once no other instance saw a later request.
     clock.advance(QUIET_MS);
+    assert.deepEqual(await report(t, site), { searches: 0, noResults: 0, top: [], empty: [] });
+    clock.advance(SETTLE_MS - QUIET_MS);
     assert.deepEqual(await report(t, site), {
       searches: 1,
       noResults: 0,
@@ -191,7 +194,7 @@ Deno.test("live search - a clicked result or Enter finishes a session's query at
     const now = await report(t, site);
     assert.deepEqual(now.top, [["cold brew", 1], ["kettle descaling", 1]]);
     assert.equal(now.searches, 2);
-    clock.advance(QUIET_MS);
+    clock.advance(SETTLE_MS);
     assert.deepEqual(await report(t, site), {
       searches: 4,
       noResults: 1,
@@ -200,5 +203,49 @@ Deno.test("live search - a clicked result or Enter finishes a session's query at
     });
   } finally {
     t.close();
+  }
+});
+
+Deno.test("live search - a session whose requests land on two instances counts its last query once", async () => {
+  const dir = await Deno.makeTempDir();
+  const clock = manualClock();
+  const a = await startApp({ clock, kvPath: `${dir}/kv`, analyticsFlushMs: 60_000 });
+  const b = await startApp({ clock, kvPath: `${dir}/kv`, analyticsFlushMs: 60_000 });
+  try {
+    const site = await createSite(a, "basic");
+    await putPages(a, site, PAGES);
+    const typed: [TestApp, string][] = [
+      [a, "how do i st"],
+      [a, "how do i store c"],
+      [b, "how do i store coffee"], // a new connection landed on another instance
+      [b, "how do i store coffee beans"],
+      [a, "cold brew"], // another session, on one instance
+    ];
+    for (const [i, [t, q]] of typed.entries()) {
+      const session = i < 4 ? "sess_spread" : "sess_other";
+      const res = await t.call(
+        `/api/search?key=${site.publicKey}&session=${session}&q=${encodeURIComponent(q)}`,
+      );
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      clock.advance(400);
+    }
+    // What each instance's timers do while the sessions are quiet: note, then settle.
+    clock.advance(QUIET_MS);
+    await Promise.all([a.services.analytics.flush(), b.services.analytics.flush()]);
+    clock.advance(SETTLE_MS);
+    await a.services.analytics.flush(); // the instance that saw only a prefix settles first
+    await b.services.analytics.flush();
+    assert.deepEqual((await report(a, site)).top, [
+      ["cold brew", 1],
+      ["how do i store coffee beans", 1],
+    ]);
+    const left = [];
+    for await (const e of a.kv.list({ prefix: ["antyping"] })) left.push(e.key);
+    assert.deepEqual(left, [], "the notes are removed once settled");
+  } finally {
+    a.close();
+    b.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -9,7 +9,7 @@ import { pageResponse, renderPage } from "../components/render.tsx";
 import { searchFailure } from "../islands/Results.tsx";
 import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
-import { ApiError, asApiError } from "../lib/http/errors.ts";
+import { asApiError, invalidSearchKey } from "../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
 import { MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
 import type { Services } from "../lib/services.ts";
@@ -36,7 +36,7 @@ export function resultsPageRoutes(s: Services) {
     let error: string | null = null;
     let data = { found: 0, hits: null as Hit[] | null, perPage: PER_PAGE };
     if (!key) error = "Give a site's public key as ?key=pk_… to search it.";
-    else if (!isPublicKey(key)) error = searchFailure(new ApiError("INVALID_API_KEY", ""));
+    else if (!isPublicKey(key)) error = searchFailure(invalidSearchKey());
     else if (q) {
       // The same use case as GET /api/search: key (grace periods too), origin, quota, analytics.
       try {
@@ -57,7 +57,7 @@ export function resultsPageRoutes(s: Services) {
     }
     // The page's name and links, also when nothing was searched or the search was refused.
     if (!site && isPublicKey(key)) site = await s.sites.byPublicKeyCached(key);
-    if (key && !site) error ??= searchFailure(new ApiError("INVALID_API_KEY", ""));
+    if (key && !site) error ??= searchFailure(invalidSearchKey());
     const baseUrl = site && site.id === demo?.siteId
       ? "/demo"
       : site?.domain

@@ -126,6 +126,11 @@ export function storageUnavailable(cause: unknown): ApiError {
   return err;
 }
 
+/** A public key that opens no site (unknown, rotated out, or from another site). */
+export function invalidSearchKey(): ApiError {
+  return new ApiError("INVALID_API_KEY", "The search key is not valid.");
+}
+
 /** Shorthand for the most common error: a bad parameter named by `param`. */
 export function invalid(param: string, message: string): ApiError {
   return new ApiError("INVALID_PARAMETER", message, { param });

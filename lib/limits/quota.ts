@@ -11,7 +11,7 @@
  * the counters never pass the limit, on any number of instances.
  */
 import { type Clock, monthWindow } from "../clock.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, invalidSearchKey } from "../http/errors.ts";
 import {
   absorb,
   type Admitted,
@@ -69,7 +69,6 @@ const REREAD_AT = 0.8;
 const LEASE_MARGIN_MS = 250;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const invalidKey = () => new ApiError("INVALID_API_KEY", "The search key is not valid.");
 
 /** Admits searches within each site's per-minute and monthly limits. */
 export class SearchQuota {
@@ -163,7 +162,7 @@ export class SearchQuota {
     if (!this.fresh(b, windows(now), perf)) return null;
     const refused = verify(b.site);
     if (refused) return refused;
-    if (!b.site || !b.limits) return invalidKey();
+    if (!b.site || !b.limits) return invalidSearchKey();
     const key = session && LiveSessions.key(b.id, session.id);
     const rode = session && ride(this.sessions.get(key!), session, now);
     if (rode) {

@@ -4,7 +4,7 @@
  * index, analytics. Returns the bytes to send and what the caller needs to show them.
  */
 import { originError } from "../http/auth.ts";
-import { ApiError } from "../http/errors.ts";
+import { invalidSearchKey } from "../http/errors.ts";
 import { PLANS } from "../limits/plans.ts";
 import { rateLimitHeaders } from "../limits/too_many.ts";
 import { ResultCache } from "../search/result_cache.ts";
@@ -40,19 +40,18 @@ export interface SearchAnswer {
 }
 
 const encoder = new TextEncoder();
-const invalidKey = () => new ApiError("INVALID_API_KEY", "The search key is not valid.");
 
 /** Searches a site for a visitor or a server; throws the ApiError that refuses it. */
 export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
   // The key names the site; whether it still opens it (a rotated key in its grace period
   // included), and from this origin, the quota decides on a read at most 1 s old.
   const cached = await s.sites.byPublicKeyCached(ask.key, KEY_HINT_MS);
-  if (!cached) throw invalidKey();
+  if (!cached) throw invalidSearchKey();
   ask.onSite?.(cached.id);
   const session = ask.session ? { id: ask.session, q: ask.q } : undefined;
   // From this instance's reserved block at once, or after one refill (lib/limits/quota.ts).
   const admitted = s.quota.admit(cached.id, (fresh) => {
-    if (!fresh || !acceptsPublicKey(fresh, ask.key, s.clock())) return invalidKey();
+    if (!fresh || !acceptsPublicKey(fresh, ask.key, s.clock())) return invalidSearchKey();
     return originError(fresh, ask.origin);
   }, session);
   const { site, state } = admitted instanceof Promise ? await admitted : admitted;

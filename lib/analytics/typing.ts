@@ -37,41 +37,67 @@ export interface Pending {
   at: number;
 }
 
-/** Typing sessions' last queries, per site, in the order they were last asked. */
+const NONE: readonly Pending[] = [];
+
+/** One site's pending sessions, in the order they were last asked, and found by their query. */
+class SiteSessions {
+  readonly bySession = new Map<string, Pending>();
+  private byQuery = new Map<string, Set<string>>();
+
+  add(p: Pending) {
+    this.remove(p.session); // to the back: the map stays ordered by the last request
+    this.bySession.set(p.session, p);
+    const same = this.byQuery.get(p.q);
+    if (same) same.add(p.session);
+    else this.byQuery.set(p.q, new Set([p.session]));
+  }
+
+  remove(session: string): Pending | undefined {
+    const p = this.bySession.get(session);
+    if (!p) return;
+    this.bySession.delete(session);
+    const same = this.byQuery.get(p.q)!;
+    same.delete(session);
+    if (!same.size) this.byQuery.delete(p.q);
+    return p;
+  }
+
+  /** Takes out the sessions whose pending query is exactly `q`. */
+  take(q: string): readonly Pending[] {
+    const same = this.byQuery.get(q);
+    return same ? [...same].map((session) => this.remove(session)!) : NONE;
+  }
+}
+
+/** Typing sessions' last queries, per site. */
 export class TypingSessions {
-  private sites = new Map<string, Map<string, Pending>>();
+  private sites = new Map<string, SiteSessions>();
 
   /** A live request: it becomes the session's pending query. Returns a query pushed out, if any. */
   ask(siteId: string, session: string, q: string, found: number, at: number): Pending | null {
     let site = this.sites.get(siteId);
-    if (!site) this.sites.set(siteId, site = new Map());
-    site.delete(session); // to the back: the map stays ordered by the last request
-    site.set(session, { siteId, session, q: normalizeQuery(q), found, at });
-    if (site.size <= MAX_PER_SITE) return null;
-    const [oldest, pending] = site.entries().next().value!;
-    site.delete(oldest);
-    return pending;
+    if (!site) this.sites.set(siteId, site = new SiteSessions());
+    site.add({ siteId, session, q: normalizeQuery(q), found, at });
+    if (site.bySession.size <= MAX_PER_SITE) return null;
+    return site.remove(site.bySession.keys().next().value!)!;
   }
 
   /** A search the visitor acted on (no session): pending queries typed on the way to it go. */
   acted(siteId: string, q: string) {
     const site = this.sites.get(siteId);
     if (!site) return;
+    // Each prefix of the query is looked up: a few map reads, however many sessions wait.
     const query = normalizeQuery(q);
-    for (const [session, p] of site) if (query.startsWith(p.q)) site.delete(session);
-    if (!site.size) this.sites.delete(siteId);
+    for (let end = 1; end <= query.length; end++) site.take(query.slice(0, end));
+    this.drop(siteId, site);
   }
 
   /** A click on a result of `q`: the sessions whose last query it is are finished now. */
-  clicked(siteId: string, q: string): Pending[] {
+  clicked(siteId: string, q: string): readonly Pending[] {
     const site = this.sites.get(siteId);
-    if (!site) return [];
-    const query = normalizeQuery(q);
-    const done: Pending[] = [];
-    for (const [session, p] of site) {
-      if (p.q === query) done.push(p), site.delete(session);
-    }
-    if (!site.size) this.sites.delete(siteId);
+    if (!site) return NONE;
+    const done = site.take(normalizeQuery(q));
+    this.drop(siteId, site);
     return done;
   }
 
@@ -79,12 +105,11 @@ export class TypingSessions {
   quiet(now: number): Pending[] {
     const done: Pending[] = [];
     for (const [id, site] of this.sites) {
-      for (const [session, p] of site) {
+      for (const p of site.bySession.values()) {
         if (now - p.at < QUIET_MS) break; // ordered by last request: the rest are newer
-        done.push(p);
-        site.delete(session);
+        done.push(site.remove(p.session)!);
       }
-      if (!site.size) this.sites.delete(id);
+      this.drop(id, site);
     }
     return done;
   }
@@ -92,6 +117,10 @@ export class TypingSessions {
   /** Whether any session waits. */
   get size(): number {
     return this.sites.size;
+  }
+
+  private drop(id: string, site: SiteSessions) {
+    if (!site.bySession.size) this.sites.delete(id);
   }
 }
 

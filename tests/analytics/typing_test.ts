@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { QUIET_MS, TypingSessions } from "../../lib/analytics/typing.ts";
 
-const queries = (ps: { q: string }[]) => ps.map((p) => p.q);
+const queries = (ps: readonly { q: string }[]) => ps.map((p) => p.q);
 
 Deno.test("typing - a session's next request replaces its pending query; quiet sessions come out in order", () => {
   const t = new TypingSessions();

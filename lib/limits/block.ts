@@ -106,8 +106,9 @@ export function newBlock(id: string): Block {
   };
 }
 
-/** The windows a time falls in, and the month's end; kept for the minute (read on every search). */
+/** The windows of the last time asked, kept for the minute (read on every search). */
 let last = { minute: NaN, month: "", monthEnd: 0, monthEndIso: "" };
+/** The minute and month a time falls in, and the month's end. */
 export function windows(now: number) {
   if (Math.floor(now / 60_000) !== last.minute) {
     const mon = monthWindow(now);
@@ -122,6 +123,7 @@ export function windows(now: number) {
   return last;
 }
 
+/** Whether two reservations count in the same minute and month. */
 export const sameWindow = (a: Window, b: Window) => a.minute === b.minute && a.month === b.month;
 
 /** Units the site may still take this minute and month, given counters. */

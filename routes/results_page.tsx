@@ -11,14 +11,13 @@ import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
 import { asApiError, invalidSearchKey } from "../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
-import { MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
 import type { Services } from "../lib/services.ts";
 import { isPublicKey } from "../lib/sites/keys.ts";
 import type { Site } from "../lib/sites/store.ts";
 import { searchSite } from "../lib/usecases/search_site.ts";
 
 const PATH = "/search-results";
-const PER_PAGE = 10;
 const decoder = new TextDecoder();
 
 export function resultsPageRoutes(s: Services) {
@@ -34,7 +33,7 @@ export function resultsPageRoutes(s: Services) {
 
     let site: Site | null = null;
     let error: string | null = null;
-    let data = { found: 0, hits: null as Hit[] | null, perPage: PER_PAGE };
+    let data = { found: 0, hits: null as Hit[] | null, perPage: DEFAULT_PER_PAGE };
     if (!key) error = "Give a site's public key as ?key=pk_… to search it.";
     else if (!isPublicKey(key)) error = searchFailure(invalidSearchKey());
     else if (q) {
@@ -45,7 +44,7 @@ export function resultsPageRoutes(s: Services) {
           origin: c.req.header("origin"),
           q,
           page,
-          perPage: PER_PAGE,
+          perPage: DEFAULT_PER_PAGE,
           onSite: (id) => c.set("siteId", id),
         });
         site = found.site;

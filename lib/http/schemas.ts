@@ -26,6 +26,8 @@ const codePoints = (s: string) => [...s].length;
 
 export const MAX_QUERY_CHARS = 200;
 export const MAX_PAGE = 1000;
+/** Results per page when none is asked (spec: 10, capped by the plan). */
+export const DEFAULT_PER_PAGE = 10;
 
 /** GET /api/search parameters (after repeated ones were refused). */
 export const SearchParams = z.object({
@@ -36,7 +38,7 @@ export const SearchParams = z.object({
       `q must be at most ${MAX_QUERY_CHARS} characters`,
     ),
   page: wholeNumber("page", 1, MAX_PAGE).optional().transform((n) => n ?? 1),
-  per_page: wholeNumber("per_page", 1, 1000).optional().transform((n) => n ?? 10),
+  per_page: wholeNumber("per_page", 1, 1000).optional().transform((n) => n ?? DEFAULT_PER_PAGE),
   /** A live typing session's id (lib/limits/sessions.ts, lib/analytics/typing.ts). */
   session: z.string().regex(
     /^[A-Za-z0-9_-]{8,64}$/,

@@ -6,14 +6,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { dayOf, emptyQueryKey, type Metric, normalizeQuery, queryKey, totalKey } from "./keys.ts";
-import {
-  lastRequestKey,
-  type Pending,
-  QUIET_MS,
-  SETTLE_MS,
-  settled,
-  TypingSessions,
-} from "./typing.ts";
+import { lastRequestKey, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
 
 /**
  * Mutations per atomic commit (Deno KV allows 1,000). Small commits, one after another, let
@@ -33,7 +26,8 @@ export class Analytics {
   private quiet: Pending[] = [];
   /** Notes of quiet sessions' last request times, for the next flush. */
   private notes: Pending[] = [];
-  private sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Closed (shutdown): no more timers. */
+  private closed = false;
 
   constructor(
     private kv: Deno.Kv,
@@ -52,7 +46,7 @@ export class Analytics {
     if (session) {
       const out = this.typing.ask(siteId, session, q, found, now);
       if (out) this.finished(out);
-      this.sweepLater();
+      this.flushLater(); // its flushes find the session once it is quiet
       return;
     }
     this.typing.acted(siteId, q);
@@ -91,23 +85,17 @@ export class Analytics {
     const cur = this.pending.get(id);
     if (cur) cur.n += n;
     else this.pending.set(id, { key, n });
-    if (this.timer === undefined) {
-      const timer = this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.flush().catch(this.onError);
-      }, this.flushMs);
-      Deno.unrefTimer(timer); // a pending batch never keeps the process alive
-    }
+    this.flushLater();
   }
 
-  /** Checks for quiet sessions while any wait (the clock decides; the timer only looks). */
-  private sweepLater() {
-    if (this.sweeper !== undefined) return;
-    this.sweeper = setInterval(() => {
-      this.sweep(this.clock());
-      if (this.typing.size === 0) clearInterval(this.sweeper), this.sweeper = undefined;
-    }, QUIET_MS / 4);
-    Deno.unrefTimer(this.sweeper);
+  /** A flush in `flushMs`: for counts gathered, and while typing sessions wait or settle. */
+  private flushLater() {
+    if (this.timer !== undefined || this.closed) return;
+    const timer = this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch(this.onError);
+    }, this.flushMs);
+    Deno.unrefTimer(timer); // a pending batch never keeps the process alive
   }
 
   /** Moves the sessions quiet at `now` (every one with Infinity) to be noted and settled. */
@@ -132,6 +120,7 @@ export class Analytics {
       const batch = [...this.pending.values()];
       this.pending.clear();
       await this.write(batch);
+      if (this.typing.size || this.quiet.length) this.flushLater(); // still to settle
     };
     this.flushing = this.flushing.then(run, run);
     return this.flushing;
@@ -165,23 +154,19 @@ export class Analytics {
 
   /** Stops the timers and writes what is pending, typing sessions' last queries too (shutdown). */
   async close() {
+    this.closed = true;
+    clearTimeout(this.timer);
     this.sweep(Infinity);
-    this.stopTimers();
     await this.flush(true);
   }
 
   /** Stops the timers and forgets what is pending (a test's KV is about to close). */
   discard() {
-    this.stopTimers();
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.typing.quiet(Infinity);
     this.pending.clear();
     this.quiet = [];
     this.notes = [];
-  }
-
-  private stopTimers() {
-    clearTimeout(this.timer);
-    clearInterval(this.sweeper);
-    this.timer = this.sweeper = undefined;
   }
 }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { Analytics } from "../../lib/analytics/recorder.ts";
 import { emptyQueryKey, normalizeQuery, queryKey } from "../../lib/analytics/keys.ts";
 import { analyticsReport, dayRange } from "../../lib/analytics/report.ts";
+import { QUIET_MS, SETTLE_MS } from "../../lib/analytics/typing.ts";
 import { createSite, manualClock, putPages, search, startApp } from "../helpers.ts";
 
 const DAY = 86_400_000;
@@ -112,5 +113,30 @@ Deno.test("analytics - a search costs no KV write of its own, and no IP or key i
     assert.ok(!/127\.0\.0\.1|unknown/.test(stored), "no IP address");
   } finally {
     t.close();
+  }
+});
+
+Deno.test("analytics - with no one reading the report, a typing session's last query is noted, settled and written by the timer", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 20);
+  const counts = async () => (await allAnalyticsKeys(kv)).filter((e) => e.key[3] === "q");
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    a.search("site_a", "kett", 3, "sess_timer");
+    a.search("site_a", "kettle", 3, "sess_timer");
+    clock.advance(QUIET_MS);
+    await wait(120);
+    assert.deepEqual(await counts(), [], "quiet, noted, not settled yet");
+    const notes = [];
+    for await (const e of kv.list({ prefix: ["antyping"] })) notes.push(e.key);
+    assert.deepEqual(notes, [["antyping", "site_a", "sess_timer"]]);
+    clock.advance(SETTLE_MS);
+    await wait(120);
+    assert.deepEqual((await counts()).map((e) => e.key[4]), ["kettle"]);
+  } finally {
+    a.discard();
+    await wait(30); // a flush under way ends before the KV closes
+    kv.close();
   }
 });

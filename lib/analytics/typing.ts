@@ -17,9 +17,9 @@ import { normalizeQuery } from "./keys.ts";
 export const QUIET_MS = 10_000;
 /**
  * When a quiet session's last query is counted, after its request: by then every instance
- * that saw a later request of the session (within QUIET_MS) has noted it. Sweeps run every
- * QUIET_MS / 4 and the notes go out with the analytics' flush (every 5 s): 2.25 × QUIET_MS +
- * 5 s at most; with room to spare.
+ * that saw a later request of the session (within QUIET_MS) has noted it. An instance finds a
+ * session quiet at a flush (every 5 s) and notes it in that flush: at most 2 × QUIET_MS + 5 s
+ * after the earlier request; with room to spare.
  */
 export const SETTLE_MS = 3 * QUIET_MS;
 

@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { dayOf, emptyQueryKey, type Metric, normalizeQuery, queryKey, totalKey } from "./keys.ts";
-import { lastRequestKey, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
+import { noteRuns, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
 
 /**
  * Mutations per atomic commit (Deno KV allows 1,000). Small commits, one after another, let
@@ -26,6 +26,8 @@ export class Analytics {
   private quiet: Pending[] = [];
   /** Notes of quiet sessions' last request times, for the next flush. */
   private notes: Pending[] = [];
+  /** Names this instance's notes of typing runs (typing.ts). */
+  private instance = crypto.randomUUID();
   /** Closed (shutdown): no more timers. */
   private closed = false;
 
@@ -54,7 +56,7 @@ export class Analytics {
   }
 
   /** Counts one finished search on the day it was asked. */
-  private finished({ siteId, q, found, at }: Omit<Pending, "session">) {
+  private finished({ siteId, q, found, at }: Pick<Pending, "siteId" | "q" | "found" | "at">) {
     const query = normalizeQuery(q);
     const day = dayOf(at);
     this.add(totalKey(siteId, day, "searches"), 1);
@@ -115,8 +117,10 @@ export class Analytics {
     const notes = this.notes.splice(0);
     const due = all ? this.quiet.splice(0) : this.take((p) => now - p.at >= SETTLE_MS);
     const run = async () => {
-      await this.note(notes);
-      for (const p of due.length ? await settled(this.kv, due) : []) this.finished(p);
+      await noteRuns(this.kv, this.instance, notes);
+      for (const p of due.length ? await settled(this.kv, this.instance, due) : []) {
+        this.finished(p);
+      }
       const batch = [...this.pending.values()];
       this.pending.clear();
       await this.write(batch);
@@ -131,17 +135,6 @@ export class Analytics {
     const out = this.quiet.filter(due);
     if (out.length) this.quiet = this.quiet.filter((p) => !due(p));
     return out;
-  }
-
-  /** Notes each quiet session's last request time (`max`: the latest of all instances stays). */
-  private async note(notes: Pending[]) {
-    for (let i = 0; i < notes.length; i += PER_COMMIT) {
-      const op = this.kv.atomic();
-      for (const p of notes.slice(i, i + PER_COMMIT)) {
-        op.max(lastRequestKey(p.siteId, p.session), BigInt(p.at));
-      }
-      await op.commit();
-    }
   }
 
   private async write(batch: { key: string[]; n: number }[]) {

@@ -6,10 +6,10 @@
  * acts on a longer query it leads to (Enter: a request without a session).
  *
  * Pending queries live in this instance's memory, like the quota's sessions; a session whose
- * requests land on several instances is settled in KV: each instance notes the time of its
- * quiet session's last request with a `max` mutation, and counts it only if, SETTLE_MS after
- * that request, no instance noted a later one. One write and one read per typed question, in
- * the analytics' batches; none per request.
+ * requests land on several instances is settled in KV: when its requests here go quiet, an
+ * instance notes the run of them (first and last request), and counts the last one only if,
+ * SETTLE_MS after it, no other instance noted a run with a request within QUIET_MS after it.
+ * One write and one read per typed question, in the analytics' batches; none per request.
  */
 import { normalizeQuery } from "./keys.ts";
 
@@ -23,18 +23,28 @@ export const QUIET_MS = 10_000;
  */
 export const SETTLE_MS = 3 * QUIET_MS;
 
-/** Where a session's latest quiet request time is noted (epoch ms), while instances settle. */
-export const lastRequestKey = (site: string, session: string) => ["antyping", site, session];
+/** Where an instance notes a run of a session's requests, while instances settle. */
+const runKey = (
+  p: Pending,
+  instance: string,
+) => ["antyping", p.siteId, p.session, instance, p.first];
+/** A noted run: its first and last request (epoch ms). */
+interface Run {
+  first: number;
+  last: number;
+}
 /** Pending sessions kept per site; past it, the oldest is counted at once (bounded memory). */
 const MAX_PER_SITE = 2_000;
 
-/** A session's last query, not counted yet: what it found, and when it was asked. */
+/** A session's last query, not counted yet: what it found, when it was asked, since when. */
 export interface Pending {
   siteId: string;
   session: string;
   q: string;
   found: number;
   at: number;
+  /** The first request of the session's run here (requests less than QUIET_MS apart). */
+  first: number;
 }
 
 const NONE: readonly Pending[] = [];
@@ -77,7 +87,9 @@ export class TypingSessions {
   ask(siteId: string, session: string, q: string, found: number, at: number): Pending | null {
     let site = this.sites.get(siteId);
     if (!site) this.sites.set(siteId, site = new SiteSessions());
-    site.add({ siteId, session, q: normalizeQuery(q), found, at });
+    const prev = site.bySession.get(session);
+    const first = prev && at - prev.at < QUIET_MS ? prev.first : at;
+    site.add({ siteId, session, q: normalizeQuery(q), found, at, first });
     if (site.bySession.size <= MAX_PER_SITE) return null;
     return site.remove(site.bySession.keys().next().value!)!;
   }
@@ -124,22 +136,35 @@ export class TypingSessions {
   }
 }
 
-/** The quiet sessions' queries no instance saw a later request for; their notes are removed. */
-export async function settled(kv: Deno.Kv, quiet: Pending[]): Promise<Pending[]> {
+/** Notes the runs of quiet sessions (kept past SETTLE_MS, then they expire). */
+export async function noteRuns(kv: Deno.Kv, instance: string, quiet: Pending[]) {
+  for (let i = 0; i < quiet.length; i += 100) {
+    const op = kv.atomic();
+    for (const p of quiet.slice(i, i + 100)) {
+      op.set(runKey(p, instance), { first: p.first, last: p.at } satisfies Run, {
+        expireIn: 2 * SETTLE_MS,
+      });
+    }
+    await op.commit();
+  }
+}
+
+/**
+ * The quiet sessions' queries that ended their session everywhere: no other instance noted a
+ * run with a request within QUIET_MS after them. Their own notes are removed.
+ */
+export async function settled(kv: Deno.Kv, instance: string, quiet: Pending[]): Promise<Pending[]> {
   const out: Pending[] = [];
-  for (let i = 0; i < quiet.length; i += 10) { // getMany reads at most 10 keys
-    const part = quiet.slice(i, i + 10);
-    const notes = await kv.getMany<Deno.KvU64[]>(
-      part.map((p) => lastRequestKey(p.siteId, p.session)),
-    );
-    const done = kv.atomic();
-    part.forEach((p, j) => {
-      const noted = notes[j].value?.value;
-      if (noted !== undefined && noted > BigInt(p.at)) return; // another instance saw later
-      out.push(p);
-      if (notes[j].versionstamp) done.check(notes[j]).delete(notes[j].key);
-    });
-    await done.commit(); // a note changed meanwhile stays: its writer removes it
+  for (const p of quiet) {
+    let later = false;
+    for await (const e of kv.list<Run>({ prefix: ["antyping", p.siteId, p.session] })) {
+      // Requests less than QUIET_MS apart: a run that begins before p's window ends and
+      // ends after p has a request within it.
+      const run = e.value;
+      if (e.key[3] !== instance && run.first < p.at + QUIET_MS && run.last > p.at) later = true;
+    }
+    if (!later) out.push(p);
+    await kv.delete(runKey(p, instance));
   }
   return out;
 }

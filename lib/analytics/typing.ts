@@ -9,7 +9,8 @@
  * requests land on several instances is settled in KV: when its requests here go quiet, an
  * instance notes the run of them (first and last request), and counts the last one only if,
  * SETTLE_MS after it, no other instance noted a run with a request within QUIET_MS after it.
- * One write and one read per typed question, in the analytics' batches; none per request.
+ * Per typed question a list and two mutations in shared commits, in the analytics' flushes;
+ * none per request.
  */
 import { normalizeQuery } from "./keys.ts";
 
@@ -154,17 +155,23 @@ export async function noteRuns(kv: Deno.Kv, instance: string, quiet: Pending[]) 
  * run with a request within QUIET_MS after them. Their own notes are removed.
  */
 export async function settled(kv: Deno.Kv, instance: string, quiet: Pending[]): Promise<Pending[]> {
-  const out: Pending[] = [];
-  for (const p of quiet) {
-    let later = false;
+  const ended = async (p: Pending) => {
     for await (const e of kv.list<Run>({ prefix: ["antyping", p.siteId, p.session] })) {
       // Requests less than QUIET_MS apart: a run that begins before p's window ends and
       // ends after p has a request within it.
       const run = e.value;
-      if (e.key[3] !== instance && run.first < p.at + QUIET_MS && run.last > p.at) later = true;
+      if (e.key[3] !== instance && run.first < p.at + QUIET_MS && run.last > p.at) return false;
     }
-    if (!later) out.push(p);
-    await kv.delete(runKey(p, instance));
+    return true;
+  };
+  const out: Pending[] = [];
+  for (let i = 0; i < quiet.length; i += 100) {
+    const part = quiet.slice(i, i + 100);
+    const verdicts = await Promise.all(part.map(ended));
+    out.push(...part.filter((_, j) => verdicts[j]));
+    const done = kv.atomic();
+    for (const p of part) done.delete(runKey(p, instance));
+    await done.commit();
   }
   return out;
 }

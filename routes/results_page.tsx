@@ -28,7 +28,7 @@ export function resultsPageRoutes(s: Services) {
     const demo = given ? null : await demoPublicKey(s);
     const key = given || demo?.key || "";
     // Lenient where the API refuses: a shared link with a long query or odd page still shows.
-    const q = (c.req.query("q") ?? "").trim().slice(0, MAX_QUERY_CHARS);
+    const q = [...(c.req.query("q") ?? "").trim()].slice(0, MAX_QUERY_CHARS).join(""); // whole characters
     const page = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(c.req.query("page")) || 1)));
 
     let site: Site | null = null;

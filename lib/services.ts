@@ -4,7 +4,7 @@ import type { CrawlConfig } from "./crawl/tuning.ts";
 import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./limits/credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
-import { IpLimit } from "./limits/ip_limit.ts";
+import { EVENTS, IpLimit, SUMMARIES } from "./limits/ip_limit.ts";
 import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
@@ -81,10 +81,10 @@ export interface Services {
 export function createServices(opts: AppOptions): Services {
   const clock = opts.clock ?? systemClock;
   // Every write below retries a lock held by another process and turns a failing store into 503.
-  const kv = resilientKv(opts.kv);
+  const log = opts.log ?? jsonLogger;
+  const kv = resilientKv(opts.kv, log);
   const pages = new PageStore(kv, clock, "page");
   const documents = new PageStore(kv, clock, "doc");
-  const log = opts.log ?? jsonLogger;
   const sites = new SiteStore(kv, clock);
   const quota = new SearchQuota(kv, clock);
   sites.onChange = (id) => quota.forget(id); // a change made here holds here at once
@@ -115,16 +115,12 @@ export function createServices(opts: AppOptions): Services {
     quota,
     credits: new Credits(kv, clock),
     conversations: new Conversations(kv, clock),
-    ipLimit: new IpLimit(kv, clock, opts.summaryIpLimitPerMinute ?? 30),
+    ipLimit: new IpLimit(kv, clock, SUMMARIES, opts.summaryIpLimitPerMinute),
     summarizer: opts.summarizer ?? createExtractiveSummarizer(),
     ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
     analytics,
-    eventIpLimit: new IpLimit(kv, clock, opts.eventIpLimitPerMinute ?? 120, {
-      prefix: "evip",
-      code: "EVENT_RATE_LIMIT_EXCEEDED",
-      what: "events",
-    }),
+    eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     sessions: new Sessions(kv, clock, sites),
     async close() {
       await Promise.all([quota.close(), analytics.close()]);

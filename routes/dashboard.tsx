@@ -8,7 +8,7 @@ import type { ComponentChildren } from "preact";
 import { Island } from "../components/Island.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
 import { SignIn } from "../components/SignIn.tsx";
-import { analyticsReport } from "../lib/analytics/report.ts";
+import { analyticsReport, DEFAULT_DAYS } from "../lib/analytics/report.ts";
 import { listCrawlJobs } from "../lib/crawl/jobs.ts";
 import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
 import {
@@ -132,7 +132,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
   const dayOfMonth = new Date(s.clock()).getUTCDate();
   const [usage, report, month, pages, documents, crawls] = await Promise.all([
     siteUsage(s, site),
-    analyticsReport(s.kv, s.clock, site.id, 30),
+    analyticsReport(s.kv, s.clock, site.id, DEFAULT_DAYS),
     analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
     s.pages.list(site.id, { limit: 100 }),
     documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
@@ -160,7 +160,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
       </div>
       <div class="dash-grid">
         <Island name="UsageMeters" props={{ siteId: site.id, usage, days: month.days }} />
-        <Island name="AnalyticsPanel" props={{ siteId: site.id, report, days: 30 }} />
+        <Island name="AnalyticsPanel" props={{ siteId: site.id, report, days: DEFAULT_DAYS }} />
         <Island
           name="SettingsForm"
           props={{

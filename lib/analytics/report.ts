@@ -3,7 +3,9 @@ import type { Clock } from "../clock.ts";
 import { dayOf, type Metric, METRICS } from "./keys.ts";
 import { type FeedbackSummary, feedbackSummary } from "./feedback.ts";
 
+/** The longest period a report covers (API.md: N ≤ 90), and the period when none is asked. */
 export const MAX_DAYS = 90;
+export const DEFAULT_DAYS = 30;
 const TOP = 20;
 
 export interface DayRow {

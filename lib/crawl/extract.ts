@@ -7,10 +7,10 @@
  */
 import { Parser } from "htmlparser2";
 import { squash } from "../search/mod.ts";
+import type { PageSection } from "../sites/pages.ts";
 
-export interface PageSection {
-  heading: string;
-  anchor: string;
+/** A section as extracted: the stored heading and anchor, and its text. */
+export interface ExtractedSection extends PageSection {
   text: string;
 }
 
@@ -19,7 +19,7 @@ export interface ExtractedPage {
   description: string;
   lang: string;
   text: string;
-  sections: PageSection[];
+  sections: ExtractedSection[];
   /** Share of the readable letters and digits inside <pre>: near 1 for a source listing. */
   codeShare: number;
   noindex: boolean;
@@ -420,7 +420,7 @@ class TextReader {
   }
 
   /** The content root's text and sections: main landmark, else a lone article, else all. */
-  result(): { text: string; sections: PageSection[]; codeShare: number } {
+  result(): { text: string; sections: ExtractedSection[]; codeShare: number } {
     this.#flush();
     const lines = this.#lines;
     const span = this.#main ?? (this.#articles === 1 ? this.#article : undefined);

@@ -1,5 +1,5 @@
 /** Every error code the API answers, with its status and type: the one table of API.md's errors. */
-export const ERRORS = {
+const ERRORS = {
   INVALID_PARAMETER: { status: 400, type: "invalid_request_error" },
   INVALID_JSON: { status: 400, type: "invalid_request_error" },
   MISSING_API_KEY: { status: 401, type: "authentication_error" },
@@ -124,6 +124,11 @@ export function storageUnavailable(cause: unknown): ApiError {
   });
   err.cause = cause;
   return err;
+}
+
+/** A public key that opens no site (unknown, rotated out, or from another site). */
+export function invalidSearchKey(): ApiError {
+  return new ApiError("INVALID_API_KEY", "The search key is not valid.");
 }
 
 /** Shorthand for the most common error: a bad parameter named by `param`. */

@@ -17,6 +17,7 @@ import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
 import { Analytics } from "./analytics/recorder.ts";
 import { Sessions } from "./http/session.ts";
+import { Levers } from "./levers/levers.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -75,6 +76,8 @@ export interface Services {
   analytics: Analytics;
   eventIpLimit: IpLimit;
   sessions: Sessions;
+  /** Owners' synonyms and curations, as searches apply them. */
+  levers: Levers;
   /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
   close(): Promise<void>;
 }
@@ -128,6 +131,7 @@ export function createServices(opts: AppOptions): Services {
       what: "events",
     }),
     sessions: new Sessions(kv, clock, sites),
+    levers: new Levers(kv, clock, opts.indexStaleMs ?? 500),
     async close() {
       await Promise.all([quota.close(), analytics.close()]);
     },

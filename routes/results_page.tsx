@@ -32,7 +32,8 @@ export function resultsPageRoutes(s: Services) {
           : new ApiError("INVALID_API_KEY", "The search key is not valid."),
     );
     const perPage = Math.min(PER_PAGE, state.limits.maxPerPage);
-    const { found, hits } = await s.indexes.search(fresh.id, q, page, perPage);
+    const levers = await s.levers.forQuery(fresh.id, q);
+    const { found, hits } = await s.indexes.search(fresh.id, q, page, perPage, levers);
     if (page === 1) s.analytics.search(fresh.id, q, found);
     return { found, hits: hits as Hit[], perPage };
   }

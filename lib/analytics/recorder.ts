@@ -4,7 +4,17 @@
  * `sum` mutations, which add up correctly whatever other instances write meanwhile.
  */
 import type { Clock } from "../clock.ts";
-import { dayOf, emptyQueryKey, type Metric, normalizeQuery, queryKey, totalKey } from "./keys.ts";
+import {
+  clickedPage,
+  clickKey,
+  clickPositionKey,
+  dayOf,
+  emptyQueryKey,
+  type Metric,
+  normalizeQuery,
+  queryKey,
+  totalKey,
+} from "./keys.ts";
 
 /**
  * Mutations per atomic commit (Deno KV allows 1,000). Small commits, one after another, let
@@ -46,12 +56,16 @@ export class Analytics {
     if (this.enabled) this.add(totalKey(siteId, dayOf(this.clock()), "answers"), 1);
   }
 
-  /** One click on the result at `position` (from 1). */
-  click(siteId: string, position: number) {
+  /** One click on the result at `position` (from 1), for `query` when the beacon named it. */
+  click(siteId: string, position: number, query?: string, url?: string) {
     if (!this.enabled) return;
     const day = dayOf(this.clock());
     this.add(totalKey(siteId, day, "clicks"), 1);
     this.add(totalKey(siteId, day, "clickPositions" satisfies Metric), position);
+    const q = query ? normalizeQuery(query) : "", page = url ? clickedPage(url) : null;
+    if (!q || !page) return;
+    this.add(clickKey(siteId, day, q, page), 1);
+    this.add(clickPositionKey(siteId, day, q, page), position);
   }
 
   private add(key: string[], n: number) {

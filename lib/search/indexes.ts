@@ -15,6 +15,7 @@ import {
   snippetOf,
 } from "./highlight.ts";
 import type { Page, PageStore } from "../sites/pages.ts";
+import { curate, type SearchLevers } from "./curated.ts";
 import { type Correction, rank, scoreCacheBytes } from "./rank.ts";
 import { matchSections, MAX_SECTIONS, type SectionHit, withAnchor } from "./sections.ts";
 import {
@@ -38,6 +39,8 @@ export interface SearchHit {
   url: string;
   highlights: Highlight[];
   sections: SectionHit[];
+  /** Placed by a curation (lib/levers). */
+  pinned?: true;
 }
 
 export interface SearchResult {
@@ -185,7 +188,7 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
   version: number;
-  search(q: string, page: number, perPage: number): Promise<SearchResult>;
+  search(q: string, page: number, perPage: number, levers?: SearchLevers): Promise<SearchResult>;
 }
 
 /** A changing index is saved at most this long after its first unsaved change. */
@@ -480,27 +483,46 @@ export class SearchIndexes {
       const { version } = await this.pages.version(site);
       return {
         version,
-        search: async (q, page, perPage) => {
+        search: async (q, page, perPage, levers) => {
           const { db } = await this.current(site);
-          return this.searchIn(db, q, page, perPage);
+          return this.searchIn(db, q, page, perPage, levers);
         },
       };
     }
     const { db, version } = await this.current(site);
     return {
       version,
-      search: (q, page, perPage) => Promise.resolve(this.searchIn(db, q, page, perPage)),
+      search: (q, page, perPage, levers) =>
+        Promise.resolve(this.searchIn(db, q, page, perPage, levers)),
     };
   }
 
   /** Ranked, highlighted results for a query. */
-  async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
+  async search(
+    site: string,
+    q: string,
+    page: number,
+    perPage: number,
+    levers?: SearchLevers,
+  ): Promise<SearchResult> {
     const { db } = await this.current(site);
-    return this.searchIn(db, q, page, perPage);
+    return this.searchIn(db, q, page, perPage, levers);
   }
 
-  private searchIn(db: SiteDb, q: string, page: number, perPage: number): SearchResult {
-    const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
+  private searchIn(
+    db: SiteDb,
+    q: string,
+    page: number,
+    perPage: number,
+    levers: SearchLevers = {},
+  ): SearchResult {
+    const { placement, expand } = levers;
+    // A curated query ranks every match: hidden pages may stand anywhere among them.
+    const ranked = rank(db, q, placement ? Infinity : page * perPage, expand);
+    const { corrections, matched } = ranked;
+    const { ids, found: total, pinned } = placement
+      ? curate(ranked.ids, placement, perPage, (url) => db.docs.idOf(url))
+      : { ...ranked, pinned: undefined };
     const typed = [...words(q, "")].map(fold);
     // A one-letter word being typed may expand to many words: highlight a bounded few.
     const match = makeMatcher(
@@ -552,6 +574,7 @@ export class SearchIndexes {
         url: withAnchor(doc.id, anchor),
         highlights,
         sections,
+        ...(pinned?.has(id) ? { pinned: true as const } : {}),
       };
     };
     const hits = ids.slice((page - 1) * perPage, page * perPage).map(present);

@@ -232,8 +232,24 @@ export function topK(
   return top;
 }
 
-/** Ranks every document that matches any word of the query; `limit` bounds the ids sorted. */
-export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
+/** Query words [from, to) that other phrases also stand for (a site's synonyms, lib/levers). */
+export interface Alternatives {
+  from: number;
+  to: number;
+  phrases: string[][]; // each phrase as its words
+}
+
+/** Finds synonyms among a query's words (lowercased, as written); `known`: a word pages use. */
+export type Expand = (words: string[], known: (word: string) => boolean) => Alternatives[];
+
+/** A page found through a synonym counts nearly as surely as through the word typed. */
+const SYNONYM_WEIGHT = 0.9;
+
+/**
+ * Ranks every document that matches any word of the query; `limit` bounds the ids sorted.
+ * `expand` (a site's synonyms) lets words of the query be found as other phrases too.
+ */
+export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): Ranked {
   const langs = languages(db);
   const typing = !/\s$/.test(q);
   const raw = [...words(q, langs[0])];
@@ -245,7 +261,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
   const tryCorrect = (w: string) => ++attempts <= MAX_TYPO_WORDS ? correct(db, w, langs) : null;
 
   // An identifier no page has as written (get_objcet_or_404) is corrected whole, then split.
-  const units: { word: string; last: boolean }[] = [];
+  const units: { word: string; last: boolean; at: number }[] = [];
   query.forEach((word, i) => {
     let w = word;
     if (JOINED.test(w) && !db.vocab.has(written(w))) {
@@ -257,60 +273,114 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
     }
     const parts = DOTTED.test(w) ? w.split(DOTTED).filter(Boolean) : [w];
     parts.forEach((p, j) =>
-      units.push({ word: p, last: i === query.length - 1 && j === parts.length - 1 })
+      units.push({ word: p, last: i === query.length - 1 && j === parts.length - 1, at: i })
     );
   });
 
+  /** One word's scores: as typed, as being typed, corrected, or (`loose`) as a prefix. */
+  const hitsOf = (word: string, last: boolean, own: boolean, loose: boolean): Scores => {
+    const forms = formsOf(word, langs);
+    // One form (the usual case): its scores as they are, without a copy.
+    let hits = NO_SCORES;
+    if (forms.size === 1) {
+      const [form] = forms;
+      hits = exactScores(db, form);
+      if (hits.size) matched.push(form);
+    } else {
+      const all = new Map<number, number>();
+      matched.push(...score(db, forms, false, all));
+      hits = toScores(all);
+    }
+    // Prefixes of one letter would list a good part of the vocabulary: not expanded.
+    const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= MIN_PREFIX));
+    if (hits.size === 0 && last && typing) {
+      const all = new Map<number, number>();
+      matched.push(...score(db, prefixes, true, all));
+      hits = toScores(all);
+    }
+    if (hits.size === 0 && !db.vocab.has(written(word))) {
+      const fixed = tryCorrect(word);
+      if (fixed) {
+        const partial = new Map<number, number>();
+        matched.push(...score(db, formsOf(fixed, langs), false, partial), fixed);
+        hits = toScores(weighted(partial, TYPO_WEIGHT));
+        if (partial.size && own) corrections.push({ from: word, to: fixed });
+      }
+    }
+    if (hits.size === 0 && loose) {
+      const partial = new Map<number, number>();
+      matched.push(...score(db, prefixes, true, partial));
+      hits = toScores(weighted(partial, PREFIX_WEIGHT));
+    }
+    return hits;
+  };
+
+  /** Documents holding every word of a phrase, with the sum of its words' scores. */
+  const phraseHits = (phrase: string[]): Map<number, number> => {
+    let out: Map<number, number> | null = null;
+    for (const w of phrase) {
+      if (langs.every((l) => isStopWord(w, l))) continue;
+      const hits = hitsOf(w, false, false, false);
+      const next = new Map<number, number>();
+      for (let i = 0; i < hits.size; i++) {
+        const id = hits.ids[i], prev: number | undefined = out ? out.get(id) : 0;
+        if (prev !== undefined) next.set(id, prev + hits.values[i]);
+      }
+      out = next;
+      if (!out.size) break;
+    }
+    return out ?? new Map();
+  };
+
+  const spans = expand?.(query, (w) => db.vocab.has(written(w))) ?? [];
   // Per-document sums in arrays indexed by internal id (no object per matching page).
   const acc = scratch(db);
   const touched: number[] = [];
+  const add = (id: number, s: number, n: number) => {
+    acc.grow(id);
+    if (acc.words[id] === 0) touched.push(id);
+    acc.score[id] += s;
+    acc.words[id] += n;
+  };
   let counted = 0;
   let ids: number[];
   try {
-    for (const { word, last } of units) {
-      const forms = formsOf(word, langs);
-      // One form (the usual case): its scores as they are, without a copy.
-      let hits = NO_SCORES;
-      if (forms.size === 1) {
-        const [form] = forms;
-        hits = exactScores(db, form);
-        if (hits.size) matched.push(form);
-      } else {
-        const all = new Map<number, number>();
-        matched.push(...score(db, forms, false, all));
-        hits = toScores(all);
+    for (let u = 0; u < units.length;) {
+      const span = spans.find((s) => s.from === units[u].at);
+      if (!span) {
+        const { word, last } = units[u++];
+        const hits = hitsOf(word, last, true, true);
+        if (hits.size === 0) continue; // a stop word, or a word no page has
+        counted++;
+        for (let i = 0; i < hits.size; i++) add(hits.ids[i], hits.values[i], 1);
+        continue;
       }
-      // Prefixes of one letter would list a good part of the vocabulary: not expanded.
-      const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= MIN_PREFIX));
-      if (hits.size === 0 && last && typing) {
-        const all = new Map<number, number>();
-        matched.push(...score(db, prefixes, true, all));
-        hits = toScores(all);
-      }
-      if (hits.size === 0 && !db.vocab.has(written(word))) {
-        const fixed = tryCorrect(word);
-        if (fixed) {
-          const partial = new Map<number, number>();
-          matched.push(...score(db, formsOf(fixed, langs), false, partial), fixed);
-          hits = toScores(weighted(partial, TYPO_WEIGHT));
-          if (partial.size) corrections.push({ from: word, to: fixed });
+      // Words a synonym stands for: a page counts them all found through any one phrase.
+      let end = u;
+      while (end < units.length && units[end].at < span.to) end++;
+      const group = units.slice(u, end), n = group.length;
+      u = end;
+      const best = new Map<number, [number, number]>();
+      const mark = corrections.length;
+      for (const { word, last } of group) {
+        const hits = hitsOf(word, last, true, true);
+        for (let i = 0; i < hits.size; i++) {
+          const have = best.get(hits.ids[i]) ?? [0, 0];
+          best.set(hits.ids[i], [have[0] + hits.values[i], have[1] + 1]);
         }
       }
-      if (hits.size === 0) {
-        const partial = new Map<number, number>();
-        matched.push(...score(db, prefixes, true, partial));
-        hits = toScores(weighted(partial, PREFIX_WEIGHT));
+      let viaSynonym = false;
+      for (const phrase of span.phrases) {
+        for (const [id, s] of phraseHits(phrase)) {
+          viaSynonym = true;
+          const v = s * SYNONYM_WEIGHT, have = best.get(id);
+          if (!have || have[1] < n || have[0] < v) best.set(id, [v, n]);
+        }
       }
-      if (hits.size === 0) continue; // a stop word, or a word no page has
-      counted++;
-      const { ids: hitIds, values } = hits;
-      for (let i = 0; i < hits.size; i++) {
-        const id = hitIds[i];
-        acc.grow(id);
-        if (acc.words[id] === 0) touched.push(id);
-        acc.score[id] += values[i];
-        acc.words[id]++;
-      }
+      // The word typed is not "corrected" when a synonym of it found pages.
+      if (viaSynonym) corrections.length = mark;
+      if (best.size) counted++;
+      for (const [id, [s, k]] of best) add(id, s, k);
     }
     for (const [id, p] of db.prior) if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
     ids = topK(touched, Math.min(limit, touched.length), acc);

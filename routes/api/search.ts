@@ -52,7 +52,11 @@ export function searchRoutes(s: Services) {
     s.sites.remember(site);
     const perPage = Math.min(params.per_page, state.limits.maxPerPage);
     // The index version is part of the key: no answer from before an upsert or delete comes back.
-    const index = await s.indexes.reader(site.id);
+    // So is the version of the site's synonyms and curations: a change shows at once.
+    const [index, levers] = await Promise.all([
+      s.indexes.reader(site.id),
+      s.levers.forQuery(site.id, params.q),
+    ]);
     const cacheKey = ResultCache.key(
       site.id,
       index.version,
@@ -60,6 +64,7 @@ export function searchRoutes(s: Services) {
       params.q,
       params.page,
       perPage,
+      levers.version,
     );
     let answer = s.resultCache.get(cacheKey);
     if (!answer) {
@@ -67,6 +72,7 @@ export function searchRoutes(s: Services) {
         params.q,
         params.page,
         perPage,
+        levers,
       );
       const body = {
         results: hits,

@@ -1,0 +1,123 @@
+/**
+ * Synonyms of a site: two-way groups (any word finds the others' pages) and one-way
+ * mappings (`nyc` also finds `new york`), checked entry by entry, and compiled into the
+ * expansion a search applies at query time (lib/search/rank.ts takes it as `Expand`).
+ */
+import { invalid } from "../http/errors.ts";
+import type { Alternatives, Expand } from "../search/rank.ts";
+import { type Fields, givenId, list, record, text, uniqueIds } from "./check.ts";
+import { newId } from "./ids.ts";
+import { LIMITS } from "./limits.ts";
+import { oneEditApart, phraseKey, phraseWords } from "./normalise.ts";
+
+export type Synonym =
+  | { id: string; words: string[] }
+  | { id: string; word: string; means: string[] };
+
+/** A phrase of 1 to 4 words. */
+function phrase(value: unknown, param: string): string {
+  const s = text(value, param, LIMITS.phraseChars);
+  const n = phraseWords(s).length;
+  if (n === 0) throw invalid(param, `${param} must hold a word.`);
+  if (n > LIMITS.wordsPerPhrase) {
+    throw invalid(param, `${param} may be a phrase of at most ${LIMITS.wordsPerPhrase} words.`);
+  }
+  return s;
+}
+
+/** Phrases of one entry: no two the same once normalised. */
+function phrases(value: unknown, param: string, min: number): string[] {
+  const items = list(value, param, LIMITS.wordsPerEntry, min);
+  const seen = new Map<string, number>();
+  return items.map((v, i) => {
+    const p = phrase(v, `${param}[${i}]`);
+    const key = phraseKey(p);
+    if (seen.has(key)) {
+      throw invalid(`${param}[${i}]`, `${param}[${i}] repeats ${param}[${seen.get(key)}].`);
+    }
+    seen.set(key, i);
+    return p;
+  });
+}
+
+function entry(value: unknown, param: string): Synonym & { given?: string } {
+  const o: Fields = record(value, param, ["id", "words", "word", "means"]);
+  const given = givenId(o.id, `${param}.id`);
+  const id = given ?? newId("syn");
+  if ("words" in o) {
+    if ("word" in o || "means" in o) {
+      throw invalid(
+        `${param}.words`,
+        `${param} has either words (two-way) or word and means (one-way).`,
+      );
+    }
+    return { id, words: phrases(o.words, `${param}.words`, 2), given };
+  }
+  if (!("word" in o)) {
+    throw invalid(`${param}.words`, `${param} needs words (two-way) or word and means (one-way).`);
+  }
+  const word = phrase(o.word, `${param}.word`);
+  const means = phrases(o.means, `${param}.means`, 1);
+  const i = means.findIndex((m) => phraseKey(m) === phraseKey(word));
+  if (i >= 0) throw invalid(`${param}.means[${i}]`, `${param}.means[${i}] is the word itself.`);
+  return { id, word, means };
+}
+
+/** The body of PUT …/synonyms as the list to store, or a 400 naming the first bad field. */
+export function checkSynonyms(body: unknown): Synonym[] {
+  const o = record(body, "body", ["synonyms"]);
+  const items = list(o.synonyms, "synonyms", LIMITS.synonyms);
+  const out = items.map((v, i) => entry(v, `synonyms[${i}]`));
+  uniqueIds(out.map((e) => e.given), "synonyms");
+  return out.map(({ given: _, ...e }) => e);
+}
+
+/** Typed words shorter than this are never read as a typo of a synonym. */
+const MIN_TYPO = 4;
+/** Alternatives of one span at most (a query pays for each). */
+const MAX_ALTERNATIVES = 24;
+
+/** The expansion of a site's synonyms: which query words other words may stand for. */
+export function compileSynonyms(list: Synonym[]): Expand | undefined {
+  // Phrase key → the phrases it also finds, each as its words.
+  const table = new Map<string, Map<string, string[]>>();
+  const add = (from: string, to: string) => {
+    const f = phraseKey(from), t = phraseWords(to);
+    if (!f || !t.length || t.join(" ") === f) return;
+    let alts = table.get(f);
+    if (!alts) table.set(f, alts = new Map());
+    alts.set(t.join(" "), t);
+  };
+  for (const s of list) {
+    if ("words" in s) { for (const a of s.words) for (const b of s.words) add(a, b); }
+    else for (const m of s.means) add(s.word, m);
+  }
+  if (!table.size) return undefined;
+  const longest = Math.max(...[...table.keys()].map((k) => k.split(" ").length));
+  const singles = [...table.keys()].filter((k) => !k.includes(" ") && k.length >= MIN_TYPO);
+  const lookup = (key: string): string[][] | undefined => {
+    const alts = table.get(key);
+    return alts && [...alts.values()].slice(0, MAX_ALTERNATIVES);
+  };
+  return (words: string[], known: (w: string) => boolean): Alternatives[] => {
+    const out: Alternatives[] = [];
+    const folded = words.map((w) => phraseWords(w).join(" "));
+    for (let i = 0; i < folded.length;) {
+      let found: Alternatives | undefined;
+      // The longest phrase starting here wins ("new york city" before "new york").
+      for (let n = Math.min(longest, folded.length - i); n >= 1 && !found; n--) {
+        const phrases = lookup(folded.slice(i, i + n).join(" "));
+        if (phrases) found = { from: i, to: i + n, phrases };
+      }
+      // A word no page uses, one edit from a synonym: read as that synonym (a typo of it).
+      const w = folded[i];
+      if (!found && w.length >= MIN_TYPO && !known(w)) {
+        const near = singles.find((k) => oneEditApart(w, k));
+        if (near) found = { from: i, to: i + 1, phrases: [[near], ...lookup(near)!] };
+      }
+      if (found) out.push(found);
+      i = found ? found.to : i + 1;
+    }
+    return out;
+  };
+}

@@ -81,16 +81,18 @@ const MAX_ALTERNATIVES = 24;
 export function compileSynonyms(list: Synonym[]): Expand | undefined {
   // Phrase key → the phrases it also finds, each as its words.
   const table = new Map<string, Map<string, string[]>>();
-  const add = (from: string, to: string) => {
-    const f = phraseKey(from), t = phraseWords(to);
-    if (!f || !t.length || t.join(" ") === f) return;
-    let alts = table.get(f);
-    if (!alts) table.set(f, alts = new Map());
-    alts.set(t.join(" "), t);
+  const add = (from: string, to: string[]) => {
+    const t = to.join(" ");
+    if (!from || !to.length || t === from) return;
+    let alts = table.get(from);
+    if (!alts) table.set(from, alts = new Map());
+    alts.set(t, to);
   };
   for (const s of list) {
-    if ("words" in s) { for (const a of s.words) for (const b of s.words) add(a, b); }
-    else for (const m of s.means) add(s.word, m);
+    // Each phrase read once: a group of 20 pairs each of its words with the 19 others.
+    const read = ("words" in s ? s.words : s.means).map(phraseWords);
+    if ("words" in s) for (const a of read) for (const b of read) add(a.join(" "), b);
+    else for (const m of read) add(phraseKey(s.word), m);
   }
   if (!table.size) return undefined;
   const longest = Math.max(...[...table.keys()].map((k) => k.split(" ").length));

@@ -49,7 +49,8 @@ const MAX_SUGGESTIONS = 50;
 const MAX_DISMISSED = 1_000;
 
 const quote = (s: string) => `“${s}”`;
-const times = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+const times = (n: number, what: string) =>
+  `${n} ${what}${n === 1 ? "" : what.endsWith("h") ? "es" : "s"}`;
 
 /** Edit distance (adjacent swaps count one), or `max + 1` once it is sure to exceed `max`. */
 export function distance(a: string, b: string, max = 2): number {
@@ -146,6 +147,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
     const unknown = words.filter((w) => !titles.words.has(w));
     if (unknown.length !== 1) continue; // one word to map, or the fix is not a synonym
     const word = unknown[0];
+    if (levers.expand?.([word], () => true).length) continue; // it has a synonym already
     const c = likelyWord(word, words.filter((w) => w !== word), titles, titles.lang);
     if (!c) continue;
     const fixed = await s.indexes.search(
@@ -154,7 +156,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
       1,
       1,
     );
-    if (fixed.found <= now.found) continue;
+    if (fixed.found < Math.max(1, now.found)) continue;
     const found = now.found === 0 ? "found nothing" : `found only ${times(now.found, "page")}`;
     out.push({
       kind: "synonym",

@@ -91,7 +91,7 @@ export function compileSynonyms(list: Synonym[]): Expand | undefined {
   for (const s of list) {
     // Each phrase read once: a group of 20 pairs each of its words with the 19 others.
     const read = ("words" in s ? s.words : s.means).map(phraseWords);
-    if ("words" in s) for (const a of read) for (const b of read) add(a.join(" "), b);
+    if ("words" in s) { for (const a of read) for (const b of read) add(a.join(" "), b); }
     else for (const m of read) add(phraseKey(s.word), m);
   }
   if (!table.size) return undefined;

@@ -23,10 +23,18 @@ export const emptyQueryKey = (site: string, day: string, q: string) => ["an", si
  * Per normalised query, result page (its path, no #section) and day: clicks, and the sum of
  * their positions (lib/levers suggests a pin where clicks go to one page shown low).
  */
-export const clickKey = (site: string, day: string, q: string, url: string) =>
-  ["an", site, day, "c", q, url];
-export const clickPositionKey = (site: string, day: string, q: string, url: string) =>
-  ["an", site, day, "p", q, url];
+export const clickKey = (
+  site: string,
+  day: string,
+  q: string,
+  url: string,
+) => ["an", site, day, "c", q, url];
+export const clickPositionKey = (
+  site: string,
+  day: string,
+  q: string,
+  url: string,
+) => ["an", site, day, "p", q, url];
 
 /** A clicked result's page as counted per query: its path without the #section, or null. */
 export function clickedPage(url: string): string | null {

@@ -32,19 +32,30 @@ const MAX_SITES = 2_000;
 export class Levers {
   readonly store: LeverStore;
   #sites = new Map<string, SiteLevers>();
+  #checks = new Map<string, Promise<SiteLevers>>();
 
   constructor(kv: Deno.Kv, private clock: Clock, private staleMs = 500) {
     this.store = new LeverStore(kv);
   }
 
   /** A site's levers, checked against KV when the last check is older than `staleMs`. */
-  async current(site: string): Promise<SiteLevers> {
+  current(site: string): Promise<SiteLevers> {
     const have = this.#sites.get(site);
     if (have && this.clock() - have.checkedAt < this.staleMs) {
       this.#sites.delete(site);
       this.#sites.set(site, have);
-      return have;
+      return Promise.resolve(have);
     }
+    // Searches that arrive together share one check.
+    let check = this.#checks.get(site);
+    if (!check) {
+      check = this.#check(site, have).finally(() => this.#checks.delete(site));
+      this.#checks.set(site, check);
+    }
+    return check;
+  }
+
+  async #check(site: string, have: SiteLevers | undefined): Promise<SiteLevers> {
     const versions = await this.store.versions(site);
     if (
       have && have.versions.synonyms === versions.synonyms &&
@@ -98,14 +109,27 @@ export class Levers {
     return this.#keep(site, syn.version, syn.items, version, list);
   }
 
+  /**
+   * The levers a visitor's search or answer uses: when KV cannot be read, the last ones read
+   * (or none), so an owner's lists never make a visitor's search fail.
+   */
+  async #forVisitor(site: string): Promise<SiteLevers | undefined> {
+    try {
+      return await this.current(site);
+    } catch {
+      return this.#sites.get(site);
+    }
+  }
+
   /** What a search for `q` on a site takes from its levers. */
   async forQuery(site: string, q: string): Promise<QueryLevers> {
-    return leversFor(await this.current(site), q);
+    const l = await this.#forVisitor(site);
+    return l ? leversFor(l, q) : { version: -1 };
   }
 
   /** Pages a curation hides for this query (an AI answer never cites them). */
   async hiddenFor(site: string, q: string): Promise<Set<string>> {
-    return (await this.current(site)).place?.(q)?.hide ?? new Set();
+    return (await this.#forVisitor(site))?.place?.(q)?.hide ?? new Set();
   }
 }
 

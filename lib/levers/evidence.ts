@@ -1,6 +1,6 @@
 /**
  * What suggestions are made from: the site's own analytics (searches and empty searches per
- * query, clicks per query and page) and the words of its page titles.
+ * query, clicks per query and page) and the words of its pages' titles and headings.
  */
 import { dayOf } from "../analytics/keys.ts";
 import { dayRange } from "../analytics/report.ts";
@@ -49,8 +49,9 @@ export async function queryEvidence(
   return out;
 }
 
-/** Words of page titles → how many titles hold them, and which (by index in `titles`). */
+/** Words of page titles and headings → the pages that hold them (by index in `titles`). */
 export interface TitleWords {
+  /** Each page's title and headings, one a line. */
   titles: string[];
   words: Map<string, number[]>;
   /** The language most pages declare (stems are taken in it). */
@@ -59,8 +60,9 @@ export interface TitleWords {
 
 /** Titles read at most (a suggestion needs the site's common words, not every page's). */
 const MAX_TITLES = 20_000;
+const MAX_HEADINGS = 50;
 
-/** The words of the site's page titles. */
+/** The words of the site's page titles and headings. */
 export async function titleWords(pages: PageStore, site: string): Promise<TitleWords> {
   const titles: string[] = [];
   const words = new Map<string, number[]>();
@@ -68,8 +70,10 @@ export async function titleWords(pages: PageStore, site: string): Promise<TitleW
   for await (const meta of pages.metas(site)) {
     const lang = languageOf(meta.lang);
     langs.set(lang, (langs.get(lang) ?? 0) + 1);
-    const i = titles.push(meta.title) - 1;
-    for (const w of new Set(phraseWords(meta.title))) {
+    // A page's headings name what it covers as well as its title does.
+    const text = [meta.title, ...(meta.headings ?? []).slice(0, MAX_HEADINGS)].join("\n");
+    const i = titles.push(text) - 1;
+    for (const w of new Set(phraseWords(text))) {
       const list = words.get(w);
       if (list) list.push(i);
       else words.set(w, [i]);

@@ -1,8 +1,9 @@
 /**
  * Fixes an owner can apply in one call, from the site's own analytics and index: a synonym
- * for a frequent query that finds nothing or little (the title word it most likely means: one
- * or two letters away, the same stem, or the word that titles holding its other words share),
- * and a pin for a frequent query whose clicks mostly go to one page shown below position 3.
+ * for a frequent query that finds nothing or little (the word of titles and headings it most
+ * likely means: one or two letters away, the same stem, or the word shared by the titles and
+ * headings that hold its other words), and a pin for a frequent query whose clicks mostly go
+ * to one page shown below position 3.
  */
 import { invalid } from "../http/errors.ts";
 import { term } from "../search/tokens.ts";
@@ -76,7 +77,7 @@ interface Candidate {
   why: string;
 }
 
-/** The title word a query word most likely means, with the evidence in words. */
+/** The word of titles and headings a query word most likely means, with the evidence. */
 function likelyWord(word: string, others: string[], t: TitleWords, lang: string): Candidate | null {
   let best: Candidate | null = null;
   const offer = (c: Candidate) => {
@@ -90,15 +91,17 @@ function likelyWord(word: string, others: string[], t: TitleWords, lang: string)
       offer({
         to: w,
         score: (3 - d) * 10 + Math.log2(1 + titles.length),
-        why: `${quote(w)} is ${d === 1 ? "one letter" : "two letters"} away and in ${
-          times(titles.length, "page title")
-        }`,
+        why: `${quote(w)} is ${
+          d === 1 ? "one letter" : "two letters"
+        } away and in the titles or headings of ${times(titles.length, "page")}`,
       });
     } else if (stem && stem.length >= 4 && term(w, lang) === stem) {
       offer({
         to: w,
         score: 15 + Math.log2(1 + titles.length),
-        why: `${quote(w)} shares its stem and is in ${times(titles.length, "page title")}`,
+        why: `${quote(w)} shares its stem and is in the titles or headings of ${
+          times(titles.length, "page")
+        }`,
       });
     }
   }
@@ -117,9 +120,9 @@ function likelyWord(word: string, others: string[], t: TitleWords, lang: string)
       offer({
         to: top[0],
         score: 5 + top[1],
-        why: `${times(top[1], "page title")} with ${others.map(quote).join(" and ")} also say ${
-          quote(top[0])
-        }`,
+        why: `${times(top[1], "page")} with ${
+          others.map(quote).join(" and ")
+        } in a title or heading also say ${quote(top[0])}`,
       });
     }
   }

@@ -64,7 +64,7 @@ Deno.test("suggestions api - a synonym for a query that found nothing and a pin 
   // The engine read "tshirt" as "shirt" and found one page: few, so a synonym is offered.
   assert.match(
     synonym.why,
-    /^3 searches for “tshirt” found only 1 page; “t-shirts” is two letters away and in 1 page title/,
+    /^3 searches for “tshirt” found only 1 page; “t-shirts” is two letters away and in the titles or headings of 1 page/,
   );
   assert.deepEqual(synonym.apply, { word: "tshirt", means: ["t-shirts"] });
   t.close();

@@ -144,7 +144,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
   for (const [query, e] of frequent) {
     const pin = pinFor(query, e, levers.place?.(query)?.pin ?? []);
     if (pin) out.push(pin);
-    const now = await s.indexes.search(site.id, query, 1, 1, leversFor(levers, query));
+    const now = await s.indexes.search(site.id, query, 1, FEW + 1, leversFor(levers, query));
     if (now.found > FEW) continue;
     const words = phraseWords(query);
     const unknown = words.filter((w) => !titles.words.has(w));
@@ -157,9 +157,12 @@ export async function suggestions(s: Services, site: Site, days: number) {
       site.id,
       words.map((w) => w === word ? c.to : w).join(" "),
       1,
-      1,
+      FEW + 1,
     );
-    if (fixed.found < Math.max(1, now.found)) continue;
+    // Worth it only where it finds more, or other pages (a typo the search already reads
+    // as that word would find the same).
+    const urls = (r: typeof now) => r.hits.map((h) => h.url).join("\n");
+    if (fixed.found < Math.max(1, now.found) || urls(fixed) === urls(now)) continue;
     const found = now.found === 0 ? "found nothing" : `found only ${times(now.found, "page")}`;
     out.push({
       kind: "synonym",

@@ -29,8 +29,8 @@ browserSuite("browser - the search tuning panel of the dashboard", async (t, exe
   const site = await makeSite(app.call, { plan: "pro", pages: SHOP });
   try {
     assert.deepEqual((await staleBundles()).map((b) => b.out), [], "run deno task build");
-    // Visitors searched "tshirt" three times: a suggestion to make.
-    for (let i = 0; i < 3; i++) await search("tshirt");
+    // Visitors searched "hooodie" three times: a suggestion to make.
+    for (let i = 0; i < 3; i++) await search("hooodie");
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const res = await app.call("/dashboard/session", {
       method: "POST",
@@ -95,17 +95,17 @@ browserSuite("browser - the search tuning panel of the dashboard", async (t, exe
       "a suggested synonym is applied and the query's new first results show",
       async () => {
         await panel.locator("[role=tab]", { hasText: "Suggestions" }).click();
-        const item = panel.locator("[data-suggestion=synonym]", { hasText: "tshirt" });
+        const item = panel.locator("[data-suggestion=synonym]", { hasText: "hooodie" });
         await item.waitFor();
-        assert.match(await item.textContent() ?? "", /3 searches for “tshirt”/);
+        assert.match(await item.textContent() ?? "", /3 searches for “hooodie” found nothing/);
         await item.locator("button", { hasText: "Apply" }).click();
         await panel.locator("[data-applied] [data-preview=after] li", {
-          hasText: "Cotton T-shirts",
+          hasText: "Hoodies",
         })
           .waitFor();
         assert.equal(await panel.locator("[data-suggestion]").count(), 0);
         await panel.screenshot({ path: new URL("levers-suggestions.png", SCREENSHOTS).pathname });
-        assert.deepEqual(await search("tshirt"), ["/shirts"]);
+        assert.deepEqual(await search("hooodie"), ["/hoodies"]);
       },
     );
     assert.deepEqual(errors, []);

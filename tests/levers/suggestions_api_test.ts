@@ -29,12 +29,14 @@ async function suggestions(t: TestApp, site: TestSite, params = "") {
   return { status: res.status, body: await res.json() };
 }
 
-/** A shop whose visitors search "tshirt" (nothing found) and click a low result for "money back". */
+/** A shop whose visitors search "hooodie" (nothing found) and click a low result for "money back". */
 async function shopWithTraffic(clock = manualClock()) {
   const t = await startApp({ clock });
   const site = await createSite(t, "pro");
   await putPages(t, site, SHOP);
-  for (let i = 0; i < 3; i++) await search(t, site.publicKey, "q=tshirt");
+  for (let i = 0; i < 3; i++) await search(t, site.publicKey, "q=hooodie");
+  // Read as "shirt" by the search itself, which finds the page "t-shirts" would: no fix needed.
+  for (let i = 0; i < 4; i++) await search(t, site.publicKey, "q=tshirt");
   for (let i = 0; i < 5; i++) await search(t, site.publicKey, "q=Money%20back");
   for (let i = 0; i < 4; i++) await click(t, site, "money back", 5, "/support/refunds#how");
   await click(t, site, "money back", 1, "/contact");
@@ -58,15 +60,15 @@ Deno.test("suggestions api - a synonym for a query that found nothing and a pin 
     /^4 of 5 clicks after searching “money back” went to \/support\/refunds, shown at position 5 on average\.$/,
   );
   assert.equal(synonym.kind, "synonym");
-  assert.equal(synonym.query, "tshirt");
-  assert.equal(synonym.to, "t-shirts");
+  assert.equal(synonym.query, "hooodie");
+  assert.equal(synonym.to, "hoodies");
   assert.equal(synonym.searches, 3);
-  // The engine read "tshirt" as "shirt" and found one page: few, so a synonym is offered.
+  // Two letters away: more than the search's own typo correction reaches.
   assert.match(
     synonym.why,
-    /^3 searches for “tshirt” found only 1 page; “t-shirts” is two letters away and in the titles or headings of 1 page/,
+    /^3 searches for “hooodie” found nothing; “hoodies” is two letters away and in the titles or headings of 1 page, and “hoodies” finds 1 page\.$/,
   );
-  assert.deepEqual(synonym.apply, { word: "tshirt", means: ["t-shirts"] });
+  assert.deepEqual(synonym.apply, { word: "hooodie", means: ["hoodies"] });
   t.close();
 });
 
@@ -75,7 +77,7 @@ Deno.test("suggestions api - applying a suggestion changes the query's first res
   const [pin, synonym] = (await suggestions(t, site)).body.suggestions;
   await lever(t, site, "synonyms", { synonyms: [synonym.apply] });
   await lever(t, site, "curations", { curations: [pin.apply] });
-  assert.deepEqual(urls((await search(t, site.publicKey, "q=tshirt")).body), ["/shirts"]);
+  assert.deepEqual(urls((await search(t, site.publicKey, "q=hooodie")).body), ["/hoodies"]);
   const money = await search(t, site.publicKey, "q=money%20back");
   assert.equal(urls(money.body)[0], "/support/refunds");
   assert.equal(money.body.results[0].pinned, true);

@@ -50,12 +50,13 @@ await json(
 let batch: unknown[] = [];
 const flush = async () => {
   if (!batch.length) return;
-  await json(
+  const put = await json(
     await t.call(`/api/admin/sites/${site.id}/pages`, {
       ...admin(site.adminKey, { pages: batch }),
       method: "PUT",
     }),
   );
+  if (put.counts.failed) throw new Error(`pages refused: ${JSON.stringify(put.results)}`);
   batch = [];
 };
 for await (const path of files(ROOT)) {
@@ -67,7 +68,7 @@ for await (const path of files(ROOT)) {
     title: page.title.slice(0, 500),
     description: page.description.slice(0, 1000),
     body: page.text.slice(0, 2_000_000) || page.title,
-    headings: page.sections.map((x) => x.heading).filter(Boolean).slice(0, 200),
+    headings: page.sections.map((x) => x.heading.slice(0, 200)).filter(Boolean).slice(0, 200),
   });
   if (batch.length === 100) await flush();
 }
@@ -160,7 +161,12 @@ const timed = async (withLevers: boolean) => {
 };
 await timed(true); // warm
 console.log(`site: ${ROOT}, ${judgments.length} judged queries`);
-console.log(`suggestions: ${suggestions.length} (${suggestMs.toFixed(0)} ms), applied:`);
+const count = (kind: string) => suggestions.filter((s: { kind: string }) => s.kind === kind).length;
+console.log(
+  `suggestions: ${count("synonym")} synonyms, ${count("pin")} pins (${
+    suggestMs.toFixed(0)
+  } ms); applied:`,
+);
 for (const r of rows) console.log("  " + r);
 console.log(`MRR@10 over all judged queries: ${mrrBefore.toFixed(3)} → ${mrrAfter.toFixed(3)}`);
 console.log(`search without levers: ${await timed(false)}; with: ${await timed(true)}`);

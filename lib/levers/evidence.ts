@@ -58,9 +58,9 @@ export interface TitleWords {
   lang: string;
 }
 
-/** Titles read at most (a suggestion needs the site's common words, not every page's). */
-const MAX_TITLES = 20_000;
-const MAX_HEADINGS = 50;
+/** Pages and headings a page read at most (suggestions need the site's words, not all pages'). */
+const MAX_TITLES = 10_000;
+const MAX_HEADINGS = 500;
 
 /** The words of the site's page titles and headings. */
 export async function titleWords(pages: PageStore, site: string): Promise<TitleWords> {

@@ -26,6 +26,8 @@ interface SiteLevers {
   checkedAt: number;
 }
 
+/** Levers checked within `staleMs` × this are used while a new check runs. */
+const QUIET_FACTOR = 2;
 /** Sites whose levers stay compiled in memory (least recently used go first). */
 const MAX_SITES = 2_000;
 
@@ -51,6 +53,12 @@ export class Levers {
     if (!check) {
       check = this.#check(site, have).finally(() => this.#checks.delete(site));
       this.#checks.set(site, check);
+    }
+    // A site being searched (checked lately) is answered at once while its check runs: what
+    // it uses was read under 1 s ago, so every search shows each change made 1 s before it.
+    if (have && this.clock() - have.checkedAt < this.staleMs * QUIET_FACTOR) {
+      check.catch(() => {});
+      return Promise.resolve(have);
     }
     return check;
   }

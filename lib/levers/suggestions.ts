@@ -14,7 +14,7 @@ import { record, text } from "./check.ts";
 import { type QueryEvidence, queryEvidence, type TitleWords, titleWords } from "./evidence.ts";
 import { leversFor } from "./levers.ts";
 import { LIMITS } from "./limits.ts";
-import { phraseWords } from "./normalise.ts";
+import { phraseKey, phraseWords } from "./normalise.ts";
 
 export type Suggestion =
   | {
@@ -39,8 +39,9 @@ export type Suggestion =
 const MIN_SEARCHES = 2;
 /** "Few results": at most this many. */
 const FEW = 2;
-/** Queries looked at, most searched first (each costs a search). */
-const MAX_QUERIES = 60;
+/** Queries looked at, most searched first (each costs a search), and words matched at most. */
+const MAX_QUERIES = 500;
+const MAX_WORD_LOOKUPS = 100;
 /** A pin needs this many clicks, this share of them on one page, shown this low on average. */
 const MIN_CLICKS = 3;
 const PIN_SHARE = 0.6;
@@ -71,6 +72,9 @@ export function distance(a: string, b: string, max = 2): number {
   return prev[b.length];
 }
 
+/** A candidate's score when one letter away (two letters: half; the same stem: between). */
+const ONE_EDIT = 20;
+
 interface Candidate {
   to: string;
   score: number;
@@ -90,7 +94,7 @@ function likelyWord(word: string, others: string[], t: TitleWords, lang: string)
     if (d <= 2) {
       offer({
         to: w,
-        score: (3 - d) * 10 + Math.log2(1 + titles.length),
+        score: (d === 1 ? ONE_EDIT : ONE_EDIT / 2) + Math.log2(1 + titles.length),
         why: `${quote(w)} is ${
           d === 1 ? "one letter" : "two letters"
         } away and in the titles or headings of ${times(titles.length, "page")}`,
@@ -98,7 +102,7 @@ function likelyWord(word: string, others: string[], t: TitleWords, lang: string)
     } else if (stem && stem.length >= 4 && term(w, lang) === stem) {
       offer({
         to: w,
-        score: 15 + Math.log2(1 + titles.length),
+        score: ONE_EDIT * 0.75 + Math.log2(1 + titles.length),
         why: `${quote(w)} shares its stem and is in the titles or headings of ${
           times(titles.length, "page")
         }`,
@@ -141,6 +145,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
   const frequent = [...evidence].filter(([, e]) => e.searches >= MIN_SEARCHES)
     .sort((a, b) => b[1].searches - a[1].searches).slice(0, MAX_QUERIES);
   const out: Suggestion[] = [];
+  let lookups = 0;
   for (const [query, e] of frequent) {
     const pin = pinFor(query, e, levers.place?.(query)?.pin ?? []);
     if (pin) out.push(pin);
@@ -150,9 +155,14 @@ export async function suggestions(s: Services, site: Site, days: number) {
     const unknown = words.filter((w) => !titles.words.has(w));
     if (unknown.length !== 1) continue; // one word to map, or the fix is not a synonym
     const word = unknown[0];
+    // A word pages use finds its own pages: only one they do not (nothing, or read as
+    // another word by typo correction) needs a synonym.
+    if (now.found > 0 && !now.corrections.some((c) => phraseKey(c.from) === word)) continue;
     if (levers.expand?.([word], () => true).length) continue; // it has a synonym already
+    if (++lookups > MAX_WORD_LOOKUPS) continue;
     const c = likelyWord(word, words.filter((w) => w !== word), titles, titles.lang);
-    if (!c) continue;
+    // Read as a word one edit away already, it is not bettered by a word further off.
+    if (!c || (now.found > 0 && c.score < ONE_EDIT)) continue;
     const fixed = await s.indexes.search(
       site.id,
       words.map((w) => w === word ? c.to : w).join(" "),

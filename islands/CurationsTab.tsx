@@ -39,7 +39,9 @@ export function CurationsTab(
   };
   return (
     <div>
-      {p.warnings.map((w) => <p class="status error" data-warning>{w.message}</p>)}
+      {p.warnings.map((w) => (
+        <p key={`${w.curation} ${w.url}`} class="status error" data-warning>{w.message}</p>
+      ))}
       {p.list.length
         ? (
           <ul class="rows" aria-label="Curations">

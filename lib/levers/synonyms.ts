@@ -79,27 +79,52 @@ const MAX_ALTERNATIVES = 24;
 
 /** The expansion of a site's synonyms: which query words other words may stand for. */
 export function compileSynonyms(list: Synonym[]): Expand | undefined {
-  // Phrase key → the phrases it also finds, each as its words.
-  const table = new Map<string, Map<string, string[]>>();
-  const add = (from: string, to: string[]) => {
-    const t = to.join(" ");
-    if (!from || !to.length || t === from) return;
-    let alts = table.get(from);
-    if (!alts) table.set(from, alts = new Map());
-    alts.set(t, to);
+  // Phrase key → lists of phrases (each as its words) it also finds: a two-way group's list is
+  // shared by all its words (each leaves itself out when looked up), so compiling is linear.
+  const table = new Map<string, string[][][]>();
+  const add = (from: string, to: string[][]) => {
+    if (!from) return;
+    const lists = table.get(from);
+    if (lists) lists.push(to);
+    else table.set(from, [to]);
   };
   for (const s of list) {
-    // Each phrase read once: a group of 20 pairs each of its words with the 19 others.
-    const read = ("words" in s ? s.words : s.means).map(phraseWords);
-    if ("words" in s) { for (const a of read) for (const b of read) add(a.join(" "), b); }
-    else for (const m of read) add(phraseKey(s.word), m);
+    const read = ("words" in s ? s.words : s.means).map(phraseWords).filter((p) => p.length);
+    if ("words" in s) { for (const a of read) add(a.join(" "), read); }
+    else add(phraseKey(s.word), read);
   }
   if (!table.size) return undefined;
   const longest = Math.max(...[...table.keys()].map((k) => k.split(" ").length));
-  const singles = [...table.keys()].filter((k) => !k.includes(" ") && k.length >= MIN_TYPO);
+  // One-word synonyms by length and first letter, and by length and last letter: a word one
+  // edit from another keeps one of the two (it is at least MIN_TYPO long), so a typo is
+  // compared with a few of them, not all.
+  const near = new Map<string, string[]>();
+  const file = (key: string, k: string) => {
+    const list = near.get(key);
+    if (list) list.push(k);
+    else near.set(key, [k]);
+  };
+  for (const k of table.keys()) {
+    if (k.includes(" ") || k.length < MIN_TYPO) continue;
+    file(`${k.length}<${k[0]}`, k);
+    file(`${k.length}>${k.at(-1)}`, k);
+  }
+  const typoOf = (w: string) => {
+    for (let n = w.length - 1; n <= w.length + 1; n++) {
+      for (const key of [`${n}<${w[0]}`, `${n}>${w.at(-1)}`]) {
+        const hit = near.get(key)?.find((k) => oneEditApart(w, k));
+        if (hit) return hit;
+      }
+    }
+  };
   const lookup = (key: string): string[][] | undefined => {
-    const alts = table.get(key);
-    return alts && [...alts.values()].slice(0, MAX_ALTERNATIVES);
+    const lists = table.get(key);
+    if (!lists) return undefined;
+    const alts = new Map<string, string[]>();
+    for (const phrases of lists) {
+      for (const p of phrases) if (p.join(" ") !== key) alts.set(p.join(" "), p);
+    }
+    return alts.size ? [...alts.values()].slice(0, MAX_ALTERNATIVES) : undefined;
   };
   return (words: string[], known: (w: string) => boolean): Alternatives[] => {
     const out: Alternatives[] = [];
@@ -114,8 +139,8 @@ export function compileSynonyms(list: Synonym[]): Expand | undefined {
       // A word no page uses, one edit from a synonym: read as that synonym (a typo of it).
       const w = folded[i];
       if (!found && w.length >= MIN_TYPO && !known(w)) {
-        const near = singles.find((k) => oneEditApart(w, k));
-        if (near) found = { from: i, to: i + 1, phrases: [[near], ...lookup(near)!] };
+        const typo = typoOf(w);
+        if (typo) found = { from: i, to: i + 1, phrases: [[typo], ...lookup(typo) ?? []] };
       }
       if (found) out.push(found);
       i = found ? found.to : i + 1;

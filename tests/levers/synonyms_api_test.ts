@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createSite, putPages, search, startApp } from "../helpers.ts";
+import { admin, createSite, OPERATOR, putPages, search, startApp } from "../helpers.ts";
 import { Levers } from "../../lib/levers/levers.ts";
 import { lever, SHOP, urls } from "./helpers.ts";
 
@@ -173,5 +173,23 @@ Deno.test("synonyms api - a site admin key reaches only its own site's synonyms;
   assert.equal(del.status, 405);
   assert.match(del.headers.get("allow") ?? "", /^GET, PUT\b/);
   await del.body?.cancel();
+  t.close();
+});
+
+Deno.test("synonyms api - deleting a site removes its synonyms and curations from KV", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "pro");
+  await lever(t, site, "synonyms", { synonyms: [{ words: ["a1", "b1"] }] });
+  await lever(t, site, "curations", { curations: [{ query: "a", pin: ["/a"] }] });
+  const keys = async () => {
+    let n = 0;
+    for await (const _ of t.kv.list({ prefix: ["levers", site.id] })) n++;
+    return n;
+  };
+  assert.ok(await keys() >= 4);
+  const res = await t.call(`/api/admin/sites/${site.id}`, { ...admin(OPERATOR), method: "DELETE" });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  assert.equal(await keys(), 0);
   t.close();
 });

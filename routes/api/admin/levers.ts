@@ -13,8 +13,8 @@ import {
 import { dismissSuggestion, suggestions } from "../../../lib/levers/suggestions.ts";
 import type { Services } from "../../../lib/services.ts";
 
-/** 1,000 synonyms or 500 curations at their largest fit well within this. */
-const BODY_LIMIT = 4 * 1024 * 1024;
+/** 1,000 synonyms or 500 curations at their largest (4-byte characters throughout) fit in this. */
+const BODY_LIMIT = 8 * 1024 * 1024;
 const BASE = "/api/admin/sites/:id";
 
 export function adminLeverRoutes(s: Services) {

@@ -1,5 +1,6 @@
 /**
- * Owners' levers on a real documentation site (`deno task levers-eval [site dir] [judgments]…`):
+ * Owners' levers on a real documentation site
+ * (`deno run -A bench/levers.ts [site dir] [judgments.json]…`):
  * the site's pages go in through the pages API, visitors search the judged queries (each a few
  * times) and click the judged page where it shows in the first ten, then the suggestions the
  * site's own analytics give are applied as an owner would (the first three synonyms and the

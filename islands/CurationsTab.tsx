@@ -75,7 +75,7 @@ export function CurationsTab(
               placeholder="refund"
             />
           </div>
-          <label>
+          <label class="check">
             <input
               type="checkbox"
               checked={contains}

@@ -59,12 +59,12 @@ export function SynonymsTab(
       <form class="lever-form" onSubmit={add} aria-label="Add a synonym">
         <fieldset class="inline">
           <legend class="sr-only">Kind</legend>
-          <label>
+          <label class="check">
             <input type="radio" name="syn-kind" checked={twoWay} onChange={() => setTwoWay(true)} />
             {" "}
             Two-way (each finds the others)
           </label>
-          <label>
+          <label class="check">
             <input
               type="radio"
               name="syn-kind"

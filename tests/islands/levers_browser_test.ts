@@ -108,6 +108,30 @@ browserSuite("browser - the search tuning panel of the dashboard", async (t, exe
         assert.deepEqual(await search("hooodie"), ["/hoodies"]);
       },
     );
+    await t.step("on a phone in dark mode the panel fits the screen", async () => {
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 800 },
+        colorScheme: "dark",
+      });
+      await phone.addCookies([{ name: "sitesearch_session", value: cookie, url: app.origin }]);
+      const small = await phone.newPage();
+      small.on("pageerror", (e) => errors.push(String(e)));
+      await small.goto(app.origin + "/dashboard");
+      await small.waitForSelector("html[data-islands=hydrated]");
+      const tuning = small.locator("#levers");
+      await tuning.locator("[role=tab]", { hasText: "Curations" }).click();
+      await tuning.locator("#cur-query").fill("refund policy");
+      // A curation that neither pins nor hides is refused as it is typed.
+      await tuning.locator("[data-field-error]", { hasText: "pins or hides" }).waitFor();
+      await tuning.locator("#cur-hide").fill("/old/refunds");
+      await tuning.locator("[data-preview=after] li").first().waitFor();
+      const overflow = await small.evaluate(() =>
+        document.documentElement.scrollWidth - document.documentElement.clientWidth
+      );
+      assert.equal(overflow, 0, "no sideways scrolling");
+      await tuning.screenshot({ path: new URL("levers-dark-390.png", SCREENSHOTS).pathname });
+      await phone.close();
+    });
     assert.deepEqual(errors, []);
     await ctx.close();
   } finally {

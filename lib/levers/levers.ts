@@ -85,6 +85,11 @@ export class Levers {
 
   #keep(site: string, sv: number, synonyms: Synonym[], cv: number, curations: Curation[]) {
     const was = this.#sites.get(site);
+    // A check that read KV before a change made here lands after it: each list keeps the newer.
+    if (was && was.versions.synonyms > sv) [sv, synonyms] = [was.versions.synonyms, was.synonyms];
+    if (was && was.versions.curations > cv) {
+      [cv, curations] = [was.versions.curations, was.curations];
+    }
     // Compiled again only for the list that changed.
     const fresh: SiteLevers = {
       versions: { synonyms: sv, curations: cv },

@@ -11,12 +11,24 @@ export interface SearchLevers {
   placement?: { pin: string[]; hide: ReadonlySet<string> };
 }
 
-/** Ranked ids with a curation applied: pins first (at most a page of them), hidden ones out. */
+/** How many ranked ids a curated page needs: the page's own, and room for those taken out. */
+export const curatedLimit = (
+  placement: NonNullable<SearchLevers["placement"]>,
+  page: number,
+  perPage: number,
+) => page * perPage + placement.hide.size + placement.pin.length;
+
+/**
+ * Ranked ids (the first `curatedLimit` of `found`) with a curation applied: pins first (at most
+ * a page of them), hidden ones out; `matches` tells whether a page matched the query at all,
+ * so the count stays exact without ranking every match.
+ */
 export function curate(
-  ranked: number[],
+  ranked: { ids: number[]; found: number },
   placement: NonNullable<SearchLevers["placement"]>,
   perPage: number,
   idOf: (url: string) => number | undefined,
+  matches: (id: number) => boolean,
 ): { ids: number[]; found: number; pinned: Set<number> } {
   const hidden = new Set<number>();
   for (const url of placement.hide) {
@@ -29,6 +41,13 @@ export function curate(
     if (id !== undefined && !hidden.has(id) && !pins.includes(id)) pins.push(id);
   }
   const pinned = new Set(pins.slice(0, perPage));
-  const rest = ranked.filter((id) => !hidden.has(id) && !pinned.has(id));
-  return { ids: [...pinned, ...rest], found: pinned.size + rest.length, pinned };
+  // Ranked ids are matches; past them (only when some were left unranked) `matches` decides.
+  const listed = new Set(ranked.ids);
+  const matched = (id: number) =>
+    listed.has(id) || (ranked.ids.length < ranked.found && matches(id));
+  let found = ranked.found;
+  for (const id of hidden) if (matched(id)) found--;
+  for (const id of pinned) if (!matched(id)) found++;
+  const rest = ranked.ids.filter((id) => !hidden.has(id) && !pinned.has(id));
+  return { ids: [...pinned, ...rest], found, pinned };
 }

@@ -15,7 +15,7 @@ import {
   snippetOf,
 } from "./highlight.ts";
 import type { Page, PageStore } from "../sites/pages.ts";
-import { curate, type SearchLevers } from "./curated.ts";
+import { curate, curatedLimit, type SearchLevers } from "./curated.ts";
 import { type Correction, rank, scoreCacheBytes } from "./rank.ts";
 import { matchSections, MAX_SECTIONS, type SectionHit, withAnchor } from "./sections.ts";
 import {
@@ -23,6 +23,7 @@ import {
   createSiteDb,
   type Doc,
   docAt,
+  FIELDS,
   headingsText,
   heldBytes,
   removeDoc,
@@ -517,11 +518,14 @@ export class SearchIndexes {
     levers: SearchLevers = {},
   ): SearchResult {
     const { placement, expand } = levers;
-    // A curated query ranks every match: hidden pages may stand anywhere among them.
-    const ranked = rank(db, q, placement ? Infinity : page * perPage, expand);
+    const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
+    const ranked = rank(db, q, limit, expand);
     const { corrections, matched } = ranked;
+    // A page matched when it holds one of the forms the query matched, in any field.
+    const matches = (id: number) =>
+      FIELDS.some((f) => matched.some((t) => db.index.get(f, id, t) > 0));
     const { ids, found: total, pinned } = placement
-      ? curate(ranked.ids, placement, perPage, (url) => db.docs.idOf(url))
+      ? curate(ranked, placement, perPage, (url) => db.docs.idOf(url), matches)
       : { ...ranked, pinned: undefined };
     const typed = [...words(q, "")].map(fold);
     // A one-letter word being typed may expand to many words: highlight a bounded few.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { admin, createSite, putPages, search, startApp } from "../helpers.ts";
+import { admin, createSite, numberedPages, putPages, search, startApp } from "../helpers.ts";
 import { lever, SHOP, urls } from "./helpers.ts";
 
 Deno.test("curations api - pinned pages come first on page 1 in the order given, marked pinned, even when the query does not match them", async () => {
@@ -170,5 +170,25 @@ Deno.test("curations api - a hidden page is never an AI answer's source for that
   });
   const after = await ask(question);
   assert.ok(!after.includes("/old/refunds"), `not cited after: ${after}`);
+  t.close();
+});
+
+Deno.test("curations api - with many matches, counts and pages stay exact: hidden ones never listed, pins only once", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "pro");
+  await putPages(t, site, [...numberedPages(30), { url: "/about", title: "About", body: "Us." }]);
+  await lever(t, site, "curations", {
+    curations: [{ query: "widget", pin: ["/about", "/p/7"], hide: ["/p/29", "/p/3", "/p/12"] }],
+  });
+  const seen: string[] = [];
+  for (let page = 1; page <= 4; page++) {
+    const r = await search(t, site.publicKey, `q=widget&per_page=8&page=${page}`);
+    assert.equal(r.body.meta.found, 30 - 3 + 1, `page ${page}`);
+    seen.push(...urls(r.body));
+  }
+  assert.equal(seen.length, 28);
+  assert.equal(new Set(seen).size, 28, "no page twice");
+  assert.deepEqual(seen.slice(0, 2), ["/about", "/p/7"]);
+  for (const hidden of ["/p/29", "/p/3", "/p/12"]) assert.ok(!seen.includes(hidden), hidden);
   t.close();
 });

@@ -4,7 +4,8 @@
  * pages come first on page 1, in its order, whether or not they match, and hidden pages never
  * show. A pin of a page the index no longer has is skipped.
  */
-import type { Expand } from "./rank.ts";
+import type { Expand, Ranked } from "./rank.ts";
+import { FIELDS, type SiteDb } from "./site_db.ts";
 
 export interface SearchLevers {
   expand?: Expand;
@@ -20,31 +21,32 @@ export const curatedLimit = (
 
 /**
  * Ranked ids (the first `curatedLimit` of `found`) with a curation applied: pins first (at most
- * a page of them), hidden ones out; `matches` tells whether a page matched the query at all,
- * so the count stays exact without ranking every match.
+ * a page of them), hidden ones out, and the count kept exact without ranking every match.
  */
 export function curate(
-  ranked: { ids: number[]; found: number },
+  db: SiteDb,
+  ranked: Ranked,
   placement: NonNullable<SearchLevers["placement"]>,
   perPage: number,
-  idOf: (url: string) => number | undefined,
-  matches: (id: number) => boolean,
 ): { ids: number[]; found: number; pinned: Set<number> } {
   const hidden = new Set<number>();
   for (const url of placement.hide) {
-    const id = idOf(url);
+    const id = db.docs.idOf(url);
     if (id !== undefined) hidden.add(id);
   }
   const pins: number[] = [];
   for (const url of placement.pin) {
-    const id = idOf(url);
+    const id = db.docs.idOf(url);
     if (id !== undefined && !hidden.has(id) && !pins.includes(id)) pins.push(id);
   }
   const pinned = new Set(pins.slice(0, perPage));
-  // Ranked ids are matches; past them (only when some were left unranked) `matches` decides.
+  // Ranked ids are matches; past them (when some were left unranked) a page matched if it
+  // holds one of the forms the query matched, in any field.
   const listed = new Set(ranked.ids);
   const matched = (id: number) =>
-    listed.has(id) || (ranked.ids.length < ranked.found && matches(id));
+    listed.has(id) ||
+    (ranked.ids.length < ranked.found &&
+      FIELDS.some((f) => ranked.matched.some((t) => db.index.get(f, id, t) > 0)));
   let found = ranked.found;
   for (const id of hidden) if (matched(id)) found--;
   for (const id of pinned) if (!matched(id)) found++;

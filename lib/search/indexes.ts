@@ -23,7 +23,6 @@ import {
   createSiteDb,
   type Doc,
   docAt,
-  FIELDS,
   headingsText,
   heldBytes,
   removeDoc,
@@ -521,11 +520,8 @@ export class SearchIndexes {
     const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
     const ranked = rank(db, q, limit, expand);
     const { corrections, matched } = ranked;
-    // A page matched when it holds one of the forms the query matched, in any field.
-    const matches = (id: number) =>
-      FIELDS.some((f) => matched.some((t) => db.index.get(f, id, t) > 0));
     const { ids, found: total, pinned } = placement
-      ? curate(ranked, placement, perPage, (url) => db.docs.idOf(url), matches)
+      ? curate(db, ranked, placement, perPage)
       : { ...ranked, pinned: undefined };
     const typed = [...words(q, "")].map(fold);
     // A one-letter word being typed may expand to many words: highlight a bounded few.

@@ -7,6 +7,7 @@ import { Answer } from "./Answer.tsx";
 import { ContentPanel } from "./ContentPanel.tsx";
 import { EmbedSnippet } from "./EmbedSnippet.tsx";
 import { KeysPanel } from "./KeysPanel.tsx";
+import { LeversPanel } from "./LeversPanel.tsx";
 import { Results } from "./Results.tsx";
 import { SearchBox } from "./SearchBox.tsx";
 import { SettingsForm } from "./SettingsForm.tsx";
@@ -19,6 +20,7 @@ export const ISLANDS = {
   ContentPanel,
   EmbedSnippet,
   KeysPanel,
+  LeversPanel,
   Results,
   SearchBox,
   SettingsForm,

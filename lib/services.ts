@@ -15,6 +15,7 @@ import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
 import { Analytics } from "./analytics/recorder.ts";
 import { Sessions } from "./http/session.ts";
+import { Levers } from "./levers/levers.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -73,6 +74,8 @@ export interface Services {
   analytics: Analytics;
   eventIpLimit: IpLimit;
   sessions: Sessions;
+  /** Owners' synonyms and curations, as searches apply them. */
+  levers: Levers;
   /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
   close(): Promise<void>;
 }
@@ -122,6 +125,7 @@ export function createServices(opts: AppOptions): Services {
     analytics,
     eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     sessions: new Sessions(kv, clock, sites),
+    levers: new Levers(kv, clock, opts.indexStaleMs ?? 500),
     async close() {
       await Promise.all([quota.close(), analytics.close()]);
     },

@@ -5,7 +5,17 @@
  * finished searches are counted: a typing session's requests wait in typing.ts for its last.
  */
 import type { Clock } from "../clock.ts";
-import { dayOf, emptyQueryKey, type Metric, normalizeQuery, queryKey, totalKey } from "./keys.ts";
+import {
+  clickedPage,
+  clickKey,
+  clickPositionKey,
+  dayOf,
+  emptyQueryKey,
+  type Metric,
+  normalizeQuery,
+  queryKey,
+  totalKey,
+} from "./keys.ts";
 import { noteRuns, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
 
 /**
@@ -73,13 +83,17 @@ export class Analytics {
     if (this.enabled) this.add(totalKey(siteId, dayOf(this.clock()), "answers"), 1);
   }
 
-  /** One click on the result at `position` (from 1) of `query`: that query is finished. */
-  click(siteId: string, position: number, query: string) {
+  /** One click on the result at `position` (from 1) of `query` (finished), on the page `url`. */
+  click(siteId: string, position: number, query: string, url?: string) {
     if (!this.enabled) return;
     for (const p of this.typing.clicked(siteId, query)) this.finished(p);
     const day = dayOf(this.clock());
     this.add(totalKey(siteId, day, "clicks"), 1);
     this.add(totalKey(siteId, day, "clickPositions" satisfies Metric), position);
+    const q = query ? normalizeQuery(query) : "", page = url ? clickedPage(url) : null;
+    if (!q || !page) return;
+    this.add(clickKey(siteId, day, q, page), 1);
+    this.add(clickPositionKey(siteId, day, q, page), position);
   }
 
   private add(key: string[], n: number) {

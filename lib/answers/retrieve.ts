@@ -333,6 +333,8 @@ async function gather(
   const own = searchWords(question);
   const withContext = earlier.length ? searchWords([question, ...earlier].join(" ")) : "";
   const docsToo = PLANS[site.plan].documents;
+  // Pages an owner's curation hides for this question are never a source (lib/levers).
+  const hidden = await s.levers.hiddenFor(site.id, question);
   const lists = await Promise.all([
     own ? s.indexes.top(site.id, own, PAGES, MAX_TEXT_PER_SOURCE) : [],
     withContext ? s.indexes.top(site.id, withContext, PAGES, MAX_TEXT_PER_SOURCE) : [],
@@ -345,6 +347,7 @@ async function gather(
   const texts = new Map<Candidate, typeof lists[number][number]>();
   const add = (kind: "page" | "document", list: typeof lists[number]) =>
     list.forEach((d, rank) => {
+      if (kind === "page" && hidden.has(d.id)) return;
       const key = `${kind}:${d.id}`;
       const have = out.get(key);
       if (have) return void (have.rank = Math.min(have.rank, rank));
@@ -371,7 +374,9 @@ async function gather(
     c.sections = splitSections(d);
   }
   // The pages an earlier answer used stay in the running for a follow-up.
-  const missing = used.filter((id) => !out.has(`page:${id}`) && !out.has(`document:${id}`))
+  const missing = used.filter((id) =>
+    !out.has(`page:${id}`) && !out.has(`document:${id}`) && !hidden.has(id)
+  )
     .slice(0, 3);
   const pages = await Promise.all(missing.map((id) => s.pages.get(site.id, id)));
   pages.forEach((p) => {

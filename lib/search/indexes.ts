@@ -23,6 +23,7 @@ import { packIndex, type Snapshots, unpackIndex } from "./persistence/snapshot.t
 import { searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
+import type { SearchLevers } from "./query/curated.ts";
 
 interface SiteIndex {
   db: SiteDb;
@@ -69,7 +70,7 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
   version: number;
-  search(q: string, page: number, perPage: number): Promise<SearchResult>;
+  search(q: string, page: number, perPage: number, levers?: SearchLevers): Promise<SearchResult>;
 }
 
 /** A changing index is saved at most this long after its first unsaved change. */
@@ -343,23 +344,29 @@ export class SearchIndexes {
       const { version } = await this.pages.version(site);
       return {
         version,
-        search: async (q, page, perPage) => {
+        search: async (q, page, perPage, levers) => {
           const { db } = await this.current(site);
-          return searchDb(db, q, page, perPage);
+          return searchDb(db, q, page, perPage, levers);
         },
       };
     }
     const { db, version } = await this.current(site);
     return {
       version,
-      search: (q, page, perPage) => Promise.resolve(searchDb(db, q, page, perPage)),
+      search: (q, page, perPage, levers) => Promise.resolve(searchDb(db, q, page, perPage, levers)),
     };
   }
 
   /** Ranked, highlighted results for a query. */
-  async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
+  async search(
+    site: string,
+    q: string,
+    page: number,
+    perPage: number,
+    levers?: SearchLevers,
+  ): Promise<SearchResult> {
     const { db } = await this.current(site);
-    return searchDb(db, q, page, perPage);
+    return searchDb(db, q, page, perPage, levers);
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */

@@ -18,7 +18,14 @@ export { Snapshots } from "./persistence/snapshot.ts";
 export { type SearchHit, type SearchResult } from "./presentation/results.ts";
 export type { Highlight } from "./presentation/highlight.ts";
 export type { SectionHit } from "./presentation/sections.ts";
-export { type Correction, rank, type Ranked } from "./query/rank.ts";
+export {
+  type Alternatives,
+  type Correction,
+  type Expand,
+  rank,
+  type Ranked,
+} from "./query/rank.ts";
+export type { SearchLevers } from "./query/curated.ts";
 export { RANKING, type Ranking } from "./query/weights.ts";
 export { addDoc, createSiteDb, type Doc, docAt, type SiteDb } from "./store/site_db.ts";
 export {

@@ -58,11 +58,23 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
   s.sites.remember(site);
   const perPage = Math.min(ask.perPage, state.limits.maxPerPage);
   // The index version is part of the key: no answer from before an upsert or delete comes back.
-  const index = await s.indexes.reader(site.id);
-  const cacheKey = ResultCache.key(site.id, index.version, site.plan, ask.q, ask.page, perPage);
+  // So is the version of the site's synonyms and curations: a change shows at once.
+  const [index, levers] = await Promise.all([
+    s.indexes.reader(site.id),
+    s.levers.forQuery(site.id, ask.q),
+  ]);
+  const cacheKey = ResultCache.key(
+    site.id,
+    index.version,
+    site.plan,
+    ask.q,
+    ask.page,
+    perPage,
+    levers.version,
+  );
   let answer = s.resultCache.get(cacheKey);
   if (!answer) {
-    const { found, hits, corrections } = await index.search(ask.q, ask.page, perPage);
+    const { found, hits, corrections } = await index.search(ask.q, ask.page, perPage, levers);
     const body = {
       results: hits,
       meta: {

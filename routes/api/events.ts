@@ -16,7 +16,7 @@ export function eventRoutes(s: Services) {
     // text/plain too: sendBeacon sends a string that way, so a cross-origin beacon needs no preflight.
     const event = parse(ClickEvent, await readJson(c, BODY_LIMIT, true));
     await s.eventIpLimit.hit(site.id, clientIp(c));
-    s.analytics.click(site.id, event.position, event.query);
+    s.analytics.click(site.id, event.position, event.query, event.url);
     return c.body(null, 204);
   });
   allowOnly(app, "/api/events", ["POST"]);

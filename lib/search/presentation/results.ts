@@ -4,6 +4,7 @@
  * when that section is the better target, sections.ts).
  */
 import { type Correction, rank } from "../query/rank.ts";
+import { curate, curatedLimit, type SearchLevers } from "../query/curated.ts";
 import { type Doc, docAt, type SiteDb, textAt } from "../store/site_db.ts";
 import { fold } from "../analysis/tokens.ts";
 import {
@@ -32,6 +33,8 @@ export interface SearchHit {
   url: string;
   highlights: Highlight[];
   sections: SectionHit[];
+  /** Placed by a curation (lib/levers). */
+  pinned?: true;
 }
 
 export interface SearchResult {
@@ -120,9 +123,21 @@ function describe(doc: Doc): string {
   return text.slice(0, cut > 80 ? cut : 157) + "…";
 }
 
-/** Ranked, highlighted results for a query: page `page` of `perPage`. */
-export function searchDb(db: SiteDb, q: string, page: number, perPage: number): SearchResult {
-  const { ids, found: total, corrections, matched, words } = rank(db, q, page * perPage);
+/** Ranked, highlighted results for a query: page `page` of `perPage`, the site's levers applied. */
+export function searchDb(
+  db: SiteDb,
+  q: string,
+  page: number,
+  perPage: number,
+  levers: SearchLevers = {},
+): SearchResult {
+  const { placement, expand } = levers;
+  const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
+  const ranked = rank(db, q, limit, expand);
+  const { corrections, matched, words } = ranked;
+  const { ids, found: total, pinned } = placement
+    ? curate(db, ranked, placement, perPage)
+    : { ...ranked, pinned: undefined };
   // The words searched for, not the stop words between them ("the" is not marked everywhere).
   const typed = words.map(fold);
   // A one-letter word being typed may expand to many words: highlight a bounded few.
@@ -176,6 +191,7 @@ export function searchDb(db: SiteDb, q: string, page: number, perPage: number): 
       url: withAnchor(doc.id, anchor),
       highlights,
       sections,
+      ...(pinned?.has(id) ? { pinned: true as const } : {}),
     };
   };
   const hits = ids.slice((page - 1) * perPage, page * perPage).map(present);

@@ -100,15 +100,29 @@ function queryWords(q: string, langs: string[]): string[] {
   return [...new Set((kept.length ? kept : raw).map((w) => w.toLowerCase()))];
 }
 
-/** A query word to look up; `fix` names the correction it came from, if any. */
+/** A query word to look up; `fix` names the correction it came from; `at`: its query word. */
 interface Unit {
   word: string;
   last: boolean;
   fix?: number;
+  at: number;
 }
 
-/** Ranks every document that matches any word of the query; `limit` bounds the ids sorted. */
-export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
+/** Query words [from, to) that other phrases also stand for (a site's synonyms, lib/levers). */
+export interface Alternatives {
+  from: number;
+  to: number;
+  phrases: string[][]; // each phrase as its words
+}
+
+/** Finds synonyms among a query's words (lowercased, as written); `known`: a word pages use. */
+export type Expand = (words: string[], known: (word: string) => boolean) => Alternatives[];
+
+/**
+ * Ranks every document that matches any word of the query; `limit` bounds the ids sorted.
+ * `expand` (a site's synonyms) lets words of the query be found as other phrases too.
+ */
+export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): Ranked {
   const langs = languages(db);
   const typing = !/\s$/.test(q);
   const query = queryWords(q, langs);
@@ -125,8 +139,17 @@ export function rank(db: SiteDb, q: string, limit = Infinity): Ranked {
   };
   const acc = scratch(db);
   const refused = new Set<string>();
+  const spans = expand?.(query, (w) => db.vocab.has(written(w))) ?? [];
   for (;;) {
-    const pass = accumulate(db, query, typing, langs, acc, (w) => refused.has(w) ? null : fixOf(w));
+    const pass = accumulate(
+      db,
+      query,
+      typing,
+      langs,
+      acc,
+      (w) => refused.has(w) ? null : fixOf(w),
+      spans,
+    );
     // A correction that does not raise the result set was not needed: the query is ranked
     // again without it.
     let needless: Correction[];
@@ -215,6 +238,7 @@ function accumulate(
   langs: string[],
   acc: Scratch,
   fixOf: (word: string) => string | null,
+  spans: Alternatives[],
 ) {
   const corrections: Correction[] = [];
   /** Per correction: page → what it added there. */
@@ -236,66 +260,129 @@ function accumulate(
     }
     const parts = DOTTED.test(w) ? w.split(DOTTED).filter(Boolean) : [w];
     parts.forEach((p, j) =>
-      units.push({ word: p, last: i === query.length - 1 && j === parts.length - 1, fix: from })
+      units.push({
+        word: p,
+        last: i === query.length - 1 && j === parts.length - 1,
+        fix: from,
+        at: i,
+      })
     );
   });
 
+  /** One word's scores (as typed, as being typed, corrected, or as a prefix) and its fix. */
+  const hitsOf = (unit: Unit, loose: boolean) => {
+    const { word, last } = unit;
+    let by = unit.fix;
+    const forms = formsOf(word, langs);
+    // One form (the usual case): its scores as they are, without a copy.
+    let hits = NO_SCORES;
+    if (forms.size === 1) {
+      const [form] = forms;
+      hits = exactScores(db, form);
+      if (hits.size) matched.push(form);
+    } else {
+      const all = new Map<number, number>();
+      matched.push(...score(db, forms, false, all));
+      hits = toScores(all);
+    }
+    // Prefixes of one letter would list a good part of the vocabulary: not expanded.
+    const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= RANKING.minPrefix));
+    if (hits.size === 0 && last && typing) {
+      const all = new Map<number, number>();
+      matched.push(...score(db, prefixes, true, all));
+      hits = toScores(all);
+    }
+    if (hits.size === 0 && !db.vocab.has(written(word))) {
+      const fixedWord = fixOf(word);
+      if (fixedWord) {
+        const partial = new Map<number, number>();
+        matched.push(...score(db, formsOf(fixedWord, langs), false, partial), fixedWord);
+        hits = toScores(weighted(partial, RANKING.typoWeight));
+        if (partial.size && loose) by = fix(word, fixedWord);
+      }
+    }
+    if (hits.size === 0 && loose) {
+      const partial = new Map<number, number>();
+      matched.push(...score(db, prefixes, true, partial));
+      hits = toScores(weighted(partial, RANKING.prefixWeight));
+    }
+    return { hits, by };
+  };
+
+  /** Documents holding every word of a synonym's phrase, with the sum of its words' scores. */
+  const phraseHits = (phrase: string[]): Map<number, number> => {
+    let out: Map<number, number> | null = null;
+    for (const w of phrase) {
+      if (langs.every((l) => isStopWord(w, l))) continue;
+      const { hits } = hitsOf({ word: w, last: false, at: -1 }, false);
+      const next = new Map<number, number>();
+      for (let i = 0; i < hits.size; i++) {
+        const id = hits.ids[i], prev: number | undefined = out ? out.get(id) : 0;
+        if (prev !== undefined) next.set(id, prev + hits.values[i]);
+      }
+      out = next;
+      if (!out.size) break;
+    }
+    return out ?? new Map();
+  };
+
   // Per-document sums in arrays indexed by internal id (no object per matching page).
   const touched: number[] = [];
+  const add = (id: number, s: number, n: number, by?: number) => {
+    acc.grow(id);
+    if (acc.words[id] === 0) touched.push(id);
+    acc.score[id] += s;
+    acc.words[id] += n;
+    const mine = by === undefined ? undefined : fixed[by];
+    if (mine) {
+      const share = mine.get(id) ?? { words: 0, score: 0 };
+      share.words += n;
+      share.score += s;
+      mine.set(id, share);
+    }
+  };
   let counted = 0;
   try {
-    for (const { word, last, fix: from } of units) {
-      let by = from;
-      const forms = formsOf(word, langs);
-      // One form (the usual case): its scores as they are, without a copy.
-      let hits = NO_SCORES;
-      if (forms.size === 1) {
-        const [form] = forms;
-        hits = exactScores(db, form);
-        if (hits.size) matched.push(form);
-      } else {
-        const all = new Map<number, number>();
-        matched.push(...score(db, forms, false, all));
-        hits = toScores(all);
-      }
-      // Prefixes of one letter would list a good part of the vocabulary: not expanded.
-      const prefixes = new Set([...forms, fold(word)].filter((p) => p.length >= RANKING.minPrefix));
-      if (hits.size === 0 && last && typing) {
-        const all = new Map<number, number>();
-        matched.push(...score(db, prefixes, true, all));
-        hits = toScores(all);
-      }
-      if (hits.size === 0 && !db.vocab.has(written(word))) {
-        const fixedWord = fixOf(word);
-        if (fixedWord) {
-          const partial = new Map<number, number>();
-          matched.push(...score(db, formsOf(fixedWord, langs), false, partial), fixedWord);
-          hits = toScores(weighted(partial, RANKING.typoWeight));
-          if (partial.size) by = fix(word, fixedWord);
+    for (let u = 0; u < units.length;) {
+      const span = spans.find((x) => x.from === units[u].at);
+      // Pages a synonym of the words from here finds, each with its best phrase's score.
+      const viaPhrases = new Map<number, number>();
+      for (const phrase of span?.phrases ?? []) {
+        for (const [id, sc] of phraseHits(phrase)) {
+          const v = sc * RANKING.synonymWeight;
+          if ((viaPhrases.get(id) ?? -1) < v) viaPhrases.set(id, v);
         }
       }
-      if (hits.size === 0) {
-        const partial = new Map<number, number>();
-        matched.push(...score(db, prefixes, true, partial));
-        hits = toScores(weighted(partial, RANKING.prefixWeight));
+      if (!span || !viaPhrases.size) {
+        const { hits, by } = hitsOf(units[u++], true);
+        if (hits.size === 0) continue; // a stop word, or a word no page has
+        counted++;
+        for (let i = 0; i < hits.size; i++) add(hits.ids[i], hits.values[i], 1, by);
+        continue;
       }
-      if (hits.size === 0) continue; // a stop word, or a word no page has
+      // Words a synonym stands for: a page counts them all when found through any one phrase.
+      let end = u;
+      while (end < units.length && units[end].at < span.to) end++;
+      const group = units.slice(u, end), n = group.length;
+      u = end;
+      const best = new Map<number, [number, number]>();
+      const mark = corrections.length;
+      for (const unit of group) {
+        const { hits } = hitsOf(unit, true);
+        for (let i = 0; i < hits.size; i++) {
+          const have = best.get(hits.ids[i]) ?? [0, 0];
+          best.set(hits.ids[i], [have[0] + hits.values[i], have[1] + 1]);
+        }
+      }
+      // The words typed are not "corrected" when a synonym of them found pages.
+      corrections.length = mark;
+      fixed.length = mark;
+      for (const [id, v] of viaPhrases) {
+        const have = best.get(id);
+        if (!have || have[1] < n || have[0] < v) best.set(id, [v, n]);
+      }
       counted++;
-      const { ids: hitIds, values } = hits;
-      const mine = by === undefined ? undefined : fixed[by];
-      for (let i = 0; i < hits.size; i++) {
-        const id = hitIds[i];
-        acc.grow(id);
-        if (acc.words[id] === 0) touched.push(id);
-        acc.score[id] += values[i];
-        acc.words[id]++;
-        if (mine) {
-          const share = mine.get(id) ?? { words: 0, score: 0 };
-          share.words++;
-          share.score += values[i];
-          mine.set(id, share);
-        }
-      }
+      for (const [id, [sc, k]] of best) add(id, sc, k);
     }
   } catch (e) {
     clear(acc, touched);

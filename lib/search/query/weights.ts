@@ -31,6 +31,11 @@ export interface Ranking {
   typoWeight: number;
   /** Words a prefix expands to at most (a one-letter prefix would list the vocabulary). */
   maxExpansions: number;
+  /**
+   * A page found through one of the site's synonyms (lib/levers) against the word typed
+   * (0 to 1): nearly as sure, so the typed word's own pages keep a slight edge.
+   */
+  synonymWeight: number;
   /** Letters a prefix needs before it is expanded (1 or more). */
   minPrefix: number;
   /** Query words looked at for a correction at most (each costs a scan of its edits). */
@@ -63,6 +68,7 @@ export const RANKING: Readonly<Ranking> = {
   b: { title: 0.75, description: 0.75, headings: 0.1, body: 0.2 },
   prefixWeight: 0.5,
   typoWeight: 0.9,
+  synonymWeight: 0.9,
   maxExpansions: 100,
   minPrefix: 2,
   maxTypoWords: 4,

@@ -5,6 +5,7 @@
  * record has them) gives their anchors in reading order.
  */
 import { squash } from "../search/text.ts";
+import { questionShaped, questionText } from "./analysis.ts";
 
 /** A page as retrieval reads it; `sections` is optional until every record carries it. */
 export interface SectionedPage {
@@ -77,4 +78,35 @@ export function splitSections(page: SectionedPage): Section[] {
   });
   flush();
   return out;
+}
+
+/** A line that opens with a question ("Do you ship to Canada? No. …"): the question, the rest. */
+const LEADING_QUESTION = /^(\p{Lu}[^?.!\n]{3,200}\?)["”’)]?\s+(\S.*)$/u;
+
+/**
+ * A section cut at the questions it asks and answers (an FAQ's `<dt>`, `<summary>`, "Q:"
+ * lines, or a paragraph opening with its question): each question becomes the heading of
+ * the text up to the next one, so an answer reads the one question asked, not its
+ * neighbours. A section without such questions comes back whole.
+ */
+export function splitQuestions(section: Section): Section[] {
+  const lines = section.text.split("\n");
+  const out: Section[] = [];
+  let heading = section.heading, body: string[] = [];
+  const flush = () => {
+    const text = body.join("\n").trim();
+    if (text) out.push({ ...section, heading, text });
+    body = [];
+  };
+  lines.forEach((line, i) => {
+    const lead = LEADING_QUESTION.exec(line);
+    const next = lines.slice(i + 1).find((l) => l.trim());
+    const whole = !lead && questionShaped(line) && next !== undefined && !questionShaped(next);
+    if (!lead && !whole) return void body.push(line);
+    flush();
+    heading = questionText(lead ? lead[1] : line);
+    if (lead) body.push(lead[2]);
+  });
+  flush();
+  return out.length ? out : [section];
 }

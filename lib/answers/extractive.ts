@@ -66,8 +66,13 @@ export function looksLikeCode(line: string): boolean {
     return true;
   }
   if (/[;{]$|^\w+(?:\.\w+)*\s*=\s*\S/.test(t) && !/\s\w+\s\w+\s\w+\s/.test(t)) return true;
-  // A call or an index ("print(x[a])") on a line that does not end like a sentence.
-  if (/[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) && !/[.!?]["”’)]?$/u.test(t)) return true;
+  // A call or an index ("print(x[a])") on a line that does not end like a sentence, or that
+  // says too few words to be one ("Yes, use result.revoke():" is a sentence).
+  if (
+    /[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) &&
+    !(/[.!?]["”’)]?$/u.test(t) ||
+      (/:$/.test(t) && (t.match(/(?:^|\s)\p{L}{2,}/gu) ?? []).length >= 4))
+  ) return true;
   const symbols = (t.match(/[{}()[\];=<>_/\\|'"`]/g) ?? []).length;
   const words = (t.match(/\p{L}{2,}/gu) ?? []).length;
   return t.length > 0 && symbols / t.length > 0.1 && symbols > words;
@@ -83,16 +88,38 @@ interface Sentence {
   opens: boolean;
 }
 
-/** The prose sentences of a source text in reading order; code lines and their lead-ins dropped. */
+/** Code shown inline after the sentence that announces it: short lines, a few of them. */
+const INLINE_CODE_CHARS = 100;
+const INLINE_CODE_LINES = 2;
+
+/**
+ * The prose sentences of a source text in reading order. Code is left out, except a
+ * line or two of short code right after the sentence announcing it ("purge them with:"),
+ * which the sentence then shows inline; a lead-in whose code is left out is dropped too.
+ */
 function proseSentences(src: SourceText, index: number, lang: string): Sentence[] {
   const out: Sentence[] = [];
   const lines = src.text.split(/\n+/);
+  let inlined = 0;
   lines.forEach((line, i) => {
     if (looksLikeCode(line)) {
+      const last = out.at(-1);
+      const code = line.trim().replace(/`/g, "").replace(/^(?:>>>|\$)\s+/, "");
+      if (
+        last && (last.opens || inlined) && inlined < INLINE_CODE_LINES &&
+        code.length <= INLINE_CODE_CHARS
+      ) {
+        last.text = `${last.text}${inlined ? "; " : " "}\`${code}\``;
+        for (const t of contentTerms(code, lang)) last.terms.add(t);
+        last.opens = false;
+        inlined++;
+        return;
+      }
       // "Then do this:" before code that is left out would dangle.
-      if (out.at(-1)?.opens) out.pop();
+      if (last?.opens) out.pop();
       return;
     }
+    inlined = 0;
     for (const text of splitSentences(line)) {
       out.push({
         n: src.n,

@@ -45,6 +45,10 @@ export interface Retrieved {
 const MAX_TEXT_PER_SOURCE = 20_000;
 const PAGES = 16;
 const DOCUMENTS = 4;
+/** Pages, of the best ranked, whose sections beyond the part read are looked for by heading. */
+const FAR_PAGES = 4;
+/** Share of the question's words a heading must name to be read from beyond that part. */
+const FAR_NAMED = 0.6;
 const MAX_SECTIONS = 4;
 /** Share of the best section's score another section needs to be handed on too. */
 const NEXT_SECTION_SHARE = 0.5;
@@ -127,6 +131,28 @@ export async function retrieve(
   return { texts, refs, matched: true, question };
 }
 
+/**
+ * A long page is read only so far; a section further on whose heading names the question
+ * (an FAQ's fortieth question) is read from the whole page and added to the candidates.
+ */
+async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage, q: string) {
+  const asked = new Set(contentTerms(q, c.lang));
+  const seen = new Set(c.sections.map((x) => x.heading));
+  const far = (d.sections ?? []).filter((x) => {
+    const heading = squash(x.heading);
+    if (!heading || seen.has(heading)) return false;
+    const named = contentTerms(heading, c.lang).filter((t) => asked.has(t)).length;
+    return named >= FAR_NAMED * asked.size;
+  });
+  if (!far.length || c.ref.type !== "page") return;
+  const page = await s.pages.get(site.id, c.ref.url);
+  if (!page) return;
+  const wanted = new Set(far.map((x) => squash(x.heading)));
+  const found = splitSections({ ...page, body: page.body, sections: d.sections })
+    .filter((x) => wanted.has(x.heading));
+  c.sections.push(...found.flatMap(splitQuestions));
+}
+
 /** Anchors from the page records (`sections`), which the search index does not keep. */
 async function addAnchors(s: Services, site: Site, chosen: Scored<Candidate>[]) {
   const need = chosen.filter((x) =>
@@ -203,6 +229,7 @@ async function gather(
   for (const [c, d] of texts) {
     await slices.pause();
     c.sections = splitSections(d).flatMap(splitQuestions);
+    if (c.ref.type === "page" && c.rank < FAR_PAGES) await reachFar(s, site, c, d, question);
   }
   // The pages an earlier answer used stay in the running for a follow-up.
   const missing = used.filter((id) => !out.has(`page:${id}`) && !out.has(`document:${id}`))

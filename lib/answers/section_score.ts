@@ -47,6 +47,11 @@ const K1 = 1.2;
  */
 const SAME_QUESTION = 6;
 
+/** How much a question heading phrased alike counts, against one naming the same words. */
+const ALIKE = 1;
+/** Share of the question a section under a heading phrased alike must hold. */
+const MIN_ALIKE_COVER = 0.75;
+
 /** Term weights: the new question's words 1, earlier questions' less (all, if it has none). */
 function weights(question: string, earlier: string[], lang: string): Map<string, number> {
   const w = new Map<string, number>();
@@ -94,6 +99,14 @@ export function cutAtLine(text: string, max: number): string {
   return text.slice(0, end > max / 2 ? end : max);
 }
 
+/** A candidate's title and description terms, worked out once. */
+const pageTermsOf = new WeakMap<Candidate, string[]>();
+function pageTerms(c: Candidate): string[] {
+  let ts = pageTermsOf.get(c);
+  if (!ts) pageTermsOf.set(c, ts = contentTerms(`${c.title} ${c.about}`, c.lang));
+  return ts;
+}
+
 /** Per language, what the question asks: weights, terms in order, phrasing. */
 interface Asked {
   weight: Map<string, number>;
@@ -139,9 +152,11 @@ export async function scoreSections<C extends Candidate>(
     }));
     for (const section of c.sections) {
       if (!section.text) continue;
-      const lowHead = section.heading.toLowerCase();
+      // One question of an FAQ section is also about what its section's heading says.
+      const headings = section.parent ? `${section.heading}\n${section.parent}` : section.heading;
+      const lowHead = headings.toLowerCase();
       const head = roots.some((r) => lowHead.includes(r.root))
-        ? new Set(contentTerms(section.heading, c.lang))
+        ? new Set(contentTerms(headings, c.lang))
         : new Set<string>();
       const lower = section.text.slice(0, SECTION_CHARS).toLowerCase();
       let score = 0;
@@ -160,8 +175,9 @@ export async function scoreSections<C extends Candidate>(
     const words = contentTerms(section.text, c.lang);
     const tf = new Map<string, number>();
     for (const t of words) tf.set(t, (tf.get(t) ?? 0) + 1);
-    const page = contentTerms(`${c.title} ${c.about}`, c.lang);
+    const page = pageTerms(c);
     const headTerms = contentTerms(section.heading, c.lang);
+    const own = section.parent ? new Set(headTerms) : head;
     rows.push({
       c,
       section,
@@ -172,6 +188,7 @@ export async function scoreSections<C extends Candidate>(
       // Heading, text and page words in order, for phrases of the question said as such.
       said: [page, headTerms, words],
       form: form(section.text),
+      own,
       asks: asksLikeQuestion(section.heading),
       asked: asked(c.lang),
     });
@@ -214,7 +231,7 @@ export async function scoreSections<C extends Candidate>(
     }
     const cover = total ? covered / total : 0;
     // A heading that names what was asked marks the section that answers it.
-    const named = jaccard(r.head, r.asked.set);
+    const named = jaccard(r.own, r.asked.set);
     // Between headings that name the question's words, one phrased like it reads closer; function
     // words alone never lift a heading that names nothing.
     const phrased = named > 0
@@ -224,8 +241,13 @@ export async function scoreSections<C extends Candidate>(
     const phrases = pairs.length
       ? pairs.filter(([a, b]) => r.said.some((ws) => adjacent(ws, a, b))).length / pairs.length
       : 0;
-    // A heading that asks the question itself (an FAQ's own question) is the answer's place.
-    const same = r.asks ? named * (0.5 + 0.5 * phrased) : 0;
+    // A heading that asks the question itself (an FAQ's own question) is the answer's place;
+    // one naming none of its words but phrased alike ("how long does … take") asks it in
+    // other words, if the section holds what was asked.
+    const alike = r.asks && named === 0 && cover >= MIN_ALIKE_COVER
+      ? jaccard(phrasing(r.section.heading, r.c.lang), r.asked.phrasing)
+      : 0;
+    const same = r.asks ? Math.max(named * (0.5 + 0.5 * phrased), ALIKE * alike) : 0;
     score *= (0.3 + cover) ** 2 * (1 + 1.5 * named) * (1 + 0.3 * phrased) * (1 + 0.5 * phrases);
     score *= 1 + SAME_QUESTION * same ** 2;
     score *= r.form;

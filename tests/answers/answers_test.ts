@@ -181,7 +181,8 @@ const GERMAN: Page[] = [
     url: "/versand",
     title: "Versand",
     lang: "de",
-    body: "Jede Bestellung wird am Tag nach der Röstung verschickt. Der Versand ist ab 50 Euro frei.",
+    body:
+      "Jede Bestellung wird am Tag nach der Röstung verschickt. Der Versand ist ab 50 Euro frei.",
   },
 ];
 

@@ -3,7 +3,7 @@
  * the page's language), less the filler a question says in passing ("how long does it
  * take"), which search keeps but which says nothing about which passage answers.
  */
-import { fold, terms, words } from "../search/tokens.ts";
+import { fold, term, terms, words } from "../search/tokens.ts";
 
 // Question filler that says nothing about the topic (English questions; other languages'
 // stop words already drop theirs).
@@ -14,13 +14,19 @@ const FILLER = new Set(
     .concat("hi hello thanks")).split(" "),
 );
 
+/** Words search splits into parts (django.contrib.sites). */
+const DOTTED = /[.-]/;
+
 /** The content terms of a text in a language, in order: indexed forms, filler dropped. */
 export function contentTerms(text: string, lang = "en"): string[] {
   const out: string[] = [];
   for (const w of words(text, lang)) {
-    if (w.length < 2 && !/[^\x00-\x7f]/.test(w)) continue;
-    if (FILLER.has(w.toLowerCase())) continue;
-    for (const t of terms(w, lang)) if (!FILLER.has(t)) out.push(t);
+    const lower = w.toLowerCase();
+    if ((lower.length < 2 && lower.charCodeAt(0) < 128) || FILLER.has(lower)) continue;
+    if (!DOTTED.test(lower)) {
+      const t = term(lower, lang);
+      if (t && !FILLER.has(t)) out.push(t);
+    } else for (const t of terms(lower, lang)) if (!FILLER.has(t)) out.push(t);
   }
   return out;
 }

@@ -138,9 +138,12 @@ export async function retrieve(
 async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage, q: string) {
   const asked = new Set(contentTerms(q, c.lang));
   const seen = new Set(c.sections.map((x) => x.heading));
+  const roots = [...asked].map((t) => t.slice(0, Math.max(2, t.length - 1)));
   const far = (d.sections ?? []).filter((x) => {
     const heading = squash(x.heading);
     if (!heading || seen.has(heading)) return false;
+    const low = heading.toLowerCase(); // a cheap test first: most headings name nothing asked
+    if (roots.filter((r) => low.includes(r)).length < FAR_NAMED * asked.size) return false;
     const named = contentTerms(heading, c.lang).filter((t) => asked.has(t)).length;
     return named >= FAR_NAMED * asked.size;
   });

@@ -235,3 +235,66 @@ Deno.test("answers - on a French site 'remboursements' finds the section saying 
     t.close();
   }
 });
+
+/** A page whose FAQ is drawn by a script: the questions and answers are in its JSON-LD only. */
+const FAQ_LD_PAGE = `<!doctype html><html lang="en"><head><title>Help centre</title>
+<script type="application/ld+json">${
+  JSON.stringify({
+    "@context": "https://schema.org",
+    "@type": "FAQPage",
+    mainEntity: [
+      {
+        "@type": "Question",
+        name: "Can I change my delivery address?",
+        acceptedAnswer: {
+          "@type": "Answer",
+          text: "<p>Yes, until <b>Sunday 23:59</b> before the delivery is charged.</p>",
+        },
+      },
+      {
+        "@type": "Question",
+        name: "Do you deliver on Saturdays?",
+        acceptedAnswer: { "@type": "Answer", text: "No, parcels travel Monday to Friday only." },
+      },
+    ],
+  })
+}</script>
+<script type="application/ld+json">{ broken json</script>
+</head><body><main><h1>Help centre</h1><div id="faq-app">Loading questions…</div>
+<p>Our team answers e-mail within one working day.</p></main></body></html>`;
+
+Deno.test("answers - an FAQ stated only in schema.org FAQPage JSON-LD answers its questions, broken JSON-LD beside it", async () => {
+  const page = extractPage(FAQ_LD_PAGE, "http://127.0.0.1/help");
+  const { t, site } = await siteWith([
+    {
+      url: "/help",
+      title: page.title,
+      lang: page.lang,
+      body: page.text,
+      sections: page.sections.map((s) => ({ heading: s.heading, anchor: s.anchor })),
+    },
+    {
+      url: "/delivery",
+      title: "Delivery",
+      body: "Every delivery is sent by post. Your delivery address is on the order confirmation.",
+    },
+  ]);
+  try {
+    const a = await ask(t, site, "can I change the delivery address");
+    assert.match(firstSentence(a.answer), /^Yes, until Sunday 23:59/, a.answer);
+    assert.doesNotMatch(a.answer, /Saturday|Monday to Friday/);
+    assert.equal(firstUrl(a), "/help");
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("answers - FAQPage questions the page text already holds are not added twice", () => {
+  const html = FAQ_LD_PAGE.replace(
+    "Loading questions…",
+    "<h2>Do you deliver on Saturdays?</h2><p>No, parcels travel Monday to Friday only.</p>",
+  );
+  const page = extractPage(html, "http://127.0.0.1/help");
+  assert.equal(page.text.split("Do you deliver on Saturdays?").length, 2, page.text);
+  assert.equal(page.text.split("Can I change my delivery address?").length, 2, page.text);
+});

@@ -8,7 +8,7 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../lib/http/middleware.ts";
 import { askStreamed } from "./summarize.ts";
 import { percentile } from "./corpus.ts";
-import { crawlSet, EVAL_DIR, evalSets } from "./eval_sets.ts";
+import { crawlSet, disposeSets, EVAL_DIR, evalSets } from "./eval_sets.ts";
 
 export interface FaqJudgment {
   id: string;
@@ -80,6 +80,7 @@ export async function evaluateAnswers(only: string[] = []) {
       await c.close();
     }
   }
+  await disposeSets();
 }
 
 if (import.meta.main) await evaluateAnswers(Deno.args);

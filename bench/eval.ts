@@ -7,7 +7,7 @@
  * Prints one table, then (with --scale) search speed and memory over every installed manual.
  */
 import { percentile } from "./corpus.ts";
-import { crawlSet, EVAL_DIR, type EvalSet, evalSets } from "./eval_sets.ts";
+import { crawlSet, disposeSets, EVAL_DIR, type EvalSet, evalSets } from "./eval_sets.ts";
 import { type FaqScore, scoreFaq } from "./answers.ts";
 import { atScale } from "./eval_scale.ts";
 import type { Services } from "../lib/services.ts";
@@ -91,6 +91,7 @@ export async function evaluate(
       await c.close();
     }
   }
+  await disposeSets();
   print(rows);
 }
 

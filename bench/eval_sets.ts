@@ -53,8 +53,19 @@ export async function evalSets(only: string[] = []): Promise<EvalSet[]> {
   ];
   const out: EvalSet[] = [];
   for (const s of sets) if (await exists(s.root)) out.push(s);
-  if (await exists("/usr/share/doc/git-doc/gitfaq.html")) out.push(await derivedGitSet());
-  return only.length ? out.filter((s) => only.includes(s.name)) : out;
+  const wanted = (name: string) => !only.length || only.includes(name);
+  if (wanted("git") && await exists("/usr/share/doc/git-doc/gitfaq.html")) {
+    out.push(await derivedGitSet());
+  }
+  return out.filter((s) => wanted(s.name));
+}
+
+/** Temporary folders of derived judgments, removed by `disposeSets`. */
+const made: string[] = [];
+
+/** Removes the derived judgments' files. */
+export async function disposeSets() {
+  for (const dir of made.splice(0)) await Deno.remove(dir, { recursive: true });
 }
 
 const text = (html: string) =>
@@ -115,6 +126,7 @@ async function derivedGitSet(): Promise<EvalSet> {
       gold: x.gold.slice(0, 4000),
     }));
   const dir = await Deno.makeTempDir();
+  made.push(dir);
   const write = async (name: string, judgments: unknown[]) => {
     await Deno.writeTextFile(`${dir}/${name}`, JSON.stringify({ judgments }));
     return `${dir}/${name}`;

@@ -98,6 +98,7 @@ export async function retrieve(
   const question = await corrected(s, site, asked);
   const slices = new Slices();
   const candidates = await gather(s, site, question, earlier, context.sources, slices);
+  dropCopies(candidates);
   const scored = await scoreSections(candidates, question, earlier, slices);
   const best = scored[0];
   if (!best || best.cover < MIN_COVER) return { texts: [], refs: [], matched: false, question };
@@ -154,6 +155,22 @@ async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage,
   const found = splitSections({ ...page, body: page.body, sections: d.sections })
     .filter((x) => wanted.has(x.heading));
   c.sections.push(...found.flatMap(splitQuestions));
+}
+
+/**
+ * A question some page has as a heading of its own is answered there: the same question
+ * found as a line of another page's text (a table of contents, a cross-reference) is
+ * dropped, with whatever follows it there.
+ */
+function dropCopies(candidates: Candidate[]) {
+  const key = (h: string) => h.toLowerCase();
+  const headed = new Set(
+    candidates.flatMap((c) => c.sections.filter((x) => x.parent === undefined && x.heading))
+      .map((x) => key(x.heading)),
+  );
+  for (const c of candidates) {
+    c.sections = c.sections.filter((x) => x.parent === undefined || !headed.has(key(x.heading)));
+  }
 }
 
 /** Anchors from the page records (`sections`), which the search index does not keep. */

@@ -16,17 +16,33 @@ const FILLER = new Set(
 
 /** Words search splits into parts (django.contrib.sites). */
 const DOTTED = /[.-]/;
+/** Per language, a lowercased word's content terms (most words recur: one lookup each). */
+const known = new Map<string, Map<string, string[]>>();
+const MAX_KNOWN = 20_000;
+
+/** The content terms of one lowercased word: its indexed forms, filler dropped. */
+function wordTerms(lower: string, lang: string): string[] {
+  let memo = known.get(lang);
+  if (!memo) known.set(lang, memo = new Map());
+  let out = memo.get(lower);
+  if (out) return out;
+  if ((lower.length < 2 && lower.charCodeAt(0) < 128) || FILLER.has(lower)) out = [];
+  else {
+    out = (DOTTED.test(lower) ? terms(lower, lang) : [term(lower, lang)])
+      .filter((t) => t && !FILLER.has(t));
+  }
+  if (memo.size >= MAX_KNOWN) memo.clear();
+  memo.set(lower, out);
+  return out;
+}
 
 /** The content terms of a text in a language, in order: indexed forms, filler dropped. */
 export function contentTerms(text: string, lang = "en"): string[] {
   const out: string[] = [];
   for (const w of words(text, lang)) {
-    const lower = w.toLowerCase();
-    if ((lower.length < 2 && lower.charCodeAt(0) < 128) || FILLER.has(lower)) continue;
-    if (!DOTTED.test(lower)) {
-      const t = term(lower, lang);
-      if (t && !FILLER.has(t)) out.push(t);
-    } else for (const t of terms(lower, lang)) if (!FILLER.has(t)) out.push(t);
+    const ts = wordTerms(w.toLowerCase(), lang);
+    if (ts.length === 1) out.push(ts[0]);
+    else if (ts.length) out.push(...ts);
   }
   return out;
 }

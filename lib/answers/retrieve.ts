@@ -8,7 +8,7 @@
  */
 import { type SectionedPage, splitQuestions, splitSections } from "./sections.ts";
 import { type Candidate as Scorable, type Scored, scoreSections } from "./section_score.ts";
-import { contentTerms } from "./analysis.ts";
+import { asksLikeQuestion, contentTerms } from "./analysis.ts";
 import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -95,11 +95,19 @@ export async function retrieve(
   if (![asked, ...earlier].some((q) => contentTerms(q).length || /[^\x00-\x7f]/.test(q))) {
     return { texts: [], refs: [], matched: false, question: asked };
   }
-  const question = await corrected(s, site, asked);
   const slices = new Slices();
-  const candidates = await gather(s, site, question, earlier, context.sources, slices);
+  // The site search ranks the pages with its corrections already.
+  const candidates = await gather(s, site, asked, earlier, context.sources, slices);
   dropCopies(candidates);
-  const scored = await scoreSections(candidates, question, earlier, slices);
+  let question = asked;
+  let { scored, unheld } = await scoreSections(candidates, question, earlier, slices);
+  if (unheld) {
+    // A word no section holds may be a typo: read the question as search corrects it.
+    question = await corrected(s, site, asked);
+    if (question !== asked) {
+      ({ scored } = await scoreSections(candidates, question, earlier, slices));
+    }
+  }
   const best = scored[0];
   if (!best || best.cover < MIN_COVER) return { texts: [], refs: [], matched: false, question };
   const chosen = [
@@ -133,10 +141,11 @@ export async function retrieve(
 }
 
 /**
- * A long page is read only so far; a section further on whose heading names the question
+ * A long page is read only so far; a section further on whose heading asks the question
  * (an FAQ's fortieth question) is read from the whole page and added to the candidates.
  */
 async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage, q: string) {
+  if (d.body.length < MAX_TEXT_PER_SOURCE) return; // the whole page was read
   const asked = new Set(contentTerms(q, c.lang));
   const seen = new Set(c.sections.map((x) => x.heading));
   const roots = [...asked].map((t) => t.slice(0, Math.max(2, t.length - 1)));
@@ -145,6 +154,7 @@ async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage,
     if (!heading || seen.has(heading)) return false;
     const low = heading.toLowerCase(); // a cheap test first: most headings name nothing asked
     if (roots.filter((r) => low.includes(r)).length < FAR_NAMED * asked.size) return false;
+    if (!asksLikeQuestion(heading)) return false; // reading a whole long page is for a question
     const named = contentTerms(heading, c.lang).filter((t) => asked.has(t)).length;
     return named >= FAR_NAMED * asked.size;
   });
@@ -163,6 +173,7 @@ async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage,
  * dropped, with whatever follows it there.
  */
 function dropCopies(candidates: Candidate[]) {
+  if (!candidates.some((c) => c.sections.some((x) => x.parent !== undefined))) return;
   const key = (h: string) => h.toLowerCase();
   const headed = new Set(
     candidates.flatMap((c) => c.sections.filter((x) => x.parent === undefined && x.heading))

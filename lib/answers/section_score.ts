@@ -63,7 +63,7 @@ function weights(question: string, earlier: string[], lang: string): Map<string,
   return w;
 }
 
-function jaccard(a: Set<string>, b: Set<string>): number {
+function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (!a.size || !b.size) return 0;
   let n = 0;
   for (const t of a) if (b.has(t)) n++;
@@ -99,6 +99,8 @@ export function cutAtLine(text: string, max: number): string {
   return text.slice(0, end > max / 2 ? end : max);
 }
 
+const NO_TERMS: ReadonlySet<string> = new Set<string>();
+
 /** A candidate's title and description terms, worked out once. */
 const pageTermsOf = new WeakMap<Candidate, string[]>();
 function pageTerms(c: Candidate): string[] {
@@ -127,13 +129,16 @@ function askedIn(question: string, earlier: string[], lang: string): Asked {
   };
 }
 
-/** Every candidate section that holds some of the question, scored, best first. */
+/**
+ * Every candidate section that holds some of the question, scored, best first; `unheld`
+ * says some word of the question is in no candidate's text (a typo, perhaps).
+ */
 export async function scoreSections<C extends Candidate>(
   candidates: C[],
   question: string,
   earlier: string[],
   slices: Slices,
-): Promise<Scored<C>[]> {
+): Promise<{ scored: Scored<C>[]; unheld: boolean }> {
   const byLang = new Map<string, Asked>();
   const asked = (lang: string) => {
     let a = byLang.get(lang);
@@ -142,9 +147,12 @@ export async function scoreSections<C extends Candidate>(
   };
   // Stemming every section is the costly part: a cheap first pass (heading words, and the
   // text merely containing a query stem) keeps the sections worth scoring properly.
-  const rough: { c: C; section: Section; head: Set<string>; rough: number }[] = [];
+  const rough: { c: C; section: Section; head: ReadonlySet<string>; rough: number }[] = [];
+  // The question's terms some candidate holds as written: one that none does may be a typo.
+  const held = new Set<string>();
   for (const c of candidates) {
     await slices.pause();
+    for (const t of pageTerms(c)) held.add(t);
     const roots = [...asked(c.lang).weight].map(([t, w]) => ({
       root: t.slice(0, Math.max(2, t.length - 1)),
       t,
@@ -157,11 +165,12 @@ export async function scoreSections<C extends Candidate>(
       const lowHead = headings.toLowerCase();
       const head = roots.some((r) => lowHead.includes(r.root))
         ? new Set(contentTerms(headings, c.lang))
-        : new Set<string>();
+        : NO_TERMS;
       const lower = section.text.slice(0, SECTION_CHARS).toLowerCase();
       let score = 0;
       for (const { root, t, w } of roots) {
         score += w * ((head.has(t) ? 2 : 0) + (lower.includes(root) ? 1 : 0));
+        if (w === 1 && !held.has(t) && (head.has(t) || lower.includes(t))) held.add(t);
       }
       if (score > 0) rough.push({ c, section, head, rough: score / (1 + 0.02 * c.rank) });
     }
@@ -173,8 +182,10 @@ export async function scoreSections<C extends Candidate>(
     // An answer is read from a section's start: a long one's first part is what counts.
     const section = { ...whole, text: cutAtLine(whole.text, SECTION_CHARS) };
     const words = contentTerms(section.text, c.lang);
+    // Frequencies of the question's terms only: the rest are never looked up.
+    const { weight } = asked(c.lang);
     const tf = new Map<string, number>();
-    for (const t of words) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const t of words) if (weight.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
     const page = pageTerms(c);
     const headTerms = contentTerms(section.heading, c.lang);
     const own = section.parent ? new Set(headTerms) : head;
@@ -193,7 +204,10 @@ export async function scoreSections<C extends Candidate>(
       asked: asked(c.lang),
     });
   }
-  if (!rows.length) return [];
+  const unheld = [...byLang.values()].some((a) =>
+    [...a.weight].some(([t, w]) => w === 1 && !held.has(t))
+  );
+  if (!rows.length) return { scored: [], unheld };
 
   // Section-level IDF: a word in every section says little about which one answers.
   const df = new Map<string, number>();
@@ -210,7 +224,7 @@ export async function scoreSections<C extends Candidate>(
   const idf = (t: string) => df.has(t) ? rawIdf(t) : unknownIdf;
   const avgLen = rows.reduce((n, r) => n + r.len, 0) / rows.length || 1;
 
-  return rows.map((r): Scored<C> => {
+  const scored = rows.map((r): Scored<C> => {
     const { weight } = r.asked;
     let score = 0, covered = 0, coveredAsked = 0, total = 0, totalAsked = 0;
     for (const [t, w] of weight) {
@@ -260,4 +274,5 @@ export async function scoreSections<C extends Candidate>(
       cover: totalAsked ? coveredAsked / totalAsked : cover,
     };
   }).filter((x) => x.score > 0).sort((a, b) => b.score - a.score);
+  return { scored, unheld };
 }

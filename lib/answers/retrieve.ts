@@ -7,7 +7,13 @@
  * conversation's earlier questions and sources too, weighted towards the new question.
  */
 import { type SectionedPage, splitQuestions, splitSections } from "./sections.ts";
-import { type Candidate as Scorable, type Scored, scoreSections } from "./section_score.ts";
+import {
+  type Candidate as Scorable,
+  type Scored,
+  scoreSections,
+  SECTION_CHARS,
+} from "./section_score.ts";
+import { mineEquivalences } from "../meaning/equivalences.ts";
 import { asksLikeQuestion, contentTerms } from "./analysis.ts";
 import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
@@ -47,6 +53,8 @@ const PAGES = 16;
 const DOCUMENTS = 4;
 /** Pages, of the best ranked, whose sections beyond the part read are looked for by heading. */
 const FAR_PAGES = 4;
+/** Pages, of the best ranked, read for the names they state for the question's words. */
+const STATED_PAGES = 8;
 /** Share of the question's words a heading must name to be read from beyond that part. */
 const FAR_NAMED = 0.6;
 const MAX_SECTIONS = 4;
@@ -100,12 +108,13 @@ export async function retrieve(
   const candidates = await gather(s, site, asked, earlier, context.sources, slices);
   dropCopies(candidates);
   let question = asked;
-  let { scored, unheld } = await scoreSections(candidates, question, earlier, slices);
+  const named = statedNames(asked, candidates);
+  let { scored, unheld } = await scoreSections(candidates, question, earlier, slices, named);
   if (unheld) {
     // A word no section holds may be a typo: read the question as search corrects it.
     question = await corrected(s, site, asked);
     if (question !== asked) {
-      ({ scored } = await scoreSections(candidates, question, earlier, slices));
+      ({ scored } = await scoreSections(candidates, question, earlier, slices, named));
     }
   }
   const best = scored[0];
@@ -182,6 +191,33 @@ function dropCopies(candidates: Candidate[]) {
   for (const c of candidates) {
     c.sections = c.sections.filter((x) => x.parent === undefined || !headed.has(key(x.heading)));
   }
+}
+
+/**
+ * Other names the best pages state for a word or phrase of the question ("Content Delivery
+ * Network (CDN)", "also known as"): each pair is [as asked, other name]. Only sections that
+ * say such a thing next to a word of the question are read for it.
+ */
+function statedNames(question: string, candidates: Candidate[]): [string, string][] {
+  const asked = ` ${question.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ")} `;
+  const has = (p: string) => asked.includes(` ${p.replace(/[^\p{L}\p{N}]+/gu, " ")} `);
+  const words = [...new Set(asked.trim().split(" "))].filter((w) => w.length > 1);
+  const out = new Map<string, [string, string]>();
+  for (const c of candidates.filter((c) => c.rank < STATED_PAGES)) {
+    for (const x of c.sections) {
+      const low = x.text.slice(0, SECTION_CHARS).toLowerCase();
+      const says = words.some((w) =>
+        low.includes(`(${w})`) || low.includes(`${w} (`) ||
+        (low.includes(w) && /also (?:called|known|referred)|\baka\b/.test(low))
+      );
+      if (!says) continue;
+      for (const { words: [a, b] } of mineEquivalences(x.text.slice(0, SECTION_CHARS))) {
+        if (has(a) && !has(b)) out.set(`${a}\u0000${b}`, [a, b]);
+        else if (has(b) && !has(a)) out.set(`${b}\u0000${a}`, [b, a]);
+      }
+    }
+  }
+  return [...out.values()];
 }
 
 /** Anchors from the page records (`sections`), which the search index does not keep. */

@@ -47,6 +47,8 @@ const K1 = 1.2;
  */
 const SAME_QUESTION = 6;
 
+/** How much a name the site states for a word counts against the word itself. */
+const STATED = 0.6;
 /** How much a question heading phrased alike counts, against one naming the same words. */
 const ALIKE = 1;
 /** Share of the question a section under a heading phrased alike must hold. */
@@ -116,11 +118,26 @@ interface Asked {
   set: Set<string>;
   pairs: (readonly [string, string])[];
   phrasing: Set<string>;
+  /** A term's other names the site states (its terms each), and every term they use. */
+  alts: Map<string, string[][]>;
+  altTerms: Set<string>;
 }
 
-function askedIn(question: string, earlier: string[], lang: string): Asked {
+function askedIn(
+  question: string,
+  earlier: string[],
+  lang: string,
+  stated: [string, string][],
+): Asked {
   const terms = contentTerms(question, lang);
+  const alts = new Map<string, string[][]>();
+  for (const [name, other] of stated) {
+    const [t, more] = contentTerms(name, lang), ts = contentTerms(other, lang);
+    if (t && !more && terms.includes(t) && ts.length) alts.set(t, [...alts.get(t) ?? [], ts]);
+  }
   return {
+    alts,
+    altTerms: new Set([...alts.values()].flat(2)),
     weight: weights(question, earlier, lang),
     terms,
     set: new Set(terms),
@@ -138,11 +155,12 @@ export async function scoreSections<C extends Candidate>(
   question: string,
   earlier: string[],
   slices: Slices,
+  stated: [string, string][] = [],
 ): Promise<{ scored: Scored<C>[]; unheld: boolean }> {
   const byLang = new Map<string, Asked>();
   const asked = (lang: string) => {
     let a = byLang.get(lang);
-    if (!a) byLang.set(lang, a = askedIn(question, earlier, lang));
+    if (!a) byLang.set(lang, a = askedIn(question, earlier, lang, stated));
     return a;
   };
   // Stemming every section is the costly part: a cheap first pass (heading words, and the
@@ -153,11 +171,10 @@ export async function scoreSections<C extends Candidate>(
   for (const c of candidates) {
     await slices.pause();
     for (const t of pageTerms(c)) held.add(t);
-    const roots = [...asked(c.lang).weight].map(([t, w]) => ({
-      root: t.slice(0, Math.max(2, t.length - 1)),
-      t,
-      w,
-    }));
+    const a = asked(c.lang);
+    const roots = [...a.weight, ...[...a.altTerms].map((t) => [t, STATED] as const)].map((
+      [t, w],
+    ) => ({ root: t.slice(0, Math.max(2, t.length - 1)), t, w }));
     for (const section of c.sections) {
       if (!section.text) continue;
       // One question of an FAQ section is also about what its section's heading says.
@@ -183,9 +200,11 @@ export async function scoreSections<C extends Candidate>(
     const section = { ...whole, text: cutAtLine(whole.text, SECTION_CHARS) };
     const words = contentTerms(section.text, c.lang);
     // Frequencies of the question's terms only: the rest are never looked up.
-    const { weight } = asked(c.lang);
+    const { weight, altTerms } = asked(c.lang);
     const tf = new Map<string, number>();
-    for (const t of words) if (weight.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const t of words) {
+      if (weight.has(t) || altTerms.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
+    }
     const page = pageTerms(c);
     const headTerms = contentTerms(section.heading, c.lang);
     const own = section.parent ? new Set(headTerms) : head;
@@ -230,14 +249,22 @@ export async function scoreSections<C extends Candidate>(
     for (const [t, w] of weight) {
       total += w * idf(t);
       if (w === 1) totalAsked += idf(t);
-      const tf = r.tf.get(t) ?? 0;
-      const head = r.head.has(t);
+      let tf = r.tf.get(t) ?? 0, head = r.head.has(t), say = 1;
       const inTitle = r.title.has(t);
-      if (!tf && !head && !inTitle) continue;
+      if (!tf && !head && !inTitle) {
+        // The section may say it by another name the site states ("content delivery network").
+        const alt = r.asked.alts.get(t)?.find((ts) =>
+          ts.every((x) => r.tf.has(x) || r.head.has(x))
+        );
+        if (!alt) continue;
+        tf = Math.min(...alt.map((x) => r.tf.get(x) ?? 0));
+        head = alt.every((x) => r.head.has(x));
+        say = STATED;
+      }
       const norm = K1 * (0.25 + 0.75 * r.len / avgLen);
       const part = (head ? HEADING_HIT : 0) + (tf ? (tf * (K1 + 1)) / (tf + norm) : 0) +
         (inTitle ? TITLE_HIT : 0);
-      score += w * idf(t) * part;
+      score += say * w * idf(t) * part;
       // A word only in the page title half answers: the section is on the page's subject.
       const share = tf || head ? 1 : 0.5;
       covered += w * idf(t) * share;

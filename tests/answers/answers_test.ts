@@ -298,3 +298,32 @@ Deno.test("answers - FAQPage questions the page text already holds are not added
   assert.equal(page.text.split("Do you deliver on Saturdays?").length, 2, page.text);
   assert.equal(page.text.split("Can I change my delivery address?").length, 2, page.text);
 });
+
+Deno.test("answers - a name the site states ('Content Delivery Network (CDN)') finds the section that only uses the other name", async () => {
+  const { t, site } = await siteWith([
+    {
+      url: "/glossary",
+      title: "Glossary",
+      body:
+        "Our pages are served through a Content Delivery Network (CDN), which keeps copies of them close to visitors. A CDN is seldom empty for long.",
+    },
+    {
+      url: "/help/caching",
+      title: "Caching",
+      headings: ["Emptying the content delivery network", "Browser caches"],
+      body: [
+        "Emptying the content delivery network",
+        "Open Settings, choose Performance and press Purge all. The content delivery network fetches every page again within five minutes.",
+        "Browser caches",
+        "Visitors may still see an old page until their browser cache expires, usually within an hour.",
+      ].join("\n"),
+    },
+  ]);
+  try {
+    const a = await ask(t, site, "How do I empty the CDN?");
+    assert.match(firstSentence(a.answer), /^Open Settings, choose Performance and press Purge all/);
+    assert.equal(firstUrl(a), "/help/caching");
+  } finally {
+    t.close();
+  }
+});

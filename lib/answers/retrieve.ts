@@ -100,7 +100,7 @@ export async function retrieve(
   context: RetrievalContext = { questions: [], sources: [] },
 ): Promise<Retrieved> {
   const earlier = context.questions.slice(-2);
-  if (![asked, ...earlier].some((q) => contentTerms(q).length || /[^\x00-\x7f]/.test(q))) {
+  if (![asked, ...earlier].some((q) => contentTerms(q).length)) {
     return { texts: [], refs: [], matched: false, question: asked };
   }
   const slices = new Slices();

@@ -20,10 +20,8 @@ const DOTTED = /[.-]/;
 const known = new Map<string, Map<string, string[]>>();
 const MAX_KNOWN = 20_000;
 
-/** The content terms of one lowercased word: its indexed forms, filler dropped. */
-function wordTerms(lower: string, lang: string): string[] {
-  let memo = known.get(lang);
-  if (!memo) known.set(lang, memo = new Map());
+/** The content terms of one lowercased word, remembered in `memo`: its forms, filler dropped. */
+function wordTerms(lower: string, lang: string, memo: Map<string, string[]>): string[] {
   let out = memo.get(lower);
   if (out) return out;
   if ((lower.length < 2 && lower.charCodeAt(0) < 128) || FILLER.has(lower)) out = [];
@@ -38,9 +36,11 @@ function wordTerms(lower: string, lang: string): string[] {
 
 /** The content terms of a text in a language, in order: indexed forms, filler dropped. */
 export function contentTerms(text: string, lang = "en"): string[] {
+  let memo = known.get(lang);
+  if (!memo) known.set(lang, memo = new Map());
   const out: string[] = [];
   for (const w of words(text, lang)) {
-    const ts = wordTerms(w.toLowerCase(), lang);
+    const ts = wordTerms(w.toLowerCase(), lang, memo);
     if (ts.length === 1) out.push(ts[0]);
     else if (ts.length) out.push(...ts);
   }

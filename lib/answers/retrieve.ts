@@ -55,6 +55,7 @@ const DOCUMENTS = 4;
 const FAR_PAGES = 4;
 /** Pages, of the best ranked, read for the names they state for the question's words. */
 const STATED_PAGES = 8;
+const ALSO = /also (?:called|known|referred)|\baka\b/i;
 /** Share of the question's words a heading must name to be read from beyond that part. */
 const FAR_NAMED = 0.6;
 const MAX_SECTIONS = 4;
@@ -202,16 +203,19 @@ function statedNames(question: string, candidates: Candidate[]): [string, string
   const asked = ` ${question.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ")} `;
   const has = (p: string) => asked.includes(` ${p.replace(/[^\p{L}\p{N}]+/gu, " ")} `);
   const words = [...new Set(asked.trim().split(" "))].filter((w) => w.length > 1);
+  if (!words.length) return [];
   const out = new Map<string, [string, string]>();
   for (const c of candidates.filter((c) => c.rank < STATED_PAGES)) {
     for (const x of c.sections) {
-      const low = x.text.slice(0, SECTION_CHARS).toLowerCase();
+      const text = x.text.slice(0, SECTION_CHARS);
+      const also = ALSO.test(text);
+      if (!also && !text.includes("(")) continue;
+      const low = text.toLowerCase();
       const says = words.some((w) =>
-        low.includes(`(${w})`) || low.includes(`${w} (`) ||
-        (low.includes(w) && /also (?:called|known|referred)|\baka\b/.test(low))
+        low.includes(`(${w})`) || low.includes(`${w} (`) || (also && low.includes(w))
       );
       if (!says) continue;
-      for (const { words: [a, b] } of mineEquivalences(x.text.slice(0, SECTION_CHARS))) {
+      for (const { words: [a, b] } of mineEquivalences(text)) {
         if (has(a) && !has(b)) out.set(`${a}\u0000${b}`, [a, b]);
         else if (has(b) && !has(a)) out.set(`${b}\u0000${a}`, [b, a]);
       }

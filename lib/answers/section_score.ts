@@ -35,7 +35,7 @@ export interface Scored<C extends Candidate> {
 /** Characters of a section scored and handed on (a whole answer is at most 1,600). */
 export const SECTION_CHARS = 2_500;
 /** Sections scored in full, after a cheap first pass over every candidate's sections. */
-const SCORED_SECTIONS = 32;
+const SCORED_SECTIONS = 24;
 /** A follow-up's earlier questions count this much beside its own words. */
 const EARLIER_WEIGHT = 0.3;
 const HEADING_HIT = 1.5;

@@ -54,7 +54,7 @@ const DOCUMENTS = 4;
 /** Pages, of the best ranked, whose sections beyond the part read are looked for by heading. */
 const FAR_PAGES = 4;
 /** Pages, of the best ranked, read for the names they state for the question's words. */
-const STATED_PAGES = 8;
+const STATED_PAGES = 4;
 const ALSO = /also (?:called|known|referred)|\baka\b/i;
 /** Share of the question's words a heading must name to be read from beyond that part. */
 const FAR_NAMED = 0.6;

@@ -82,6 +82,8 @@ export function splitSections(page: SectionedPage): Section[] {
   return out;
 }
 
+const Q_LINE = /(?:^|\n)q(?:uestion)?\s*[:.]/i;
+
 /** A line that opens with a question ("Do you ship to Canada? No. …"): the question, the rest. */
 const LEADING_QUESTION = /^(\p{Lu}[^?.!\n]{3,200}\?)["”’)]?\s+(\S.*)$/u;
 
@@ -93,7 +95,10 @@ const LEADING_QUESTION = /^(\p{Lu}[^?.!\n]{3,200}\?)["”’)]?\s+(\S.*)$/u;
  * fewer than two questions comes back whole: one question in prose is rhetorical.
  */
 export function splitQuestions(section: Section): Section[] {
-  const lines = section.text.split("\n");
+  // Fewer than two "?" and no "Q:" line: nothing to cut, and most sections are so.
+  const t = section.text, first = t.indexOf("?");
+  if ((first < 0 || first === t.lastIndexOf("?")) && !Q_LINE.test(t)) return [section];
+  const lines = t.split("\n");
   const out: Section[] = [];
   let heading = section.heading, body: string[] = [];
   const flush = () => {

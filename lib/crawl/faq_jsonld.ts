@@ -13,6 +13,7 @@ export interface FaqEntry {
 /** At most this many questions per page, and characters per answer. */
 const MAX_ENTRIES = 200;
 const MAX_ANSWER_CHARS = 4_000;
+const MAX_QUESTION_CHARS = 200;
 /** JSON-LD blocks longer than this are not parsed (nobody writes an FAQ that long). */
 const MAX_JSON_CHARS = 1_000_000;
 
@@ -39,7 +40,10 @@ export function faqEntries(blocks: string[]): FaqEntry[] {
       const accepted = [o.acceptedAnswer].flat()[0] as Record<string, unknown> | undefined;
       const question = asText(o.name);
       const answer = asText(accepted?.text).slice(0, MAX_ANSWER_CHARS);
-      if (question && answer) out.push({ question, answer });
+      // A question longer than a heading may be is no heading (page.ts keeps 200 characters).
+      if (question && answer && question.length <= MAX_QUESTION_CHARS) {
+        out.push({ question, answer });
+      }
       return;
     }
     for (const key of ["@graph", "mainEntity", "hasPart"]) visit(o[key], depth + 1);

@@ -55,6 +55,7 @@ const DOCUMENTS = 4;
 const FAR_PAGES = 4;
 /** Pages, of the best ranked, read for the names they state for the question's words. */
 const STATED_PAGES = 4;
+/** Words that say a second name follows. */
 const ALSO = /also (?:called|known|referred)|\baka\b/i;
 /** Share of the question's words a heading must name to be read from beyond that part. */
 const FAR_NAMED = 0.6;

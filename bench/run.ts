@@ -2,7 +2,6 @@
 import { benchSearch } from "./search.ts";
 import { benchSummarize } from "./summarize.ts";
 import { evaluate } from "./eval.ts";
-import { evaluateAnswers } from "./answers.ts";
 import { benchCrawl } from "./crawl.ts";
 import { benchSnapshot } from "./snapshot.ts";
 
@@ -20,7 +19,5 @@ const hasDjango = await Deno.stat("/usr/share/doc/python-django-doc/html").then(
   () => true,
   () => false,
 );
-if (hasDjango) {
-  await evaluate();
-  await evaluateAnswers();
-} else console.log("\n(relevance skipped: apt-get install -y python-django-doc)");
+if (hasDjango) await evaluate(); // relevance and FAQ answers of every installed set
+else console.log("\n(relevance skipped: apt-get install -y python-django-doc)");

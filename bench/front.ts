@@ -5,7 +5,7 @@
  * run.ts; FRONT_SECONDS per run, FRONT_ROUNDS rounds interleaved (the median is kept).
  */
 import { createApp } from "../app.ts";
-import { serveHttp } from "../lib/http/server.ts";
+import { serveHttp } from "../lib/http/server/mod.ts";
 import { haveWrk, wrk } from "./wrk.ts";
 
 /** Requests per second of the three servers, and the ratios the issue asks for. */

@@ -7,7 +7,7 @@ import type { PageInput } from "../lib/sites/pages.ts";
 import { loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
 import { haveWrk, wrk, type WrkResult } from "./wrk.ts";
 import { mallocTrim } from "../lib/memory_trim.ts";
-import { serveHttp } from "../lib/http/server.ts";
+import { serveHttp } from "../lib/http/server/mod.ts";
 import { startServer } from "./server.ts";
 import type { Services } from "../lib/services.ts";
 import type { Hono } from "hono";
@@ -227,7 +227,7 @@ async function indexQueries(): Promise<string[]> {
 }
 
 /**
- * /api/search through HTTP on both servers the app runs on: ours (lib/http/server.ts, what
+ * /api/search through HTTP on both servers the app runs on: ours (lib/http/server/, what
  * main.ts serves with) and Deno.serve (Deno Deploy). First-seen real queries one at a time and
  * under 50 connections (beside the same queries' in-process rate), and one repeated query
  * (a result-cache hit) beside a bare server sending the same bytes.

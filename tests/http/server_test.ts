@@ -1,6 +1,6 @@
 /** The server under abuse: main.ts in a child process, sockets on 127.0.0.1. */
 import assert from "node:assert/strict";
-import { serveHttp } from "../../lib/http/server.ts";
+import { serveHttp } from "../../lib/http/server/mod.ts";
 import { connect, readUntilClosed, startMain, timedSearch } from "../fixtures/instance.ts";
 
 const enc = new TextEncoder();

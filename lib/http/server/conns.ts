@@ -2,7 +2,8 @@
  * The open connections and who gives way when clients hoard them. Each client address (an
  * IPv6 one by its /64, which one client usually holds whole) keeps at most `maxPerPeer`; at the
  * global cap, the address holding the most loses its oldest idle connection, else the one
- * slowest to send its request. Connections the app is answering are never taken.
+ * slowest to send its request (sending it for SLOW_MS at least: one merely not read yet under
+ * load is not slow). Connections the app is answering are never taken.
  */
 
 /**
@@ -11,6 +12,8 @@
  */
 export type Phase = "idle" | "head" | "body" | "busy";
 const GIVES_WAY: Record<Phase, number> = { idle: 0, head: 1, body: 2, busy: 3 };
+/** How long a request may take to arrive before it counts as slow at the global cap. */
+export const SLOW_MS = 300;
 
 export interface Slot {
   conn: Deno.Conn;
@@ -56,12 +59,13 @@ export class Connections {
 
   /**
    * Makes room for a connection from `peer` (evicting one of its own past `maxPerPeer`, or the
-   * biggest holder's at the global cap) and counts it in; null when it must be refused.
+   * biggest holder's at the global cap) and counts it in. "peer": its address holds only busy
+   * connections; "full": so does every address, for now.
    */
-  admit(conn: Deno.Conn, peer: string): Slot | null {
+  admit(conn: Deno.Conn, peer: string): Slot | "peer" | "full" {
     const own = this.#byPeer.get(peer);
-    if (own && own.size >= this.maxPerPeer && !this.#evictFrom(own)) return null;
-    if (this.slots.size >= this.max && !this.evictHoarder()) return null;
+    if (own && own.size >= this.maxPerPeer && !this.#evictFrom(own, 0)) return "peer";
+    if (this.slots.size >= this.max && !this.#evictHoarder()) return "full";
     const slot: Slot = { conn, peer, phase: "head", since: Date.now(), deadline: null };
     this.slots.add(slot);
     if (own) own.add(slot);
@@ -104,9 +108,9 @@ export class Connections {
   }
 
   /** Evicts from the address holding the most connections that has one to give; false if none. */
-  evictHoarder(): boolean {
+  #evictHoarder(): boolean {
     const peers = [...this.#byPeer.values()].sort((a, b) => b.size - a.size);
-    for (const own of peers) if (this.#evictFrom(own)) return true;
+    for (const own of peers) if (this.#evictFrom(own, SLOW_MS)) return true;
     return false;
   }
 
@@ -120,10 +124,12 @@ export class Connections {
     return oldest !== null;
   }
 
-  #evictFrom(own: Set<Slot>): boolean {
+  /** Evicts `own`'s oldest idle connection, else its slowest sending for `slowMs` at least. */
+  #evictFrom(own: Set<Slot>, slowMs: number): boolean {
     let victim: Slot | null = null;
+    const slowSince = Date.now() - slowMs;
     for (const s of own) {
-      if (s.phase === "busy") continue;
+      if (s.phase === "busy" || (s.phase !== "idle" && s.since > slowSince)) continue;
       const order = victim ? GIVES_WAY[s.phase] - GIVES_WAY[victim.phase] : -1;
       if (order < 0 || (order === 0 && s.since < victim!.since)) victim = s;
     }

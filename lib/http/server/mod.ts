@@ -263,10 +263,17 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
         await new Promise((r) => setTimeout(r, Math.min(1000, 20 * acceptFailures)));
         continue;
       }
-      const slot = conns.admit(conn, peerKey(conn.remoteAddr));
-      if (!slot) {
-        // Every connection it could give up is being answered: a 503, not a wait.
-        conns.stats.refused++;
+      const peer = peerKey(conn.remoteAddr);
+      let slot = conns.admit(conn, peer);
+      // At the cap, nobody to give way yet: wait (new clients queue in the backlog meanwhile)
+      // until a connection ends or one has been slow for long enough.
+      while (slot === "full" && !closing) {
+        await Promise.race([conns.freed(), new Promise((r) => setTimeout(r, 50))]);
+        slot = conns.admit(conn, peer);
+      }
+      if (typeof slot === "string") {
+        // Its address holds only connections being answered: a 503, not a wait.
+        if (slot === "peer") conns.stats.refused++;
         const bytes = refusal(503, "Too many connections from this address.", {
           "retry-after": "1",
         });

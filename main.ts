@@ -183,6 +183,7 @@ if (onDeploy) {
     reusePort: workers > 1 || workerOf !== undefined,
   }, app.fetch);
   stopServer = () => server.shutdown();
+  services.httpFront = () => ({ ...server.stats() });
 }
 // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and panics if
 // that happens while the process is out of file descriptors. Deploy sends SIGINT and waits 5 s.

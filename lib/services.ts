@@ -75,6 +75,8 @@ export interface Services {
   analytics: Analytics;
   eventIpLimit: IpLimit;
   sessions: Sessions;
+  /** The HTTP server's counters (connections, evictions, refusals), set when main.ts runs it. */
+  httpFront?: () => Record<string, number>;
   /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
   close(): Promise<void>;
 }

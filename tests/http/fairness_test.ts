@@ -126,9 +126,11 @@ Deno.test("fairness - addresses are counted as clients hold them: IPv4 as it is,
   assert.equal(key("::1"), "0:0:0:0::/64");
 });
 
-Deno.test("fairness - main.ts takes MAX_CONNECTIONS_PER_IP from the environment", async () => {
+Deno.test("fairness - main.ts takes MAX_CONNECTIONS_PER_IP from the environment and the operator's stats count what it evicts", async () => {
   const dir = await Deno.makeTempDir();
-  const inst = await startMain({ KV_PATH: `${dir}/kv`, MAX_CONNECTIONS_PER_IP: "3" });
+  const inst = await startMain({ KV_PATH: `${dir}/kv`, MAX_CONNECTIONS_PER_IP: "3" }, {
+    operatorToken: "op_fairness_test",
+  });
   const conns = [];
   for (let i = 0; i < 4; i++) {
     conns.push(await connect(inst.url));
@@ -138,6 +140,12 @@ Deno.test("fairness - main.ts takes MAX_CONNECTIONS_PER_IP from the environment"
   assert.ok((await readUntilClosed(conns[0], 1000)).closed, "the oldest silent one was closed");
   assert.equal((await readUntilClosed(conns[3], 200)).closed, false);
   for (const c of conns) c.close();
+  // The operator's stats count it.
+  const stats = await fetch(`${inst.url}/api/admin/stats`, {
+    headers: { Authorization: "Bearer op_fairness_test" },
+  });
+  const { http } = await stats.json();
+  assert.ok(http.evictedSlow >= 1 && http.accepted >= 5, JSON.stringify(http));
   await inst.stop();
   await Deno.remove(dir, { recursive: true });
 });

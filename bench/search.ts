@@ -276,7 +276,8 @@ async function benchHttp(
   const servers = [
     {
       name: "our server (main.ts)",
-      start: () => serveHttp({ hostname: "127.0.0.1", port: 0 }, app.fetch),
+      start: () =>
+        serveHttp({ hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000 }, app.fetch),
     },
     {
       name: "Deno.serve (Deploy)",
@@ -284,7 +285,10 @@ async function benchHttp(
     },
   ];
   const bare = (handler: () => Response) => [
-    { name: "our server", server: serveHttp({ hostname: "127.0.0.1", port: 0 }, handler) },
+    {
+      name: "our server",
+      server: serveHttp({ hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000 }, handler),
+    },
     {
       name: "Deno.serve",
       server: Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler),

@@ -111,7 +111,7 @@ Deno.test("fairness - an address whose connections are all being answered is ref
   const { text, closed } = await readUntilClosed(third, 2000);
   assert.ok(closed);
   assert.match(text, /^HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*retry-after: 1/);
-  assert.equal(server.stats().refused, 1);
+  assert.equal(server.stats().refusedConnections, 1);
   release.resolve();
   for (const c of [...busy, third]) c.close();
   await server.shutdown();

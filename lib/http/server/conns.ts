@@ -33,10 +33,10 @@ export interface FrontStats {
   /** Closed to make room: idle keep-alive ones, and ones still sending their request. */
   evictedIdle: number;
   evictedSlow: number;
-  /** Turned away with a 503: their address (or every address) held only busy connections. */
-  refused: number;
-  /** Requests the server refused itself (malformed, too large, late). */
-  malformed: number;
+  /** Connections turned away with a 503: their address held only connections being answered. */
+  refusedConnections: number;
+  /** Requests the server answered itself with an error (malformed, too large, late). */
+  refusedRequests: number;
 }
 
 /** The open connections, counted per client address. */
@@ -46,8 +46,8 @@ export class Connections {
     accepted: 0,
     evictedIdle: 0,
     evictedSlow: 0,
-    refused: 0,
-    malformed: 0,
+    refusedConnections: 0,
+    refusedRequests: 0,
   };
   #byPeer = new Map<string, Set<Slot>>();
   #freed: (() => void) | null = null;

@@ -113,7 +113,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
   };
   /** Answers a refusal and ends the exchange; the connection closes after it. */
   const refuse = async (slot: Slot, err: Refusal | BodyError) => {
-    conns.stats.malformed++;
+    conns.stats.refusedRequests++;
     await writeAll(slot, refusal(err.status, err.message)).catch(() => {});
     return false;
   };
@@ -273,7 +273,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       }
       if (typeof slot === "string") {
         // Its address holds only connections being answered: a 503, not a wait.
-        if (slot === "peer") conns.stats.refused++;
+        if (slot === "peer") conns.stats.refusedConnections++;
         const bytes = refusal(503, "Too many connections from this address.", {
           "retry-after": "1",
         });

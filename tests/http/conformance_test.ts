@@ -156,6 +156,13 @@ Deno.test('conformance - Host is uri-host [":" port] or the request is a 400, an
       seen: [],
     },
     { name: "OPTIONS *", send: `OPTIONS * HTTP/1.1\r\n${H}\r\n`, statuses: [204], seen: [] },
+    {
+      name: "OPTIONS * with a body",
+      send: `OPTIONS * HTTP/1.1\r\n${H}Content-Length: ${SMUGGLED.length}\r\n\r\n${SMUGGLED}`,
+      statuses: [204],
+      seen: [],
+      closed: true,
+    },
   ]);
   // The app sees the host it was sent, and the path on the wire.
   const { server, seen, port } = probeServer();

@@ -6,7 +6,7 @@
  * file descriptors. It imports nothing from the app: refusals are worded by `errorBody`.
  */
 import { Wire } from "../wire.ts";
-import { type HeadLimits, parseHead, readHead } from "./head.ts";
+import { type Head, type HeadLimits, parseHead, readHead } from "./head.ts";
 import { bodyStream } from "./body.ts";
 import { Connections, type FrontStats, peerKey, type Slot } from "./conns.ts";
 import { BodyError, Refusal } from "./refusal.ts";
@@ -141,7 +141,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     // The head: within headerTimeoutMs of starting to wait, idle time included.
     if (!first) conns.enter(slot, wire.buffered.byteLength === 0 ? "idle" : "head");
     slot.deadline = Date.now() + o.headerTimeoutMs;
-    let head;
+    let head: Head;
     try {
       const bytes = await readHead(wire, limits, () => {
         if (slot.phase === "idle") conns.enter(slot, "head");
@@ -157,7 +157,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       conns.enter(slot, "busy");
       const options = `HTTP/1.1 204 No Content\r\nallow: ${ALLOW}\r\n\r\n`;
       await writeAll(slot, new TextEncoder().encode(options)).catch(() => {});
-      return !head.close;
+      return !head.close && head.length === 0; // a body it came with is never read
     }
 
     const noBody = head.method === "GET" || head.method === "HEAD";

@@ -164,13 +164,13 @@ Deno.test('conformance - Host is uri-host [":" port] or the request is a 400, an
       closed: true,
     },
   ]);
-  // The app sees the host it was sent, and the path on the wire.
+  // The app sees the host it was sent, and the path on the wire; URL and Host agree.
   const { server, seen, port } = probeServer();
   await exchange(port, `GET /healthz?a=1 HTTP/1.1\r\nHost: good.example:8000\r\n\r\n`);
   await exchange(port, `GET http://other.example/p HTTP/1.1\r\nHost: ignored.example\r\n\r\n`);
-  assert.deepEqual(seen.map((s) => [s.host, s.path]), [
-    ["good.example:8000", "/healthz?a=1"],
-    ["other.example", "/p"],
+  assert.deepEqual(seen.map((s) => [s.host, s.hostHeader, s.path]), [
+    ["good.example:8000", "good.example:8000", "/healthz?a=1"],
+    ["other.example", "other.example", "/p"], // absolute-form: Host is ignored (RFC 9112 3.2.2)
   ]);
   await server.shutdown();
 });

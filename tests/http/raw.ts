@@ -6,6 +6,8 @@ export interface Seen {
   /** Path and query as the app sees them. */
   path: string;
   host: string;
+  /** The Host header the app got. */
+  hostHeader: string | null;
   body: string;
 }
 
@@ -30,6 +32,7 @@ export function probeServer(options: Partial<ServeOptions> = {}) {
         method: req.method,
         path: url.pathname + url.search,
         host: url.host,
+        hostHeader: req.headers.get("host"),
         body: "",
       };
       seen.push(entry);

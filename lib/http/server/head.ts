@@ -118,11 +118,19 @@ export function parseHead(bytes: Uint8Array, self: string, maxBodyBytes: number)
   if (host === null && minor === 1) throw new Refusal(400, "HTTP/1.1 requests must send Host.");
   if (host !== null && !HOST.test(host)) throw new Refusal(400, "The Host header is not valid.");
 
+  const url = requestUrl(method, target, host, self);
+  if (url !== null && !target.startsWith("/")) {
+    // Absolute-form: its authority is the request's host, for the app's Host too (3.2.2).
+    const i = headers.findIndex(([name]) => name.toLowerCase() === "host");
+    const field: [string, string] = ["Host", new URL(url).host];
+    if (i >= 0) headers[i] = field;
+    else headers.push(field);
+  }
   const closes = listElements(connection).some((t) => t.toLowerCase() === "close");
   return {
     method,
     minor,
-    url: requestUrl(method, target, host, self),
+    url,
     headers,
     length: bodyLength(te, cl, minor, maxBodyBytes),
     close: closes || minor === 0,

@@ -1,9 +1,10 @@
 /**
  * The open connections and who gives way when clients hoard them. Each client address (an
- * IPv6 one by its /64, which one client usually holds whole) keeps at most `maxPerPeer`; at the
- * global cap, the address holding the most loses its oldest idle connection, else the one
- * slowest to send its request (sending it for SLOW_MS at least: one merely not read yet under
- * load is not slow). Connections the app is answering are never taken.
+ * IPv6 one by its /64, which one client usually holds whole) keeps at most `maxPerPeer`: past it,
+ * that address loses its oldest idle connection, else the one slowest to send its request; at
+ * the global cap, the address holding the most does. Slow means sending for SLOW_MS at least
+ * (one merely not read yet under load is not slow); connections the app is answering are never
+ * taken. With nothing to give, a new connection is refused (past its address's cap) or waits.
  */
 
 /**
@@ -13,7 +14,7 @@
 export type Phase = "idle" | "head" | "body" | "busy";
 const GIVES_WAY: Record<Phase, number> = { idle: 0, head: 1, body: 2, busy: 3 };
 /** How long a request may take to arrive before it counts as slow at the global cap. */
-export const SLOW_MS = 300;
+const SLOW_MS = 300;
 
 export interface Slot {
   conn: Deno.Conn;
@@ -64,7 +65,7 @@ export class Connections {
    */
   admit(conn: Deno.Conn, peer: string): Slot | "peer" | "full" {
     const own = this.#byPeer.get(peer);
-    if (own && own.size >= this.maxPerPeer && !this.#evictFrom(own, 0)) return "peer";
+    if (own && own.size >= this.maxPerPeer && !this.#evictFrom(own)) return "peer";
     if (this.slots.size >= this.max && !this.#evictHoarder()) return "full";
     const slot: Slot = { conn, peer, phase: "head", since: Date.now(), deadline: null };
     this.slots.add(slot);
@@ -110,7 +111,7 @@ export class Connections {
   /** Evicts from the address holding the most connections that has one to give; false if none. */
   #evictHoarder(): boolean {
     const peers = [...this.#byPeer.values()].sort((a, b) => b.size - a.size);
-    for (const own of peers) if (this.#evictFrom(own, SLOW_MS)) return true;
+    for (const own of peers) if (this.#evictFrom(own)) return true;
     return false;
   }
 
@@ -124,10 +125,10 @@ export class Connections {
     return oldest !== null;
   }
 
-  /** Evicts `own`'s oldest idle connection, else its slowest sending for `slowMs` at least. */
-  #evictFrom(own: Set<Slot>, slowMs: number): boolean {
+  /** Evicts `own`'s oldest idle connection, else its slowest sending for SLOW_MS at least. */
+  #evictFrom(own: Set<Slot>): boolean {
     let victim: Slot | null = null;
-    const slowSince = Date.now() - slowMs;
+    const slowSince = Date.now() - SLOW_MS;
     for (const s of own) {
       if (s.phase === "busy" || (s.phase !== "idle" && s.since > slowSince)) continue;
       const order = victim ? GIVES_WAY[s.phase] - GIVES_WAY[victim.phase] : -1;

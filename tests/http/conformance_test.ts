@@ -3,25 +3,29 @@
  * literature (CL.TE, TE.CL, TE.TE, TERM.EXT, EXT.TERM, 0.CL, CL.0), and issue 25's probes. Each
  * asserts the exact status and what reached the app: nothing behind a refused request runs.
  *
- * Where we deliberately differ from hyper (httparse 1.x, hyper 1.x server defaults):
+ * Where we deliberately differ from hyper (read in hyper's src/proto/h1/role.rs and decode.rs,
+ * and httparse's lib.rs, as of August 2026):
  *
- * | input                                            | hyper                       | ours |
- * |--------------------------------------------------|-----------------------------|------|
- * | bare LF ending a head line (RFC 9112 2.2 MAY)    | accepted as a line end      | 400 at once |
- * | empty lines before the request-line              | skipped (CRLF or LF)        | CRLF skipped, a bare LF is 400 |
- * | lower-case or unknown method (`delete`, `FOO`)   | passed to the service       | 501 |
- * | CONNECT, TRACE                                   | passed to the service       | 501 |
- * | Host not `uri-host [":" port]`, or repeated      | passed to the service       | 400 |
- * | HTTP/1.1 without Host                            | passed to the service       | 400 |
- * | dot-segments in the path (`/../`, `/%2e%2e/`)    | passed to the service       | 400 |
- * | `"`, `<`, `>`, `\`, `#`, non-ASCII in the target | httparse refuses some       | 400; `[ ] ^ \` { \| }` taken as browsers send them |
- * | `Content-Length: 5, 5` (identical repeats)       | accepted as 5               | 400 |
- * | Transfer-Encoding with Content-Length            | TE wins, CL dropped         | 400 |
- * | Transfer-Encoding in HTTP/1.0                    | TE wins                     | 400 |
- * | codings before chunked (`gzip, chunked`)         | body passed encoded         | 501 |
- * | chunked body over the server's body limit        | read on                     | 413 |
- * | a head in pieces, bare LF ending a chunk line    | 400                         | 400 (the same) |
- * | `Expect: 100-continue` in HTTP/1.0               | ignored                     | ignored (the same) |
+ * | input                                               | hyper                                  | ours |
+ * |-----------------------------------------------------|----------------------------------------|------|
+ * | bare LF ending a head line (RFC 9112 2.2: MAY)      | taken as a line end                    | 400 at once |
+ * | empty lines before the request-line                 | skipped, CRLF or bare LF               | CRLF skipped; a bare LF is 400 |
+ * | lower-case or unknown method (`delete`, `FOO`)      | passed to the service                  | 501 |
+ * | CONNECT, TRACE                                      | passed to the service                  | 501 |
+ * | Host not `uri-host [":" port]`, repeated, or absent | passed to the service                  | 400 (absent: HTTP/1.1 only) |
+ * | dot-segments in the path (`/../`, `/%2e%2e/`)       | passed to the service                  | 400 |
+ * | `"` `<` `>` `\` `#`, obs-text in the target         | httparse takes any VCHAR and obs-text  | 400 (`[ ] ^ \` { \| }` taken: browsers send them raw) |
+ * | Content-Length on two lines, same value             | taken                                  | 400 |
+ * | Transfer-Encoding beside Content-Length             | TE wins, CL dropped, closes after      | 400 |
+ * | codings before chunked (`gzip, chunked`)            | chunked, the body passed still coded   | 501 |
+ * | SP or HTAB after a chunk-size (`5 \r\n`)            | taken                                  | 400: BWS only before `;` |
+ * | chunk-ext not by its grammar (`5;`, `5;a=`)         | taken (skipped up to CRLF)             | 400 |
+ * | chunked body past the server's body limit           | read on (no server limit)              | 413 |
+ * | HTTP/1.0 with `Connection: keep-alive`              | kept alive                             | closed after the answer |
+ *
+ * The same in both: bare LF in a chunk line is refused (TERM.EXT), Transfer-Encoding in HTTP/1.0
+ * and one not ending in chunked are 400, `Content-Length: 5, 5` on one line is 400, and
+ * `Expect: 100-continue` from HTTP/1.0 gets no 100.
  */
 import assert from "node:assert/strict";
 import { exchange, probeServer } from "./raw.ts";

@@ -6,7 +6,7 @@
  * request.
  */
 import { latin1, type Wire } from "../wire.ts";
-import { BodyError, fieldLine } from "./refusal.ts";
+import { BodyError, fieldLine, TCHAR } from "./refusal.ts";
 
 export interface BodyLimits {
   /** From the head to the body's last byte. */
@@ -23,7 +23,7 @@ export interface BodyEvents {
   onError(err: BodyError): void;
 }
 
-const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const TOKEN = `${TCHAR}+`;
 const QUOTED =
   '"(?:[\\t \\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t \\x21-\\x7e\\x80-\\xff])*"';
 /** chunk-size [ chunk-ext ]: `*( BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ] )`. */

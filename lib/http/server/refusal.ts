@@ -1,4 +1,4 @@
-/** Requests the server refuses itself, before or while the app reads them. */
+/** Refusals, and the pieces of RFC 9110 grammar that the head and body parsers share. */
 
 /** A request head the server answers itself (400, 414, 431, 501, 505...); the connection closes. */
 export class Refusal extends Error {
@@ -19,11 +19,13 @@ export class BodyError extends Error {
   }
 }
 
-/** A field-name or other token (RFC 9110 section 5.6.2). */
-export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The characters of a token (RFC 9110 section 5.6.2), as a regular expression class. */
+export const TCHAR = "[!#$%&'*+.^_`|~0-9A-Za-z-]";
+/** A method, field-name or other token. */
+export const TOKEN = new RegExp(`^${TCHAR}+$`);
 
 /** A field line as RFC 9112 section 5 has it: no space before the colon, no obs-fold, no CTL. */
-const FIELD_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):([\t\x20-\x7e\x80-\xff]*)$/;
+const FIELD_LINE = new RegExp(`^(${TCHAR}+):([\\t\\x20-\\x7e\\x80-\\xff]*)$`);
 
 /** Name and value (OWS around it removed, nothing else) of a field line, or a 400. */
 export function fieldLine(line: string): [string, string] {

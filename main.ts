@@ -10,8 +10,8 @@ import { startCrawlWorker } from "./lib/crawl/worker.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
-import { jsonLogger, stdoutLines } from "./lib/http/middleware.ts";
-import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
+import { jsonLogger, serverErrorBody, stdoutLines } from "./lib/http/middleware.ts";
+import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server/mod.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { trimAfterChurn } from "./lib/memory_trim.ts";
 import { V8_FLAGS } from "./lib/runtime_flags.ts";
@@ -176,18 +176,21 @@ async function stop() {
 if (onDeploy) {
   Deno.serve({ port, hostname, onListen }, app.fetch); // Deploy runs its own front end
 } else {
-  // Our own HTTP/1.1 server: bounded connections, head and body deadlines (lib/http/server.ts).
+  // Our own HTTP/1.1 server: strict parsing, fair connection caps, deadlines (lib/http/server/).
   const server = serveHttp({
     port,
     hostname,
     maxConnections: envNumber("MAX_CONNECTIONS", SERVE_DEFAULTS.maxConnections),
+    maxConnectionsPerIp: envNumber("MAX_CONNECTIONS_PER_IP", SERVE_DEFAULTS.maxConnectionsPerIp),
     headerTimeoutMs: envNumber("HTTP_HEADER_TIMEOUT_MS", SERVE_DEFAULTS.headerTimeoutMs),
     bodyTimeoutMs: envNumber("HTTP_BODY_TIMEOUT_MS", SERVE_DEFAULTS.bodyTimeoutMs),
+    errorBody: serverErrorBody,
     log: jsonLogger,
     onListen,
     reusePort: workers > 1 || workerOf !== undefined,
   }, app.fetch);
   stopServer = () => server.shutdown();
+  services.httpFront = () => ({ ...server.stats() });
 }
 // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and panics if
 // that happens while the process is out of file descriptors. Deploy sends SIGINT and waits 5 s.

@@ -4,6 +4,7 @@ import { benchSummarize } from "./summarize.ts";
 import { evaluate } from "./eval.ts";
 import { benchCrawl } from "./crawl.ts";
 import { benchSnapshot } from "./snapshot.ts";
+import { benchFront } from "./front.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
@@ -13,6 +14,7 @@ console.log(
 const run = await benchSearch({ pages, seconds });
 await benchSummarize(run.app, run.publicKey, run.queries);
 await run.close();
+await benchFront(); // the HTTP front alone: a cached answer against bare servers
 await benchSnapshot({ pages });
 await benchCrawl();
 const hasDjango = await Deno.stat("/usr/share/doc/python-django-doc/html").then(

@@ -76,6 +76,8 @@ export interface Services {
   sessions: Sessions;
   /** Owners' synonyms and curations, as searches apply them. */
   levers: Levers;
+  /** The HTTP server's counters (connections, evictions, refusals), set when main.ts runs it. */
+  httpFront?: () => Record<string, number>;
   /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { initialState } from "./crawler.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "./patterns.ts";
 import {
   type CrawlItem,
+  type CrawlItemKind,
   type CrawlJob,
   type CrawlJobView,
   interrupted,
@@ -22,8 +23,8 @@ import {
   jobKey,
   jobView,
   lockKey,
-  MAX_LISTED,
   recentKey,
+  SAMPLE_LISTED,
   type SiteCrawlInfo,
   siteCrawlKey,
   stepMessage,
@@ -39,6 +40,7 @@ import type { Site } from "../sites/store.ts";
 
 export {
   type CrawlItem,
+  type CrawlItemKind,
   type CrawlJob,
   type CrawlJobView,
   type CrawlStatus,
@@ -98,7 +100,6 @@ export async function startCrawlJob(
   const checked = await checkUrl(req.url, s.crawl);
   if (!checked.ok) throw invalid("url", REFUSED[checked.reason]);
   const now = s.clock();
-  const info = (await s.kv.get<SiteCrawlInfo>(siteCrawlKey(site.id))).value;
   const settings = site.settings;
   const job: CrawlJob = {
     id: newId("cj"),
@@ -110,6 +111,7 @@ export async function startCrawlJob(
     exclude: [...new Set([...(settings.exclude ?? []), ...(req.exclude ?? [])])],
     trigger: opts.trigger ?? "manual",
     counts: emptyCounts(),
+    progress: { done: 0, total: 0 },
     reasons: {},
     startedAt: iso(now),
     finishedAt: null,
@@ -118,8 +120,6 @@ export async function startCrawlJob(
     step: 0,
     runner: null,
     state: initialState(),
-    // lastmod only means something against a crawl of the same start URL.
-    lastmodSince: info?.url === req.url ? info.lastDoneStartedAt : null,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
   };
   for (let attempt = 0; attempt < 10; attempt++) {
@@ -149,7 +149,6 @@ export async function startCrawlJob(
           include: req.include ?? [],
           exclude: req.exclude ?? [],
           lastStartedAt: now,
-          lastDoneStartedAt: info?.lastDoneStartedAt ?? null,
         } satisfies SiteCrawlInfo,
       )
       .enqueue(stepMessage(job))
@@ -210,7 +209,7 @@ async function reviveEntry(s: Services, entry: Deno.KvEntryMaybe<CrawlJob>) {
   return { job: (await s.kv.get<CrawlJob>(entry.key)).value, revived: false };
 }
 
-/** One job with its skipped and failed URLs, or null. */
+/** One job with a sample of its skipped and failed URLs, or null. */
 export async function getCrawlJob(
   s: Services,
   siteId: string,
@@ -218,16 +217,42 @@ export async function getCrawlJob(
 ): Promise<CrawlJobView | null> {
   const job = await revive(s, await s.kv.get<CrawlJob>(jobKey(siteId, jobId)));
   if (!job) return null;
-  const items = async (kind: string) => {
-    const out: CrawlItem[] = [];
-    const iter = s.kv.list<CrawlItem>({ prefix: itemPrefix(siteId, jobId, kind) }, {
-      limit: MAX_LISTED,
-    });
-    for await (const e of iter) out.push(e.value);
-    return out;
-  };
-  const [skipped, failed] = await Promise.all([items("skipped"), items("failed")]);
+  const sample = async (kind: CrawlItemKind) =>
+    (await listCrawlUrls(s, siteId, jobId, kind, null, SAMPLE_LISTED))?.urls ?? [];
+  const [skipped, failed] = await Promise.all([sample("skipped"), sample("failed")]);
   return { ...jobView(job), skipped, failed };
+}
+
+/**
+ * A page of a job's skipped or failed URLs, in the order met, with the cursor of the
+ * next page (null at the end; the cursor is the position of the next URL); null when
+ * the site has no such job.
+ */
+export async function listCrawlUrls(
+  s: Services,
+  siteId: string,
+  jobId: string,
+  kind: CrawlItemKind,
+  cursor: string | null,
+  limit = 100,
+): Promise<{ urls: CrawlItem[]; cursor: string | null } | null> {
+  if (!(await s.kv.get(jobKey(siteId, jobId))).versionstamp) return null;
+  const from = cursor === null ? 0 : Number(cursor);
+  if (!Number.isSafeInteger(from) || from < 0 || String(from) !== (cursor ?? "0")) {
+    throw invalid("cursor", "cursor must be a cursor this endpoint answered.");
+  }
+  const prefix = itemPrefix(siteId, jobId, kind);
+  const urls: CrawlItem[] = [];
+  let last = -1;
+  const iter = s.kv.list<CrawlItem>({ start: [...prefix, from], end: [...prefix, Infinity] }, {
+    limit: limit + 1,
+  });
+  for await (const e of iter) {
+    if (urls.length === limit) return { urls, cursor: String(last + 1) };
+    urls.push(e.value);
+    last = e.key.at(-1) as number;
+  }
+  return { urls, cursor: null };
 }
 
 /** The site's most recent jobs, newest first, without their URL lists. */

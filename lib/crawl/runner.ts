@@ -23,15 +23,13 @@ import {
   MAX_ITEM_URL,
   MAX_LISTED,
   releaseLock,
-  type SiteCrawlInfo,
-  siteCrawlKey,
   STALE_MS,
   STEP_MS,
   type StepMessage,
   stepMessage,
   TTL,
-  WRITE_BATCH,
 } from "./job_record.ts";
+import { commitBatches, keyBytes, valueBytes } from "../storage/kv_limits.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../sites/keys.ts";
 import { onQueue } from "../queue.ts";
@@ -240,7 +238,6 @@ class JobRunner {
         maxPages: job.maxPages,
         include: job.include,
         exclude: job.exclude,
-        lastmodSince: job.lastmodSince,
       },
       sink,
       { ...DEFAULT_TUNING, ...job.tuning },
@@ -283,7 +280,7 @@ class JobRunner {
         if (!this.#lost) {
           await deletePrefix(s.kv, urlPrefix(site.id, job.id));
           await deletePrefix(s.kv, pathPrefix(site.id, job.id));
-          await this.#finish();
+          await releaseLock(s, site.id, job.id);
           // Last of all: once the job says it ended, this runner writes nothing more.
           job.finishedAt = iso(s.clock());
           job.runner = null;
@@ -302,20 +299,6 @@ class JobRunner {
       s.log({ level: "error", msg: "crawl step end failed", job: job.id, error: String(err) });
     }
     await this.dispose();
-  }
-
-  /** At the end of the last step: frees the site and notes the crawl for re-crawls. */
-  async #finish() {
-    const { s, job, site } = this;
-    await releaseLock(s, site.id, job.id);
-    if (job.status === "done") {
-      const key = siteCrawlKey(site.id);
-      const info = await s.kv.get<SiteCrawlInfo>(key);
-      if (info.value?.url === job.url) {
-        const at = Date.parse(job.startedAt);
-        await s.kv.set(key, { ...info.value, lastDoneStartedAt: at });
-      }
-    }
   }
 
   /** Serialised writes; a failed one is logged and the next tick tries again. */
@@ -343,24 +326,30 @@ class JobRunner {
       ]),
     ];
     const key = jobKey(site.id, job.id);
-    const mine = { key, versionstamp: this.versionstamp };
-    for (let i = 0; i < writes.length; i += WRITE_BATCH) {
-      const op = s.kv.atomic().check(mine);
-      for (const [k, v] of writes.slice(i, i + WRITE_BATCH)) op.set(k, v, TTL);
-      if (!(await op.commit()).ok) return this.#lose();
+    // The record as it stands, with a fresh heartbeat: every commit carries it, so that a
+    // long flush (100,000 marks) never leaves the job silent long enough to look dead.
+    const record = () => {
+      job.heartbeatAt = s.clock();
+      if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];
+      return hold ? { ...job, status: "running" as const } : job;
+    };
+    const commit = async (op: Deno.AtomicOperation) => {
+      const res = await op.set(key, record(), TTL).commit();
+      if (!res.ok) return false;
+      this.versionstamp = res.versionstamp;
+      return true;
+    };
+    const reserve = keyBytes(key) + valueBytes(record()) + 1024;
+    const room = { mutations: 2, keyBytes: keyBytes(key) * 2, bytes: reserve * 2 };
+    for (const batch of commitBatches(writes, room)) {
+      const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
+      for (const [k, v] of batch) op.set(k, v, TTL);
+      if (!(await commit(op))) return this.#lose();
     }
-    job.heartbeatAt = s.clock();
-    if (this.#crawl) job.state = this.#crawl.state();
-    const record = hold ? { ...job, status: "running" as const } : job;
-    const op = s.kv.atomic().check(mine).set(key, record, TTL);
+    const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
     // A hand-off waits a moment, so that the instance going away does not take it back.
     if (next) op.enqueue(stepMessage(job), hold ? { delay: HANDOFF_DELAY_MS } : undefined);
-    const res = await op.commit();
-    if (res.ok) {
-      this.versionstamp = res.versionstamp;
-      return;
-    }
-    this.#lose();
+    if (!(await commit(op))) this.#lose();
   }
 
   /** Someone stopped the job, or took it for dead and handed it on: stop, say nothing more. */

@@ -42,13 +42,52 @@ export function valueBytes(value: unknown): number {
   return serialize(value).byteLength;
 }
 
+/**
+ * An upper bound of valueBytes for plain data (strings, numbers, arrays, plain objects),
+ * without serializing: V8 stores a string in one byte a character or two (a Latin-1
+ * string cut from a wider one stays two-byte), so two are counted. NaN for anything else,
+ * which valueBytes then measures.
+ */
+export function boundBytes(value: unknown): number {
+  switch (typeof value) {
+    case "string":
+      return 2 * value.length + 7;
+    case "number":
+      return 9;
+    case "boolean":
+    case "undefined":
+      return 1;
+    case "object": {
+      if (value === null) return 1;
+      let n = 12;
+      if (Array.isArray(value)) {
+        for (const v of value) n += boundBytes(v);
+        return n;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return NaN;
+      for (const [k, v] of Object.entries(value)) n += boundBytes(k) + boundBytes(v);
+      return n;
+    }
+    default:
+      return NaN;
+  }
+}
+
+/** Bytes to count for a value in a budget: the cheap bound, or the exact size where there is none. */
+const sizeOf = (value: unknown) => {
+  const b = boundBytes(value);
+  return Number.isNaN(b) ? valueBytes(value) : b;
+};
+
 const utf8 = new TextEncoder();
 
 /** Bytes a key takes in KV's encoding (tag, escaped contents, terminator per part). */
 export function keyBytes(key: Deno.KvKey): number {
   let n = 0;
   for (const part of key) {
-    if (typeof part === "string" || part instanceof Uint8Array) {
+    // deno-lint-ignore no-control-regex -- ASCII without NUL: one byte a character, no escape
+    if (typeof part === "string" && /^[\x01-\x7f]*$/.test(part)) n += 2 + part.length;
+    else if (typeof part === "string" || part instanceof Uint8Array) {
       const bytes = typeof part === "string" ? utf8.encode(part) : part;
       n += 2 + bytes.length;
       for (const b of bytes) if (b === 0) n++; // a zero byte is escaped as two
@@ -64,27 +103,35 @@ export const keyFits = (key: Deno.KvKey, spare = 0) => keyBytes(key) + spare <= 
 
 /** Whether a value may be written, `spare` bytes under the limit. */
 export const valueFits = (value: unknown, spare = 0) =>
+  sizeOf(value) + spare <= KV_LIMITS.valueBytes ||
   valueBytes(value) + spare <= KV_LIMITS.valueBytes;
 
-/** Throws KvLimitError when the key or the value is over KV's limit; answers the value's bytes. */
+/**
+ * Throws KvLimitError when the key or the value is over KV's limit; answers the value's
+ * bytes, or a bound of them (serializing only values near the limit).
+ */
 export function checkWrite(key: Deno.KvKey, value: unknown): number {
   const k = keyBytes(key);
   if (k > KV_LIMITS.keyBytes) throw new KvLimitError("key", k, KV_LIMITS.keyBytes);
+  const bound = sizeOf(value);
+  if (bound <= KV_LIMITS.valueBytes) return bound;
   const v = valueBytes(value);
   if (v > KV_LIMITS.valueBytes) throw new KvLimitError("value", v, KV_LIMITS.valueBytes);
   return v;
 }
 
+/** What list helpers fill a value to by default: half the limit, well clear of it. */
+export const LIST_BYTES = KV_LIMITS.valueBytes / 2;
+
 /**
- * The longest head of `items` whose array serializes within `maxBytes` (default: one KV
- * value), and how many were left out. Sizes add up item by item, so it is linear.
+ * The longest head of `items` whose array serializes within `maxBytes`, and how many
+ * were left out. Sizes add up item by item, so it is linear.
  */
-export function capList<T>(items: readonly T[], maxBytes = KV_LIMITS.valueBytes - 1024) {
+export function capList<T>(items: readonly T[], maxBytes = LIST_BYTES) {
   const kept: T[] = [];
   let bytes = 16; // header, array tag and length, end tag
   for (const item of items) {
-    // Alone, an item carries a 2-byte header; in the array a two-byte string may need a pad byte.
-    bytes += valueBytes(item) - 1;
+    bytes += sizeOf(item);
     if (bytes > maxBytes) break;
     kept.push(item);
   }
@@ -95,13 +142,13 @@ export function capList<T>(items: readonly T[], maxBytes = KV_LIMITS.valueBytes 
  * Splits `items` into consecutive groups each serializing within `maxBytes`; an item too
  * large for any group alone is returned apart, in `oversize`.
  */
-export function splitList<T>(items: readonly T[], maxBytes = KV_LIMITS.valueBytes - 1024) {
+export function splitList<T>(items: readonly T[], maxBytes = LIST_BYTES) {
   const groups: T[][] = [];
   const oversize: T[] = [];
   let group: T[] = [];
   let bytes = 16;
   for (const item of items) {
-    const b = valueBytes(item) - 1;
+    const b = sizeOf(item);
     if (b + 16 > maxBytes) {
       oversize.push(item);
       continue;

@@ -30,7 +30,7 @@ import {
   TTL,
 } from "./job_record.ts";
 import { commitBatches, keyBytes, valueBytes } from "../storage/kv_limits.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, isLocked, isStorageFault } from "../http/errors.ts";
 import { newId } from "../sites/keys.ts";
 import { onQueue } from "../queue.ts";
 import type { Services } from "../services.ts";
@@ -100,6 +100,23 @@ export async function stopJob(s: Services, siteId: string, jobId: string, error:
 }
 
 const w = (s: Services) => workers.get(s);
+
+/** How long a step that met storage down waits before it is tried again. */
+const STORAGE_RETRY_MS = 5000;
+
+/** Whether `err` is storage failing (503 from the resilient KV, an I/O fault, a held lock). */
+const storageDown = (err: unknown) =>
+  (err instanceof ApiError && err.code === "SERVICE_UNAVAILABLE") || isStorageFault(err) ||
+  isLocked(err);
+
+interface FlushOptions {
+  /** Queue the next step with the record. */
+  next?: boolean;
+  /** Keep the record "running" whatever the outcome so far. */
+  hold?: boolean;
+  /** How long the queued step waits, when `hold` (ms). */
+  delay?: number;
+}
 
 /** Runs one step of a job, if it is this step's turn and no live runner holds it. */
 async function runStep(s: Services, worker: Worker, msg: StepMessage): Promise<void> {
@@ -173,6 +190,8 @@ class JobRunner {
   }
 
   #handingOff = false;
+  /** Set when storage failed: the step is handed on after this long. */
+  #retryMs = 0;
 
   /** Stops the step and hands it back to the queue (the instance is shutting down). */
   handOff(): Promise<void> {
@@ -252,11 +271,24 @@ class JobRunner {
       finished = await crawl.step(Date.now() + this.worker.stepMs);
       if (finished) job.status = "done";
     } catch (err) {
+      // Storage down is no fault of the crawl: the step is saved and tried again later, by
+      // the queue's delayed message or, if even that write fails, by the stale-job sweep.
+      if (!this.#ctl.signal.aborted && storageDown(err)) {
+        this.#handingOff = true;
+        this.#retryMs = STORAGE_RETRY_MS;
+        s.log({
+          level: "warn",
+          msg: "crawl step waits for storage",
+          job: job.id,
+          error: String(err),
+        });
+      }
       finished = !this.#handingOff;
       const aborted = this.#ctl.signal.aborted;
       job.status = aborted ? "interrupted" : "failed";
-      if (aborted) job.error = (this.#ctl.signal.reason as Error).message;
-      else if (err instanceof CrawlStartError) job.error = err.message;
+      if (aborted || this.#handingOff) {
+        job.error = (this.#ctl.signal.reason as Error)?.message ?? null;
+      } else if (err instanceof CrawlStartError) job.error = err.message;
       else {
         job.error = err instanceof ApiError
           ? `The crawl stopped: ${err.message}`
@@ -272,7 +304,7 @@ class JobRunner {
       if (this.#handingOff) {
         // The same step again, from the marks saved now, on whichever instance takes it.
         [job.runner, job.status, job.error] = [null, "running", null];
-        await this.#flush({ next: true, hold: true });
+        await this.#flush({ next: true, hold: true, delay: this.#retryMs });
       } else if (finished) {
         // The last marks and items, still as a running job; then, still the owner, the
         // checkpoint goes, and only then does the job say it ended.
@@ -302,7 +334,7 @@ class JobRunner {
   }
 
   /** Serialised writes; a failed one is logged and the next tick tries again. */
-  #flush(opts: { next?: boolean; hold?: boolean } = {}): Promise<void> {
+  #flush(opts: FlushOptions = {}): Promise<void> {
     this.#writing = this.#writing.then(() => this.#write(opts)).catch((err) => {
       this.s.log({ level: "error", msg: "crawl job write failed", error: String(err) });
     });
@@ -314,7 +346,7 @@ class JobRunner {
    * runner last wrote (nobody else took the job); `next` queues the next step with it,
    * `hold` keeps the record "running" whatever the outcome so far.
    */
-  async #write({ next = false, hold = false }: { next?: boolean; hold?: boolean }) {
+  async #write({ next = false, hold = false, delay = HANDOFF_DELAY_MS }: FlushOptions) {
     if (this.#lost) return;
     const { s, job, site } = this;
     // Everything expires with the job: a checkpoint nobody finishes does not stay forever.
@@ -348,7 +380,7 @@ class JobRunner {
     }
     const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
     // A hand-off waits a moment, so that the instance going away does not take it back.
-    if (next) op.enqueue(stepMessage(job), hold ? { delay: HANDOFF_DELAY_MS } : undefined);
+    if (next) op.enqueue(stepMessage(job), hold ? { delay } : undefined);
     if (!(await commit(op))) this.#lose();
   }
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { admin, createSite, startApp, type TestApp, type TestSite } from "../helpers.ts";
 import { html, type Route, serveSite } from "../fixtures/crawl_site.ts";
 import { keyBytes, KV_LIMITS } from "../../lib/storage/kv_limits.ts";
+import { storageUnavailable } from "../../lib/http/errors.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
 const CRAWL = { allowLoopback: true, delayMs: 0, resolve: noDns };
@@ -161,6 +162,38 @@ Deno.test("crawl - a page the store cannot keep is a failed too_large entry and 
       job.failed.map((f: { url: string; reason: string }) => [f.url, f.reason]),
       [[fx.origin + "/b", "too_large"]],
     );
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});
+
+Deno.test("crawl - storage down mid-crawl does not fail the job: it waits, resumes by itself and ends done", async () => {
+  const fx = serveSite(
+    new Map([
+      ["/", html("Start", `<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)],
+      ["/a", html("A", "<p>Alpha.</p>")],
+      ["/b", html("B", "<p>Beta.</p>")],
+      ["/c", html("C", "<p>Gamma.</p>")],
+      ["/about", html("About", "<p>About.</p>")],
+    ]),
+  );
+  const t = await startApp({ crawl: CRAWL });
+  // The store answers 503 (as the resilient KV does for a failed disk) twice, then recovers.
+  let faults = 2;
+  const upsert = t.services.pages.upsert.bind(t.services.pages);
+  t.services.pages.upsert = (site, input, max) =>
+    input.url === "/b" && faults-- > 0
+      ? Promise.reject(storageUnavailable(new Error("disk I/O error")))
+      : upsert(site, input, max);
+  try {
+    const site = await createSite(t, "business");
+    const job = await crawl(t, site, { url: fx.origin + "/" });
+    assert.equal(job.status, "done", job.error);
+    assert.equal(faults, -1, "the page was tried again after each fault");
+    assert.equal(job.counts.indexed, 5);
+    assert.equal(job.counts.failed, 0);
+    assert.ok(await t.services.pages.get(site.id, "/b"));
   } finally {
     t.close();
     await fx.close();

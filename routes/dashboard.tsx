@@ -9,7 +9,7 @@ import { Island } from "../components/Island.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
 import { SignIn } from "../components/SignIn.tsx";
 import { analyticsReport } from "../lib/analytics/report.ts";
-import { listCrawlJobs } from "../lib/crawl/jobs.ts";
+import { crawlSettingsOf, listCrawlJobs } from "../lib/crawl/jobs.ts";
 import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
 import {
   assertSameOrigin,
@@ -130,13 +130,14 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
   const documentsAllowed = PLANS[site.plan].documents;
   await s.analytics.flush();
   const dayOfMonth = new Date(s.clock()).getUTCDate();
-  const [usage, report, month, pages, documents, crawls] = await Promise.all([
+  const [usage, report, month, pages, documents, crawls, crawlSettings] = await Promise.all([
     siteUsage(s, site),
     analyticsReport(s.kv, s.clock, site.id, 30),
     analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
     s.pages.list(site.id, { limit: 100 }),
     documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
     listCrawlJobs(s, site.id, 1),
+    crawlSettingsOf(s, site),
   ]);
   const view = publicView(site);
   return (
@@ -176,6 +177,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             siteId: site.id,
             pages: pages.pages.map((p) => ({ url: p.url, title: p.title, updatedAt: p.updatedAt })),
             cursor: pages.cursor,
+            total: usage.pages.count,
             documentsAllowed,
             documents: documents?.documents.map((d) => ({
               id: d.id,
@@ -185,6 +187,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             })) ??
               [],
             lastCrawl: crawls[0] ?? null,
+            crawlSettings,
           }}
         />
         <Island

@@ -65,8 +65,10 @@ export interface StartedCrawl {
 
 const REFUSED: Record<string, string> = {
   blocked_scheme: "url must use http or https.",
+  blocked_loopback:
+    "url points to this server's own machine (a loopback address such as 127.0.0.1 or localhost). The crawler fetches it only when the service runs with CRAWL_ALLOW_LOOPBACK=true, meant for demos and tests.",
   blocked_address:
-    "url points to a loopback, private or otherwise internal address; the crawler fetches only public addresses.",
+    "url points to a private or internal network address. The crawler fetches only public addresses, so that nobody can use it to reach machines behind a firewall; use your site's public URL.",
   invalid_url: "url must be an absolute http(s) URL without a user name or password.",
   dns_error: "url's host name could not be resolved.",
 };
@@ -98,7 +100,10 @@ export async function startCrawlJob(
   checkPatterns("include", req.include);
   checkPatterns("exclude", req.exclude);
   const checked = await checkUrl(req.url, s.crawl);
-  if (!checked.ok) throw invalid("url", REFUSED[checked.reason]);
+  if (!checked.ok) {
+    const loopback = checked.blocked === "loopback";
+    throw invalid("url", REFUSED[loopback ? "blocked_loopback" : checked.reason]);
+  }
   const now = s.clock();
   const settings = site.settings;
   const job: CrawlJob = {
@@ -284,6 +289,20 @@ export async function recoverCrawls(s: Services): Promise<string[]> {
     if (revived) ids.push(job!.id);
   }
   return ids;
+}
+
+/** What the dashboard's crawl form starts from: the last crawl's URL and cap, the site's patterns and schedule. */
+export async function crawlSettingsOf(s: Services, site: Site) {
+  const info = (await s.kv.get<SiteCrawlInfo>(siteCrawlKey(site.id))).value;
+  const planMaxPages = PLANS[site.plan].maxPages;
+  return {
+    url: info?.url ?? "",
+    maxPages: info && info.maxPages < planMaxPages ? info.maxPages : null,
+    include: site.settings.include ?? [],
+    exclude: site.settings.exclude ?? [],
+    recrawl: site.settings.recrawl ?? null,
+    planMaxPages,
+  };
 }
 
 /** Stops a site's live crawl for good (the site is being deleted). True when one was live. */

@@ -7,7 +7,7 @@
  * instance, which goes on from the saved marks without fetching stored pages again. A
  * new crawl of the site, asked for while a job is stale, replaces it ("interrupted").
  */
-import { type CrawlCounts, emptyCounts } from "./report.ts";
+import { type CrawlCounts, type CrawlProgress, emptyCounts } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
 import { initialState } from "./crawler.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "./patterns.ts";
@@ -57,6 +57,8 @@ export interface StartedCrawl {
   job: CrawlJob;
   /** Live counts (from this instance's runner, or the job's record as it is written). */
   counts: CrawlCounts;
+  /** Pages done of those the crawl may store, as the job's record has it (once a second). */
+  progress: CrawlProgress;
   /** Settles with the final job; never rejects. */
   done: Promise<CrawlJob>;
   /** Stops the crawl; the job ends "interrupted" (the CLI's Ctrl-C). */
@@ -160,10 +162,12 @@ export async function startCrawlJob(
       .commit();
     if (res.ok) {
       const counts = structuredClone(job.counts);
+      const progress = structuredClone(job.progress);
       return {
         job: structuredClone(job),
         counts,
-        done: watchJob(s, worker, job, counts),
+        progress,
+        done: watchJob(s, worker, job, counts, progress),
         stop: () =>
           void stopJob(s, site.id, job.id, "The crawl was stopped.").catch((err) =>
             s.log({ level: "error", msg: "crawl stop failed", error: String(err) })
@@ -174,12 +178,13 @@ export async function startCrawlJob(
   throw busy("The site's crawl state is busy. Retry.");
 }
 
-/** Follows a job's record until it ends, keeping `counts` current; never rejects. */
+/** Follows a job's record until it ends, keeping `counts` and `progress` current; never rejects. */
 async function watchJob(
   s: Services,
   w: Worker,
   job: CrawlJob,
   counts: CrawlCounts,
+  progress: CrawlProgress,
 ): Promise<CrawlJob> {
   let last = job;
   try {
@@ -187,6 +192,7 @@ async function watchJob(
       if (!e.value) break;
       last = e.value;
       Object.assign(counts, w.running.get(job.id)?.counts ?? last.counts);
+      if (last.progress) Object.assign(progress, last.progress);
       if (!isLive(last)) break;
     }
   } catch {

@@ -162,6 +162,29 @@ Deno.test("crawl - a page the store cannot keep is a failed too_large entry and 
       job.failed.map((f: { url: string; reason: string }) => [f.url, f.reason]),
       [[fx.origin + "/b", "too_large"]],
     );
+    // The paged list: validated, a page at a time, 404 for another job.
+    const get = async (q: string, job = job0) => {
+      const res = await t.call(
+        `/api/admin/sites/${site.id}/crawl/${job}/urls${q}`,
+        admin(site.adminKey),
+      );
+      return [res.status, await res.json()];
+    };
+    const job0 = job.id;
+    const [bad, badBody] = await get("?kind=everything");
+    assert.deepEqual([bad, badBody.error.code, badBody.error.param], [
+      400,
+      "INVALID_PARAMETER",
+      "kind",
+    ]);
+    const [badCursor, cursorBody] = await get("?kind=failed&cursor=abc");
+    assert.deepEqual([badCursor, cursorBody.error.param], [400, "cursor"]);
+    assert.equal((await get("?kind=failed", "cj_nope"))[0], 404);
+    assert.deepEqual(await get("?kind=failed&limit=1"), [200, {
+      urls: [{ url: fx.origin + "/b", reason: "too_large" }],
+      cursor: null,
+    }]);
+    assert.deepEqual(await get("?kind=skipped"), [200, { urls: [], cursor: null }]);
   } finally {
     t.close();
     await fx.close();

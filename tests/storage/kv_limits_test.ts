@@ -12,6 +12,7 @@ import {
   splitList,
   valueBytes,
 } from "../../lib/storage/kv_limits.ts";
+import { PageStore } from "../../lib/sites/pages.ts";
 
 /** Whether KV itself accepts the write. */
 async function kvTakes(kv: Deno.Kv, key: Deno.KvKey, value: unknown): Promise<boolean> {
@@ -136,4 +137,35 @@ Deno.test("kv limits - the cheap bound is never below the real size, even for a 
   ];
   for (const v of values) assert.ok(boundBytes(v) >= valueBytes(v), JSON.stringify(v).slice(0, 40));
   assert.ok(Number.isNaN(boundBytes(new Map())));
+});
+
+Deno.test("kv limits - a page's metadata keeps as many long two-byte headings or sections as one value holds, never more", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const pages = new PageStore(kv, () => Date.now());
+    const heading = (i: number) => `${i} → ${"w".repeat(195)}`;
+    const body = "Text of the page.";
+    // As many as the admin API accepts (200 headings, 1,000 sections), each as long as it allows.
+    assert.equal(
+      await pages.upsert("s", {
+        url: "/h",
+        title: "T→".repeat(250),
+        body,
+        headings: Array.from({ length: 200 }, (_, i) => heading(i)),
+      }, 10),
+      "created",
+    );
+    const sections = Array.from(
+      { length: 1000 },
+      (_, i) => ({ heading: heading(i), anchor: `a-${i}-${"x".repeat(190)}` }),
+    );
+    assert.equal(await pages.upsert("s", { url: "/s", title: "S", body, sections }, 10), "created");
+    const h = (await pages.meta("s", "/h"))!;
+    const s = (await pages.meta("s", "/s"))!;
+    assert.ok(h.headings!.length > 20 && h.headings!.length < 200, String(h.headings!.length));
+    assert.ok(s.sections!.length > 20 && s.sections!.length < 1000, String(s.sections!.length));
+    assert.deepEqual(s.sections!.slice(0, 3), sections.slice(0, 3), "the first ones, in order");
+  } finally {
+    kv.close();
+  }
 });

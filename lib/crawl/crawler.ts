@@ -300,19 +300,26 @@ export class Crawl {
   private async runTask(task: CrawlTask): Promise<void> {
     this.signal?.throwIfAborted();
     if (task.kind === "sitemap") await this.discovery.crawlSitemap(task.url, task.depth);
-    else if (!this.keepUnmodified(task)) await this.pages.crawl(task);
+    else if (!(await this.keepUnmodified(task))) await this.pages.crawl(task);
     this.log?.done(task);
   }
 
-  /** A re-crawl keeps a stored page unfetched when its sitemap lastmod is the one recorded (API.md). */
-  private keepUnmodified(task: CrawlTask & { kind: "page" }): boolean {
+  /**
+   * A re-crawl keeps a stored page unfetched when its sitemap lastmod is the one recorded
+   * (API.md). Following links, only a page whose links were saved, which are followed as
+   * after a 304: the pages only it links to are still reached.
+   */
+  private async keepUnmodified(task: CrawlTask & { kind: "page" }): Promise<boolean> {
     const path = pathOf(task.url);
-    const { report } = this;
-    if (!this.history.sameLastmod(task.url, path, task.lastmod)) return false;
+    const { report, discovery, history } = this;
+    if (!history.sameLastmod(task.url, path, task.lastmod)) return false;
     if (report.claimed.has(path) || this.store.full()) return false;
+    const links = discovery.mode === "links";
+    if (links && !history.hasLinks(path)) return false;
     report.claimed.add(path);
     report.counts.unchanged++;
     report.pages.settled++;
+    if (links) { for (const link of await history.savedLinks(path)) discovery.discover(link); }
     return true;
   }
 }

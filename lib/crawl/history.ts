@@ -83,12 +83,18 @@ export class CrawlHistory {
     const rec = this.prev.get(path);
     const conditional: Record<string, string> = {};
     // Following links, a 304 is only of use when the page's links were saved.
-    const usable = mode === "sitemap" || (rec?.links !== undefined && rec.links !== false);
+    const usable = mode === "sitemap" || this.hasLinks(path);
     if (rec?.url === u.href && this.existing.has(path) && usable) {
       if (rec.etag) conditional["If-None-Match"] = rec.etag;
       if (rec.lastModified) conditional["If-Modified-Since"] = rec.lastModified;
     }
     return conditional;
+  }
+
+  /** Whether a page's links were saved at its last fetch. */
+  hasLinks(path: string): boolean {
+    const links = this.prev.get(path)?.links;
+    return links !== undefined && links !== false;
   }
 
   /** The links saved for a page, to follow when it answers 304. */

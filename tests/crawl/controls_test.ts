@@ -167,10 +167,13 @@ Deno.test("crawl controls - bad patterns and schedules are refused with the para
 
 Deno.test("crawl controls - a re-crawl leaves a sitemap page unfetched only while its lastmod is the one recorded, and picks up a change even when the new lastmod is backdated", async () => {
   const site = docs("2026-01-01");
+  // Only the FAQ links to this page.
+  site.routes.set("/faq", html("FAQ", `<p>Questions.</p><a href="/faq/only">more</a>`));
+  site.routes.set("/faq/only", html("More answers", "<p>Reached from the FAQ alone.</p>"));
   const t = await startApp({ crawl: CRAWL });
   const s = await createSite(t, "pro");
   const first = await startCrawl(t, s, { url: `${site.origin}/` });
-  assert.equal(first.counts.indexed, 8);
+  assert.equal(first.counts.indexed, 9);
   const count = (p: string) => site.paths().filter((x) => x === p).length;
   assert.equal(count("/faq"), 1);
 
@@ -178,10 +181,12 @@ Deno.test("crawl controls - a re-crawl leaves a sitemap page unfetched only whil
   assert.equal(second.status, "done");
   assert.equal(count("/faq"), 1, "a sitemap page with the same lastmod is not fetched again");
   assert.equal(count("/changelog"), 1);
-  assert.equal(second.counts.unchanged, 8, "and counts as unchanged, like the 304s");
+  assert.equal(count("/faq/only"), 2, "but the links it had are still followed");
+  assert.equal(second.counts.unchanged, 9, "and counts as unchanged, like the 304s");
   assert.equal(second.counts.indexed, 0);
   assert.equal(second.counts.removed, 0);
-  assert.ok((await pageUrls(t, s)).includes("/faq"), "and stays indexed");
+  const urls = await pageUrls(t, s);
+  assert.ok(urls.includes("/faq") && urls.includes("/faq/only"), "and all stay indexed");
 
   // The changelog changes; its lastmod moves, yet stays older than the last crawl's start.
   site.routes.set("/changelog", html("Changelog", "<p>The widget now hums quietly.</p>"));

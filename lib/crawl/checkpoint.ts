@@ -22,6 +22,9 @@ export const PATH_LISTED = 1;
 export const PATH_CLAIMED = 2;
 export const PATH_GONE = 4;
 
+/** Marks' keys stay this far under KV's key limit: never near it. */
+const KEY_SPARE = 512;
+
 export const urlPrefix = (site: string, job: string) => ["crawlurl", site, job];
 export const pathPrefix = (site: string, job: string) => ["crawlpath", site, job];
 
@@ -68,11 +71,11 @@ export class CrawlLog {
     // A URL too long for a key is not saved: a resumed crawl may meet it again.
     for (const [url, mark] of this.urls) {
       const key = [...urlPrefix(site, job), url];
-      if (keyFits(key)) out.push([key, mark]);
+      if (keyFits(key, KEY_SPARE)) out.push([key, mark]);
     }
     for (const [path, flags] of this.paths) {
       const key = [...pathPrefix(site, job), path];
-      if (keyFits(key)) out.push([key, flags]);
+      if (keyFits(key, KEY_SPARE)) out.push([key, flags]);
     }
     this.urls.clear();
     this.paths.clear();

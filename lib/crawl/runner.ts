@@ -112,10 +112,10 @@ const storageDown = (err: unknown) =>
 interface FlushOptions {
   /** Queue the next step with the record. */
   next?: boolean;
-  /** Keep the record "running" whatever the outcome so far. */
-  hold?: boolean;
-  /** How long the queued step waits, when `hold` (ms). */
+  /** How long the queued step waits (ms). */
   delay?: number;
+  /** The job's last write: only it may say the job ended (the site is free by then). */
+  final?: boolean;
 }
 
 /** Runs one step of a job, if it is this step's turn and no live runner holds it. */
@@ -304,11 +304,11 @@ class JobRunner {
       if (this.#handingOff) {
         // The same step again, from the marks saved now, on whichever instance takes it.
         [job.runner, job.status, job.error] = [null, "running", null];
-        await this.#flush({ next: true, hold: true, delay: this.#retryMs });
+        await this.#flush({ next: true, delay: this.#retryMs || HANDOFF_DELAY_MS });
       } else if (finished) {
         // The last marks and items, still as a running job; then, still the owner, the
         // checkpoint goes, and only then does the job say it ended.
-        await this.#flush({ hold: true });
+        await this.#flush();
         if (!this.#lost) {
           await deletePrefix(s.kv, urlPrefix(site.id, job.id));
           await deletePrefix(s.kv, pathPrefix(site.id, job.id));
@@ -316,7 +316,7 @@ class JobRunner {
           // Last of all: once the job says it ended, this runner writes nothing more.
           job.finishedAt = iso(s.clock());
           job.runner = null;
-          await this.#flush();
+          await this.#flush({ final: true });
         }
       } else {
         job.step++;
@@ -343,10 +343,11 @@ class JobRunner {
 
   /**
    * Marks and items first, then the record, each commit checked against the record this
-   * runner last wrote (nobody else took the job); `next` queues the next step with it,
-   * `hold` keeps the record "running" whatever the outcome so far.
+   * runner last wrote (nobody else took the job); `next` queues the next step with it.
+   * Until the final write, an ended job's record still says "running": a tick's flush
+   * must never announce the end while the site's lock is held.
    */
-  async #write({ next = false, hold = false, delay = HANDOFF_DELAY_MS }: FlushOptions) {
+  async #write({ next = false, delay, final = false }: FlushOptions) {
     if (this.#lost) return;
     const { s, job, site } = this;
     // Everything expires with the job: a checkpoint nobody finishes does not stay forever.
@@ -363,7 +364,7 @@ class JobRunner {
     const record = () => {
       job.heartbeatAt = s.clock();
       if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];
-      return hold ? { ...job, status: "running" as const } : job;
+      return !final && !isLive(job) ? { ...job, status: "running" as const } : job;
     };
     const commit = async (op: Deno.AtomicOperation) => {
       const res = await op.set(key, record(), TTL).commit();
@@ -380,7 +381,7 @@ class JobRunner {
     }
     const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
     // A hand-off waits a moment, so that the instance going away does not take it back.
-    if (next) op.enqueue(stepMessage(job), hold ? { delay } : undefined);
+    if (next) op.enqueue(stepMessage(job), delay ? { delay } : undefined);
     if (!(await commit(op))) this.#lose();
   }
 

@@ -9,6 +9,7 @@ import { admin, createSite, startApp, type TestApp, type TestSite } from "../hel
 import { html, type Route, serveSite } from "../fixtures/crawl_site.ts";
 import { keyBytes, KV_LIMITS } from "../../lib/storage/kv_limits.ts";
 import { storageUnavailable } from "../../lib/http/errors.ts";
+import { startCrawlJob } from "../../lib/crawl/jobs.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
 const CRAWL = { allowLoopback: true, delayMs: 0, resolve: noDns };
@@ -217,6 +218,60 @@ Deno.test("crawl - storage down mid-crawl does not fail the job: it waits, resum
     assert.equal(job.counts.indexed, 5);
     assert.equal(job.counts.failed, 0);
     assert.ok(await t.services.pages.get(site.id, "/b"));
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});
+
+Deno.test("crawl - a job's record never says it ended before the site is free, however slow its writes", async () => {
+  // Pages of many links make flushes of many commits; each commit is slowed down, so the
+  // crawl ends while a flush is under way.
+  const links = (p: number) =>
+    Array.from({ length: 3000 }, (_, i) => `<a href="http://o${i}.p${p}.example/">o</a>`).join("");
+  const fx = serveSite(
+    new Map([
+      ["/", html("Start", `<a href="/a">a</a><a href="/b">b</a>${links(0)}`)],
+      ["/a", html("A", `<p>Alpha.</p>${links(1)}`)],
+      ["/b", html("B", `<p>Beta.</p>${links(2)}`)],
+      ["/about", html("About", "<p>About.</p>")],
+    ]),
+  );
+  const t = await startApp({ crawl: CRAWL });
+  const atomic = t.kv.atomic.bind(t.kv);
+  t.kv.atomic = () => {
+    const op = atomic();
+    const commit = op.commit.bind(op);
+    op.commit = async () => {
+      await new Promise((r) => setTimeout(r, 40));
+      return commit();
+    };
+    return op;
+  };
+  try {
+    const site = (await t.services.sites.create({ name: "Race", plan: "pro" })).site;
+    for (let i = 0; i < 2; i++) {
+      const started = await startCrawlJob(t.services, site, { url: fx.origin + "/" });
+      // Every state the record goes through: once ended, it never runs again, and by then
+      // the site's lock is gone.
+      const seen: string[] = [];
+      const watch = (async () => {
+        for await (
+          const [e] of t.kv.watch<[{ status: string }]>([["crawljob", site.id, started.job.id]])
+        ) {
+          const status = e.value?.status ?? "none";
+          if (seen.at(-1) !== status) seen.push(status);
+          if (status === "done" || status === "failed") {
+            assert.equal((await t.kv.get(["crawllock", site.id])).value, null, seen.join(" "));
+            return;
+          }
+        }
+      })();
+      const job = await started.done;
+      await watch;
+      assert.equal(job.status, "done", job.error ?? "");
+      assert.deepEqual(seen.filter((x) => x !== "queued"), ["running", "done"]);
+    }
   } finally {
     t.close();
     await fx.close();

@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /** The site's content: pages (search, delete), a crawl with live progress, documents. */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { jsonBody, requestJson } from "./api.ts";
+import { requestJson } from "./api.ts";
+import { type CrawlJob, CrawlPanel, type CrawlSettings } from "./CrawlPanel.tsx";
 import { adminPath, failure, fmt, Panel, Status, type StatusValue } from "./ui.tsx";
 
 interface PageRow {
@@ -17,23 +18,6 @@ interface DocRow {
   bytes: number;
 }
 
-export interface CrawlJob {
-  id: string;
-  status: string;
-  url: string;
-  counts: Partial<
-    Record<
-      "discovered" | "fetched" | "indexed" | "unchanged" | "removed" | "skipped" | "failed",
-      number
-    >
-  >;
-  startedAt?: string;
-  finishedAt?: string | null;
-}
-
-const RUNNING = new Set(["queued", "running"]);
-const POLL_MS = 500;
-
 const TYPES: Record<string, string> = {
   pdf: "application/pdf",
   md: "text/markdown",
@@ -43,9 +27,12 @@ const TYPES: Record<string, string> = {
   htm: "text/html",
 };
 
-function Pages(p: { siteId: string; pages: PageRow[]; cursor: string | null; reload: number }) {
+function Pages(
+  p: { siteId: string; pages: PageRow[]; cursor: string | null; total: number; reload: number },
+) {
   const [pages, setPages] = useState(p.pages);
   const [cursor, setCursor] = useState(p.cursor);
+  const [total, setTotal] = useState(p.total);
   const [filter, setFilter] = useState("");
   const [confirm, setConfirm] = useState<string | null>(null);
   const [status, setStatus] = useState<StatusValue>(null);
@@ -57,6 +44,11 @@ function Pages(p: { siteId: string; pages: PageRow[]; cursor: string | null; rel
       );
       setPages(more ? [...pages, ...r.pages] : r.pages);
       setCursor(r.cursor);
+      // The list holds a page of them; the count is the site's own.
+      if (!more) {
+        const u = await requestJson<{ pages: { count: number } }>(adminPath(p.siteId, "/usage"));
+        setTotal(u.pages.count);
+      }
     } catch (e) {
       setStatus({ kind: "error", text: failure(e) });
     }
@@ -69,6 +61,7 @@ function Pages(p: { siteId: string; pages: PageRow[]; cursor: string | null; rel
         method: "DELETE",
       });
       setPages(pages.filter((x) => x.url !== url));
+      setTotal(Math.max(0, total - 1));
       setStatus({ kind: "ok", text: `Deleted ${url}.` });
     } catch (e) {
       setStatus({ kind: "error", text: failure(e) });
@@ -79,7 +72,7 @@ function Pages(p: { siteId: string; pages: PageRow[]; cursor: string | null; rel
   return (
     <div>
       <h3>
-        Pages <span class="muted">({fmt(pages.length)}{cursor ? "+" : ""})</span>
+        Pages <span class="muted" data-pages-count>({fmt(Math.max(total, pages.length))})</span>
       </h3>
       <label class="sr-only" for="pages-filter">Filter pages</label>
       <input
@@ -129,93 +122,6 @@ function Pages(p: { siteId: string; pages: PageRow[]; cursor: string | null; rel
       </ul>
       {cursor
         ? <button type="button" class="button small" onClick={() => load(true)}>Load more</button>
-        : null}
-    </div>
-  );
-}
-
-function Crawl(p: { siteId: string; last: CrawlJob | null; onDone: () => void }) {
-  const [url, setUrl] = useState("");
-  const [job, setJob] = useState<CrawlJob | null>(p.last);
-  const [status, setStatus] = useState<StatusValue>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const follow = (id: string) => {
-    timer.current = setTimeout(async () => {
-      try {
-        const j = await requestJson<CrawlJob>(
-          adminPath(p.siteId, `/crawl/${encodeURIComponent(id)}`),
-        );
-        setJob(j);
-        if (RUNNING.has(j.status)) return follow(id);
-        p.onDone();
-      } catch (e) {
-        setStatus({ kind: "error", text: failure(e) });
-      }
-    }, POLL_MS);
-  };
-  useEffect(() => {
-    if (p.last && RUNNING.has(p.last.status)) follow(p.last.id);
-    return () => clearTimeout(timer.current);
-  }, []);
-  const start = async (e: Event) => {
-    e.preventDefault();
-    setStatus(null);
-    try {
-      const r = await requestJson<{ job: CrawlJob }>(
-        adminPath(p.siteId, "/crawl"),
-        jsonBody("POST", { url: url.trim() }),
-      );
-      setJob(r.job);
-      follow(r.job.id);
-    } catch (err) {
-      setStatus({ kind: "error", text: failure(err) });
-    }
-  };
-  const c = job?.counts ?? {};
-  const handled = (c.indexed ?? 0) + (c.unchanged ?? 0) + (c.skipped ?? 0) + (c.failed ?? 0);
-  const running = job ? RUNNING.has(job.status) : false;
-  return (
-    <div>
-      <h3>Crawl</h3>
-      <form class="inline" onSubmit={start}>
-        <label class="sr-only" for="crawl-url">Sitemap or start page URL</label>
-        <input
-          id="crawl-url"
-          type="url"
-          required
-          placeholder="https://www.example.com/sitemap.xml"
-          value={url}
-          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
-        />
-        <button type="submit" class="button primary" disabled={running}>Crawl</button>
-      </form>
-      <Status value={status} />
-      {job
-        ? (
-          <div class="crawl" data-crawl-status={job.status} aria-live="polite">
-            <p>
-              <strong>
-                {running
-                  ? "Crawling"
-                  : job.status === "done"
-                  ? "Crawl finished"
-                  : `Crawl ${job.status}`}
-              </strong>{" "}
-              <span class="path">{job.url}</span>
-            </p>
-            <progress
-              max={Math.max(c.discovered ?? 0, 1)}
-              value={running ? handled : Math.max(c.discovered ?? 0, 1)}
-              aria-label="Crawl progress"
-            />
-            <p class="muted" data-crawl-counts>
-              {fmt(c.discovered ?? 0)} found · {fmt(c.fetched ?? 0)} fetched · {fmt(c.indexed ?? 0)}
-              {" "}
-              indexed · {fmt(c.unchanged ?? 0)} unchanged · {fmt(c.skipped ?? 0)} skipped ·{" "}
-              {fmt(c.failed ?? 0)} failed
-            </p>
-          </div>
-        )
         : null}
     </div>
   );
@@ -292,17 +198,31 @@ export function ContentPanel(p: {
   siteId: string;
   pages: PageRow[];
   cursor: string | null;
+  /** The site's page count. */
+  total: number;
   documentsAllowed: boolean;
   documents: DocRow[];
   lastCrawl: CrawlJob | null;
+  crawlSettings: CrawlSettings;
 }) {
   const [reload, setReload] = useState(0);
   return (
     <Panel id="content" title="Content" wide>
       <div class="columns">
-        <Pages siteId={p.siteId} pages={p.pages} cursor={p.cursor} reload={reload} />
+        <Pages
+          siteId={p.siteId}
+          pages={p.pages}
+          cursor={p.cursor}
+          total={p.total}
+          reload={reload}
+        />
         <div>
-          <Crawl siteId={p.siteId} last={p.lastCrawl} onDone={() => setReload((n) => n + 1)} />
+          <CrawlPanel
+            siteId={p.siteId}
+            last={p.lastCrawl}
+            settings={p.crawlSettings}
+            onProgress={() => setReload((n) => n + 1)}
+          />
           {p.documentsAllowed ? <Documents siteId={p.siteId} documents={p.documents} /> : (
             <>
               <h3>Documents</h3>

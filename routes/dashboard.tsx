@@ -9,7 +9,7 @@ import { Island } from "../components/Island.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
 import { SignIn } from "../components/SignIn.tsx";
 import { analyticsReport, DEFAULT_DAYS } from "../lib/analytics/report.ts";
-import { listCrawlJobs } from "../lib/crawl/jobs.ts";
+import { crawlSettingsOf, listCrawlJobs } from "../lib/crawl/jobs.ts";
 import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
 import {
   assertSameOrigin,
@@ -131,16 +131,18 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
   const documentsAllowed = PLANS[site.plan].documents;
   await s.analytics.flush();
   const dayOfMonth = new Date(s.clock()).getUTCDate();
-  const [usage, report, month, pages, documents, crawls, synonyms, curations] = await Promise.all([
-    siteUsage(s, site),
-    analyticsReport(s.kv, s.clock, site.id, DEFAULT_DAYS),
-    analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
-    s.pages.list(site.id, { limit: 100 }),
-    documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
-    listCrawlJobs(s, site.id, 1),
-    getSynonyms(s, site),
-    getCurations(s, site),
-  ]);
+  const [usage, report, month, pages, documents, crawls, crawlSettings, synonyms, curations] =
+    await Promise.all([
+      siteUsage(s, site),
+      analyticsReport(s.kv, s.clock, site.id, DEFAULT_DAYS),
+      analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
+      s.pages.list(site.id, { limit: 100 }),
+      documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
+      listCrawlJobs(s, site.id, 1),
+      crawlSettingsOf(s, site),
+      getSynonyms(s, site),
+      getCurations(s, site),
+    ]);
   const view = publicView(site);
   return (
     <>
@@ -179,6 +181,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             siteId: site.id,
             pages: pages.pages.map((p) => ({ url: p.url, title: p.title, updatedAt: p.updatedAt })),
             cursor: pages.cursor,
+            total: usage.pages.count,
             documentsAllowed,
             documents: documents?.documents.map((d) => ({
               id: d.id,
@@ -188,6 +191,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             })) ??
               [],
             lastCrawl: crawls[0] ?? null,
+            crawlSettings,
           }}
         />
         <Island name="LeversPanel" props={{ siteId: site.id, ...synonyms, ...curations }} />

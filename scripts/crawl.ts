@@ -8,7 +8,7 @@
  * CRAWL_ALLOW_LOOPBACK=true and CRAWL_DELAY_MS work as for the server.
  */
 import { startCrawlJob } from "../lib/crawl/jobs.ts";
-import type { CrawlCounts } from "../lib/crawl/report.ts";
+import type { CrawlCounts, CrawlProgress } from "../lib/crawl/report.ts";
 import { ApiError } from "../lib/http/errors.ts";
 import { parse, StartCrawl } from "../lib/http/schemas.ts";
 import { createServices } from "../lib/services.ts";
@@ -39,13 +39,11 @@ function exit(code: number, message: string): never {
   Deno.exit(code);
 }
 
-/** One status line: a bar of URLs settled out of those found, the counts, the rate. */
-function line(c: CrawlCounts, startedAt: number, width = 24): string {
-  const settled = c.indexed + c.unchanged + c.skipped + c.failed;
-  const total = Math.max(c.discovered, settled, 1);
-  const filled = Math.round((settled / total) * width);
+/** One status line: a bar of pages done out of those the crawl may store, the counts, the rate. */
+function line(c: CrawlCounts, p: CrawlProgress, startedAt: number, width = 24): string {
+  const filled = Math.round((p.done / Math.max(p.total, 1)) * width);
   const rate = (c.indexed + c.unchanged) / Math.max(0.001, (performance.now() - startedAt) / 1000);
-  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${settled}/${total}  ` +
+  return `[${"█".repeat(filled)}${"░".repeat(width - filled)}] ${p.done}/${p.total} pages  ` +
     `indexed ${c.indexed}  unchanged ${c.unchanged}  skipped ${c.skipped}  ` +
     `failed ${c.failed}  ${rate.toFixed(1)} pages/s`;
 }
@@ -71,12 +69,12 @@ try {
   if (err instanceof ApiError) exit(err.status === 409 ? 1 : 2, `${err.code}: ${err.message}`);
   throw err;
 }
-const { counts, done, stop } = started;
+const { counts, progress, done, stop } = started;
 const t0 = performance.now();
 const tty = Deno.stderr.isTerminal();
 const out = new TextEncoder();
 const draw = (end = "") =>
-  Deno.stderr.writeSync(out.encode(`${tty ? "\r\x1b[2K" : ""}${line(counts, t0)}${end}`));
+  Deno.stderr.writeSync(out.encode(`${tty ? "\r\x1b[2K" : ""}${line(counts, progress, t0)}${end}`));
 console.error(`crawl ${started.job.id} of ${site.name} (${site.id}) from ${url}`);
 const timer = setInterval(() => tty ? draw() : draw("\n"), tty ? 200 : 5000);
 const onInt = () => stop();

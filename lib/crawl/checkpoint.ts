@@ -5,6 +5,7 @@
  * heartbeat; a step that dies loses at most the last second, which is fetched again.
  */
 import type { CrawlTask } from "./queue.ts";
+import { keyFits } from "../storage/kv_limits.ts";
 
 /** 0 seen (no task), 1 to do, 2 done. */
 export interface UrlMark {
@@ -21,8 +22,8 @@ export const PATH_LISTED = 1;
 export const PATH_CLAIMED = 2;
 export const PATH_GONE = 4;
 
-/** KV keys stay under 2 KiB: longer URLs are not saved (a resumed crawl may meet them again). */
-const MAX_KEY_CHARS = 1500;
+/** Marks' keys stay this far under KV's key limit: never near it. */
+const KEY_SPARE = 512;
 
 export const urlPrefix = (site: string, job: string) => ["crawlurl", site, job];
 export const pathPrefix = (site: string, job: string) => ["crawlpath", site, job];
@@ -67,11 +68,14 @@ export class CrawlLog {
   /** The pending writes as [key, value] pairs; the log is empty afterwards. */
   take(site: string, job: string): [Deno.KvKey, unknown][] {
     const out: [Deno.KvKey, unknown][] = [];
+    // A URL too long for a key is not saved: a resumed crawl may meet it again.
     for (const [url, mark] of this.urls) {
-      if (url.length <= MAX_KEY_CHARS) out.push([[...urlPrefix(site, job), url], mark]);
+      const key = [...urlPrefix(site, job), url];
+      if (keyFits(key, KEY_SPARE)) out.push([key, mark]);
     }
     for (const [path, flags] of this.paths) {
-      if (path.length <= MAX_KEY_CHARS) out.push([[...pathPrefix(site, job), path], flags]);
+      const key = [...pathPrefix(site, job), path];
+      if (keyFits(key, KEY_SPARE)) out.push([key, flags]);
     }
     this.urls.clear();
     this.paths.clear();

@@ -52,8 +52,6 @@ export interface CrawlRequest {
   include?: string[];
   /** URL patterns never crawled. */
   exclude?: string[];
-  /** Start of the site's last finished crawl: sitemap pages whose lastmod is older are kept unfetched. */
-  lastmodSince?: number | null;
 }
 
 /** What a crawl knows besides its marks (checkpoint.ts), saved with the job after every step. */
@@ -63,6 +61,8 @@ export interface CrawlState {
   mode: "sitemap" | "links";
   siteKey: string;
   complete: boolean;
+  /** Page URLs queued that may be stored, and those settled (CrawlReport.pages). */
+  pages?: { queued: number; settled: number };
 }
 
 export const initialState = (): CrawlState => ({
@@ -70,6 +70,7 @@ export const initialState = (): CrawlState => ({
   mode: "links",
   siteKey: "",
   complete: true,
+  pages: { queued: 0, settled: 0 },
 });
 
 /** The start URL gave nothing to crawl; the job ends "failed" with this message. */
@@ -166,7 +167,13 @@ export class Crawl {
       mode: discovery.mode,
       siteKey: discovery.siteKey,
       complete: report.complete,
+      pages: { ...report.pages },
     };
+  }
+
+  /** Pages done out of those the crawl may store. */
+  progress() {
+    return this.report.progress(this.store.budget);
   }
 
   /** Takes up a crawl from its saved state and marks. */
@@ -176,6 +183,7 @@ export class Crawl {
     discovery.mode = state.mode;
     discovery.siteKey = state.siteKey;
     report.complete = state.complete;
+    if (state.pages) report.pages = { ...state.pages };
     const quiet = (set: Set<string>, v: string) =>
       set instanceof TrackedSet ? set.quietAdd(v) : set.add(v);
     for (const [url, m] of marks.urls) {
@@ -272,6 +280,7 @@ export class Crawl {
     discovery.seen.add(start.href);
     report.counts.discovered++;
     report.listed.add(pathOf(start));
+    report.pages.queued++;
     // Pages robots.txt's sitemaps list but no link reaches are crawled too.
     const final = new URL(res.url);
     discovery.addSitemaps((await this.robots.get(final)).rules.sitemaps);
@@ -279,7 +288,10 @@ export class Crawl {
     let kept = false;
     try {
       // Left out by the patterns, the start page is still read for its links.
-      kept = await this.pages.handle(start, res, discovery.refusal(final));
+      const refused = discovery.refusal(final);
+      kept = await this.pages.handle(start, res, refused);
+      if (refused) report.pages.queued--;
+      else report.pages.settled++;
     } finally {
       if (!kept) store.release();
     }
@@ -292,16 +304,22 @@ export class Crawl {
     this.log?.done(task);
   }
 
-  /** A re-crawl keeps a stored page its sitemap says is unchanged since the last crawl, unfetched. */
+  /**
+   * A re-crawl keeps a stored page unfetched when its sitemap lastmod is the one recorded
+   * (API.md). Following links, only a page whose links were saved, which are followed as
+   * after a 304: the pages only it links to are still reached.
+   */
   private async keepUnmodified(task: CrawlTask & { kind: "page" }): Promise<boolean> {
-    const since = this.req.lastmodSince;
-    if (since == null || task.lastmod === undefined || task.lastmod >= since) return false;
     const path = pathOf(task.url);
-    const { report } = this;
+    const { report, discovery, history } = this;
+    if (!history.sameLastmod(task.url, path, task.lastmod)) return false;
     if (report.claimed.has(path) || this.store.full()) return false;
-    if (!(await this.s.pages.get(this.site.id, path))) return false;
+    const links = discovery.mode === "links";
+    if (links && !history.hasLinks(path)) return false;
     report.claimed.add(path);
-    report.note(task.url.href, "not_modified");
+    report.counts.unchanged++;
+    report.pages.settled++;
+    if (links) { for (const link of await history.savedLinks(path)) discovery.discover(link); }
     return true;
   }
 }

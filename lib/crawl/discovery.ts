@@ -66,6 +66,7 @@ export class CrawlDiscovery {
     // A page the patterns leave out is gone from the index, if an earlier crawl stored it.
     if (refused) return report.note(u.href, refused, path);
     report.listed.add(path);
+    report.pages.queued++;
     this.d.queue.push({ kind: "page", url: u, ...(lastmod !== undefined ? { lastmod } : {}) });
   }
 

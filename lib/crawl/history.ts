@@ -10,6 +10,7 @@ import type { IndexRefresher } from "./refresh.ts";
 import type { CrawlReport } from "./report.ts";
 import type { FetchResult } from "./net/fetch.ts";
 import type { Services } from "../services.ts";
+import { commitBatches, splitList } from "../storage/kv_limits.ts";
 
 /** A URL an earlier crawl indexed: the validators to send, and proof the crawl owns the page. */
 interface CrawledRecord {
@@ -18,8 +19,13 @@ interface CrawledRecord {
   from?: string;
   etag?: string;
   lastModified?: string;
-  /** Its links are saved (under linksKey), so a 304 still tells where to go next. */
-  links?: boolean;
+  /**
+   * Its links are saved, so a 304 still tells where to go next: in this many values under
+   * linksKey (true: one value at linksKey itself, as crawls before kv_limits.ts wrote them).
+   */
+  links?: boolean | number;
+  /** The sitemap's lastmod for it when it was fetched (ms): the same one again means unchanged. */
+  lastmod?: number;
 }
 
 const crawledKey = (site: string, origin: string, path: string) => [
@@ -34,8 +40,10 @@ const linksKey = (site: string, origin: string, path: string) => [
   origin,
   path,
 ];
-/** Links kept per page, as characters of URL; a page with more is always fetched whole. */
-const MAX_SAVED_LINKS_CHARS = 40_000;
+/** Values of links kept per page (each up to LIST_BYTES); a page with more is always fetched whole. */
+const MAX_LINK_VALUES = 32;
+/** Longer validators are not kept: no server needs them, and a record must fit one value. */
+const MAX_VALIDATOR = 1024;
 
 /** One site's crawl records, read at the start of a crawl and written as it stores pages. */
 export class CrawlHistory {
@@ -75,7 +83,7 @@ export class CrawlHistory {
     const rec = this.prev.get(path);
     const conditional: Record<string, string> = {};
     // Following links, a 304 is only of use when the page's links were saved.
-    const usable = mode === "sitemap" || rec?.links === true;
+    const usable = mode === "sitemap" || this.hasLinks(path);
     if (rec?.url === u.href && this.existing.has(path) && usable) {
       if (rec.etag) conditional["If-None-Match"] = rec.etag;
       if (rec.lastModified) conditional["If-Modified-Since"] = rec.lastModified;
@@ -83,40 +91,97 @@ export class CrawlHistory {
     return conditional;
   }
 
+  /** Whether a page's links were saved at its last fetch. */
+  hasLinks(path: string): boolean {
+    const links = this.prev.get(path)?.links;
+    return links !== undefined && links !== false;
+  }
+
   /** The links saved for a page, to follow when it answers 304. */
   async savedLinks(path: string): Promise<string[]> {
-    const saved = await this.s.kv.get<string[]>(linksKey(this.siteId, this.origin, path));
+    const key = linksKey(this.siteId, this.origin, path);
+    if (typeof this.prev.get(path)?.links === "number") {
+      const out: string[] = [];
+      for await (const e of this.s.kv.list<string[]>({ prefix: key })) out.push(...e.value);
+      return out;
+    }
+    const saved = await this.s.kv.get<string[]>(key);
     if (saved.value || !this.legacy.has(path)) return saved.value ?? [];
     return (await this.s.kv.get<string[]>(["crawllinks", this.siteId, path])).value ?? [];
   }
 
-  /** Records a stored page for the next crawl: the URL that answered, its validators and (following links) its links. */
+  /**
+   * Whether a sitemap page may be left unfetched: its lastmod equals the one recorded when
+   * it was last fetched from this URL, and the page is still stored. Any other lastmod,
+   * older or newer, or none, means a (conditional) fetch: sites backdate lastmod.
+   */
+  sameLastmod(u: URL, path: string, lastmod: number | undefined): boolean {
+    const rec = this.prev.get(path);
+    return lastmod !== undefined && rec?.lastmod === lastmod && rec.url === u.href &&
+      this.existing.has(path);
+  }
+
+  /**
+   * Records a stored page for the next crawl: the URL that answered, its validators, its
+   * sitemap lastmod and (following links) its links, every value within KV's limits.
+   */
   async remember(
     requested: URL,
     path: string,
     res: FetchResult & { ok: true },
     mode: "sitemap" | "links",
     links: string[],
+    lastmod?: number,
   ) {
     const rec: CrawledRecord = { url: res.url };
     if (pathOf(requested) !== path) rec.from = pathOf(requested);
     const old = this.prev.get(path);
     const etag = res.status === 304 ? old?.etag : res.headers.get("etag");
     const lastModified = res.status === 304 ? old?.lastModified : res.headers.get("last-modified");
-    if (etag) rec.etag = etag;
-    if (lastModified) rec.lastModified = lastModified;
-    if (mode === "links") {
-      if (res.status === 304) rec.links = old?.links;
-      else if (links.reduce((n, l) => n + l.length, 0) <= MAX_SAVED_LINKS_CHARS) {
-        await this.s.kv.set(linksKey(this.siteId, this.origin, path), links);
-        rec.links = true;
-      } else await this.s.kv.delete(linksKey(this.siteId, this.origin, path));
+    if (etag && etag.length <= MAX_VALIDATOR) rec.etag = etag;
+    if (lastModified && lastModified.length <= MAX_VALIDATOR) rec.lastModified = lastModified;
+    if (lastmod !== undefined) rec.lastmod = lastmod;
+    const key = linksKey(this.siteId, this.origin, path);
+    const writes: [Deno.KvKey, unknown][] = [];
+    if (mode === "links" && res.status === 304) {
+      rec.links = old?.links;
+      // Links of a record from before per-origin keys move under this origin's key.
+      if (rec.links && this.legacy.has(path)) {
+        const { groups } = splitList(await this.savedLinks(path));
+        groups.forEach((g, i) => writes.push([[...key, i], g]));
+        rec.links = groups.length;
+      }
+    } else if (mode === "links") {
+      const { groups, oversize } = splitList(links);
+      if (!oversize.length && groups.length <= MAX_LINK_VALUES) {
+        groups.forEach((g, i) => writes.push([[...key, i], g]));
+        rec.links = groups.length;
+      }
     }
-    if (rec.links && res.status === 304 && this.legacy.has(path)) {
-      await this.s.kv.set(linksKey(this.siteId, this.origin, path), await this.savedLinks(path));
+    const changed = writes.length > 0 || JSON.stringify(rec) !== JSON.stringify(old);
+    // A 304 with nothing new costs no write at all.
+    if (!changed && !this.legacy.has(path)) return;
+    if (res.status !== 304 || writes.length || rec.links === undefined) {
+      await this.dropLinks(path, typeof rec.links === "number" ? rec.links : 0);
     }
-    await this.s.kv.set(crawledKey(this.siteId, this.origin, path), rec);
+    writes.push([crawledKey(this.siteId, this.origin, path), rec]);
+    for (const batch of commitBatches(writes)) {
+      const op = this.s.kv.atomic();
+      for (const [k, v] of batch) op.set(k, v);
+      await op.commit();
+    }
+    this.prev.set(path, rec);
     await this.dropLegacy(path);
+  }
+
+  /** Deletes a path's saved links: the single value of old, and chunks from `from` on. */
+  private async dropLinks(path: string, from = 0) {
+    const key = linksKey(this.siteId, this.origin, path);
+    const op = this.s.kv.atomic().delete(key);
+    for await (const e of this.s.kv.list({ prefix: key })) {
+      if ((e.key.at(-1) as number) >= from) op.delete(e.key);
+    }
+    await op.commit();
   }
 
   /**
@@ -132,7 +197,7 @@ export class CrawlHistory {
         refresher.mark();
       }
       await this.s.kv.delete(crawledKey(this.siteId, this.origin, path));
-      await this.s.kv.delete(linksKey(this.siteId, this.origin, path));
+      await this.dropLinks(path);
       await this.dropLegacy(path);
     }
   }

@@ -2,7 +2,7 @@
  * A crawl job's record in KV and what every part of a job shares: its shape (API.md's,
  * plus what a step needs to go on), its keys, its limits and a few small helpers.
  */
-import type { CrawlCounts } from "./report.ts";
+import type { CrawlCounts, CrawlProgress } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
 import type { CrawlState } from "./crawler.ts";
 import type { Services } from "../services.ts";
@@ -21,6 +21,8 @@ export interface CrawlJob {
   /** Started by an admin call or by the site's re-crawl schedule. */
   trigger: "manual" | "schedule";
   counts: CrawlCounts;
+  /** Pages done out of the pages this crawl may store (API.md, third round). */
+  progress: CrawlProgress;
   /** Skipped and failed URLs per reason, exact (the lists stop at MAX_LISTED). */
   reasons: Record<string, number>;
   startedAt: string;
@@ -35,8 +37,6 @@ export interface CrawlJob {
   runner: string | null;
   /** What the crawl knows besides its marks. */
   state: CrawlState;
-  /** Start of the site's previous finished crawl (for sitemap lastmod), ms. */
-  lastmodSince: number | null;
   tuning?: Partial<CrawlTuning>;
 }
 
@@ -45,10 +45,12 @@ export interface CrawlItem {
   reason: string;
 }
 
-/** What the API answers for a job. */
+/** What the API answers for a job: `skipped` and `failed` are samples, paged by listCrawlUrls. */
 export type CrawlJobView =
-  & Omit<CrawlJob, "siteId" | "heartbeatAt" | "runner" | "state" | "tuning" | "lastmodSince">
+  & Omit<CrawlJob, "siteId" | "heartbeatAt" | "runner" | "state" | "tuning">
   & { skipped?: CrawlItem[]; failed?: CrawlItem[] };
+
+export type CrawlItemKind = "skipped" | "failed";
 
 /** The last crawl a site had: what a scheduled re-crawl repeats. */
 export interface SiteCrawlInfo {
@@ -57,12 +59,12 @@ export interface SiteCrawlInfo {
   include: string[];
   exclude: string[];
   lastStartedAt: number;
-  /** Start of the last crawl that finished ("done"). */
-  lastDoneStartedAt: number | null;
 }
 
-/** Skipped and failed URLs kept per job, each; the counts are always exact. */
-export const MAX_LISTED = 1000;
+/** Skipped and failed URLs kept per job, each (one small KV entry apiece); the counts are always exact. */
+export const MAX_LISTED = 100_000;
+/** URLs of each list a job's record answers with; the rest are paged (listCrawlUrls). */
+export const SAMPLE_LISTED = 20;
 /** A running job silent for this long is taken for dead. */
 export const STALE_MS = 10_000; // ten missed heartbeats (one a second): the runner is gone
 /** How long one step runs before it saves its state and queues the next. */
@@ -70,7 +72,6 @@ export const STEP_MS = 30_000;
 export const FLUSH_MS = 1000;
 export const JOB_TTL_MS = 30 * 24 * 3600_000;
 export const MAX_ITEM_URL = 2000;
-export const WRITE_BATCH = 200;
 export const HANDOFF_DELAY_MS = 1000;
 
 export const jobKey = (site: string, id: string) => ["crawljob", site, id];
@@ -127,8 +128,9 @@ export function jobView(job: CrawlJob): CrawlJobView {
     runner: _r,
     state: _st,
     tuning: _t,
-    lastmodSince: _l,
     ...rest
   } = job;
-  return rest;
+  // Records from before progress was kept: a finished one was done through and through.
+  const progress = rest.progress ?? { done: 0, total: 0 };
+  return { ...rest, progress };
 }

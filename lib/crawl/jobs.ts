@@ -7,12 +7,13 @@
  * instance, which goes on from the saved marks without fetching stored pages again. A
  * new crawl of the site, asked for while a job is stale, replaces it ("interrupted").
  */
-import { type CrawlCounts, emptyCounts } from "./report.ts";
+import { type CrawlCounts, type CrawlProgress, emptyCounts } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
 import { initialState } from "./crawler.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "./patterns.ts";
 import {
   type CrawlItem,
+  type CrawlItemKind,
   type CrawlJob,
   type CrawlJobView,
   interrupted,
@@ -22,8 +23,8 @@ import {
   jobKey,
   jobView,
   lockKey,
-  MAX_LISTED,
   recentKey,
+  SAMPLE_LISTED,
   type SiteCrawlInfo,
   siteCrawlKey,
   stepMessage,
@@ -39,6 +40,7 @@ import type { Site } from "../sites/store.ts";
 
 export {
   type CrawlItem,
+  type CrawlItemKind,
   type CrawlJob,
   type CrawlJobView,
   type CrawlStatus,
@@ -55,6 +57,8 @@ export interface StartedCrawl {
   job: CrawlJob;
   /** Live counts (from this instance's runner, or the job's record as it is written). */
   counts: CrawlCounts;
+  /** Pages done of those the crawl may store, as the job's record has it (once a second). */
+  progress: CrawlProgress;
   /** Settles with the final job; never rejects. */
   done: Promise<CrawlJob>;
   /** Stops the crawl; the job ends "interrupted" (the CLI's Ctrl-C). */
@@ -63,8 +67,10 @@ export interface StartedCrawl {
 
 const REFUSED: Record<string, string> = {
   blocked_scheme: "url must use http or https.",
+  blocked_loopback:
+    "url points to this server's own machine (a loopback address such as 127.0.0.1 or localhost). The crawler fetches it only when the service runs with CRAWL_ALLOW_LOOPBACK=true, meant for demos and tests.",
   blocked_address:
-    "url points to a loopback, private or otherwise internal address; the crawler fetches only public addresses.",
+    "url points to a private or internal network address. The crawler fetches only public addresses, so that nobody can use it to reach machines behind a firewall; use your site's public URL.",
   invalid_url: "url must be an absolute http(s) URL without a user name or password.",
   dns_error: "url's host name could not be resolved.",
 };
@@ -96,9 +102,11 @@ export async function startCrawlJob(
   checkPatterns("include", req.include);
   checkPatterns("exclude", req.exclude);
   const checked = await checkUrl(req.url, s.crawl);
-  if (!checked.ok) throw invalid("url", REFUSED[checked.reason]);
+  if (!checked.ok) {
+    const loopback = checked.blocked === "loopback";
+    throw invalid("url", REFUSED[loopback ? "blocked_loopback" : checked.reason]);
+  }
   const now = s.clock();
-  const info = (await s.kv.get<SiteCrawlInfo>(siteCrawlKey(site.id))).value;
   const settings = site.settings;
   const job: CrawlJob = {
     id: newId("cj"),
@@ -110,6 +118,7 @@ export async function startCrawlJob(
     exclude: [...new Set([...(settings.exclude ?? []), ...(req.exclude ?? [])])],
     trigger: opts.trigger ?? "manual",
     counts: emptyCounts(),
+    progress: { done: 0, total: 0 },
     reasons: {},
     startedAt: iso(now),
     finishedAt: null,
@@ -118,8 +127,6 @@ export async function startCrawlJob(
     step: 0,
     runner: null,
     state: initialState(),
-    // lastmod only means something against a crawl of the same start URL.
-    lastmodSince: info?.url === req.url ? info.lastDoneStartedAt : null,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
   };
   for (let attempt = 0; attempt < 10; attempt++) {
@@ -149,17 +156,18 @@ export async function startCrawlJob(
           include: req.include ?? [],
           exclude: req.exclude ?? [],
           lastStartedAt: now,
-          lastDoneStartedAt: info?.lastDoneStartedAt ?? null,
         } satisfies SiteCrawlInfo,
       )
       .enqueue(stepMessage(job))
       .commit();
     if (res.ok) {
       const counts = structuredClone(job.counts);
+      const progress = structuredClone(job.progress);
       return {
         job: structuredClone(job),
         counts,
-        done: watchJob(s, worker, job, counts),
+        progress,
+        done: watchJob(s, worker, job, counts, progress),
         stop: () =>
           void stopJob(s, site.id, job.id, "The crawl was stopped.").catch((err) =>
             s.log({ level: "error", msg: "crawl stop failed", error: String(err) })
@@ -170,12 +178,13 @@ export async function startCrawlJob(
   throw busy("The site's crawl state is busy. Retry.");
 }
 
-/** Follows a job's record until it ends, keeping `counts` current; never rejects. */
+/** Follows a job's record until it ends, keeping `counts` and `progress` current; never rejects. */
 async function watchJob(
   s: Services,
   w: Worker,
   job: CrawlJob,
   counts: CrawlCounts,
+  progress: CrawlProgress,
 ): Promise<CrawlJob> {
   let last = job;
   try {
@@ -183,6 +192,7 @@ async function watchJob(
       if (!e.value) break;
       last = e.value;
       Object.assign(counts, w.running.get(job.id)?.counts ?? last.counts);
+      if (last.progress) Object.assign(progress, last.progress);
       if (!isLive(last)) break;
     }
   } catch {
@@ -210,7 +220,7 @@ async function reviveEntry(s: Services, entry: Deno.KvEntryMaybe<CrawlJob>) {
   return { job: (await s.kv.get<CrawlJob>(entry.key)).value, revived: false };
 }
 
-/** One job with its skipped and failed URLs, or null. */
+/** One job with a sample of its skipped and failed URLs, or null. */
 export async function getCrawlJob(
   s: Services,
   siteId: string,
@@ -218,16 +228,42 @@ export async function getCrawlJob(
 ): Promise<CrawlJobView | null> {
   const job = await revive(s, await s.kv.get<CrawlJob>(jobKey(siteId, jobId)));
   if (!job) return null;
-  const items = async (kind: string) => {
-    const out: CrawlItem[] = [];
-    const iter = s.kv.list<CrawlItem>({ prefix: itemPrefix(siteId, jobId, kind) }, {
-      limit: MAX_LISTED,
-    });
-    for await (const e of iter) out.push(e.value);
-    return out;
-  };
-  const [skipped, failed] = await Promise.all([items("skipped"), items("failed")]);
+  const sample = async (kind: CrawlItemKind) =>
+    (await listCrawlUrls(s, siteId, jobId, kind, null, SAMPLE_LISTED))?.urls ?? [];
+  const [skipped, failed] = await Promise.all([sample("skipped"), sample("failed")]);
   return { ...jobView(job), skipped, failed };
+}
+
+/**
+ * A page of a job's skipped or failed URLs, in the order met, with the cursor of the
+ * next page (null at the end; the cursor is the position of the next URL); null when
+ * the site has no such job.
+ */
+export async function listCrawlUrls(
+  s: Services,
+  siteId: string,
+  jobId: string,
+  kind: CrawlItemKind,
+  cursor: string | null,
+  limit = 100,
+): Promise<{ urls: CrawlItem[]; cursor: string | null } | null> {
+  if (!(await s.kv.get(jobKey(siteId, jobId))).versionstamp) return null;
+  const from = cursor === null ? 0 : Number(cursor);
+  if (!Number.isSafeInteger(from) || from < 0 || String(from) !== (cursor ?? "0")) {
+    throw invalid("cursor", "cursor must be a cursor this endpoint answered.");
+  }
+  const prefix = itemPrefix(siteId, jobId, kind);
+  const urls: CrawlItem[] = [];
+  let last = -1;
+  const iter = s.kv.list<CrawlItem>({ start: [...prefix, from], end: [...prefix, Infinity] }, {
+    limit: limit + 1,
+  });
+  for await (const e of iter) {
+    if (urls.length === limit) return { urls, cursor: String(last + 1) };
+    urls.push(e.value);
+    last = e.key.at(-1) as number;
+  }
+  return { urls, cursor: null };
 }
 
 /** The site's most recent jobs, newest first, without their URL lists. */
@@ -259,6 +295,20 @@ export async function recoverCrawls(s: Services): Promise<string[]> {
     if (revived) ids.push(job!.id);
   }
   return ids;
+}
+
+/** What the dashboard's crawl form starts from: the last crawl's URL and cap, the site's patterns and schedule. */
+export async function crawlSettingsOf(s: Services, site: Site) {
+  const info = (await s.kv.get<SiteCrawlInfo>(siteCrawlKey(site.id))).value;
+  const planMaxPages = PLANS[site.plan].maxPages;
+  return {
+    url: info?.url ?? "",
+    maxPages: info && info.maxPages < planMaxPages ? info.maxPages : null,
+    include: site.settings.include ?? [],
+    exclude: site.settings.exclude ?? [],
+    recrawl: site.settings.recrawl ?? null,
+    planMaxPages,
+  };
 }
 
 /** Stops a site's live crawl for good (the site is being deleted). True when one was live. */

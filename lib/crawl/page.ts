@@ -60,6 +60,7 @@ export class PageCrawler {
     const path = pathOf(u);
     const robots = await this.d.robots.get(u);
     if (!robots.rules.isAllowed(path)) {
+      report.pages.queued--; // never a page this crawl may store
       return report.note(u.href, "robots", robots.explicit ? path : null);
     }
     if (store.full()) return store.pageLimit(u.href);
@@ -78,7 +79,8 @@ export class PageCrawler {
         maxBytes: this.d.tuning.maxBodyBytes,
         ...hopLimits(this.d.tuning),
       });
-      kept = await this.handle(u, res);
+      kept = await this.handle(u, res, null, task.lastmod);
+      report.pages.settled++;
     } finally {
       if (!kept) store.release();
       // A slot came free or the limit was reached: either way the waiting tasks can now decide.
@@ -89,8 +91,14 @@ export class PageCrawler {
   /**
    * Turns a page's response into a stored page or a reason; true when a page slot is used.
    * `refused` (the start page left out by the patterns): its links are followed, nothing stored.
+   * `lastmod`: the sitemap's, recorded with the page for the next crawl.
    */
-  async handle(u: URL, res: FetchResult, refused: string | null = null): Promise<boolean> {
+  async handle(
+    u: URL,
+    res: FetchResult,
+    refused: string | null = null,
+    lastmod?: number,
+  ): Promise<boolean> {
     const { discovery, report, store } = this.d;
     const path = pathOf(u);
     if (!res.ok) {
@@ -109,7 +117,7 @@ export class PageCrawler {
       if (discovery.mode === "links") {
         for (const link of await this.d.history.savedLinks(finalPath)) discovery.discover(link);
       }
-      return store.keep(u, finalPath, res, "unchanged");
+      return store.keep(u, finalPath, res, "unchanged", [], lastmod);
     }
     if (res.status < 200 || res.status >= 300) {
       const gone = res.status === 404 || res.status === 410;
@@ -161,6 +169,6 @@ export class PageCrawler {
       return false;
     }
     const kept = page.codeShare ? { ...input, codeShare: page.codeShare } : input;
-    return await store.keep(u, finalPath, res, kept, follow ? page.links : []);
+    return await store.keep(u, finalPath, res, kept, follow ? page.links : [], lastmod);
   }
 }

@@ -24,6 +24,12 @@ export const emptyCounts = (): CrawlCounts => ({
   failed: 0,
 });
 
+/** Pages the crawl may store (on-site, allowed, robots permitting, within maxPages) and how many are settled. */
+export interface CrawlProgress {
+  done: number;
+  total: number;
+}
+
 /** Where a crawl reports: live counts, and each URL it did not index with the reason. */
 export interface CrawlSink {
   counts: CrawlCounts;
@@ -33,7 +39,7 @@ export interface CrawlSink {
 /** Reasons that go in `failed`: the fetch gave no page. Every other reason is a choice: `skipped`. */
 export const isFailure = (reason: string) =>
   reason.startsWith("http_") || reason === "timeout" || reason === "fetch_error" ||
-  reason === "not_a_sitemap";
+  reason === "not_a_sitemap" || reason === "too_large";
 
 /** One crawl's counts and path sets; counts are the sink's own, so they are live. */
 export class CrawlReport {
@@ -46,6 +52,8 @@ export class CrawlReport {
   readonly gone: Set<string>;
   /** False once something may have hidden part of the site: then unlisted pages are kept. */
   complete = true;
+  /** Page URLs queued that the crawl may store, and those settled (progress before the page cap). */
+  pages = { queued: 0, settled: 0 };
 
   /** `sets` lets a resumable crawl hand in sets that record their changes. */
   constructor(
@@ -64,6 +72,12 @@ export class CrawlReport {
     this.counts[kind]++;
     this.sink.item(kind, url, reason);
     if (gonePath !== null) this.gone.add(gonePath);
+  }
+
+  /** Progress as an owner reads it: `total` capped by the page budget, `done` by `total`. */
+  progress(budget: number): CrawlProgress {
+    const total = Math.min(budget, this.pages.queued);
+    return { done: Math.min(total, this.pages.settled), total };
   }
 
   /**

@@ -23,16 +23,14 @@ import {
   MAX_ITEM_URL,
   MAX_LISTED,
   releaseLock,
-  type SiteCrawlInfo,
-  siteCrawlKey,
   STALE_MS,
   STEP_MS,
   type StepMessage,
   stepMessage,
   TTL,
-  WRITE_BATCH,
 } from "./job_record.ts";
-import { ApiError } from "../http/errors.ts";
+import { commitBatches, keyBytes, valueBytes } from "../storage/kv_limits.ts";
+import { ApiError, isLocked, isStorageFault } from "../http/errors.ts";
 import { newId } from "../sites/keys.ts";
 import { onQueue } from "../queue.ts";
 import type { Services } from "../services.ts";
@@ -102,6 +100,23 @@ export async function stopJob(s: Services, siteId: string, jobId: string, error:
 }
 
 const w = (s: Services) => workers.get(s);
+
+/** How long a step that met storage down waits before it is tried again. */
+const STORAGE_RETRY_MS = 5000;
+
+/** Whether `err` is storage failing (503 from the resilient KV, an I/O fault, a held lock). */
+const storageDown = (err: unknown) =>
+  (err instanceof ApiError && err.code === "SERVICE_UNAVAILABLE") || isStorageFault(err) ||
+  isLocked(err);
+
+interface FlushOptions {
+  /** Queue the next step with the record. */
+  next?: boolean;
+  /** How long the queued step waits (ms). */
+  delay?: number;
+  /** The job's last write: only it may say the job ended (the site is free by then). */
+  final?: boolean;
+}
 
 /** Runs one step of a job, if it is this step's turn and no live runner holds it. */
 async function runStep(s: Services, worker: Worker, msg: StepMessage): Promise<void> {
@@ -175,6 +190,8 @@ class JobRunner {
   }
 
   #handingOff = false;
+  /** Set when storage failed: the step is handed on after this long. */
+  #retryMs = 0;
 
   /** Stops the step and hands it back to the queue (the instance is shutting down). */
   handOff(): Promise<void> {
@@ -240,7 +257,6 @@ class JobRunner {
         maxPages: job.maxPages,
         include: job.include,
         exclude: job.exclude,
-        lastmodSince: job.lastmodSince,
       },
       sink,
       { ...DEFAULT_TUNING, ...job.tuning },
@@ -255,11 +271,24 @@ class JobRunner {
       finished = await crawl.step(Date.now() + this.worker.stepMs);
       if (finished) job.status = "done";
     } catch (err) {
+      // Storage down is no fault of the crawl: the step is saved and tried again later, by
+      // the queue's delayed message or, if even that write fails, by the stale-job sweep.
+      if (!this.#ctl.signal.aborted && storageDown(err)) {
+        this.#handingOff = true;
+        this.#retryMs = STORAGE_RETRY_MS;
+        s.log({
+          level: "warn",
+          msg: "crawl step waits for storage",
+          job: job.id,
+          error: String(err),
+        });
+      }
       finished = !this.#handingOff;
       const aborted = this.#ctl.signal.aborted;
       job.status = aborted ? "interrupted" : "failed";
-      if (aborted) job.error = (this.#ctl.signal.reason as Error).message;
-      else if (err instanceof CrawlStartError) job.error = err.message;
+      if (aborted || this.#handingOff) {
+        job.error = (this.#ctl.signal.reason as Error)?.message ?? null;
+      } else if (err instanceof CrawlStartError) job.error = err.message;
       else {
         job.error = err instanceof ApiError
           ? `The crawl stopped: ${err.message}`
@@ -275,19 +304,19 @@ class JobRunner {
       if (this.#handingOff) {
         // The same step again, from the marks saved now, on whichever instance takes it.
         [job.runner, job.status, job.error] = [null, "running", null];
-        await this.#flush({ next: true, hold: true });
+        await this.#flush({ next: true, delay: this.#retryMs || HANDOFF_DELAY_MS });
       } else if (finished) {
         // The last marks and items, still as a running job; then, still the owner, the
         // checkpoint goes, and only then does the job say it ended.
-        await this.#flush({ hold: true });
+        await this.#flush();
         if (!this.#lost) {
           await deletePrefix(s.kv, urlPrefix(site.id, job.id));
           await deletePrefix(s.kv, pathPrefix(site.id, job.id));
-          await this.#finish();
+          await releaseLock(s, site.id, job.id);
           // Last of all: once the job says it ended, this runner writes nothing more.
           job.finishedAt = iso(s.clock());
           job.runner = null;
-          await this.#flush();
+          await this.#flush({ final: true });
         }
       } else {
         job.step++;
@@ -304,22 +333,8 @@ class JobRunner {
     await this.dispose();
   }
 
-  /** At the end of the last step: frees the site and notes the crawl for re-crawls. */
-  async #finish() {
-    const { s, job, site } = this;
-    await releaseLock(s, site.id, job.id);
-    if (job.status === "done") {
-      const key = siteCrawlKey(site.id);
-      const info = await s.kv.get<SiteCrawlInfo>(key);
-      if (info.value?.url === job.url) {
-        const at = Date.parse(job.startedAt);
-        await s.kv.set(key, { ...info.value, lastDoneStartedAt: at });
-      }
-    }
-  }
-
   /** Serialised writes; a failed one is logged and the next tick tries again. */
-  #flush(opts: { next?: boolean; hold?: boolean } = {}): Promise<void> {
+  #flush(opts: FlushOptions = {}): Promise<void> {
     this.#writing = this.#writing.then(() => this.#write(opts)).catch((err) => {
       this.s.log({ level: "error", msg: "crawl job write failed", error: String(err) });
     });
@@ -328,10 +343,11 @@ class JobRunner {
 
   /**
    * Marks and items first, then the record, each commit checked against the record this
-   * runner last wrote (nobody else took the job); `next` queues the next step with it,
-   * `hold` keeps the record "running" whatever the outcome so far.
+   * runner last wrote (nobody else took the job); `next` queues the next step with it.
+   * Until the final write, an ended job's record still says "running": a tick's flush
+   * must never announce the end while the site's lock is held.
    */
-  async #write({ next = false, hold = false }: { next?: boolean; hold?: boolean }) {
+  async #write({ next = false, delay, final = false }: FlushOptions) {
     if (this.#lost) return;
     const { s, job, site } = this;
     // Everything expires with the job: a checkpoint nobody finishes does not stay forever.
@@ -343,24 +359,30 @@ class JobRunner {
       ]),
     ];
     const key = jobKey(site.id, job.id);
-    const mine = { key, versionstamp: this.versionstamp };
-    for (let i = 0; i < writes.length; i += WRITE_BATCH) {
-      const op = s.kv.atomic().check(mine);
-      for (const [k, v] of writes.slice(i, i + WRITE_BATCH)) op.set(k, v, TTL);
-      if (!(await op.commit()).ok) return this.#lose();
-    }
-    job.heartbeatAt = s.clock();
-    if (this.#crawl) job.state = this.#crawl.state();
-    const record = hold ? { ...job, status: "running" as const } : job;
-    const op = s.kv.atomic().check(mine).set(key, record, TTL);
-    // A hand-off waits a moment, so that the instance going away does not take it back.
-    if (next) op.enqueue(stepMessage(job), hold ? { delay: HANDOFF_DELAY_MS } : undefined);
-    const res = await op.commit();
-    if (res.ok) {
+    // The record as it stands, with a fresh heartbeat: every commit carries it, so that a
+    // long flush (100,000 marks) never leaves the job silent long enough to look dead.
+    const record = () => {
+      job.heartbeatAt = s.clock();
+      if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];
+      return !final && !isLive(job) ? { ...job, status: "running" as const } : job;
+    };
+    const commit = async (op: Deno.AtomicOperation) => {
+      const res = await op.set(key, record(), TTL).commit();
+      if (!res.ok) return false;
       this.versionstamp = res.versionstamp;
-      return;
+      return true;
+    };
+    const reserve = keyBytes(key) + valueBytes(record()) + 1024;
+    const room = { mutations: 2, keyBytes: keyBytes(key) * 2, bytes: reserve * 2 };
+    for (const batch of commitBatches(writes, room)) {
+      const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
+      for (const [k, v] of batch) op.set(k, v, TTL);
+      if (!(await commit(op))) return this.#lose();
     }
-    this.#lose();
+    const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
+    // A hand-off waits a moment, so that the instance going away does not take it back.
+    if (next) op.enqueue(stepMessage(job), delay ? { delay } : undefined);
+    if (!(await commit(op))) this.#lose();
   }
 
   /** Someone stopped the job, or took it for dead and handed it on: stop, say nothing more. */

@@ -8,6 +8,7 @@ import type { CrawlHistory } from "./history.ts";
 import type { IndexRefresher } from "./refresh.ts";
 import type { CrawlReport } from "./report.ts";
 import { ApiError } from "../http/errors.ts";
+import { isKvLimitError } from "../storage/kv_limits.ts";
 import type { FetchResult } from "./net/fetch.ts";
 import type { PageInput } from "../sites/pages.ts";
 import { PLANS } from "../limits/plans.ts";
@@ -16,7 +17,8 @@ import type { Site } from "../sites/store.ts";
 
 /** A crawl's page budget and its writes to the page store. */
 export class CrawlStore {
-  private budget: number;
+  /** Pages this crawl may store. */
+  readonly budget: number;
   /** Slots held by fetches in flight, kept or not. */
   private reserved = 0;
   /** Stores go one at a time: they all bump the site's one version key, so in parallel they only collide. */
@@ -63,13 +65,17 @@ export class CrawlStore {
     this.d.report.note(url, "page_limit");
   }
 
-  /** Stores a page (or notes it unchanged after a 304) and remembers its validators. */
+  /**
+   * Stores a page (or notes it unchanged after a 304) and remembers its validators. A page
+   * KV cannot hold is a failed `too_large` entry: one page never stops the crawl.
+   */
   async keep(
     requested: URL,
     path: string,
     res: FetchResult & { ok: true },
     input: PageInput | "unchanged",
     links: string[] = [],
+    lastmod?: number,
   ): Promise<boolean> {
     const { s, site, report } = this.d;
     const url = requested.href;
@@ -85,16 +91,34 @@ export class CrawlStore {
           s.pages.upsert(site.id, input, PLANS[site.plan].maxPages)
         );
       } catch (err) {
-        if (!(err instanceof ApiError && err.code === "PLAN_FEATURE_UNAVAILABLE")) throw err;
         report.claimed.delete(path);
+        if (isKvLimitError(err)) return this.tooLarge(url, err);
+        if (!(err instanceof ApiError && err.code === "PLAN_FEATURE_UNAVAILABLE")) throw err;
         this.pageLimit(url);
         return false;
       }
     }
     report.counts[status === "unchanged" ? "unchanged" : "indexed"]++;
     if (status !== "unchanged") await this.d.refresher.changed();
-    await this.d.history.remember(requested, path, res, this.d.discovery.mode, links);
+    try {
+      await this.d.history.remember(requested, path, res, this.d.discovery.mode, links, lastmod);
+    } catch (err) {
+      // The page is stored; only what a re-crawl would reuse is lost (it fetches it whole).
+      if (!isKvLimitError(err)) throw err;
+      this.d.s.log({ level: "warn", msg: "crawl record too large", url, error: String(err) });
+    }
     return true;
+  }
+
+  private tooLarge(url: string, err: unknown): false {
+    this.d.s.log({
+      level: "warn",
+      msg: "crawled page too large to store",
+      url,
+      error: String(err),
+    });
+    this.d.report.note(url, "too_large");
+    return false;
   }
 
   private serially<T>(fn: () => Promise<T>): Promise<T> {

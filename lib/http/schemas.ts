@@ -193,6 +193,14 @@ export const StartCrawl = z.object({
   exclude: urlPatterns("exclude").optional(),
 }).strict();
 
+/** Query of GET /api/admin/sites/:id/crawl/:jobId/urls: one list, paged by cursor. */
+export const CrawlUrlsParams = z.object({
+  kind: z.enum(["skipped", "failed"], { error: "kind must be skipped or failed" }),
+  cursor: z.string().regex(/^\d{1,9}$/, "cursor must be a cursor this endpoint answered")
+    .optional(),
+  limit: wholeNumber("limit", 1, 1000).optional().transform((n) => n ?? 100),
+});
+
 /** Query of POST /api/admin/sites/:id/documents. */
 export const DocumentParams = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(500).optional(),

@@ -6,6 +6,7 @@
  */
 import { ApiError, busy } from "../http/errors.ts";
 import { sha256Hex } from "./keys.ts";
+import { capList, checkWrite, KV_LIMITS, valueBytes } from "../storage/kv_limits.ts";
 
 /** A section of a page: its heading (a line of the body where it starts) and anchor ("" if none). */
 export interface PageSection {
@@ -52,24 +53,21 @@ export interface IndexVersion {
 
 export type UpsertStatus = "created" | "updated" | "unchanged";
 
-/** 15,000 UTF-16 units encode to at most 60,000 bytes of UTF-8, under KV's 64 KiB. */
+/** 15,000 UTF-16 units take at most 30,000 bytes in KV (V8 stores two bytes a unit), 60,000 as UTF-8. */
 const CHUNK_CHARS = 15_000;
-/**
- * Sections stored with a page's metadata, in UTF-8 bytes as JSON: with the rest of the
- * metadata (title, description) the value stays under KV's 64 KiB; later sections are cut.
- */
-const SECTIONS_BYTES = 48_000;
+/** Room kept in the metadata value for the fields added after sections and headings are cut. */
+const META_SPARE = 512;
 
-/** Sections that fit the metadata value, in order. */
-function fitSections(sections: PageSection[]): PageSection[] {
-  const out: PageSection[] = [];
-  let bytes = 2;
-  for (const s of sections) {
-    bytes += new TextEncoder().encode(JSON.stringify(s)).length + 1;
-    if (bytes > SECTIONS_BYTES) break;
-    out.push({ heading: s.heading, anchor: s.anchor });
-  }
-  return out;
+/**
+ * The metadata value with as many sections (or headings), in order, as fit one KV value
+ * beside the other fields; a page with thousands of headings keeps its first ones.
+ */
+function fitMeta(meta: PageMeta): PageMeta {
+  const { sections, headings, ...rest } = meta;
+  const room = KV_LIMITS.valueBytes - META_SPARE - valueBytes(rest);
+  if (sections) return { ...rest, sections: capList(sections, room).kept };
+  if (headings) return { ...rest, headings: capList(headings, room).kept };
+  return meta;
 }
 
 /** Metadata as read: `headings` derived from `sections` where those are kept. */
@@ -121,14 +119,32 @@ export class PageStore {
 
   /** Stores a page unless identical; refuses a new page beyond `maxPages`. */
   async upsert(site: string, input: PageInput, maxPages: number): Promise<UpsertStatus> {
-    const sections = input.sections?.length ? fitSections(input.sections) : undefined;
+    // Cut to what fits one value as metadata will hold it (a placeholder hash and date).
+    const fitted = fitMeta({
+      url: input.url,
+      title: input.title,
+      description: input.description ?? "",
+      lang: input.lang ?? "",
+      ...(input.sections?.length
+        ? { sections: input.sections.map((x) => ({ heading: x.heading, anchor: x.anchor })) }
+        : input.headings?.length
+        ? { headings: input.headings }
+        : {}),
+      ...(input.codeShare ? { codeShare: input.codeShare } : {}),
+      hash: "0".repeat(64),
+      chars: 0,
+      chunks: 0,
+      updatedAt: new Date(0).toISOString(),
+    });
+    const sections = fitted.sections?.length ? fitted.sections : undefined;
+    const headings = fitted.headings?.length ? fitted.headings : undefined;
     const page: Omit<PageMeta, "hash" | "chars" | "chunks" | "updatedAt"> = {
       url: input.url,
       title: input.title,
       description: input.description ?? "",
       lang: input.lang ?? "",
       // Headings are kept once: as sections when those are given.
-      ...(sections ? { sections } : input.headings?.length ? { headings: input.headings } : {}),
+      ...(sections ? { sections } : headings ? { headings } : {}),
       ...(input.codeShare ? { codeShare: input.codeShare } : {}),
     };
     // Pages without headings or sections hash as they did before those existed.
@@ -178,6 +194,7 @@ export class PageStore {
         updatedAt: new Date(this.now()).toISOString(),
       };
       const next = { version: v.version + 1, pages: v.pages + (old.value ? 0 : 1) };
+      checkWrite(this.metaKey(site, input.url), meta);
       const op = this.kv.atomic().check(old, ver)
         .set(this.metaKey(site, input.url), meta)
         .set(this.versionKey(site), next)

@@ -10,7 +10,7 @@ import {
   type TestApp,
   type TestSite,
 } from "../helpers.ts";
-import { docsSite, serveSite, urlsetWithLastmod } from "../fixtures/crawl_site.ts";
+import { docsSite, html, serveSite, urlsetWithLastmod } from "../fixtures/crawl_site.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
 const CRAWL = { allowLoopback: true, delayMs: 0, resolve: noDns };
@@ -165,30 +165,49 @@ Deno.test("crawl controls - bad patterns and schedules are refused with the para
   t.close();
 });
 
-Deno.test("crawl controls - a re-crawl skips sitemap pages whose lastmod is older than the last crawl, and fetches them once they change", async () => {
+Deno.test("crawl controls - a re-crawl leaves a sitemap page unfetched only while its lastmod is the one recorded, and picks up a change even when the new lastmod is backdated", async () => {
   const site = docs("2026-01-01");
+  // Only the FAQ links to this page.
+  site.routes.set("/faq", html("FAQ", `<p>Questions.</p><a href="/faq/only">more</a>`));
+  site.routes.set("/faq/only", html("More answers", "<p>Reached from the FAQ alone.</p>"));
   const t = await startApp({ crawl: CRAWL });
   const s = await createSite(t, "pro");
   const first = await startCrawl(t, s, { url: `${site.origin}/` });
-  assert.equal(first.counts.indexed, 8);
+  assert.equal(first.counts.indexed, 9);
   const count = (p: string) => site.paths().filter((x) => x === p).length;
   assert.equal(count("/faq"), 1);
 
   const second = await startCrawl(t, s, { url: `${site.origin}/` });
   assert.equal(second.status, "done");
-  assert.deepEqual(byReason(second.skipped, site.origin, "not_modified"), ["/changelog", "/faq"]);
-  assert.equal(count("/faq"), 1, "an unchanged sitemap page is not fetched again");
+  assert.equal(count("/faq"), 1, "a sitemap page with the same lastmod is not fetched again");
+  assert.equal(count("/changelog"), 1);
+  assert.equal(count("/faq/only"), 2, "but the links it had are still followed");
+  assert.equal(second.counts.unchanged, 9, "and counts as unchanged, like the 304s");
+  assert.equal(second.counts.indexed, 0);
   assert.equal(second.counts.removed, 0);
-  assert.ok((await pageUrls(t, s)).includes("/faq"), "and stays indexed");
+  const urls = await pageUrls(t, s);
+  assert.ok(urls.includes("/faq") && urls.includes("/faq/only"), "and all stay indexed");
 
-  const tomorrow = new Date(Date.now() + 24 * 3600_000).toISOString();
+  // The changelog changes; its lastmod moves, yet stays older than the last crawl's start.
+  site.routes.set("/changelog", html("Changelog", "<p>The widget now hums quietly.</p>"));
   site.routes.set("/docs-sitemap.xml", {
     headers: { "Content-Type": "application/xml" },
-    body: urlsetWithLastmod(site.origin, [["/faq", "2026-01-01"], ["/changelog", tomorrow]]),
+    body: urlsetWithLastmod(site.origin, [["/faq", "2026-01-01"], ["/changelog", "2026-02-01"]]),
   });
   const third = await startCrawl(t, s, { url: `${site.origin}/` });
-  assert.deepEqual(byReason(third.skipped, site.origin, "not_modified"), ["/faq"]);
   assert.equal(count("/changelog"), 2, "a page whose lastmod moved is fetched");
+  assert.equal(count("/faq"), 1);
+  assert.equal(third.counts.indexed, 1);
+  assert.match((await t.services.pages.get(s.id, "/changelog"))!.body, /hums quietly/);
+
+  // A lastmod moved back in time is a change too.
+  site.routes.set("/docs-sitemap.xml", {
+    headers: { "Content-Type": "application/xml" },
+    body: urlsetWithLastmod(site.origin, [["/faq", "2025-06-01"], ["/changelog", "2026-02-01"]]),
+  });
+  await startCrawl(t, s, { url: `${site.origin}/` });
+  assert.equal(count("/faq"), 2);
+  assert.equal(count("/changelog"), 2);
   t.close();
   await site.close();
 });

@@ -85,7 +85,6 @@ Deno.test("crawl - indexes exactly the right pages from a sitemap index and says
   assert.ok(job.finishedAt);
   assert.deepEqual(await pageUrls(t, site), ["/", "/about", "/docs/guide", "/fr/", "/new"]);
   assert.deepEqual(reasons(job.skipped, fx.site.origin), [
-    ["/big", "too_large"],
     ["/loop-a", "redirect_limit"],
     ["/manual.pdf", "not_html"],
     ["/noindex-header", "noindex"],
@@ -94,7 +93,9 @@ Deno.test("crawl - indexes exactly the right pages from a sitemap index and says
     ["/private/secret", "robots"],
     [`${fx.other.origin}/elsewhere`, "off_site"],
   ]);
+  // A page too large to store is a failure, with the fetch failures.
   assert.deepEqual(reasons(job.failed, fx.site.origin), [
+    ["/big", "too_large"],
     ["/broken", "http_500"],
     ["/missing", "http_404"],
   ]);
@@ -104,8 +105,8 @@ Deno.test("crawl - indexes exactly the right pages from a sitemap index and says
     indexed: 5,
     unchanged: 0,
     removed: 0,
-    skipped: 8,
-    failed: 2,
+    skipped: 7,
+    failed: 3,
   });
 
   // Robots: asked once, obeyed; the other host and the disallowed folder never saw a request.
@@ -166,6 +167,7 @@ Deno.test("crawl - a re-crawl updates changed pages, keeps unchanged ones and re
   assert.deepEqual(await pageUrls(t, site), ["/", "/about", "/by-hand", "/docs/guide"]);
   assert.match((await t.services.pages.get(site.id, "/about"))!.body, /Porto/);
   assert.deepEqual(reasons(job.failed, fx.site.origin), [
+    ["/big", "too_large"],
     ["/broken", "http_500"],
     ["/missing", "http_404"],
     ["/old", "http_404"],

@@ -352,7 +352,7 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
         const counts = await page.locator("[data-crawl-counts]").textContent() ?? "";
         assert.match(
           counts,
-          /7 found · 7 fetched · 7 indexed · 0 unchanged · 0 skipped · 0 failed/,
+          /7 new or changed · 0 unchanged · 0 removed · 0 skipped · 0 failed/,
         );
         await page.locator("#content .rows", { hasText: "Zephyr page 5" }).waitFor();
         // Search the list, delete one page behind a confirmation.

@@ -16,7 +16,12 @@ export type AddressClass =
 
 export type CheckResult =
   | { ok: true; url: URL; addresses: string[] }
-  | { ok: false; reason: "blocked_scheme" | "blocked_address" | "invalid_url" | "dns_error" };
+  | {
+    ok: false;
+    reason: "blocked_scheme" | "blocked_address" | "invalid_url" | "dns_error";
+    /** For blocked_address: the kind of the first address refused. */
+    blocked?: AddressClass;
+  };
 
 export interface CheckOptions {
   allowLoopback: boolean;
@@ -193,8 +198,9 @@ export async function checkUrl(url: string, opts: CheckOptions): Promise<CheckRe
     if (addresses.length === 0) return { ok: false, reason: "dns_error" };
   }
   // One bad address is enough to refuse: the fetch may connect to any of them.
-  if (!addresses.every((a) => isAddressAllowed(a, opts))) {
-    return { ok: false, reason: "blocked_address" };
+  const refused = addresses.find((a) => !isAddressAllowed(a, opts));
+  if (refused !== undefined) {
+    return { ok: false, reason: "blocked_address", blocked: classifyIp(refused) };
   }
   return { ok: true, url: parsed, addresses };
 }

@@ -1,10 +1,19 @@
-/** Admin API for crawls: start one (202, runs in the background), follow it, list recent ones. */
+/**
+ * Admin API for crawls: start one (202, runs in the background), follow it, page through
+ * its skipped or failed URLs, list recent ones.
+ */
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/http/auth.ts";
-import { getCrawlJob, jobView, listCrawlJobs, startCrawlJob } from "../../../lib/crawl/jobs.ts";
+import {
+  getCrawlJob,
+  jobView,
+  listCrawlJobs,
+  listCrawlUrls,
+  startCrawlJob,
+} from "../../../lib/crawl/jobs.ts";
 import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
-import { parse, StartCrawl } from "../../../lib/http/schemas.ts";
+import { CrawlUrlsParams, parse, StartCrawl } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
 
 const BODY_LIMIT = 16 * 1024;
@@ -35,7 +44,17 @@ export function adminCrawlRoutes(s: Services) {
     return c.json(job);
   });
 
+  app.get("/api/admin/sites/:id/crawl/:jobId/urls", async (c) => {
+    const target = await site(c);
+    const { kind, cursor, limit } = parse(CrawlUrlsParams, c.req.query());
+    const jobId = c.req.param("jobId");
+    const page = await listCrawlUrls(s, target.id, jobId, kind, cursor ?? null, limit);
+    if (!page) throw new ApiError("NOT_FOUND", `No crawl job with id ${JSON.stringify(jobId)}.`);
+    return c.json(page);
+  });
+
   allowOnly(app, "/api/admin/sites/:id/crawl", ["GET", "POST"]);
   allowOnly(app, "/api/admin/sites/:id/crawl/:jobId", ["GET"]);
+  allowOnly(app, "/api/admin/sites/:id/crawl/:jobId/urls", ["GET"]);
   return app;
 }

@@ -9,6 +9,7 @@ import { Parser } from "htmlparser2";
 import { squash } from "../search/mod.ts";
 import type { PageSection } from "../sites/pages.ts";
 import { faqEntries, withFaq } from "./faq_jsonld.ts";
+import { type Attribs, MetaReader, primaryLang, webUrl } from "./page_meta.ts";
 
 /** A section as extracted: the stored heading and anchor, and its text. */
 export interface ExtractedSection extends PageSection {
@@ -28,8 +29,6 @@ export interface ExtractedPage {
   canonical: string | null;
   links: string[];
 }
-
-type Attribs = Record<string, string>;
 
 /** Never readable text: code, embedded media, form controls, page chrome. */
 // deno-fmt-ignore
@@ -55,8 +54,7 @@ const LAST_UPDATE_RE = /^(?:last\s+(?:update[ds]?|modified|changed)|updated\s+on
 const SKIP_RE = /^\s*skip\b/i;
 /** Blocks that may be a bar of links (Home | Index « previous | up | next »). */
 const BAR_TAGS = new Set(["div", "p", "td", "header", "footer", "section", "ul", "ol"]);
-const MAX_BAR_CHARS = 200;
-const HIDDEN_STYLE_RE = /display\s*:\s*none|visibility\s*:\s*hidden/i;
+const [MAX_BAR_CHARS, HIDDEN_STYLE_RE] = [200, /display\s*:\s*none|visibility\s*:\s*hidden/i];
 /** Elements that end a line, so words in neighbouring blocks never run together. */
 // deno-fmt-ignore
 const BLOCKS = new Set([
@@ -72,9 +70,7 @@ const HEADING_RE = /^h[1-6]$/;
  * Reading stops where a page nests deeper than Blink's parser ever builds (512); the
  * text before that point is kept. The parser is fed in chunks so it can stop early.
  */
-const MAX_DEPTH = 512;
-const CHUNK = 64 * 1024;
-const WEB = new Set(["http:", "https:"]);
+const [MAX_DEPTH, CHUNK] = [512, 64 * 1024];
 
 /** Extracts metadata, main text, sections and links from one HTML page fetched from `baseUrl`. */
 export function extractPage(html: string, baseUrl: string): ExtractedPage {
@@ -116,97 +112,6 @@ export function extractPage(html: string, baseUrl: string): ExtractedPage {
     canonical: meta.canonical === undefined ? null : webUrl(meta.canonical, base),
     links: [...new Set(meta.hrefs.map((h) => webUrl(h, base)).filter((u) => u !== null))],
   };
-}
-
-/** Title, language, description, robots, base, canonical and link targets of the whole page. */
-class MetaReader {
-  title = "";
-  h1 = "";
-  lang = "";
-  description?: string;
-  ogDescription?: string;
-  noindex = false;
-  nofollow = false;
-  baseHref?: string;
-  canonical?: string;
-  hrefs: string[] = [];
-  #depth = 0;
-  /** Depth of the open <svg>/<math>: their <title> and <a> are not the page's. */
-  #foreignAt = 0;
-  #capture: { field: "title" | "h1"; at: number; text: string } | null = null;
-  /** JSON-LD blocks (schema.org data: an FAQPage's questions and answers). */
-  jsonLd: string[] = [];
-  #ld: { at: number; text: string } | null = null;
-
-  open(name: string, a: Attribs): void {
-    this.#depth++;
-    if (this.#foreignAt) return;
-    switch (name) {
-      case "svg":
-      case "math":
-        this.#foreignAt = this.#depth;
-        break;
-      case "html":
-        this.lang ||= a.lang ?? a["xml:lang"] ?? "";
-        break;
-      case "title":
-      case "h1":
-        if (!this.#capture && !this[name]) {
-          this.#capture = { field: name, at: this.#depth, text: "" };
-        }
-        break;
-      case "base":
-        this.baseHref ??= a.href;
-        break;
-      case "script":
-        if (/^\s*application\/ld\+json\s*$/i.test(a.type ?? "")) {
-          this.#ld = { at: this.#depth, text: "" };
-        }
-        break;
-      case "link":
-        if (a.href !== undefined && /(?:^|\s)canonical(?:\s|$)/i.test(a.rel ?? "")) {
-          this.canonical ??= a.href;
-        }
-        break;
-      case "a":
-        // Same-document references ("#top", "") would only point back at this page.
-        if (a.href && !a.href.trim().startsWith("#")) this.hrefs.push(a.href);
-        break;
-      case "meta":
-        this.#meta(a);
-        break;
-    }
-  }
-
-  text(data: string): void {
-    if (this.#capture) this.#capture.text += data;
-    if (this.#ld && this.#ld.text.length < 1_000_000) this.#ld.text += data;
-  }
-
-  close(): void {
-    if (this.#foreignAt === this.#depth) this.#foreignAt = 0;
-    if (this.#ld?.at === this.#depth) {
-      this.jsonLd.push(this.#ld.text);
-      this.#ld = null;
-    }
-    if (this.#capture?.at === this.#depth) {
-      this[this.#capture.field] = squash(this.#capture.text);
-      this.#capture = null;
-    }
-    this.#depth--;
-  }
-
-  #meta(a: Attribs): void {
-    const name = (a.name ?? a.property ?? "").trim().toLowerCase();
-    const content = a.content ?? "";
-    if (name === "description") this.description ??= content;
-    else if (name === "og:description") this.ogDescription ??= content;
-    else if (name === "robots" || name === "googlebot") {
-      const words = content.toLowerCase().split(/[\s,]+/);
-      this.noindex ||= words.includes("noindex") || words.includes("none");
-      this.nofollow ||= words.includes("nofollow") || words.includes("none");
-    }
-  }
 }
 
 interface Frame {
@@ -491,18 +396,4 @@ function countChars(text: string): number {
 /** The element's ARIA role: the first token wins, as in browsers. */
 function roleOf(a: Attribs): string {
   return a.role?.trim().toLowerCase().split(/\s+/)[0] ?? "";
-}
-
-/** Resolves a URL reference to an absolute http(s) URL without fragment, else null. */
-function webUrl(ref: string, base: URL | undefined): string | null {
-  const url = URL.parse(ref.trim(), base);
-  if (!url || !WEB.has(url.protocol)) return null;
-  url.hash = "";
-  return url.href;
-}
-
-/** "en-US" → "en"; anything that is not a language subtag → "". */
-function primaryLang(tag: string): string {
-  const primary = tag.trim().toLowerCase().split(/[-_]/)[0];
-  return /^[a-z]{2,3}$/.test(primary) ? primary : "";
 }

@@ -7,7 +7,7 @@
  * its page.
  */
 import { looksLikeCode } from "./extractive.ts";
-import type { Section } from "./sections.ts";
+import type { TextSection } from "./sections.ts";
 import { asksLikeQuestion, contentTerms, phrasing } from "./analysis.ts";
 import type { Slices } from "../slices.ts";
 
@@ -21,12 +21,12 @@ export interface Candidate {
   /** Its place in the site search's ranking (0 first). */
   rank: number;
   usedBefore: boolean;
-  sections: Section[];
+  sections: TextSection[];
 }
 
 export interface Scored<C extends Candidate> {
   c: C;
-  section: Section;
+  section: TextSection;
   score: number;
   /** Share of the question's weight the section covers, 0 to 1. */
   cover: number;
@@ -165,7 +165,7 @@ export async function scoreSections<C extends Candidate>(
   };
   // Stemming every section is the costly part: a cheap first pass (heading words, and the
   // text merely containing a query stem) keeps the sections worth scoring properly.
-  const rough: { c: C; section: Section; head: ReadonlySet<string>; rough: number }[] = [];
+  const rough: { c: C; section: TextSection; head: ReadonlySet<string>; rough: number }[] = [];
   // The question's terms some candidate holds as written: one that none does may be a typo.
   const held = new Set<string>();
   for (const c of candidates) {

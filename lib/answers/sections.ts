@@ -16,7 +16,7 @@ export interface SectionedPage {
   sections?: { heading: string; anchor: string }[];
 }
 
-export interface Section {
+export interface TextSection {
   /** "" for the text before the first heading. */
   heading: string;
   anchor: string;
@@ -45,7 +45,7 @@ function looksLikeHeading(lines: string[], i: number): string | null {
 }
 
 /** The page's sections in reading order; a page without headings is one section. */
-export function splitSections(page: SectionedPage): Section[] {
+export function splitSections(page: SectionedPage): TextSection[] {
   // Sections name their headings exactly; the index's headings field may carry more (anchors).
   const list = page.sections?.length
     ? page.sections.map((s) => s.heading)
@@ -59,7 +59,7 @@ export function splitSections(page: SectionedPage): Section[] {
     const h = squash(s.heading);
     if (h) anchors.set(h, [...(anchors.get(h) ?? []), s.anchor]);
   }
-  const out: Section[] = [];
+  const out: TextSection[] = [];
   let current: { heading: string; anchor: string; lines: string[] } = {
     heading: "",
     anchor: "",
@@ -94,12 +94,12 @@ const LEADING_QUESTION = /^(\p{Lu}[^?.!\n]{3,200}\?)["”’)]?\s+(\S.*)$/u;
  * neighbours; the section's own heading stays as each one's `parent`. A section asking
  * fewer than two questions comes back whole: one question in prose is rhetorical.
  */
-export function splitQuestions(section: Section): Section[] {
+export function splitQuestions(section: TextSection): TextSection[] {
   // Fewer than two "?" and no "Q:" line: nothing to cut, and most sections are so.
   const t = section.text, first = t.indexOf("?");
   if ((first < 0 || first === t.lastIndexOf("?")) && !Q_LINE.test(t)) return [section];
   const lines = t.split("\n");
-  const out: Section[] = [];
+  const out: TextSection[] = [];
   let heading = section.heading, body: string[] = [];
   const flush = () => {
     const text = body.join("\n").trim();

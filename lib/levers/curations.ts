@@ -6,7 +6,7 @@
 import { invalid } from "../http/errors.ts";
 import { sitePath } from "../http/schemas.ts";
 import { givenId, list, record, text, uniqueIds } from "./check.ts";
-import { newId } from "./ids.ts";
+import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
 import { holdsPhrase, phraseKey } from "./normalise.ts";
 

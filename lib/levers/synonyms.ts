@@ -6,7 +6,7 @@
 import { invalid } from "../http/errors.ts";
 import type { Alternatives, Expand } from "../search/mod.ts";
 import { type Fields, givenId, list, record, text, uniqueIds } from "./check.ts";
-import { newId } from "./ids.ts";
+import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
 import { oneEditApart, phraseKey, phraseWords } from "./normalise.ts";
 

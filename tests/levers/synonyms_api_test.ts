@@ -18,7 +18,7 @@ Deno.test("synonyms api - a two-way group and a one-way mapping are stored with 
   });
   assert.equal(put.status, 200, JSON.stringify(put.body));
   assert.equal(put.body.synonyms.length, 2);
-  assert.match(put.body.synonyms[0].id, /^syn_[A-Za-z0-9]{12}$/);
+  assert.match(put.body.synonyms[0].id, /^syn_[A-Za-z0-9]{16}$/);
   assert.equal(put.body.synonyms[1].id, "big-apple");
   assert.deepEqual((await lever(t, site, "synonyms")).body.synonyms, put.body.synonyms);
   // Two-way: each word of the group finds the pages of the others.

@@ -9,7 +9,7 @@ const NAV: [string, string][] = [
 ];
 
 export function Layout(
-  props: { title: string; path: string; islands: boolean; children: ComponentChildren },
+  props: { title: string; path: string; scripts: string[]; children: ComponentChildren },
 ) {
   return (
     <html lang="en">
@@ -20,7 +20,7 @@ export function Layout(
         <title>{props.title}</title>
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/app.css" />
-        {props.islands ? <script defer src="/assets/islands.js" /> : null}
+        {props.scripts.map((name) => <script key={name} type="module" src={`/assets/${name}`} />)}
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>

@@ -1,6 +1,7 @@
 /** Renders a page of the service's own: HTML with a strict CSP; JavaScript only when it has islands. */
 import type { ComponentChildren } from "preact";
 import { renderToString } from "preact-render-to-string";
+import { bundleOf } from "../islands/registry.ts";
 import { Layout } from "./Layout.tsx";
 
 export const PAGE_CSP = [
@@ -15,13 +16,14 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** The page's HTML; the islands bundle is linked only when an island was rendered. */
+/** The page's HTML, linking the bundles of the islands it rendered (none without islands). */
 export function renderPage(o: { title: string; path: string; body: ComponentChildren }): string {
   const body = renderToString(<>{o.body}</>);
   // The marker is an attribute only Island writes; props are escaped, text has no raw quotes.
-  const islands = body.includes(' data-island="');
+  const names = Array.from(body.matchAll(/ data-island="(\w+)"/g), (m) => m[1]);
+  const scripts = [...new Set(names.map(bundleOf).filter((b): b is string => !!b))];
   const shell = renderToString(
-    <Layout title={o.title} path={o.path} islands={islands}>
+    <Layout title={o.title} path={o.path} scripts={scripts}>
       <div dangerouslySetInnerHTML={{ __html: body }} class="page" />
     </Layout>,
   );

@@ -1,20 +1,16 @@
 /// <reference lib="dom" />
 /**
  * The search bar: a plain search form, or with `live` a WAI-ARIA combobox whose listbox shows
- * results as the visitor types. Live search spends little: requests go after a pause in typing
- * (and at most every MAX_WAIT_MS while typing on), each carries the bar's typing session so the
- * server counts a question's refinements as one search, answers are cached, and between
- * answers the last complete one is narrowed on the client at once.
+ * results as the visitor types. Live search spends little: requests are paced by the bar's typing
+ * session (client/typing.ts), which also tells the server to count a question's refinements as
+ * one search; answers are cached, and between answers the last complete one is narrowed on the
+ * client at once.
  */
-import {
-  type Api,
-  corrected,
-  friendly,
-  type Hit,
-  isAbort,
-  parts,
-  type SearchResponse,
-} from "./api.ts";
+import type { Hit, SearchResponse } from "../lib/wire_types.ts";
+import { isAbort } from "./client/http.ts";
+import { type Api, corrected, parts } from "./client/search.ts";
+import { friendly, t } from "./client/strings.ts";
+import { MIN_CHARS, TypingSession } from "./client/typing.ts";
 import { resultsUrl, safeUrl } from "./config.ts";
 import { type Child, el, icon, marked, on, SEARCH_ICON } from "./dom.ts";
 
@@ -39,14 +35,6 @@ export interface Bar {
 }
 
 const LIVE_COUNT = 6;
-/** Fewer characters than this send nothing. */
-const MIN_CHARS = 3;
-/** A pause this long in typing sends the query (Pagefind waits 300 ms). */
-const PAUSE_MS = 250;
-/** While typing on without a pause, one request at most this often... */
-const MAX_WAIT_MS = 1500;
-/** ...and never two closer than this. */
-const MIN_GAP_MS = 700;
 let ids = 0;
 
 /** Sends the browser somewhere; one place, so tests and hosts see a plain navigation. */
@@ -69,12 +57,6 @@ function keepRecent(q: string | null) {
     const rest = recentSearches().filter((r) => r.toLowerCase() !== q.toLowerCase());
     localStorage.setItem(RECENT, JSON.stringify([q, ...rest].slice(0, 5)));
   } catch { /* storage off: nothing kept */ }
-}
-
-/** A fresh typing-session id: refinements under it count as one search (API additions). */
-function sessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return "ts" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 const norm = (q: string) => q.toLowerCase().replace(/\s+/g, " ");
@@ -118,8 +100,8 @@ export function searchBar(o: BarOptions): Bar {
   const input = el("input", {
     type: "search",
     class: "input",
-    placeholder: "Search this site…",
-    "aria-label": "Search this site",
+    placeholder: t("placeholder"),
+    "aria-label": t("searchSite"),
     autocomplete: "off",
     autocapitalize: "off",
     spellcheck: "false",
@@ -130,10 +112,10 @@ export function searchBar(o: BarOptions): Bar {
     id: id + "-list",
     role: "listbox",
     class: "list",
-    "aria-label": "Results",
+    "aria-label": t("results"),
   });
-  const clear = el("button", { type: "button", class: "clear" }, "Clear");
-  const head = el("p", { class: "head", hidden: true }, "Recent searches", clear);
+  const clear = el("button", { type: "button", class: "clear" }, t("clear"));
+  const head = el("p", { class: "head", hidden: true }, t("recent"), clear);
   const fix = el("p", { class: "fix", hidden: true });
   const msg = el("p", { class: "msg", hidden: true });
   const pop = el("div", { class: "pop", hidden: true }, head, fix, list, msg);
@@ -195,9 +177,7 @@ export function searchBar(o: BarOptions): Bar {
   let ctrl: AbortController | null = null;
   let shown = ""; // the query whose server answer the list shows
   let base: { q: string; data: SearchResponse } | null = null; // the last server answer
-  let session = sessionId();
-  let sentAt = 0; // when the last request went
-  let typingSince = 0; // first keystroke since then
+  const session = new TypingSession();
 
   const setOpen = (open: boolean) => {
     pop.hidden = !open;
@@ -231,7 +211,7 @@ export function searchBar(o: BarOptions): Bar {
     input.removeAttribute("aria-activedescendant");
     list.replaceChildren(...options);
     list.hidden = options.length === 0;
-    list.setAttribute("aria-label", recent ? "Recent searches" : "Results");
+    list.setAttribute("aria-label", t(recent ? "recent" : "results"));
     if (query === null) list.removeAttribute("data-query");
     else list.setAttribute("data-query", query);
     head.hidden = fix.hidden = true;
@@ -262,18 +242,16 @@ export function searchBar(o: BarOptions): Bar {
         items.length,
         resultsUrl(o.resultsPage, q),
         "opt more",
-        document.createTextNode(`See all ${found} results`),
+        document.createTextNode(t("seeAll", { count: found })),
       ));
     }
     fill(items, final ? q : null);
     const fixed = corrected(q, data);
     fix.hidden = !fixed;
-    fix.textContent = fixed ? `Showing results for “${fixed}”` : "";
+    fix.textContent = fixed ? t("showingFor", { query: fixed }) : "";
     msg.hidden = items.length > 0;
-    msg.textContent = items.length ? "" : `No results for “${q}”.`;
-    status.textContent = found === 0
-      ? "No results."
-      : `${found} ${found === 1 ? "result" : "results"} available.`;
+    msg.textContent = items.length ? "" : t("noResultsFor", { query: q });
+    status.textContent = found === 0 ? t("noResults") : t("available", { count: found });
     setOpen(focused() || !!o.onEscape);
   };
   const fail = (err: unknown) => {
@@ -311,10 +289,9 @@ export function searchBar(o: BarOptions): Bar {
   const lookup = async (q: string) => {
     ctrl?.abort();
     const mine = ctrl = new AbortController();
-    sentAt = Date.now();
-    typingSince = 0;
+    session.sending(Date.now());
     try {
-      const data = await o.api.search(q, 1, LIVE_COUNT, mine.signal, session);
+      const data = await o.api.search(q, 1, LIVE_COUNT, mine.signal, session.id);
       if (mine === ctrl && input.value.trim() === q) render(q, data, true);
     } catch (err) {
       if (!isAbort(err) && mine === ctrl) fail(err);
@@ -326,7 +303,8 @@ export function searchBar(o: BarOptions): Bar {
     const q = input.value.trim();
     if (q.length < MIN_CHARS) {
       ctrl?.abort();
-      [shown, base, session] = ["", null, sessionId()]; // a new question begins
+      [shown, base] = ["", null];
+      session.restart(); // a new question begins
       status.textContent = "";
       if (!q && showRecent()) return;
       return setOpen(false);
@@ -337,10 +315,7 @@ export function searchBar(o: BarOptions): Bar {
     if (known) return render(q, known, true);
     const narrowed = narrow(base, q);
     if (narrowed) render(q, narrowed, false);
-    const now = Date.now();
-    typingSince ||= now;
-    const due = Math.max(sentAt + MIN_GAP_MS, Math.min(now + PAUSE_MS, typingSince + MAX_WAIT_MS));
-    timer = setTimeout(() => lookup(q), due - now);
+    timer = setTimeout(() => lookup(q), session.delay(Date.now()));
   };
   on(input, "input", changed);
   on(input, "focus", () => {

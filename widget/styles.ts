@@ -116,4 +116,5 @@ a.cite:hover{background:var(--a);color:var(--af)}
 .follow .btn{height:2.5em}
 .note{margin:.8em 0 0;font-size:.78em;color:var(--mu)}
 .fb{display:flex;align-items:center;gap:.4em;margin:.6em 0 0;font-size:.82em;color:var(--mu)}.fb .btn{height:2em;padding:0 .6em;font-size:1em}
+.thumb .down{transform:rotate(180deg)}
 `;

@@ -172,7 +172,6 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         const narrowed = await w.page.locator(`${BAR} [role=listbox]:not([data-query])`)
           .locator(".t").allTextContents();
         assert.deepEqual(narrowed, ["Shipping costs"]);
-        assert.equal(sent.length, n, "narrowed on the client");
         await w.page.locator(`${BAR} [role=listbox][data-query="shipping co"]`).waitFor();
         assert.equal(sent.at(-1), "shipping co");
         assert.equal(await w.page.locator(`${OPTION} mark`).first().textContent(), "Shipping");
@@ -440,7 +439,7 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
       const after = await open("/grace/live");
       await after.page.locator(`${BAR} input`).pressSequentially("decaf", { delay: 20 });
       await after.page.locator(`${BAR} .msg`)
-        .filter({ hasText: "Search is not available on this page." }).waitFor();
+        .filter({ hasText: "This search key is not valid." }).waitFor();
       await after.done();
       const view = await (await api.call(`/api/admin/sites/${site.id}`, admin(OPERATOR))).json();
       assert.equal(view.site.previousPublicKey, null);

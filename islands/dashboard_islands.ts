@@ -1,0 +1,18 @@
+/** The dashboard's islands: its own bundle (static/islands-dashboard.js), never on public pages. */
+import { AnalyticsPanel } from "./AnalyticsPanel.tsx";
+import { ContentPanel } from "./ContentPanel.tsx";
+import { EmbedSnippet } from "./EmbedSnippet.tsx";
+import { KeysPanel } from "./KeysPanel.tsx";
+import { SettingsForm } from "./SettingsForm.tsx";
+import { SitesAdmin } from "./SitesAdmin.tsx";
+import { UsageMeters } from "./UsageMeters.tsx";
+
+export const DASHBOARD_ISLANDS = {
+  AnalyticsPanel,
+  ContentPanel,
+  EmbedSnippet,
+  KeysPanel,
+  SettingsForm,
+  SitesAdmin,
+  UsageMeters,
+} as const;

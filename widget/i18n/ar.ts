@@ -18,6 +18,7 @@ export const ar: Table = {
   featured: "مميّز",
   filters: "عوامل التصفية",
   clearFilters: "مسح عوامل التصفية",
+  skipToContent: "انتقل إلى المحتوى",
   resultsFor: {
     zero: "لا توجد نتائج عن «{query}»",
     one: "نتيجة واحدة عن «{query}»",

@@ -18,6 +18,7 @@ export const de: Table = {
   featured: "Empfohlen",
   filters: "Filter",
   clearFilters: "Filter zurücksetzen",
+  skipToContent: "Zum Inhalt springen",
   resultsFor: {
     one: "{count} Ergebnis für „{query}“",
     other: "{count} Ergebnisse für „{query}“",

@@ -29,6 +29,7 @@ export const en = {
   featured: "Featured",
   filters: "Filters",
   clearFilters: "Clear filters",
+  skipToContent: "Skip to content",
   // Counts, pages, corrections
   resultsFor: {
     one: "{count} result for “{query}”",

@@ -18,6 +18,7 @@ export const es: Table = {
   featured: "Destacado",
   filters: "Filtros",
   clearFilters: "Borrar filtros",
+  skipToContent: "Ir al contenido",
   resultsFor: {
     one: "{count} resultado para «{query}»",
     many: "{count} de resultados para «{query}»",

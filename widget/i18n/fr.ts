@@ -18,6 +18,7 @@ export const fr: Table = {
   featured: "Mis en avant",
   filters: "Filtres",
   clearFilters: "Effacer les filtres",
+  skipToContent: "Aller au contenu",
   resultsFor: {
     one: "{count} résultat pour «\u00a0{query}\u00a0»",
     many: "{count} de résultats pour «\u00a0{query}\u00a0»",

@@ -18,6 +18,7 @@ export const it: Table = {
   featured: "In evidenza",
   filters: "Filtri",
   clearFilters: "Cancella filtri",
+  skipToContent: "Vai al contenuto",
   resultsFor: {
     one: "{count} risultato per «{query}»",
     many: "{count} di risultati per «{query}»",

@@ -18,6 +18,7 @@ export const ja: Table = {
   featured: "おすすめ",
   filters: "絞り込み",
   clearFilters: "絞り込みを解除",
+  skipToContent: "本文へスキップ",
   resultsFor: { other: "「{query}」の検索結果：{count} 件" },
   resultsAvailable: { other: "{count} 件の結果があります。" },
   seeAll: { other: "{count} 件の結果をすべて表示" },

@@ -18,6 +18,7 @@ export const ko: Table = {
   featured: "추천",
   filters: "필터",
   clearFilters: "필터 지우기",
+  skipToContent: "본문으로 건너뛰기",
   resultsFor: { other: "‘{query}’ 검색 결과 {count}건" },
   resultsAvailable: { other: "검색 결과가 {count}건 있습니다." },
   seeAll: { other: "결과 {count}건 모두 보기" },

@@ -18,6 +18,7 @@ export const nl: Table = {
   featured: "Uitgelicht",
   filters: "Filters",
   clearFilters: "Filters wissen",
+  skipToContent: "Naar de inhoud",
   resultsFor: {
     one: "{count} resultaat voor ‘{query}’",
     other: "{count} resultaten voor ‘{query}’",

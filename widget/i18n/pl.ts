@@ -18,6 +18,7 @@ export const pl: Table = {
   featured: "Polecane",
   filters: "Filtry",
   clearFilters: "Wyczyść filtry",
+  skipToContent: "Przejdź do treści",
   resultsFor: {
     one: "{count} wynik dla „{query}”",
     few: "{count} wyniki dla „{query}”",

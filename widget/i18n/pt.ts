@@ -18,6 +18,7 @@ export const pt: Table = {
   featured: "Destaque",
   filters: "Filtros",
   clearFilters: "Limpar filtros",
+  skipToContent: "Ir para o conteúdo",
   resultsFor: {
     one: "{count} resultado para “{query}”",
     many: "{count} de resultados para “{query}”",

@@ -18,6 +18,7 @@ export const ru: Table = {
   featured: "Рекомендуем",
   filters: "Фильтры",
   clearFilters: "Сбросить фильтры",
+  skipToContent: "Перейти к содержимому",
   resultsFor: {
     one: "{count} результат по запросу «{query}»",
     few: "{count} результата по запросу «{query}»",

@@ -18,6 +18,7 @@ export const sv: Table = {
   featured: "Utvalt",
   filters: "Filter",
   clearFilters: "Rensa filter",
+  skipToContent: "Hoppa till innehållet",
   resultsFor: { one: "{count} träff för ”{query}”", other: "{count} träffar för ”{query}”" },
   resultsAvailable: { one: "{count} träff finns.", other: "{count} träffar finns." },
   seeAll: { one: "Visa {count} träff", other: "Visa alla {count} träffar" },

@@ -18,6 +18,7 @@ export const zh: Table = {
   featured: "精选",
   filters: "筛选",
   clearFilters: "清除筛选",
+  skipToContent: "跳到主要内容",
   resultsFor: { other: "找到 {count} 条与“{query}”相关的结果" },
   resultsAvailable: { other: "共有 {count} 条结果。" },
   seeAll: { other: "查看全部 {count} 条结果" },

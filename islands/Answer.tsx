@@ -130,7 +130,7 @@ export function Answer(p: AnswerProps) {
         </svg>{" "}
         {t("aiAnswer")}
       </h2>
-      {turns.length === 0 ? <p class="muted">{t("needsScript")}</p> : null}
+      {turns.length === 0 ? <p class="muted">{t("answerNeedsJs")}</p> : null}
       {turns.map((x, i) => (
         <div class="turn" aria-live="polite" aria-busy={x.status === "streaming"}>
           {i > 0 ? <p class="question">{x.question}</p> : null}
@@ -145,7 +145,7 @@ export function Answer(p: AnswerProps) {
               <ol class="sources" aria-label={t("sources")}>
                 {x.sources.map((s) => {
                   const href = s.url ? resultHref(s.url, p.baseUrl) : null;
-                  const label = s.title ?? s.label ?? t("pageSource");
+                  const label = s.title ?? s.label ?? t("sourcePage");
                   return <li key={label}>{href ? <a href={href}>{label}</a> : label}</li>;
                 })}
               </ol>
@@ -156,14 +156,14 @@ export function Answer(p: AnswerProps) {
               <p class="feedback">
                 {x.feedback === "sent" ? t("thanks") : (
                   <>
-                    {t("wasHelpful")}
+                    {t("helpful")}
                     {[true, false].map((helpful) => (
                       <button
                         key={String(helpful)}
                         type="button"
                         class="button small thumb"
-                        aria-label={t(helpful ? "helpful" : "notHelpful")}
-                        title={t(helpful ? "helpful" : "notHelpful")}
+                        aria-label={t(helpful ? "yes" : "no")}
+                        title={t(helpful ? "yes" : "no")}
                         disabled={x.feedback === "sending"}
                         onClick={() => vote(i, helpful)}
                       >

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /** The results list with highlights and pagination; rendered on the server, then live. */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { friendly, t } from "../widget/client/strings.ts";
+import { friendly, t, tn } from "../widget/client/strings.ts";
 import { type Hit, publicApi, resultHref } from "./api.ts";
 import { goToQuery, onQuery } from "./bus.ts";
 import { Marked } from "./marked.tsx";
@@ -70,7 +70,7 @@ export function Results(p: ResultsProps) {
   if (view.error) status = view.error;
   else if (view.results && view.found === 0) status = t("noResultsFor", { query: view.q });
   else if (view.results) {
-    status = t("resultsFor", { count: view.found, query: view.q }) +
+    status = tn("resultsFor", view.found, { query: view.q }) +
       (pages > 1 ? " · " + t("pageOf", { page: view.page, pages }) : "");
   }
   if (view.loading) status = t("searching");
@@ -79,7 +79,7 @@ export function Results(p: ResultsProps) {
     <section
       class={"results" + (view.loading ? " loading" : "")}
       aria-busy={view.loading}
-      aria-label={t("results")}
+      aria-label={t("searchResults")}
     >
       <p class={view.error ? "status error" : "status"} role="status">{status}</p>
       {view.results && view.results.length > 0
@@ -95,7 +95,7 @@ export function Results(p: ResultsProps) {
               const position = (view.page - 1) * p.perPage + i + 1;
               return (
                 <li class="hit">
-                  <h3>
+                  <h3 dir="auto">
                     {link
                       ? (
                         <a
@@ -107,8 +107,8 @@ export function Results(p: ResultsProps) {
                       )
                       : <Marked h={title} />}
                   </h3>
-                  <p class="path">{hit.url}</p>
-                  <p class="snippet">
+                  <p class="path" dir="ltr">{hit.url}</p>
+                  <p class="snippet" dir="auto">
                     <Marked h={snippet} />
                   </p>
                 </li>
@@ -119,7 +119,7 @@ export function Results(p: ResultsProps) {
         : null}
       {pages > 1
         ? (
-          <nav class="pager" aria-label={t("pages")}>
+          <nav class="pager" aria-label={t("pagination")}>
             {view.page > 1
               ? (
                 <a href={href(view.page - 1)} onClick={(e) => go(e, view.page - 1)}>

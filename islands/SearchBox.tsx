@@ -106,14 +106,14 @@ export function SearchBox(p: SearchBoxProps) {
   return (
     <form class="searchbox" role="search" method="get" action={p.action} onSubmit={submit}>
       {p.keyInForm ? <input type="hidden" name="key" value={p.apiKey} /> : null}
-      <label class="sr-only" for="search-q">{t("searchSite")}</label>
+      <label class="sr-only" for="search-q">{t("searchLabel")}</label>
       <div class="combo">
         <input
           id="search-q"
           name="q"
           type="search"
           value={value}
-          placeholder={t("placeholder")}
+          placeholder={t("searchPlaceholder")}
           autocomplete="off"
           maxLength={200}
           role="combobox"
@@ -148,10 +148,12 @@ export function SearchBox(p: SearchBoxProps) {
                 aria-selected={i === active}
                 onMouseDown={(e) => (e.preventDefault(), pick(hit))}
               >
-                <span class="t">
+                <span class="t" dir="auto">
                   <Marked h={title} />
                 </span>
-                <span class="path">{twin && section ? `${hit.url} › ${section}` : hit.url}</span>
+                <span class="path" dir="ltr">
+                  {twin && section ? `${hit.url} › ${section}` : hit.url}
+                </span>
               </li>
             );
           })}

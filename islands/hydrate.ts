@@ -2,6 +2,9 @@
 /** Hydrates every island of a table on the page: its name picks the component, its JSON the props. */
 import { type ComponentType, h, hydrate } from "preact";
 
+/** The id of the page's strings table (components/Layout.tsx writes it for all but English). */
+export const STRINGS_ID = "sitesearch-strings";
+
 /** Hydrates the page's `[data-island]` elements that `table` names. */
 export function hydrateIslands(table: Record<string, ComponentType<never>>): void {
   for (const el of document.querySelectorAll<HTMLElement>("[data-island]")) {

@@ -6,6 +6,8 @@
 import { Hono } from "hono";
 import { Island } from "../components/Island.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
+import { T } from "../components/T.tsx";
+import { t } from "../widget/client/strings.ts";
 import { searchFailure } from "../islands/Results.tsx";
 import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
@@ -62,12 +64,15 @@ export function resultsPageRoutes(s: Services) {
       ? `https://${site.domain}`
       : "";
     const hrefBase = given ? new URLSearchParams({ key }).toString() : "";
-    const title = q
-      ? `${q} · Search · ${site?.name ?? "SiteSearch"}`
-      : `Search · ${site?.name ?? "SiteSearch"}`;
+    const title = () =>
+      q
+        ? `${q} · ${t("search")} · ${site?.name ?? "SiteSearch"}`
+        : `${t("search")} · ${site?.name ?? "SiteSearch"}`;
     const body = (
       <div class="results-page">
-        <h1>Search {site ? <span class="muted">{site.name}</span> : null}</h1>
+        <h1>
+          <T k="search" /> {site ? <span class="muted">{site.name}</span> : null}
+        </h1>
         <Island
           name="SearchBox"
           props={{ apiKey: key, q, action: PATH, baseUrl, keyInForm: !!given }}
@@ -95,7 +100,8 @@ export function resultsPageRoutes(s: Services) {
       </div>
     );
     const status = !key || !site ? 401 : 200;
-    return pageResponse(renderPage({ title, path: PATH, body }), status);
+    // The visitor strings' language: `?lang=` (API.md, visitor strings), else English.
+    return pageResponse(renderPage({ title, path: PATH, body, lang: c.req.query("lang") }), status);
   });
   allowOnly(app, PATH, ["GET"]);
   return app;

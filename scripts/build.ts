@@ -8,6 +8,8 @@
  *   deno task build
  */
 
+import { staticFiles } from "../widget/i18n/all.ts";
+
 const ROOT = new URL("../", import.meta.url);
 
 export interface Bundle {
@@ -28,6 +30,14 @@ export const BUNDLES: Bundle[] = [
   { entry: "widget/results.ts", out: "static/results.js", budget: BUDGET, dirs: ["widget"] },
 ];
 
+/** The SSE parser as a module, which the client imports when an answer first streams. */
+export const SSE_MODULE: Bundle = {
+  entry: "widget/client/sse.ts",
+  out: "static/sse.js",
+  budget: BUDGET,
+  dirs: ["widget"],
+};
+
 /** Where the islands' modules land (entries, and the chunk they share), served as /assets/islands/. */
 export const ISLANDS_DIR = "static/islands";
 
@@ -47,7 +57,7 @@ export const ISLAND_BUNDLES: Bundle[] = [
   },
 ];
 
-const ALL = [...BUNDLES, ...ISLAND_BUNDLES];
+const ALL = [...BUNDLES, SSE_MODULE, ...ISLAND_BUNDLES];
 
 /** Bump when the build itself changes in a way that changes the output. */
 const BUILD_FORMAT = "iife-minify-2";
@@ -146,11 +156,12 @@ async function writeStamped(out: string, body: string, hash: string, root: URL) 
 
 type Built = Awaited<ReturnType<typeof writeStamped>>;
 
-/** Bundles one widget entry as a classic script (an IIFE: nothing leaks into the host page). */
-async function buildScript(b: Bundle, root: URL): Promise<Built> {
+/** Bundles one entry: a classic script (an IIFE: nothing leaks into the host page) or a module. */
+async function buildScript(b: Bundle, root: URL, format = "iife"): Promise<Built> {
   const tmp = await Deno.makeTempFile({ suffix: ".js" });
   try {
-    await denoBundle(["--format=iife", "-o", tmp, new URL(b.entry, root).pathname], root, b.entry);
+    const entry = new URL(b.entry, root).pathname;
+    await denoBundle([`--format=${format}`, "-o", tmp, entry], root, b.entry);
     return await writeStamped(
       b.out,
       await Deno.readTextFile(tmp),
@@ -190,11 +201,31 @@ async function buildIslands(root: URL): Promise<Built[]> {
   }
 }
 
-/** Builds every bundle; returns each file's raw and gzipped sizes and its budget. */
+/** Writes each language's strings but English (bundled) as static/i18n/<lang>.json. */
+async function buildTables(root: URL): Promise<Built[]> {
+  const built: Built[] = [];
+  for (const [path, json] of staticFiles()) {
+    const bytes = new TextEncoder().encode(json);
+    const out = new URL(`static/${path}`, root);
+    await Deno.mkdir(new URL(".", out), { recursive: true });
+    await Deno.writeFile(out, bytes);
+    built.push({
+      out: `static/${path}`,
+      bytes: bytes.byteLength,
+      gzip: await gzipSize(bytes),
+      budget: BUDGET,
+    });
+  }
+  return built;
+}
+
+/** Builds every bundle and strings table; returns each file's raw and gzipped sizes. */
 export async function build(root: URL = ROOT): Promise<Built[]> {
   const sizes: Built[] = [];
   for (const b of BUNDLES) sizes.push(await buildScript(b, root));
+  sizes.push(await buildScript(SSE_MODULE, root, "esm"));
   sizes.push(...await buildIslands(root));
+  sizes.push(...await buildTables(root));
   return sizes;
 }
 

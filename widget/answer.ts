@@ -50,13 +50,13 @@ export function conversation(
     el("div", { class: "field" }, input),
     el("button", { type: "submit", class: "btn" }, t("ask")),
   );
-  const note = el("p", { class: "note", hidden: true }, t("aiNote"));
+  const note = el("p", { class: "note", hidden: true }, t("aiDisclaimer"));
   const node = el("div", {}, turns, form, note);
 
   const ask = async (q: string, mode: "initial" | "followup") => {
     busy = true;
     form.hidden = true;
-    const text = el("p", { class: "atext busy" });
+    const text = el("p", { class: "atext busy", dir: "auto" }, t("thinking"));
     const turn = el(
       "div",
       { "aria-busy": "true" },
@@ -132,13 +132,13 @@ export function conversation(
 
 /** "Was this helpful?" with a thumbs up and down that post to /api/feedback, then a thank-you. */
 function thumbs(api: Api, conversationId: string, turn: number): HTMLElement {
-  const box = el("div", { class: "fb" }, t("wasHelpful"));
+  const box = el("div", { class: "fb" }, t("helpful"));
   const vote = (helpful: boolean) => {
     box.replaceChildren(t("thanks"));
     sendFeedback(api, { conversationId, turn, helpful }); // a lost vote is not worth an error
   };
   for (const helpful of [true, false]) {
-    const label = t(helpful ? "helpful" : "notHelpful");
+    const label = t(helpful ? "yes" : "no");
     const b = el("button", {
       type: "button",
       class: "btn ghost thumb",
@@ -160,11 +160,11 @@ const THUMB =
 function sourceLabel(s: Source, baseUrl: string): Node | string | null {
   if (s?.type === "page") {
     const href = safeUrl(String(s.url ?? ""), baseUrl);
-    const label = String(s.title || s.url || t("pageSource"));
+    const label = String(s.title || s.url || t("sourcePage"));
     return href ? el("a", { href }, label) : label;
   }
-  if (s?.type === "document") return String(s.title || t("documentSource"));
-  if (s?.type === "external") return String(s.label || t("externalSource"));
+  if (s?.type === "document") return String(s.title || t("sourceDocument"));
+  if (s?.type === "external") return String(s.label || t("sourceExternal"));
   return null;
 }
 

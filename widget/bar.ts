@@ -9,9 +9,9 @@
 import type { Hit, SearchResponse } from "../lib/wire_types.ts";
 import { isAbort } from "./client/http.ts";
 import { type Api, corrected, parts } from "./client/search.ts";
-import { friendly, t } from "./client/strings.ts";
+import { friendly, t, tn } from "./client/strings.ts";
 import { MIN_CHARS, TypingSession } from "./client/typing.ts";
-import { resultsUrl, safeUrl } from "./config.ts";
+import { readable, resultsUrl, safeUrl } from "./config.ts";
 import { type Child, el, icon, marked, on, SEARCH_ICON } from "./dom.ts";
 
 export interface BarOptions {
@@ -95,13 +95,19 @@ function narrow(base: { q: string; data: SearchResponse } | null, q: string) {
   return { results, meta: { ...base.data.meta, found: results.length } } as SearchResponse;
 }
 
+/** A result's path, and its best section's title when it has one: "/docs/signals › Sending". */
+function where(hit: Hit, href: string): string {
+  const section = hit.sections?.[0]?.title;
+  return readable(new URL(href).pathname) + (section ? ` › ${section}` : "");
+}
+
 export function searchBar(o: BarOptions): Bar {
   const id = "ss" + ++ids;
   const input = el("input", {
     type: "search",
     class: "input",
-    placeholder: t("placeholder"),
-    "aria-label": t("searchSite"),
+    placeholder: t("searchPlaceholder"),
+    "aria-label": t("searchLabel"),
     autocomplete: "off",
     autocapitalize: "off",
     spellcheck: "false",
@@ -112,10 +118,10 @@ export function searchBar(o: BarOptions): Bar {
     id: id + "-list",
     role: "listbox",
     class: "list",
-    "aria-label": t("results"),
+    "aria-label": t("searchResults"),
   });
   const clear = el("button", { type: "button", class: "clear" }, t("clear"));
-  const head = el("p", { class: "head", hidden: true }, t("recent"), clear);
+  const head = el("p", { class: "head", hidden: true }, t("recentSearches"), clear);
   const fix = el("p", { class: "fix", hidden: true });
   const msg = el("p", { class: "msg", hidden: true });
   const pop = el("div", { class: "pop", hidden: true }, head, fix, list, msg);
@@ -179,7 +185,19 @@ export function searchBar(o: BarOptions): Bar {
   let base: { q: string; data: SearchResponse } | null = null; // the last server answer
   const session = new TypingSession();
 
+  /** Anchors the list where it fits: under the bar's start, its end, or as wide as the bar. */
+  const place = () => {
+    if (o.onEscape) return; // in the dialog the list is part of the panel
+    const r = form.getBoundingClientRect();
+    const rtl = getComputedStyle(form).direction === "rtl";
+    const wide = Math.max(r.width, Math.min(600, innerWidth - 32));
+    const [start, end] = rtl ? [innerWidth - r.right, r.left] : [r.left, innerWidth - r.right];
+    const fits = (from: number) => from + wide <= innerWidth - 8;
+    pop.classList.toggle("end", !fits(start) && fits(end));
+    pop.classList.toggle("narrow", !fits(start) && !fits(end));
+  };
   const setOpen = (open: boolean) => {
+    if (open && pop.hidden) place();
     pop.hidden = !open;
     input.setAttribute("aria-expanded", String(open));
     if (!open) setActive(-1);
@@ -211,7 +229,7 @@ export function searchBar(o: BarOptions): Bar {
     input.removeAttribute("aria-activedescendant");
     list.replaceChildren(...options);
     list.hidden = options.length === 0;
-    list.setAttribute("aria-label", t(recent ? "recent" : "results"));
+    list.setAttribute("aria-label", t(recent ? "recentSearches" : "searchResults"));
     if (query === null) list.removeAttribute("data-query");
     else list.setAttribute("data-query", query);
     head.hidden = fix.hidden = true;
@@ -221,17 +239,23 @@ export function searchBar(o: BarOptions): Bar {
   const render = (q: string, data: SearchResponse, final: boolean) => {
     if (final) [shown, base] = [q, { q, data }];
     const items: HTMLElement[] = [];
+    const titles = data.results.map((h) => h.title);
     data.results.forEach((hit) => {
       const href = safeUrl(hit.url, o.baseUrl);
       if (!href) return;
       const { title, description, body } = parts(hit);
       const snippet = body ?? description;
+      // Same-named pages ("Models", "Signals") are told apart by their path and section.
+      const twin = titles.indexOf(hit.title) !== titles.lastIndexOf(hit.title);
       const li = option(
         items.length,
         href,
         "opt",
-        el("span", { class: "t" }, marked(title.snippet, title.matches)),
-        snippet ? el("span", { class: "s" }, marked(snippet.snippet, snippet.matches)) : null,
+        el("span", { class: "t", dir: "auto" }, marked(title.snippet, title.matches)),
+        twin ? el("span", { class: "p", dir: "ltr" }, where(hit, href)) : null,
+        snippet
+          ? el("span", { class: "s", dir: "auto" }, marked(snippet.snippet, snippet.matches))
+          : null,
       );
       const position = items.push(li);
       on(li, "click", () => o.api.click(q, position, hit.url));
@@ -242,16 +266,16 @@ export function searchBar(o: BarOptions): Bar {
         items.length,
         resultsUrl(o.resultsPage, q),
         "opt more",
-        document.createTextNode(t("seeAll", { count: found })),
+        document.createTextNode(tn("seeAll", found)),
       ));
     }
     fill(items, final ? q : null);
     const fixed = corrected(q, data);
     fix.hidden = !fixed;
-    fix.textContent = fixed ? t("showingFor", { query: fixed }) : "";
+    fix.textContent = fixed ? t("showingResultsFor", { corrected: fixed }) : "";
     msg.hidden = items.length > 0;
     msg.textContent = items.length ? "" : t("noResultsFor", { query: q });
-    status.textContent = found === 0 ? t("noResults") : t("available", { count: found });
+    status.textContent = found === 0 ? t("noResults") : tn("resultsAvailable", found);
     setOpen(focused() || !!o.onEscape);
   };
   const fail = (err: unknown) => {

@@ -7,22 +7,21 @@
 import { type AnswerView, conversation } from "./answer.ts";
 import type { Hit, SearchResponse } from "../lib/wire_types.ts";
 import { ApiFailure, isAbort } from "./client/http.ts";
-import { api, corrected, parts } from "./client/search.ts";
-import { friendly, t } from "./client/strings.ts";
-import { baseConfig, ownScript, safeUrl } from "./config.ts";
+import { type Api, api, corrected, parts } from "./client/search.ts";
+import { friendly, langAttrs, t, tn, useLocaleOf } from "./client/strings.ts";
+import { baseConfig, ownScript, readable, safeUrl } from "./config.ts";
 import { el, icon, marked, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
 import { RESULTS } from "./styles.ts";
 
 type Config = ReturnType<typeof baseConfig> & { summary: boolean; perPage: number };
 
-function mount(config: Config) {
-  const client = api(config.apiOrigin, config.key);
+function mount(config: Config, client: Api) {
   const [host, root] = shadowHost(RESULTS, "results", config.theme);
   const input = el("input", {
     type: "search",
     class: "input",
-    "aria-label": t("searchSite"),
-    placeholder: t("placeholder"),
+    "aria-label": t("searchLabel"),
+    placeholder: t("searchPlaceholder"),
     autocomplete: "off",
     enterkeyhint: "search",
     maxlength: "200",
@@ -42,9 +41,9 @@ function mount(config: Config) {
   const fix = el("p", { class: "fix", hidden: true });
   const notice = el("p", { class: "notice", hidden: true });
   const hits = el("ol", { class: "hits" });
-  const pager = el("nav", { class: "pager", "aria-label": t("pages"), hidden: true });
+  const pager = el("nav", { class: "pager", "aria-label": t("pagination"), hidden: true });
   const rp = el("div", { class: "rp" }, form, answer, count, fix, notice, hits, pager);
-  root.appendChild(el("div", { class: "root" }, rp));
+  root.appendChild(el("div", { class: "root", ...langAttrs() }, rp));
   const target = document.querySelector("[data-site-search-results]") ??
     document.querySelector("main") ?? document.body;
   target.appendChild(host);
@@ -109,11 +108,11 @@ function mount(config: Config) {
     showAnswer(q).catch(report); // only once the search was let through
     const fixed = corrected(q, data);
     fix.hidden = !fixed;
-    fix.textContent = fixed ? t("showingFor", { query: fixed }) : "";
+    fix.textContent = fixed ? t("showingResultsFor", { corrected: fixed }) : "";
     const { found, per_page } = data.meta;
     const pages = Math.max(1, Math.ceil(found / (per_page || config.perPage)));
     count.replaceChildren(
-      found === 0 ? t("noResultsFor", { query: q }) : t("resultsFor", { count: found, query: q }) +
+      found === 0 ? t("noResultsFor", { query: q }) : tn("resultsFor", found, { query: q }) +
         (pages > 1 ? " · " + t("pageOf", { page: Math.min(page, pages), pages }) : ""),
     );
     const first = (Math.min(page, pages) - 1) * (per_page || config.perPage);
@@ -123,10 +122,10 @@ function mount(config: Config) {
       ),
     );
     if (found === 0) {
-      notice.textContent = t("checkSpelling");
+      notice.textContent = t("noResultsHint");
       notice.hidden = false;
     } else if (data.results.length === 0) {
-      notice.replaceChildren(t("pastLast") + " ", pageLink(q, 1, t("firstPage")));
+      notice.replaceChildren(t("pastLastPage") + " ", pageLink(q, 1, t("firstPage")));
       notice.hidden = false;
     }
     drawPager(q, Math.min(page, pages + 1), pages);
@@ -170,17 +169,17 @@ function mount(config: Config) {
   const drawPager = (q: string, page: number, pages: number) => {
     pager.hidden = pages < 2;
     const items: (HTMLElement | string)[] = [];
-    if (page > 1) items.push(pageLink(q, page - 1, "‹ " + t("previous")));
+    if (page > 1) items.push(pageLink(q, page - 1, t("previous")));
     let last = 0;
     for (let n = 1; n <= pages; n++) {
       if (n !== 1 && n !== pages && Math.abs(n - page) > 2) continue;
       if (n - last > 1) items.push(el("span", { class: "gap", "aria-hidden": "true" }, "…"));
       const a = pageLink(q, n, String(n), n === page);
-      a.setAttribute("aria-label", t("pageN", { page: n }));
+      a.setAttribute("aria-label", t("page", { page: n }));
       items.push(a);
       last = n;
     }
-    if (page < pages) items.push(pageLink(q, page + 1, t("next") + " ›"));
+    if (page < pages) items.push(pageLink(q, page + 1, t("next")));
     pager.replaceChildren(...items);
   };
 
@@ -211,26 +210,20 @@ function hit(h: Hit, baseUrl: string, clicked: () => void): HTMLElement {
   return el(
     "li",
     { class: "hit" },
-    el("h3", {}, link ?? heading),
-    href ? el("p", { class: "path" }, readable(new URL(href).pathname)) : null,
+    el("h3", { dir: "auto" }, link ?? heading),
+    href ? el("p", { class: "path", dir: "ltr" }, readable(new URL(href).pathname)) : null,
     description
-      ? el("p", { class: "desc" }, marked(description.snippet, description.matches))
+      ? el("p", { class: "desc", dir: "auto" }, marked(description.snippet, description.matches))
       : null,
-    body ? el("p", { class: "snip" }, marked(body.snippet, body.matches)) : null,
+    // The body's snippet, unless it only repeats the description (the start of the text).
+    body && body.snippet !== description?.snippet
+      ? el("p", { class: "snip", dir: "auto" }, marked(body.snippet, body.matches))
+      : null,
   );
 }
 
 /** Four-pointed sparkle for the AI answer's label. */
 const SPARKLE = "M12 2l2.2 6.6L21 11l-6.8 2.4L12 20l-2.2-6.6L3 11l6.8-2.4L12 2z";
-
-/** A path as people read it: percent-escapes decoded where they form valid UTF-8. */
-function readable(path: string): string {
-  try {
-    return decodeURI(path);
-  } catch {
-    return path;
-  }
-}
 
 try {
   const tag = ownScript("results.js");
@@ -238,7 +231,11 @@ try {
   const perPage = Math.min(100, Math.max(1, Number.parseInt(data.perPage ?? "", 10) || 10));
   const config = { ...baseConfig(tag), summary: data.summary === "true", perPage };
   if (!config.key) report("results.js: the script tag has no data-key.");
-  ready(() => mount(config));
+  const client = api(config.apiOrigin, config.key);
+  ready(async () => {
+    await useLocaleOf(client, data.lang);
+    mount(config, client);
+  });
 } catch (err) {
   report(err);
 }

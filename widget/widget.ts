@@ -5,7 +5,7 @@
  * host page: every drawing lives in a shadow root, every handler is guarded.
  */
 import { type Api, api } from "./client/search.ts";
-import { t } from "./client/strings.ts";
+import { langAttrs, t, useLocaleOf } from "./client/strings.ts";
 import { type Bar, go, searchBar } from "./bar.ts";
 import { type BaseConfig, baseConfig, ownScript, resultsUrl, scriptTag } from "./config.ts";
 import { el, icon, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
@@ -47,7 +47,10 @@ function start() {
     /** Opens the search dialog (or focuses the page's search bar). */
     open: () => open(),
   });
-  ready(() => (open = mount(config, client)));
+  ready(async () => {
+    await useLocaleOf(client, data.lang);
+    open = mount(config, client);
+  });
 }
 
 /** True on a device with a fine pointer that hovers: one with a keyboard worth hinting at. */
@@ -67,7 +70,7 @@ function mount(config: WidgetConfig, client: Api): () => void {
     if (target.querySelector(":scope > [data-sitesearch]")) continue;
     const [host, root] = shadowHost(WIDGET, "bar", config.theme);
     const bar = searchBar({ ...config, api: client, shortcutHint });
-    root.appendChild(el("div", { class: "root" }, bar.node));
+    root.appendChild(el("div", { class: "root", ...langAttrs() }, bar.node));
     target.appendChild(host);
     bars.push(bar);
   }
@@ -122,7 +125,7 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
     el("span", {}, t("search")),
     config.shortcut && keys ? el("kbd", { "aria-hidden": "true" }, "/") : null,
   );
-  const dialog = el("dialog", { "aria-label": t("searchSite") });
+  const dialog = el("dialog", { "aria-label": t("searchLabel") });
   // Focus left on the hidden input would make the shortcut think the visitor is typing:
   // let it go at once, not when the (asynchronous) close event comes.
   const release = () => root.activeElement === bar.input && bar.input.blur();
@@ -151,11 +154,11 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
       ? el(
         "p",
         { class: "hint", "aria-hidden": "true" },
-        t(config.live ? "hintLive" : "hintPlain"),
+        t(config.live ? "hintLive" : "hintSubmit"),
       )
       : null,
   ));
-  root.appendChild(el("div", { class: "root" }, fab, dialog));
+  root.appendChild(el("div", { class: "root", ...langAttrs() }, fab, dialog));
   document.body.appendChild(host);
   const open = () => {
     if (!dialog.open) dialog.showModal();

@@ -3,7 +3,14 @@
 import type { AnswerDone, AnswerMeta } from "../../lib/wire_types.ts";
 import { ApiFailure, call, failureOf } from "./http.ts";
 import type { Api } from "./search.ts";
-import { sseEvents } from "./sse.ts";
+
+/**
+ * The SSE parser, fetched as a module (static/sse.js) the first time an answer streams: most
+ * searches ask for none, and it would push results.js over its size budget.
+ */
+async function sseModule(origin: string): Promise<typeof import("./sse.ts")> {
+  return await import(new URL("/sse.js", origin).href);
+}
 
 /** The question: `{query}` for a first one, plus `mode: "followup"` and `conversationId` after. */
 export type Ask = { query: string; mode?: "initial" | "followup"; conversationId?: string };
@@ -35,6 +42,7 @@ export async function summarize(
   }
   let meta: AnswerMeta | null = null;
   let deltas = false;
+  const { sseEvents } = await sseModule(api.origin);
   for await (const { event, data } of sseEvents(res.body)) {
     const payload = JSON.parse(data);
     if (event === "meta") onMeta(meta = payload);

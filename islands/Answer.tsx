@@ -29,6 +29,32 @@ interface Turn {
   feedback?: "sending" | "sent" | "failed";
 }
 
+/** Answer text with its [n] citations as small links to the cited pages (text, never HTML). */
+function Cited(
+  { text, sources, baseUrl }: { text: string; sources: AnswerSource[]; baseUrl: string },
+) {
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(/\[(\d{1,2}(?:\s*,\s*\d{1,2})*)\]/g)) {
+    const nums = m[1].split(",").map((n) => Number(n.trim()));
+    if (!nums.every((n) => n >= 1 && n <= sources.length)) continue;
+    out.push(text.slice(at, m.index).replace(/\s+$/, ""));
+    for (const n of nums) {
+      const s = sources[n - 1];
+      const href = s.url ? resultHref(s.url, baseUrl) : null;
+      const label = t("sourceN", { n, title: s.title ?? s.label ?? "" });
+      out.push(
+        href
+          ? <a class="cite" href={href} aria-label={label}>{n}</a>
+          : <span class="cite" title={label}>{n}</span>,
+      );
+    }
+    at = m.index + m[0].length;
+  }
+  out.push(text.slice(at));
+  return <>{out}</>;
+}
+
 /** A thumb up; the thumb down is the same, turned. */
 function Thumb({ down }: { down?: boolean }) {
   return (
@@ -38,7 +64,7 @@ function Thumb({ down }: { down?: boolean }) {
   );
 }
 
-export function Answer(p: AnswerProps) {
+export function AnswerBox(p: AnswerProps) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [conversation, setConversation] = useState<{ id: string; open: boolean } | null>(null);
   const [followup, setFollowup] = useState("");
@@ -138,8 +164,15 @@ export function Answer(p: AnswerProps) {
             ? <p class="status error">{x.error}</p>
             : none(x)
             ? <p class="answer-text">{t("noAnswer")}</p>
-            : <p class="answer-text">{x.text || (x.status === "streaming" ? t("thinking") : "")}
-            </p>}
+            : (
+              <p class="answer-text" dir="auto">
+                {x.text
+                  ? <Cited text={x.text} sources={x.sources} baseUrl={p.baseUrl} />
+                  : x.status === "streaming"
+                  ? t("thinking")
+                  : ""}
+              </p>
+            )}
           {x.sources.length
             ? (
               <ol class="sources" aria-label={t("sources")}>

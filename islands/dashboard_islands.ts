@@ -1,4 +1,4 @@
-/** The dashboard's islands: its own bundle (static/islands-dashboard.js), never on public pages. */
+/** The dashboard's islands: its own bundle (static/islands/boot_dashboard.js), never on public pages. */
 import { AnalyticsPanel } from "./AnalyticsPanel.tsx";
 import { ContentPanel } from "./ContentPanel.tsx";
 import { EmbedSnippet } from "./EmbedSnippet.tsx";

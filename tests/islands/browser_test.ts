@@ -134,12 +134,12 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
         await input.press("Enter");
         await page.locator(".pager a", { hasText: "2" }).click();
         await page.waitForFunction(() =>
-          document.querySelector(".results .status")?.textContent?.includes("page 2")
+          document.querySelector(".results .status")?.textContent?.includes("Page 2")
         );
         assert.equal(await page.locator(".hit").count(), 6);
         await page.goBack();
         await page.waitForFunction(() =>
-          !document.querySelector(".results .status")?.textContent?.includes("page 2")
+          !document.querySelector(".results .status")?.textContent?.includes("Page 2")
         );
         assert.equal(
           await page.evaluate(() => (window as unknown as { marker: number }).marker),
@@ -168,7 +168,7 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
       const feedback = page.waitForRequest((r) => r.url().includes("/api/feedback"));
       const thumbs = page.locator(".feedback button");
       assert.equal(await thumbs.locator("svg").count(), 2, "thumbs are inline SVG icons");
-      await page.getByRole("button", { name: "Helpful", exact: true }).click();
+      await page.getByRole("button", { name: "Yes", exact: true }).click();
       const sent = JSON.parse((await feedback).postData() ?? "{}");
       assert.equal(sent.helpful, true);
       assert.equal(sent.turn, 1);

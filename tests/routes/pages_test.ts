@@ -134,7 +134,7 @@ Deno.test("pages - the results page uses the demo key by default and says when a
     assert.equal(islandProps(page).Results.page, 1);
     const wrong = await t.call(`/search-results?key=pk_${"x".repeat(24)}&q=shipping`);
     assert.equal(wrong.status, 401);
-    assert.match(await html(wrong), /This search key is not valid\./);
+    assert.match(await html(wrong), /Search is not available on this page\./);
     const empty = await t.call(`/search-results?key=${demo.publicKey}`);
     const emptyPage = await html(empty);
     assert.equal(empty.status, 200);

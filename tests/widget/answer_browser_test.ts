@@ -50,7 +50,7 @@ browserSuite(
         await open("how long does shipping to germany take");
         await answerText.waitFor();
         assert.match((await answerText.textContent())!, /two days/);
-        const up = page.locator(`${RESULTS} .fb button[aria-label=Helpful]`);
+        const up = page.locator(`${RESULTS} .fb button[aria-label=Yes]`);
         // Icons are inline SVG: no emoji, which shows as an empty box without an emoji font.
         assert.equal(await page.locator(`${RESULTS} .fb button svg`).count(), 2);
         assert.doesNotMatch(

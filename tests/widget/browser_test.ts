@@ -252,7 +252,7 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
         const count = w.page.locator(`${RESULTS} .count`);
         await w.page.locator(`${RESULTS} .hit`).first().waitFor();
         const found = Number(
-          /^(\d+) results for “coffee” · page 1 of (\d+)$/.exec(
+          /^(\d+) results for “coffee” · Page 1 of (\d+)$/.exec(
             (await count.textContent())!,
           )?.[1],
         );
@@ -270,7 +270,7 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
         await w.page.locator(`${RESULTS} .pager a[aria-label="Page 2"]`).click();
         await w.page.waitForURL(/[?&]page=2/);
         await w.page.waitForFunction(() => true);
-        await count.filter({ hasText: "page 2 of" }).waitFor();
+        await count.filter({ hasText: "Page 2 of" }).waitFor();
         const second = await w.page.locator(`${RESULTS} .hit h3`).first().textContent();
         assert.notEqual(second, firstTitle);
         assert.equal(
@@ -278,11 +278,11 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
           "2",
         );
         await w.page.goBack();
-        await count.filter({ hasText: "page 1 of" }).waitFor();
+        await count.filter({ hasText: "Page 1 of" }).waitFor();
         assert.equal(await w.page.locator(`${RESULTS} .hit h3`).first().textContent(), firstTitle);
         assert.doesNotMatch(w.page.url(), /page=/);
         await w.page.goForward();
-        await count.filter({ hasText: "page 2 of" }).waitFor();
+        await count.filter({ hasText: "Page 2 of" }).waitFor();
         assert.equal(
           await w.page.evaluate(() => (window as unknown as { marker: number }).marker),
           1,

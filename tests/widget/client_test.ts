@@ -1,7 +1,7 @@
 /** The one browser client, run in Deno: its SSE parser on awkward chunkings, its error class. */
 import assert from "node:assert/strict";
 import { sseEvents } from "../../widget/client/sse.ts";
-import { ApiFailure, readJson } from "../../widget/client/http.ts";
+import { ApiFailure, bodyJson } from "../../widget/client/http.ts";
 import { friendly } from "../../widget/client/strings.ts";
 
 /** A body that delivers `text` in the given pieces (split anywhere, even inside a CRLF). */
@@ -59,14 +59,14 @@ Deno.test("client - a failed response becomes one ApiFailure with the envelope's
     }),
     { status: 429 },
   );
-  const err = await readJson(res).catch((e) => e);
+  const err = await bodyJson(res).catch((e) => e);
   assert.ok(err instanceof ApiFailure);
   assert.equal(err.status, 429);
   assert.equal(err.code, "SEARCH_RATE_LIMIT_EXCEEDED");
   assert.equal(err.message, "Busy.");
   assert.equal(friendly(err), "Search is busy right now. Please try again in a minute.");
-  const html: ApiFailure = await readJson<never>(new Response("<h1>502</h1>", { status: 502 }))
+  const html: ApiFailure = await bodyJson<never>(new Response("<h1>502</h1>", { status: 502 }))
     .catch((e) => e);
   assert.equal(html.code, "HTTP_502");
-  assert.equal(await readJson(new Response(null, { status: 204 })), null);
+  assert.equal(await bodyJson(new Response(null, { status: 204 })), null);
 });

@@ -262,10 +262,28 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         assert.equal(await fieldBg(w.page), scheme === "dark" ? DARK_BG : LIGHT_BG, scheme);
         await w.done();
       }
-      // A dark page gets a dark widget on a light system, and a switch of the page follows.
+      // A dark page gets a dark widget on a light system, in the page's own background where it
+      // paints one, and a switch of the page follows.
+      const painted: Record<string, string> = {
+        black: "rgb(16, 16, 20)",
+        "dark-only": DARK_BG,
+        oklch: await (async () => {
+          const w = await open("/theme/oklch");
+          const bg = await w.page.evaluate(() => {
+            const c = document.createElement("canvas").getContext("2d")!;
+            c.fillStyle = getComputedStyle(document.documentElement).backgroundColor;
+            c.fillRect(0, 0, 1, 1);
+            const [r, g, b] = c.getImageData(0, 0, 1, 1).data;
+            return `rgb(${r}, ${g}, ${b})`;
+          });
+          await w.done();
+          return bg;
+        })(),
+      };
       for (const name of ["black", "dark-only", "oklch"]) {
         const w = await open(`/theme/${name}`, { colorScheme: "light" });
-        assert.equal(await fieldBg(w.page), DARK_BG, name);
+        assert.equal(await w.page.locator(BAR).getAttribute("data-theme"), "dark", name);
+        assert.equal(await fieldBg(w.page), painted[name], name);
         if (name === "black") {
           await w.page.locator(`${BAR} input`).pressSequentially("decaf", { delay: 20 });
           await w.page.locator(OPTION).first().waitFor();
@@ -279,7 +297,7 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         (bar) => document.querySelector(bar)!.getAttribute("data-theme") === "dark",
         BAR,
       );
-      assert.equal(await fieldBg(w.page), DARK_BG);
+      assert.equal(await fieldBg(w.page), "rgb(11, 11, 11)");
       await w.done();
     });
 
@@ -439,7 +457,7 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
       const after = await open("/grace/live");
       await after.page.locator(`${BAR} input`).pressSequentially("decaf", { delay: 20 });
       await after.page.locator(`${BAR} .msg`)
-        .filter({ hasText: "This search key is not valid." }).waitFor();
+        .filter({ hasText: "Search is not available on this page." }).waitFor();
       await after.done();
       const view = await (await api.call(`/api/admin/sites/${site.id}`, admin(OPERATOR))).json();
       assert.equal(view.site.previousPublicKey, null);

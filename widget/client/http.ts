@@ -34,7 +34,7 @@ export async function failureOf(res: Response): Promise<ApiFailure> {
 }
 
 /** A response's JSON (null for 204), or the ApiFailure it carries. */
-export async function readJson<T>(res: Response): Promise<T> {
+export async function bodyJson<T>(res: Response): Promise<T> {
   if (!res.ok) throw await failureOf(res);
   if (res.status === 204) {
     await res.body?.cancel();
@@ -49,7 +49,7 @@ export async function readJson<T>(res: Response): Promise<T> {
 
 /** Fetches JSON (same origin, with the session cookie unless `init` says otherwise). */
 export async function requestJson<T>(path: string, init: RequestInit = {}): Promise<T> {
-  return readJson<T>(await call(path, { credentials: "same-origin", ...init }));
+  return bodyJson<T>(await call(path, { credentials: "same-origin", ...init }));
 }
 
 /** A JSON body for requestJson. */

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /** The public API from the browser: search (with a typing session), site settings, click beacons. */
 import type { Highlight, Hit, SearchResponse, SiteInfo } from "../../lib/wire_types.ts";
-import { ApiFailure, call, readJson } from "./http.ts";
+import { ApiFailure, bodyJson, call } from "./http.ts";
 
 export interface Api {
   search(
@@ -49,7 +49,7 @@ export function api(origin: string, key: string): Api {
       // The typing session only tells the server how to count; the answer is the same.
       const sent = session ? href + "&session=" + session : href;
       // The key travels as a parameter, so a cross-origin GET needs no preflight.
-      const data = await readJson<SearchResponse>(
+      const data = await bodyJson<SearchResponse>(
         await call(sent, { signal, credentials: "omit" }),
       );
       if (!data || !Array.isArray(data.results) || !data.meta) {
@@ -67,7 +67,7 @@ export function api(origin: string, key: string): Api {
     },
     site() {
       site ??= call(url("/api/site", {}), { credentials: "omit" }).then((r) =>
-        readJson<SiteInfo>(r)
+        bodyJson<SiteInfo>(r)
       );
       site.catch(() => (site = null));
       return site;

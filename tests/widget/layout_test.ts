@@ -76,6 +76,11 @@ browserSuite("browser - right at 390 and 1280 px, light and dark", async (t, exe
         body: `<header><b>Docs</b><div data-site-search></div></header>` +
           `<main><h1>Search</h1><div data-site-search-results></div></main>`,
       });
+      host.pages.set(`/${scheme}/button`, {
+        head: `<style>body{margin:0;background:${c.bg};color:${c.fg}}</style>` +
+          widgetTag(api.origin, site.publicKey, { "data-live": "true" }),
+        body: `<main><h1>Docs</h1><p>A page with the floating search button.</p></main>`,
+      });
     }
 
     for (const width of [390, 1280]) {
@@ -137,6 +142,32 @@ browserSuite("browser - right at 390 and 1280 px, light and dark", async (t, exe
           });
           await ctx.close();
           assert.deepEqual(errors, []);
+        });
+
+        await t.step(`the search dialog at ${width} px on a ${scheme} host page`, async () => {
+          const ctx = await browser.newContext({ viewport: { width, height: 800 } });
+          const page = await ctx.newPage();
+          await page.goto(`${host.origin}/${scheme}/button`);
+          await page.locator("[data-sitesearch=button] .fab").click();
+          const input = page.locator("[data-sitesearch=button] dialog input");
+          await input.pressSequentially("signals", { delay: 30 });
+          await page.locator("[data-sitesearch=button] [role=listbox][data-query=signals]")
+            .waitFor();
+          const dialog = await box(page, "[data-sitesearch=button] dialog");
+          assert.ok(dialog.x >= 0 && dialog.x + dialog.width <= width, "the dialog is on screen");
+          for (const sel of ["[data-sitesearch=button] .close", "[data-sitesearch=button] .fab"]) {
+            const b = await box(page, sel);
+            assert.ok(b.height >= 44 && b.width >= 44, `${sel} is ${b.width}×${b.height}`);
+          }
+          for (const o of await page.locator("[data-sitesearch=button] [role=option]").all()) {
+            const b = (await o.boundingBox())!;
+            assert.ok(b.height >= 44 && b.x + b.width <= width, `an option: ${JSON.stringify(b)}`);
+          }
+          assert.ok((await overflow(page)) <= 0);
+          await page.screenshot({
+            path: new URL(`layout-dialog-${scheme}-${width}.png`, SCREENSHOTS).pathname,
+          });
+          await ctx.close();
         });
 
         await t.step(`the islands results page at ${width} px, ${scheme}`, async () => {

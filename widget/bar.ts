@@ -314,11 +314,14 @@ export function searchBar(o: BarOptions): Bar {
     ctrl?.abort();
     const mine = ctrl = new AbortController();
     session.sending(Date.now());
+    list.classList.add("wait"); // the last results stay, dimmed if the next are slow to come
     try {
       const data = await o.api.search(q, 1, LIVE_COUNT, mine.signal, session.id);
       if (mine === ctrl && input.value.trim() === q) render(q, data, true);
     } catch (err) {
       if (!isAbort(err) && mine === ctrl) fail(err);
+    } finally {
+      if (mine === ctrl) list.classList.remove("wait");
     }
   };
 

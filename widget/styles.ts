@@ -53,6 +53,7 @@ export const WIDGET = BASE + `.bar{position:relative}
 .pop.end{inset-inline-start:auto;inset-inline-end:0}
 .pop.narrow{width:100%}
 .list{list-style:none;margin:0;padding:.35em;max-height:min(70vh,28em);overflow:auto;overscroll-behavior:contain}
+.list.wait{opacity:.6;transition:opacity .2s .15s}
 .opt{border-radius:calc(var(--r) - 2px);scroll-margin:.35em}
 .opt>a{display:flex;flex-direction:column;justify-content:center;min-height:44px;padding:.5em .7em;text-decoration:none;color:var(--fg)}
 .opt.on{background:color-mix(in srgb,var(--a) 13%,var(--bg))}
@@ -88,6 +89,7 @@ export const RESULTS = BASE +
 .btn:disabled{opacity:.55;cursor:default}
 .btn.ghost{background:none;color:var(--a)}
 .count{margin:0;color:var(--mu);font-size:.92em;outline:none}
+.rp[aria-busy=true] .hits{opacity:.55;transition:opacity .2s .15s}
 .count:empty{display:none}
 .fix{margin:-.9em 0 0;color:var(--mu);font-size:.92em;font-style:italic}
 .hits{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:1.35em}

@@ -93,6 +93,8 @@ browserSuite("browser - every visitor string in the site's language", async (t, 
             h.shadowRoot!.querySelector(".root")!.getAttribute("dir")
           );
           assert.equal(dir, lang === "ar" ? "rtl" : "ltr");
+          const wide = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+          assert.ok(wide <= 0, `the host page in ${lang} scrolls sideways by ${wide} px`);
           if (["de", "ja", "ar"].includes(lang)) {
             await page.screenshot({
               path: new URL(`lang-${lang}-scripts-390.png`, SCREENSHOTS).pathname,
@@ -119,6 +121,10 @@ browserSuite("browser - every visitor string in the site's language", async (t, 
           );
           assert.equal(await page.getAttribute("html", "lang"), lang);
           assert.equal(await page.getAttribute("html", "dir"), lang === "ar" ? "rtl" : "ltr");
+          const wider = await page.evaluate(() =>
+            document.documentElement.scrollWidth - innerWidth
+          );
+          assert.ok(wider <= 0, `the islands page in ${lang} scrolls sideways by ${wider} px`);
           if (["de", "ja", "ar"].includes(lang)) {
             await page.screenshot({
               path: new URL(`lang-${lang}-islands-390.png`, SCREENSHOTS).pathname,

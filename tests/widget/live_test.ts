@@ -160,7 +160,13 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         await input.press("Backspace");
         await input.press("g");
         await w.page.waitForTimeout(700);
-        assert.equal(sent.length, n, "shipping again comes from the page's cache");
+        // "shippin" may go out on the way back (instant search), "shipping" never again.
+        assert.deepEqual(sent.slice(n).filter((q) => q !== "shippin"), []);
+        assert.equal(
+          sent.filter((q) => q === "shipping").length,
+          1,
+          "shipping came from the cache",
+        );
         assert.equal(await input.getAttribute("aria-expanded"), "true");
         // Typing on narrows the complete answer for "shipping" at once, before any request;
         // the server's answer for the longer query replaces it after the pause.

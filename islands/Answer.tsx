@@ -187,24 +187,28 @@ export function AnswerBox(p: AnswerProps) {
           {x.status === "done" && !none(x) && x.turn !== undefined
             ? (
               <p class="feedback">
-                {x.feedback === "sent" ? t("thanks") : (
-                  <>
-                    {t("helpful")}
-                    {[true, false].map((helpful) => (
-                      <button
-                        key={String(helpful)}
-                        type="button"
-                        class="button small thumb"
-                        aria-label={t(helpful ? "yes" : "no")}
-                        title={t(helpful ? "yes" : "no")}
-                        disabled={x.feedback === "sending"}
-                        onClick={() => vote(i, helpful)}
-                      >
-                        <Thumb down={!helpful} />
-                      </button>
-                    ))}
-                  </>
-                )}
+                {x.feedback === "sent"
+                  ? t("thanks")
+                  : x.feedback === "failed"
+                  ? t("feedbackFailed")
+                  : (
+                    <>
+                      {t("helpful")}
+                      {[true, false].map((helpful) => (
+                        <button
+                          key={String(helpful)}
+                          type="button"
+                          class="button small thumb"
+                          aria-label={t(helpful ? "yes" : "no")}
+                          title={t(helpful ? "yes" : "no")}
+                          disabled={x.feedback === "sending"}
+                          onClick={() => vote(i, helpful)}
+                        >
+                          <Thumb down={!helpful} />
+                        </button>
+                      ))}
+                    </>
+                  )}
               </p>
             )
             : null}

@@ -14,6 +14,7 @@ import { summarizeRoutes } from "./routes/api/summarize.ts";
 import { eventRoutes } from "./routes/api/events.ts";
 import { adminAnalyticsRoutes } from "./routes/api/admin/analytics.ts";
 import { adminStatsRoutes } from "./routes/api/admin/stats.ts";
+import { adminLeverRoutes } from "./routes/api/admin/levers.ts";
 import { sessionAuth } from "./lib/http/session.ts";
 import { pageRoutes } from "./routes/pages.tsx";
 import { demoRoutes } from "./routes/demo.ts";
@@ -53,6 +54,7 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   app.route("/", eventRoutes(s));
   app.route("/", adminAnalyticsRoutes(s));
   app.route("/", adminStatsRoutes(s));
+  app.route("/", adminLeverRoutes(s));
   app.route("/", pageRoutes(s));
   // Production serves no demo site (it would create one on the first visit).
   if (opts.demo !== false) app.route("/", demoRoutes(s));

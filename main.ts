@@ -10,8 +10,8 @@ import { startCrawlWorker } from "./lib/crawl/worker.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
-import { jsonLogger, stdoutLines } from "./lib/http/middleware.ts";
-import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server.ts";
+import { jsonLogger, serverErrorBody, stdoutLines } from "./lib/http/middleware.ts";
+import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server/mod.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { trimAfterChurn } from "./lib/memory_trim.ts";
 import { V8_FLAGS } from "./lib/runtime_flags.ts";
@@ -35,6 +35,12 @@ const envNumber = (name: string, fallback: number) => {
   const n = Number(env(name));
   return Number.isInteger(n) && n > 0 ? n : fallback;
 };
+/** A whole number ≥ 0 from the environment, else undefined: the default then lives in lib/. */
+const optionalNumber = (name: string) => {
+  const n = Number(env(name) ?? NaN);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+};
+const megabytes = (n: number | undefined) => n === undefined ? undefined : n * 1024 * 1024;
 
 // SITESEARCH_DEMO=true keeps the demo beside an operator token (a staging server, the tests).
 const production = env("SITESEARCH_DEMO") !== "true" &&
@@ -55,19 +61,20 @@ const summarizer = apiKey
     model: env("SUMMARY_MODEL") ?? "gpt-4o-mini",
   })
   : undefined; // the built-in extractive summarizer: everything works offline
+const crawlDelayMs = optionalNumber("CRAWL_DELAY_MS");
 const { app, services } = createApp({
   kv,
   operatorTokenHash: token.hash,
   demo: !production,
   summarizer,
-  summaryIpLimitPerMinute: Number(env("SUMMARY_IP_LIMIT_PER_MINUTE") ?? 30),
-  resultCacheBytes: envNumber("RESULT_CACHE_MB", 32) * 1024 * 1024,
+  summaryIpLimitPerMinute: optionalNumber("SUMMARY_IP_LIMIT_PER_MINUTE"), // default: ip_limit.ts
+  resultCacheBytes: megabytes(optionalNumber("RESULT_CACHE_MB")), // default: result_cache.ts
   // Fits Deno Deploy's 512 MB isolate: an evicted site comes back from its snapshot in KV.
   indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
   indexSnapshots: env("INDEX_SNAPSHOTS") !== "off",
   crawl: {
     allowLoopback: env("CRAWL_ALLOW_LOOPBACK") === "true",
-    delayMs: Number(env("CRAWL_DELAY_MS") ?? 250),
+    ...(crawlDelayMs === undefined ? {} : { delayMs: crawlDelayMs }), // default: services.ts
   },
 });
 const demo = production ? null : await ensureDemoSite(services);
@@ -169,18 +176,21 @@ async function stop() {
 if (onDeploy) {
   Deno.serve({ port, hostname, onListen }, app.fetch); // Deploy runs its own front end
 } else {
-  // Our own HTTP/1.1 server: bounded connections, head and body deadlines (lib/http/server.ts).
+  // Our own HTTP/1.1 server: strict parsing, fair connection caps, deadlines (lib/http/server/).
   const server = serveHttp({
     port,
     hostname,
     maxConnections: envNumber("MAX_CONNECTIONS", SERVE_DEFAULTS.maxConnections),
+    maxConnectionsPerIp: envNumber("MAX_CONNECTIONS_PER_IP", SERVE_DEFAULTS.maxConnectionsPerIp),
     headerTimeoutMs: envNumber("HTTP_HEADER_TIMEOUT_MS", SERVE_DEFAULTS.headerTimeoutMs),
     bodyTimeoutMs: envNumber("HTTP_BODY_TIMEOUT_MS", SERVE_DEFAULTS.bodyTimeoutMs),
+    errorBody: serverErrorBody,
     log: jsonLogger,
     onListen,
     reusePort: workers > 1 || workerOf !== undefined,
   }, app.fetch);
   stopServer = () => server.shutdown();
+  services.httpFront = () => ({ ...server.stats() });
 }
 // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and panics if
 // that happens while the process is out of file descriptors. Deploy sends SIGINT and waits 5 s.

@@ -2,9 +2,9 @@
 import { benchSearch } from "./search.ts";
 import { benchSummarize } from "./summarize.ts";
 import { evaluate } from "./eval.ts";
-import { evaluateAnswers } from "./answers.ts";
 import { benchCrawl } from "./crawl.ts";
 import { benchSnapshot } from "./snapshot.ts";
+import { benchFront } from "./front.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
@@ -14,13 +14,12 @@ console.log(
 const run = await benchSearch({ pages, seconds });
 await benchSummarize(run.app, run.publicKey, run.queries);
 await run.close();
+await benchFront(); // the HTTP front alone: a cached answer against bare servers
 await benchSnapshot({ pages });
 await benchCrawl();
 const hasDjango = await Deno.stat("/usr/share/doc/python-django-doc/html").then(
   () => true,
   () => false,
 );
-if (hasDjango) {
-  await evaluate();
-  await evaluateAnswers();
-} else console.log("\n(relevance skipped: apt-get install -y python-django-doc)");
+if (hasDjango) await evaluate(); // relevance and FAQ answers of every installed set
+else console.log("\n(relevance skipped: apt-get install -y python-django-doc)");

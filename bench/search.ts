@@ -7,7 +7,7 @@ import type { PageInput } from "../lib/sites/pages.ts";
 import { loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
 import { haveWrk, wrk, type WrkResult } from "./wrk.ts";
 import { mallocTrim } from "../lib/memory_trim.ts";
-import { serveHttp } from "../lib/http/server.ts";
+import { serveHttp } from "../lib/http/server/mod.ts";
 import { startServer } from "./server.ts";
 import type { Services } from "../lib/services.ts";
 import type { Hono } from "hono";
@@ -227,7 +227,7 @@ async function indexQueries(): Promise<string[]> {
 }
 
 /**
- * /api/search through HTTP on both servers the app runs on: ours (lib/http/server.ts, what
+ * /api/search through HTTP on both servers the app runs on: ours (lib/http/server/, what
  * main.ts serves with) and Deno.serve (Deno Deploy). First-seen real queries one at a time and
  * under 50 connections (beside the same queries' in-process rate), and one repeated query
  * (a result-cache hit) beside a bare server sending the same bytes.
@@ -276,7 +276,8 @@ async function benchHttp(
   const servers = [
     {
       name: "our server (main.ts)",
-      start: () => serveHttp({ hostname: "127.0.0.1", port: 0 }, app.fetch),
+      start: () =>
+        serveHttp({ hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000 }, app.fetch),
     },
     {
       name: "Deno.serve (Deploy)",
@@ -284,7 +285,10 @@ async function benchHttp(
     },
   ];
   const bare = (handler: () => Response) => [
-    { name: "our server", server: serveHttp({ hostname: "127.0.0.1", port: 0 }, handler) },
+    {
+      name: "our server",
+      server: serveHttp({ hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000 }, handler),
+    },
     {
       name: "Deno.serve",
       server: Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, handler),
@@ -309,7 +313,7 @@ async function benchHttp(
     if (!firstDistinct.length) [firstDistinct, firstSeq] = [distinct, seqQueries];
     const load = await wrk(origin, distinct.map(path), 50, 6, true);
     // The same queries in process, in the same order, on an index as HTTP found it: rebuilt and
-    // given the one-at-a-time queries first, so rank.ts holds only the scores of common words
+    // given the one-at-a-time queries first, so query/bm25.ts holds only the scores of common words
     // HTTP's run had found kept. A replay on the index HTTP left finds every one of them kept.
     const asked = distinct.slice(0, Math.min(distinct.length, load.requests));
     const replayed = await timeInProcess(asked);

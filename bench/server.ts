@@ -34,6 +34,8 @@ export async function startServer(o: ServerOptions): Promise<Server> {
       KV_PATH: o.kvPath,
       WORKERS: String(o.workers),
       OPENAI_API_KEY: "",
+      // wrk's connections all come from one address, like a proxy's: the per-address cap is lifted.
+      MAX_CONNECTIONS_PER_IP: "1000",
       ...o.env,
     },
     stdout: "piped",

@@ -4,8 +4,7 @@
  * new instance). Alone: `deno run -A bench/snapshot.ts [pages]`.
  */
 import { PageStore } from "../lib/sites/pages.ts";
-import { SearchIndexes } from "../lib/search/indexes.ts";
-import { Snapshots } from "../lib/search/snapshot.ts";
+import { SearchIndexes, Snapshots } from "../lib/search/mod.ts";
 import { loadCorpus, makeQueries, mb, percentile } from "./corpus.ts";
 
 const ROUNDS = 7;

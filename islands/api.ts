@@ -3,7 +3,7 @@
 import { type Api, api } from "../widget/client/search.ts";
 
 export { ApiFailure as HttpError, jsonBody, requestJson } from "../widget/client/http.ts";
-export type { Highlight, Hit } from "../lib/wire_types.ts";
+export type { Highlight, SearchHit as Hit } from "../lib/wire_types.ts";
 
 const clients = new Map<string, Api>();
 

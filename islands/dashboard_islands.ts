@@ -3,6 +3,7 @@ import { AnalyticsPanel } from "./AnalyticsPanel.tsx";
 import { ContentPanel } from "./ContentPanel.tsx";
 import { EmbedSnippet } from "./EmbedSnippet.tsx";
 import { KeysPanel } from "./KeysPanel.tsx";
+import { LeversPanel } from "./LeversPanel.tsx";
 import { SettingsForm } from "./SettingsForm.tsx";
 import { SitesAdmin } from "./SitesAdmin.tsx";
 import { UsageMeters } from "./UsageMeters.tsx";
@@ -12,6 +13,7 @@ export const DASHBOARD_ISLANDS = {
   ContentPanel,
   EmbedSnippet,
   KeysPanel,
+  LeversPanel,
   SettingsForm,
   SitesAdmin,
   UsageMeters,

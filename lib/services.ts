@@ -4,19 +4,18 @@ import type { CrawlConfig } from "./crawl/tuning.ts";
 import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./limits/credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
-import { IpLimit } from "./limits/ip_limit.ts";
+import { EVENTS, IpLimit, SUMMARIES } from "./limits/ip_limit.ts";
 import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
-import { IndexBudget, SearchIndexes } from "./search/indexes.ts";
-import { Snapshots } from "./search/snapshot.ts";
-import { ResultCache } from "./search/result_cache.ts";
+import { IndexBudget, ResultCache, SearchIndexes, Snapshots } from "./search/mod.ts";
 import { SiteStore } from "./sites/store.ts";
 import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
 import { Analytics } from "./analytics/recorder.ts";
 import { Sessions } from "./http/session.ts";
+import { Levers } from "./levers/levers.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -75,6 +74,10 @@ export interface Services {
   analytics: Analytics;
   eventIpLimit: IpLimit;
   sessions: Sessions;
+  /** Owners' synonyms and curations, as searches apply them. */
+  levers: Levers;
+  /** The HTTP server's counters (connections, evictions, refusals), set when main.ts runs it. */
+  httpFront?: () => Record<string, number>;
   /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
   close(): Promise<void>;
 }
@@ -83,10 +86,10 @@ export interface Services {
 export function createServices(opts: AppOptions): Services {
   const clock = opts.clock ?? systemClock;
   // Every write below retries a lock held by another process and turns a failing store into 503.
-  const kv = resilientKv(opts.kv);
+  const log = opts.log ?? jsonLogger;
+  const kv = resilientKv(opts.kv, log);
   const pages = new PageStore(kv, clock, "page");
   const documents = new PageStore(kv, clock, "doc");
-  const log = opts.log ?? jsonLogger;
   const sites = new SiteStore(kv, clock);
   const quota = new SearchQuota(kv, clock);
   sites.onChange = (id) => quota.forget(id); // a change made here holds here at once
@@ -117,17 +120,14 @@ export function createServices(opts: AppOptions): Services {
     quota,
     credits: new Credits(kv, clock),
     conversations: new Conversations(kv, clock),
-    ipLimit: new IpLimit(kv, clock, opts.summaryIpLimitPerMinute ?? 30),
+    ipLimit: new IpLimit(kv, clock, SUMMARIES, opts.summaryIpLimitPerMinute),
     summarizer: opts.summarizer ?? createExtractiveSummarizer(),
     ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
     analytics,
-    eventIpLimit: new IpLimit(kv, clock, opts.eventIpLimitPerMinute ?? 120, {
-      prefix: "evip",
-      code: "EVENT_RATE_LIMIT_EXCEEDED",
-      what: "events",
-    }),
+    eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     sessions: new Sessions(kv, clock, sites),
+    levers: new Levers(kv, clock, opts.indexStaleMs ?? 500),
     async close() {
       await Promise.all([quota.close(), analytics.close()]);
     },

@@ -11,26 +11,26 @@ export interface Highlight {
 }
 
 /** One of a result's best-matching sections. */
-export interface SectionHitJson {
+export interface SectionHit {
   title: string;
   url: string;
   snippet: string;
 }
 
 /** One result of `GET /api/search`. */
-export interface Hit {
+export interface SearchHit {
   title: string;
   description: string;
   url: string;
   highlights: Highlight[];
-  sections?: SectionHitJson[];
-  /** Placed by an owner's curation. */
-  pinned?: boolean;
+  sections: SectionHit[];
+  /** Placed by an owner's curation (lib/levers). */
+  pinned?: true;
 }
 
 /** `GET /api/search`'s answer. */
 export interface SearchResponse {
-  results: Hit[];
+  results: SearchHit[];
   meta: {
     found: number;
     page: number;
@@ -83,7 +83,7 @@ export interface AnswerDone {
 }
 
 /** The error envelope's inner object (also an `error` event's data). */
-export interface ErrorBody {
+export interface ErrorJson {
   code: string;
   type?: string;
   status?: number;

@@ -8,7 +8,7 @@ import type { ComponentChildren } from "preact";
 import { Island } from "../components/Island.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
 import { SignIn } from "../components/SignIn.tsx";
-import { analyticsReport } from "../lib/analytics/report.ts";
+import { analyticsReport, DEFAULT_DAYS } from "../lib/analytics/report.ts";
 import { listCrawlJobs } from "../lib/crawl/jobs.ts";
 import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
 import {
@@ -20,6 +20,7 @@ import {
 } from "../lib/http/session.ts";
 import { PLAN_NAMES, PLANS } from "../lib/limits/plans.ts";
 import { siteUsage } from "../lib/limits/usage.ts";
+import { getCurations, getSynonyms } from "../lib/levers/owner.ts";
 import type { Services } from "../lib/services.ts";
 import { listDocuments } from "../lib/sites/documents.ts";
 import { constantTimeEqual, isAdminKey, sha256HexSync } from "../lib/sites/keys.ts";
@@ -130,13 +131,15 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
   const documentsAllowed = PLANS[site.plan].documents;
   await s.analytics.flush();
   const dayOfMonth = new Date(s.clock()).getUTCDate();
-  const [usage, report, month, pages, documents, crawls] = await Promise.all([
+  const [usage, report, month, pages, documents, crawls, synonyms, curations] = await Promise.all([
     siteUsage(s, site),
-    analyticsReport(s.kv, s.clock, site.id, 30),
+    analyticsReport(s.kv, s.clock, site.id, DEFAULT_DAYS),
     analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
     s.pages.list(site.id, { limit: 100 }),
     documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
     listCrawlJobs(s, site.id, 1),
+    getSynonyms(s, site),
+    getCurations(s, site),
   ]);
   const view = publicView(site);
   return (
@@ -160,7 +163,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
       </div>
       <div class="dash-grid">
         <Island name="UsageMeters" props={{ siteId: site.id, usage, days: month.days }} />
-        <Island name="AnalyticsPanel" props={{ siteId: site.id, report, days: 30 }} />
+        <Island name="AnalyticsPanel" props={{ siteId: site.id, report, days: DEFAULT_DAYS }} />
         <Island
           name="SettingsForm"
           props={{
@@ -187,6 +190,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             lastCrawl: crawls[0] ?? null,
           }}
         />
+        <Island name="LeversPanel" props={{ siteId: site.id, ...synonyms, ...curations }} />
         <Island
           name="EmbedSnippet"
           props={{ origin, publicKey: site.publicKey, resultsPage: site.settings.resultsPage }}

@@ -11,53 +11,54 @@ import { t } from "../widget/client/strings.ts";
 import { searchFailure } from "../islands/Results.tsx";
 import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
-import { ApiError, asApiError } from "../lib/http/errors.ts";
+import { asApiError, invalidSearchKey } from "../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
-import { MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
 import type { Services } from "../lib/services.ts";
 import { isPublicKey } from "../lib/sites/keys.ts";
 import type { Site } from "../lib/sites/store.ts";
+import { searchSite } from "../lib/usecases/search_site.ts";
 
 const PATH = "/search-results";
-const PER_PAGE = 10;
+const decoder = new TextDecoder();
 
 export function resultsPageRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-
-  /** The site's first page of results for `q`, admitted by the quota like /api/search. */
-  async function firstPage(site: Site, key: string, q: string, page: number) {
-    const { site: fresh, state } = await s.quota.admit(
-      site.id,
-      (f) =>
-        f?.publicKey === key
-          ? null
-          : new ApiError("INVALID_API_KEY", "The search key is not valid."),
-    );
-    const perPage = Math.min(PER_PAGE, state.limits.maxPerPage);
-    const { found, hits } = await s.indexes.search(fresh.id, q, page, perPage);
-    if (page === 1) s.analytics.search(fresh.id, q, found);
-    return { found, hits: hits as Hit[], perPage };
-  }
 
   app.get(PATH, async (c) => {
     const given = c.req.query("key") ?? "";
     const demo = given ? null : await demoPublicKey(s);
     const key = given || demo?.key || "";
-    const q = (c.req.query("q") ?? "").trim().slice(0, MAX_QUERY_CHARS);
+    // Lenient where the API refuses: a shared link with a long query or odd page still shows.
+    const q = [...(c.req.query("q") ?? "").trim()].slice(0, MAX_QUERY_CHARS).join(""); // whole characters
     const page = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(c.req.query("page")) || 1)));
-    const site = isPublicKey(key) ? await s.sites.byPublicKeyCached(key) : null;
 
+    let site: Site | null = null;
     let error: string | null = null;
-    let data = { found: 0, hits: null as Hit[] | null, perPage: PER_PAGE };
+    let data = { found: 0, hits: null as Hit[] | null, perPage: DEFAULT_PER_PAGE };
     if (!key) error = "Give a site's public key as ?key=pk_… to search it.";
-    else if (!site) error = searchFailure(new ApiError("INVALID_API_KEY", ""));
+    else if (!isPublicKey(key)) error = searchFailure(invalidSearchKey());
     else if (q) {
+      // The same use case as GET /api/search: key (grace periods too), origin, quota, analytics.
       try {
-        data = await firstPage(site, key, q, page);
+        const found = await searchSite(s, {
+          key,
+          origin: c.req.header("origin"),
+          q,
+          page,
+          perPage: DEFAULT_PER_PAGE,
+          onSite: (id) => c.set("siteId", id),
+        });
+        site = found.site;
+        const hits = JSON.parse(decoder.decode(found.bytes)).results as Hit[];
+        data = { found: found.found, hits, perPage: found.perPage };
       } catch (e) {
         error = searchFailure(asApiError(e));
       }
     }
+    // The page's name and links, also when nothing was searched or the search was refused.
+    if (!site && isPublicKey(key)) site = await s.sites.byPublicKeyCached(key);
+    if (key && !site) error ??= searchFailure(invalidSearchKey());
     const baseUrl = site && site.id === demo?.siteId
       ? "/demo"
       : site?.domain

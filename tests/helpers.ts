@@ -2,7 +2,7 @@
 import { type AppOptions, createApp } from "../app.ts";
 import type { PlanName } from "../lib/limits/plans.ts";
 import { type PageInput, PageStore } from "../lib/sites/pages.ts";
-import { SearchIndexes } from "../lib/search/indexes.ts";
+import { SearchIndexes } from "../lib/search/mod.ts";
 
 export const OPERATOR = "op_test_operator_token";
 

@@ -337,7 +337,8 @@ async function listeners(port: number): Promise<number> {
 
 Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay exact, and both stop together", async () => {
   const dir = await Deno.makeTempDir();
-  const run = await start({ KV_PATH: `${dir}/s.kv`, WORKERS: "2" });
+  // 60 connections at once from this one address: its cap (MAX_CONNECTIONS_PER_IP) is lifted.
+  const run = await start({ KV_PATH: `${dir}/s.kv`, WORKERS: "2", MAX_CONNECTIONS_PER_IP: "1000" });
   const port = Number(new URL(run.url).port);
   for (let i = 0; i < 100 && !/workers:\s+2 processes/.test(run.log()); i++) {
     await new Promise((r) => setTimeout(r, 50)); // printed just after the banner

@@ -6,7 +6,7 @@
  * one search; answers are cached, and between answers the last complete one is narrowed on the
  * client at once.
  */
-import type { Hit, SearchResponse } from "../lib/wire_types.ts";
+import type { SearchHit as Hit, SearchResponse } from "../lib/wire_types.ts";
 import { isAbort } from "./client/http.ts";
 import { type Api, corrected, parts } from "./client/search.ts";
 import { friendly, t, tn } from "./client/strings.ts";

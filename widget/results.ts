@@ -5,7 +5,7 @@
  * `data-summary="true"`, the AI answer above them when the site has summaries on.
  */
 import { type AnswerView, conversation } from "./answer.ts";
-import type { Hit, SearchResponse } from "../lib/wire_types.ts";
+import type { SearchHit as Hit, SearchResponse } from "../lib/wire_types.ts";
 import { ApiFailure, isAbort } from "./client/http.ts";
 import { type Api, api, corrected, parts } from "./client/search.ts";
 import { friendly, langAttrs, t, tn, useLocaleOf } from "./client/strings.ts";

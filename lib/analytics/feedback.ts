@@ -1,48 +1,81 @@
 /**
- * Answer feedback as POST /api/feedback stores it, at ["feedback", siteId, conversationId, turn]
- * with value {helpful, comment?, at}: counted here for the analytics report.
+ * Visitors' feedback on AI answers, in one module: POST /api/feedback stores one vote per
+ * answered turn at ["feedback", siteId, conversationId, turn] (a second vote replaces the
+ * first), and the analytics report and the dashboard read the votes of a period back here.
  */
+import type { Clock } from "../clock.ts";
+import { ApiError } from "../http/errors.ts";
+import { conversationTurns } from "../answers/conversations.ts";
 
-export interface FeedbackRecord {
+/** The longest comment kept (API.md: comment ≤ 500 characters). */
+export const MAX_COMMENT_CHARS = 500;
+/** Votes are kept past the longest report period (analytics' MAX_DAYS), then expire. */
+const VOTE_TTL_MS = 180 * 86_400_000;
+/** Comments a summary lists. */
+const RECENT = 10;
+
+export interface FeedbackInput {
+  conversationId: string;
+  turn: number;
   helpful: boolean;
   comment?: string;
-  at: string;
 }
 
+/** A stored vote; `at` is epoch milliseconds. */
+interface Vote {
+  helpful: boolean;
+  comment: string;
+  at: number;
+}
+
+/** Votes of a period and its latest comments, newest first (`at` as an ISO date). */
 export interface FeedbackSummary {
   helpful: number;
   unhelpful: number;
-  /** The latest comments, newest first. */
   recent: { conversationId: string; turn: number; helpful: boolean; comment: string; at: string }[];
 }
 
-const RECENT = 10;
+const voteKey = (site: string, conv: string, turn: number) => ["feedback", site, conv, turn];
 
-/** Helpful and unhelpful counts since `sinceMs`, and the latest comments. */
+/** Stores a vote on one turn of one of the site's conversations; 404 for any other. */
+export async function recordFeedback(
+  kv: Deno.Kv,
+  clock: Clock,
+  siteId: string,
+  input: FeedbackInput,
+): Promise<void> {
+  const turns = await conversationTurns(kv, clock, siteId, input.conversationId);
+  if (turns === null || input.turn > turns) {
+    throw new ApiError("CONVERSATION_NOT_FOUND", "This conversation or turn does not exist.", {
+      param: turns === null ? "conversationId" : "turn",
+    });
+  }
+  const vote: Vote = { helpful: input.helpful, comment: input.comment?.trim() ?? "", at: clock() };
+  // One key per turn: the last vote wins, so no read and no check are needed.
+  await kv.set(voteKey(siteId, input.conversationId, input.turn), vote, { expireIn: VOTE_TTL_MS });
+}
+
+/** Helpful and unhelpful votes cast since `sinceMs`, and the latest comments among them. */
 export async function feedbackSummary(
   kv: Deno.Kv,
   siteId: string,
   sinceMs: number,
 ): Promise<FeedbackSummary> {
   const out: FeedbackSummary = { helpful: 0, unhelpful: 0, recent: [] };
-  for await (const e of kv.list<FeedbackRecord>({ prefix: ["feedback", siteId] })) {
-    const r = e.value;
-    const at = Date.parse(r?.at ?? "");
-    if (!r || typeof r.helpful !== "boolean" || !(at >= sinceMs)) continue;
-    if (r.helpful) out.helpful++;
-    else out.unhelpful++;
-    if (typeof r.comment === "string" && r.comment.trim()) {
-      const [, , conversationId, turn] = e.key;
-      out.recent.push({
-        conversationId: String(conversationId),
-        turn: Number(turn),
-        helpful: r.helpful,
-        comment: r.comment,
-        at: r.at,
-      });
-    }
+  const comments: { at: number; item: FeedbackSummary["recent"][number] }[] = [];
+  for await (const e of kv.list<Vote>({ prefix: ["feedback", siteId] })) {
+    const v = e.value;
+    if (typeof v?.helpful !== "boolean" || !(v.at >= sinceMs)) continue;
+    out[v.helpful ? "helpful" : "unhelpful"]++;
+    if (!v.comment) continue;
+    const [, , conversationId, turn] = e.key as [string, string, string, number];
+    const at = new Date(v.at).toISOString();
+    comments.push({
+      at: v.at,
+      item: { conversationId, turn, helpful: v.helpful, comment: v.comment, at },
+    });
   }
-  out.recent.sort((a, b) => b.at.localeCompare(a.at));
-  out.recent.length = Math.min(out.recent.length, RECENT);
+  comments.sort((a, b) => b.at - a.at);
+  out.recent = comments.slice(0, RECENT).map((c) => c.item);
   return out;
 }

@@ -19,11 +19,38 @@ export const totalKey = (
 export const queryKey = (site: string, day: string, q: string) => ["an", site, day, "q", q];
 export const emptyQueryKey = (site: string, day: string, q: string) => ["an", site, day, "z", q];
 
+/**
+ * Per normalised query, result page (its path, no #section) and day: clicks, and the sum of
+ * their positions (lib/levers suggests a pin where clicks go to one page shown low).
+ */
+export const clickKey = (
+  site: string,
+  day: string,
+  q: string,
+  url: string,
+) => ["an", site, day, "c", q, url];
+export const clickPositionKey = (
+  site: string,
+  day: string,
+  q: string,
+  url: string,
+) => ["an", site, day, "p", q, url];
+
+/** A clicked result's page as counted per query: its path without the #section, or null. */
+export function clickedPage(url: string): string | null {
+  const path = url.split("#")[0];
+  // Kept short: it is part of a KV key (2 KiB) beside the query.
+  return path.startsWith("/") && path.length <= 500 ? path : null;
+}
+
 export const METRICS = ["searches", "answers", "noResults", "clicks", "clickPositions"] as const;
 export type Metric = typeof METRICS[number];
 
-/** The longest query kept (API.md caps q at 200 characters; a KV key holds 2 KiB). */
-const MAX_QUERY = 200;
+/**
+ * A query is part of a KV key, which holds at most 2 KiB: cut there, whatever a caller passes
+ * (validated queries are far shorter), so no flush can fail on a key too large.
+ */
+const MAX_QUERY = 400;
 
 /** A query as it is counted: trimmed, lower-cased, whitespace collapsed. */
 export function normalizeQuery(q: string): string {

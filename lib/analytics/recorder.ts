@@ -1,10 +1,22 @@
 /**
  * Search analytics, counted in memory and written to KV in batches: a search costs no KV round
  * trip of its own. Every `flushMs` (and on `flush()`), the counts gathered since go out as
- * `sum` mutations, which add up correctly whatever other instances write meanwhile.
+ * `sum` mutations, which add up correctly whatever other instances write meanwhile. Only
+ * finished searches are counted: a typing session's requests wait in typing.ts for its last.
  */
 import type { Clock } from "../clock.ts";
-import { dayOf, emptyQueryKey, type Metric, normalizeQuery, queryKey, totalKey } from "./keys.ts";
+import {
+  clickedPage,
+  clickKey,
+  clickPositionKey,
+  dayOf,
+  emptyQueryKey,
+  type Metric,
+  normalizeQuery,
+  queryKey,
+  totalKey,
+} from "./keys.ts";
+import { noteRuns, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
 
 /**
  * Mutations per atomic commit (Deno KV allows 1,000). Small commits, one after another, let
@@ -19,6 +31,15 @@ export class Analytics {
   private pending = new Map<string, { key: string[]; n: number }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private typing = new TypingSessions();
+  /** Quiet sessions' last queries, noted in KV, waiting SETTLE_MS to be counted. */
+  private quiet: Pending[] = [];
+  /** Notes of quiet sessions' last request times, for the next flush. */
+  private notes: Pending[] = [];
+  /** Names this instance's notes of typing runs (typing.ts). */
+  private instance = crypto.randomUUID();
+  /** Closed (shutdown): no more timers. */
+  private closed = false;
 
   constructor(
     private kv: Deno.Kv,
@@ -27,11 +48,27 @@ export class Analytics {
     private onError: (err: unknown) => void = () => {},
   ) {}
 
-  /** One search (first page of results) for `q` that found `found` results. */
-  search(siteId: string, q: string, found: number) {
+  /**
+   * A search's first page of results for `q`, which found `found`. With a typing `session` it
+   * is counted only if it turns out to be the session's last (or clicked); without one, at once.
+   */
+  search(siteId: string, q: string, found: number, session?: string) {
     if (!this.enabled) return;
+    const now = this.clock();
+    if (session) {
+      const out = this.typing.ask(siteId, session, q, found, now);
+      if (out) this.finished(out);
+      this.flushLater(); // its flushes find the session once it is quiet
+      return;
+    }
+    this.typing.acted(siteId, q);
+    this.finished({ siteId, q, found, at: now });
+  }
+
+  /** Counts one finished search on the day it was asked. */
+  private finished({ siteId, q, found, at }: Pick<Pending, "siteId" | "q" | "found" | "at">) {
     const query = normalizeQuery(q);
-    const day = dayOf(this.clock());
+    const day = dayOf(at);
     this.add(totalKey(siteId, day, "searches"), 1);
     if (!query) return;
     this.add(queryKey(siteId, day, query), 1);
@@ -46,12 +83,17 @@ export class Analytics {
     if (this.enabled) this.add(totalKey(siteId, dayOf(this.clock()), "answers"), 1);
   }
 
-  /** One click on the result at `position` (from 1). */
-  click(siteId: string, position: number) {
+  /** One click on the result at `position` (from 1) of `query` (finished), on the page `url`. */
+  click(siteId: string, position: number, query: string, url?: string) {
     if (!this.enabled) return;
+    for (const p of this.typing.clicked(siteId, query)) this.finished(p);
     const day = dayOf(this.clock());
     this.add(totalKey(siteId, day, "clicks"), 1);
     this.add(totalKey(siteId, day, "clickPositions" satisfies Metric), position);
+    const q = query ? normalizeQuery(query) : "", page = url ? clickedPage(url) : null;
+    if (!q || !page) return;
+    this.add(clickKey(siteId, day, q, page), 1);
+    this.add(clickPositionKey(siteId, day, q, page), position);
   }
 
   private add(key: string[], n: number) {
@@ -59,21 +101,54 @@ export class Analytics {
     const cur = this.pending.get(id);
     if (cur) cur.n += n;
     else this.pending.set(id, { key, n });
-    if (this.timer === undefined) {
-      const timer = this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.flush().catch(this.onError);
-      }, this.flushMs);
-      Deno.unrefTimer(timer); // a pending batch never keeps the process alive
-    }
+    this.flushLater();
   }
 
-  /** Writes every count gathered so far; resolves when they are in KV. */
-  flush(): Promise<void> {
-    const batch = [...this.pending.values()];
-    this.pending.clear();
-    this.flushing = this.flushing.then(() => this.write(batch), () => this.write(batch));
+  /** A flush in `flushMs`: for counts gathered, and while typing sessions wait or settle. */
+  private flushLater() {
+    if (this.timer !== undefined || this.closed) return;
+    const timer = this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush().catch(this.onError);
+    }, this.flushMs);
+    Deno.unrefTimer(timer); // a pending batch never keeps the process alive
+  }
+
+  /** Moves the sessions quiet at `now` (every one with Infinity) to be noted and settled. */
+  private sweep(now: number) {
+    const quiet = this.typing.quiet(now);
+    this.notes.push(...quiet);
+    this.quiet.push(...quiet);
+  }
+
+  /**
+   * Writes every count gathered so far; resolves when they are in KV. Quiet sessions' notes go
+   * out first, then those quiet for SETTLE_MS (all of them with `all`) are settled and counted.
+   */
+  flush(all = false): Promise<void> {
+    this.sweep(this.clock());
+    const now = this.clock();
+    const notes = this.notes.splice(0);
+    const due = all ? this.quiet.splice(0) : this.take((p) => now - p.at >= SETTLE_MS);
+    const run = async () => {
+      await noteRuns(this.kv, this.instance, notes);
+      for (const p of due.length ? await settled(this.kv, this.instance, due) : []) {
+        this.finished(p);
+      }
+      const batch = [...this.pending.values()];
+      this.pending.clear();
+      await this.write(batch);
+      if (this.typing.size || this.quiet.length) this.flushLater(); // still to settle
+    };
+    this.flushing = this.flushing.then(run, run);
     return this.flushing;
+  }
+
+  /** Removes and returns the quiet sessions `due` picks. */
+  private take(due: (p: Pending) => boolean): Pending[] {
+    const out = this.quiet.filter(due);
+    if (out.length) this.quiet = this.quiet.filter((p) => !due(p));
+    return out;
   }
 
   private async write(batch: { key: string[]; n: number }[]) {
@@ -84,17 +159,21 @@ export class Analytics {
     }
   }
 
-  /** Stops the timer and writes what is pending (shutdown, tests). */
+  /** Stops the timers and writes what is pending, typing sessions' last queries too (shutdown). */
   async close() {
+    this.closed = true;
     clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
+    this.sweep(Infinity);
+    await this.flush(true);
   }
 
-  /** Stops the timer and forgets what is pending (a test's KV is about to close). */
+  /** Stops the timers and forgets what is pending (a test's KV is about to close). */
   discard() {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.typing.quiet(Infinity);
     this.pending.clear();
+    this.quiet = [];
+    this.notes = [];
   }
 }

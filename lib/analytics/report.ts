@@ -4,7 +4,9 @@ import type { DayRow } from "../wire_types.ts";
 import { dayOf, type Metric, METRICS } from "./keys.ts";
 import { type FeedbackSummary, feedbackSummary } from "./feedback.ts";
 
+/** The longest period a report covers (API.md: N ≤ 90), and the period when none is asked. */
 export const MAX_DAYS = 90;
+export const DEFAULT_DAYS = 30;
 const TOP = 20;
 
 export type { DayRow };

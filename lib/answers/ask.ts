@@ -162,7 +162,7 @@ export async function prepare(
     const compose = s.summarizer.compose;
     if (compose) {
       const answer = truncateAnswer(compose({
-        question: req.query,
+        question: found!.question, // as search corrected it
         history,
         sources: texts,
         externalKnowledge: site.settings.externalKnowledge,

@@ -1,5 +1,6 @@
 /** The built-in, offline answerer: picks the passages' sentences that best answer the question. */
-import { squash, STOP_WORDS, WORD_RE } from "../search/text.ts";
+import { squash } from "../search/mod.ts";
+import { contentTerms } from "./analysis.ts";
 import {
   MAX_ANSWER_CHARS,
   type SourceText,
@@ -11,43 +12,9 @@ import {
 /** What the extractive answerer says when no sentence shares a term with the question. */
 export const NOT_ANSWERED = "The site's pages do not seem to answer this question.";
 
-// Question filler the shared index list keeps but that says nothing about the topic.
-const FILLER = new Set(
-  ("about also any all am been being could did does doing get got had he her him his just "
-    .concat("know many may might more most much must please she should some tell us very ")
-    .concat("would want need like take long make go come see thing way here well now yes ok ")
-    .concat("hi hello thanks")).split(" "),
-);
-
 const MAX_SENTENCE_CHARS = 360;
 const MIN_SENTENCE_CHARS = 20;
 const WORDS_PER_DELTA = 4;
-
-/** A crude, consistent English stemmer: plural, -ed, -ing, -ly, doubled consonant, final e. */
-export function stem(word: string): string {
-  let s = word;
-  if (s.length <= 3 || /\d/.test(s)) return s;
-  if (/ie[sd]$/.test(s) && s.length > 4) s = s.slice(0, -3) + "y";
-  else if (/(?:ss|x|z|ch|sh)es$/.test(s)) s = s.slice(0, -2);
-  else if (s.endsWith("s") && !/(?:ss|us|is)$/.test(s)) s = s.slice(0, -1);
-  if (s.length > 5 && s.endsWith("ing")) s = s.slice(0, -3);
-  else if (s.length > 4 && s.endsWith("ed")) s = s.slice(0, -2);
-  else if (s.length > 4 && s.endsWith("ly")) s = s.slice(0, -2);
-  if (s.length > 3 && /([b-df-hj-np-tv-z])\1$/.test(s)) s = s.slice(0, -1);
-  if (s.length > 4 && s.endsWith("e")) s = s.slice(0, -1);
-  return s;
-}
-
-/** Content terms of a text: lowercased, stop words and filler dropped, stemmed. */
-export function terms(text: string): string[] {
-  const out: string[] = [];
-  for (const w of text.toLowerCase().match(WORD_RE) ?? []) {
-    if (w.length < 2 || STOP_WORDS.has(w) || FILLER.has(w)) continue;
-    const s = stem(w);
-    if (!FILLER.has(s)) out.push(s);
-  }
-  return out;
-}
 
 // Words after which a full stop does not end the sentence.
 const ABBREVIATION = /\b(?:e\.g|i\.e|etc|vs|mr|mrs|ms|dr|st|no|approx|incl|inc|ltd)\.$/i;
@@ -99,8 +66,13 @@ export function looksLikeCode(line: string): boolean {
     return true;
   }
   if (/[;{]$|^\w+(?:\.\w+)*\s*=\s*\S/.test(t) && !/\s\w+\s\w+\s\w+\s/.test(t)) return true;
-  // A call or an index ("print(x[a])") on a line that does not end like a sentence.
-  if (/[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) && !/[.!?]["”’)]?$/u.test(t)) return true;
+  // A call or an index ("print(x[a])") on a line that does not end like a sentence, or that
+  // says too few words to be one ("Yes, use result.revoke():" is a sentence).
+  if (
+    /[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) &&
+    !(/[.!?]["”’)]?$/u.test(t) ||
+      (/:$/.test(t) && (t.match(/(?:^|\s)\p{L}{2,}/gu) ?? []).length >= 4))
+  ) return true;
   const symbols = (t.match(/[{}()[\];=<>_/\\|'"`]/g) ?? []).length;
   const words = (t.match(/\p{L}{2,}/gu) ?? []).length;
   return t.length > 0 && symbols / t.length > 0.1 && symbols > words;
@@ -116,23 +88,45 @@ interface Sentence {
   opens: boolean;
 }
 
-/** The prose sentences of a source text in reading order; code lines and their lead-ins dropped. */
-function proseSentences(src: SourceText, index: number): Sentence[] {
+/** Code shown inline after the sentence that announces it: short lines, a few of them. */
+const INLINE_CODE_CHARS = 100;
+const INLINE_CODE_LINES = 2;
+
+/**
+ * The prose sentences of a source text in reading order. Code is left out, except a
+ * line or two of short code right after the sentence announcing it ("purge them with:"),
+ * which the sentence then shows inline; a lead-in whose code is left out is dropped too.
+ */
+function proseSentences(src: SourceText, index: number, lang: string): Sentence[] {
   const out: Sentence[] = [];
   const lines = src.text.split(/\n+/);
+  let inlined = 0;
   lines.forEach((line, i) => {
     if (looksLikeCode(line)) {
+      const last = out.at(-1);
+      const code = line.trim().replace(/`/g, "").replace(/^(?:>>>|\$)\s+/, "");
+      if (
+        last && (last.opens || inlined) && inlined < INLINE_CODE_LINES &&
+        code.length <= INLINE_CODE_CHARS
+      ) {
+        last.text = `${last.text}${inlined ? "; " : " "}\`${code}\``;
+        for (const t of contentTerms(code, lang)) last.terms.add(t);
+        last.opens = false;
+        inlined++;
+        return;
+      }
       // "Then do this:" before code that is left out would dangle.
-      if (out.at(-1)?.opens) out.pop();
+      if (last?.opens) out.pop();
       return;
     }
+    inlined = 0;
     for (const text of splitSentences(line)) {
       out.push({
         n: src.n,
         src: index,
         pos: out.length,
         text,
-        terms: new Set(terms(text)),
+        terms: new Set(contentTerms(text, lang)),
         opens: text.endsWith(":") && i + 1 < lines.length,
       });
     }
@@ -166,6 +160,9 @@ export function extractiveAnswer(
   history: SummarizeInput["history"] = [],
 ): string {
   // A follow-up with no terms of its own ("how much is it?") stands on the previous question.
+  // Read as search reads the lead page's language.
+  const lang = sources[0]?.lang ?? "en";
+  const terms = (text: string) => contentTerms(text, lang);
   const weight = new Map<string, number>();
   const asked = terms(question);
   const earlier = terms(history.findLast((t) => t.role === "user")?.content ?? "");
@@ -173,7 +170,7 @@ export function extractiveAnswer(
   for (const t of asked) weight.set(t, 1);
   if (weight.size === 0 || sources.length === 0) return NOT_ANSWERED;
 
-  const perSource = sources.map(proseSentences);
+  const perSource = sources.map((src, i) => proseSentences(src, i, lang));
   const all = perSource.flat();
   // Titles and headings count as text here: what they name, their sources answer.
   const heads = sources.map((src) =>

@@ -4,7 +4,8 @@
  * section starts; `headings` says which lines those are, and `sections` (when the page
  * record has them) gives their anchors in reading order.
  */
-import { squash } from "../search/text.ts";
+import { squash } from "../search/mod.ts";
+import { questionShaped, questionText } from "./analysis.ts";
 
 /** A page as retrieval reads it; `sections` is optional until every record carries it. */
 export interface SectionedPage {
@@ -22,6 +23,8 @@ export interface Section {
   text: string;
   /** 0 for the first section of the page. */
   index: number;
+  /** For one question of an FAQ section, that section's heading. */
+  parent?: string;
 }
 
 const MARKDOWN_HEADING = /^#{1,6}\s+(\S.*)$/;
@@ -77,4 +80,45 @@ export function splitSections(page: SectionedPage): Section[] {
   });
   flush();
   return out;
+}
+
+const Q_LINE = /(?:^|\n)q(?:uestion)?\s*[:.]/i;
+
+/** A line that opens with a question ("Do you ship to Canada? No. …"): the question, the rest. */
+const LEADING_QUESTION = /^(\p{Lu}[^?.!\n]{3,200}\?)["”’)]?\s+(\S.*)$/u;
+
+/**
+ * A section cut at the questions it asks and answers (an FAQ's `<dt>`, `<summary>`, "Q:"
+ * lines, or paragraphs opening with their question): each question becomes the heading of
+ * the text up to the next one, so an answer reads the one question asked, not its
+ * neighbours; the section's own heading stays as each one's `parent`. A section asking
+ * fewer than two questions comes back whole: one question in prose is rhetorical.
+ */
+export function splitQuestions(section: Section): Section[] {
+  // Fewer than two "?" and no "Q:" line: nothing to cut, and most sections are so.
+  const t = section.text, first = t.indexOf("?");
+  if ((first < 0 || first === t.lastIndexOf("?")) && !Q_LINE.test(t)) return [section];
+  const lines = t.split("\n");
+  const out: Section[] = [];
+  let heading = section.heading, body: string[] = [];
+  const flush = () => {
+    const text = body.join("\n").trim();
+    if (text) out.push({ ...section, heading, text, parent: section.heading });
+    body = [];
+  };
+  let asked = 0;
+  lines.forEach((line, i) => {
+    // Most lines ask nothing: the "?" test spares them the patterns.
+    if (!line.includes("?") && !/^q/i.test(line)) return void body.push(line);
+    const lead = LEADING_QUESTION.exec(line);
+    const next = lines.slice(i + 1).find((l) => l.trim());
+    const whole = !lead && questionShaped(line) && next !== undefined && !questionShaped(next);
+    if (!lead && !whole) return void body.push(line);
+    flush();
+    asked++;
+    heading = questionText(lead ? lead[1] : line);
+    if (lead) body.push(lead[2]);
+  });
+  flush();
+  return asked >= 2 ? out : [section];
 }

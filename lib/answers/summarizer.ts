@@ -10,6 +10,8 @@ export interface SourceText {
   anchor?: string;
   /** What the page says it is about (its description), when it says. */
   about?: string;
+  /** The language of the page (search's code: "en", "de"…), for reading it as search does. */
+  lang?: string;
   /** Relevance against the best passage (1); absent: ranked by order only. */
   score?: number;
 }

@@ -6,11 +6,12 @@
  * everything else together, and nothing here needs to look backwards.
  */
 import { Parser } from "htmlparser2";
-import { squash } from "../search/text.ts";
+import { squash } from "../search/mod.ts";
+import type { PageSection } from "../sites/pages.ts";
+import { faqEntries, withFaq } from "./faq_jsonld.ts";
 
-export interface PageSection {
-  heading: string;
-  anchor: string;
+/** A section as extracted: the stored heading and anchor, and its text. */
+export interface ExtractedSection extends PageSection {
   text: string;
 }
 
@@ -19,7 +20,7 @@ export interface ExtractedPage {
   description: string;
   lang: string;
   text: string;
-  sections: PageSection[];
+  sections: ExtractedSection[];
   /** Share of the readable letters and digits inside <pre>: near 1 for a source listing. */
   codeShare: number;
   noindex: boolean;
@@ -103,11 +104,13 @@ export function extractPage(html: string, baseUrl: string): ExtractedPage {
   parser.end();
   const base = (meta.baseHref !== undefined && URL.parse(meta.baseHref, baseUrl)) ||
     URL.parse(baseUrl) || undefined;
+  const read = body.result();
   return {
     title: meta.title || meta.h1,
     description: squash(meta.description ?? meta.ogDescription ?? ""),
     lang: primaryLang(meta.lang),
-    ...body.result(),
+    ...read,
+    ...withFaq(read, faqEntries(meta.jsonLd)),
     noindex: meta.noindex,
     nofollow: meta.nofollow,
     canonical: meta.canonical === undefined ? null : webUrl(meta.canonical, base),
@@ -131,6 +134,9 @@ class MetaReader {
   /** Depth of the open <svg>/<math>: their <title> and <a> are not the page's. */
   #foreignAt = 0;
   #capture: { field: "title" | "h1"; at: number; text: string } | null = null;
+  /** JSON-LD blocks (schema.org data: an FAQPage's questions and answers). */
+  jsonLd: string[] = [];
+  #ld: { at: number; text: string } | null = null;
 
   open(name: string, a: Attribs): void {
     this.#depth++;
@@ -152,6 +158,11 @@ class MetaReader {
       case "base":
         this.baseHref ??= a.href;
         break;
+      case "script":
+        if (/^\s*application\/ld\+json\s*$/i.test(a.type ?? "")) {
+          this.#ld = { at: this.#depth, text: "" };
+        }
+        break;
       case "link":
         if (a.href !== undefined && /(?:^|\s)canonical(?:\s|$)/i.test(a.rel ?? "")) {
           this.canonical ??= a.href;
@@ -169,10 +180,15 @@ class MetaReader {
 
   text(data: string): void {
     if (this.#capture) this.#capture.text += data;
+    if (this.#ld && this.#ld.text.length < 1_000_000) this.#ld.text += data;
   }
 
   close(): void {
     if (this.#foreignAt === this.#depth) this.#foreignAt = 0;
+    if (this.#ld?.at === this.#depth) {
+      this.jsonLd.push(this.#ld.text);
+      this.#ld = null;
+    }
     if (this.#capture?.at === this.#depth) {
       this[this.#capture.field] = squash(this.#capture.text);
       this.#capture = null;
@@ -420,7 +436,7 @@ class TextReader {
   }
 
   /** The content root's text and sections: main landmark, else a lone article, else all. */
-  result(): { text: string; sections: PageSection[]; codeShare: number } {
+  result(): { text: string; sections: ExtractedSection[]; codeShare: number } {
     this.#flush();
     const lines = this.#lines;
     const span = this.#main ?? (this.#articles === 1 ? this.#article : undefined);

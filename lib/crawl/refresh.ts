@@ -2,7 +2,7 @@
  * Keeps a site's search index close behind its crawl: a refresh after `every` changes
  * or a second after the last one, never two at once, and a last one when the crawl ends.
  */
-import type { SearchIndexes } from "../search/indexes.ts";
+import type { SearchIndexes } from "../search/mod.ts";
 
 export class IndexRefresher {
   private pending = 0;

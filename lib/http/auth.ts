@@ -1,7 +1,7 @@
 /** Who is calling: public search keys for the public API, bearer tokens for the admin API. */
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
-import type { AppEnv } from "./middleware.ts";
+import type { AdminCaller, AppEnv } from "./middleware.ts";
 import { constantTimeEqual, isAdminKey, isPublicKey, sha256HexSync } from "../sites/keys.ts";
 import type { Site, SiteStore } from "../sites/store.ts";
 
@@ -61,11 +61,7 @@ export async function publicSiteHint(
   return { site, key };
 }
 
-export interface AdminCaller {
-  operator: boolean;
-  /** The site a site admin key belongs to (null for the operator). */
-  site: Site | null;
-}
+export type { AdminCaller };
 
 /** Authenticates `Authorization: Bearer <admin key | operator token>`; the token is checked by its hash. */
 export async function adminCaller(

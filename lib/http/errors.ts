@@ -1,3 +1,5 @@
+import { BodyError } from "./server/mod.ts";
+
 /** Every error code the API answers, with its status and type: the one table of API.md's errors. */
 export const ERRORS = {
   INVALID_PARAMETER: { status: 400, type: "invalid_request_error" },
@@ -27,9 +29,14 @@ export const ERRORS = {
   SUMMARY_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   // Not in API.md's table: too many click events from one client IP per minute.
   EVENT_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  // Not in API.md's table: requests the HTTP server refuses before the app sees them.
+  URI_TOO_LONG: { status: 414, type: "invalid_request_error" },
+  HEADER_FIELDS_TOO_LARGE: { status: 431, type: "invalid_request_error" },
   INTERNAL_ERROR: { status: 500, type: "api_error" },
+  NOT_IMPLEMENTED: { status: 501, type: "invalid_request_error" },
   UPSTREAM_ERROR: { status: 502, type: "upstream_error" },
   SERVICE_UNAVAILABLE: { status: 503, type: "api_error" },
+  HTTP_VERSION_NOT_SUPPORTED: { status: 505, type: "invalid_request_error" },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -70,19 +77,19 @@ export function errorObject(err: ApiError, requestId: string) {
   return body;
 }
 
-/** A request body the server could not deliver whole: late (408) or cut short or malformed (400). */
-export class BodyError extends Error {
-  constructor(readonly status: 400 | 408, message: string) {
-    super(message);
-    this.name = "BodyError";
-  }
-}
+/** A request body the server could not deliver whole (its home is the server, which throws it). */
+export { BodyError };
 
 /** Any thrown value as an ApiError; unknown failures become INTERNAL_ERROR without details. */
 export function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof BodyError) {
-    return new ApiError(err.status === 408 ? "REQUEST_TIMEOUT" : "INVALID_PARAMETER", err.message);
+    const code = err.status === 408
+      ? "REQUEST_TIMEOUT"
+      : err.status === 413
+      ? "PAYLOAD_TOO_LARGE"
+      : "INVALID_PARAMETER";
+    return new ApiError(code, err.message);
   }
   if (err instanceof URIError) {
     return new ApiError("INVALID_PARAMETER", "The request URL is not correctly percent-encoded.");
@@ -124,6 +131,11 @@ export function storageUnavailable(cause: unknown): ApiError {
   });
   err.cause = cause;
   return err;
+}
+
+/** A public key that opens no site (unknown, rotated out, or from another site). */
+export function invalidSearchKey(): ApiError {
+  return new ApiError("INVALID_API_KEY", "The search key is not valid.");
 }
 
 /** Shorthand for the most common error: a bad parameter named by `param`. */

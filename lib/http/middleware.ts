@@ -1,11 +1,18 @@
 /** HTTP plumbing shared by all routes: request ids, logging, the error envelope, JSON bodies. */
 import type { Context, Hono, MiddlewareHandler, Next } from "hono";
 import { getConnInfo } from "hono/deno";
-import { ApiError, asApiError, errorObject } from "./errors.ts";
+import { ApiError, asApiError, type ErrorCode, errorObject, ERRORS } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import { parseJsonBody } from "./json.ts";
-import { knownBodies } from "./server.ts";
-import type { AdminCaller } from "./auth.ts";
+import { type ErrorBody, knownBodies } from "./server/mod.ts";
+import type { Site } from "../sites/store.ts";
+
+/** Who an admin call is from (auth.ts authenticates it; a dashboard session may set it). */
+export interface AdminCaller {
+  operator: boolean;
+  /** The site a site admin key belongs to (null for the operator). */
+  site: Site | null;
+}
 
 export type AppEnv = {
   /** adminCaller: set by a dashboard session (lib/http/session.ts) on admin calls. */
@@ -216,6 +223,20 @@ export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Re
   const headers = { "X-Request-Id": c.get("requestId") ?? "", ...e.extras.headers };
   return c.json({ error: errorObject(e, c.get("requestId") ?? "") }, e.status as 400, headers);
 }
+
+/**
+ * The error envelope of a request our HTTP server refuses before the app sees it (malformed,
+ * too large, late): the first code of ERRORS with that status.
+ */
+export const serverErrorBody: ErrorBody = (status, message) => {
+  const code = (Object.keys(ERRORS) as ErrorCode[]).find((k) => ERRORS[k].status === status) ??
+    (status >= 500 ? "INTERNAL_ERROR" : "INVALID_PARAMETER");
+  const id = nextRequestId();
+  return {
+    body: JSON.stringify({ error: errorObject(new ApiError(code, message), id) }),
+    headers: { "content-type": "application/json", "x-request-id": id },
+  };
+};
 
 /** Registers 405 answers (with `Allow`) for the methods a path does not take. */
 export function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {

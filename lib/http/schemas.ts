@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { invalid } from "./errors.ts";
 import { PLAN_NAMES } from "../limits/plans.ts";
+import { MAX_COMMENT_CHARS } from "../analytics/feedback.ts";
+import { DEFAULT_DAYS, MAX_DAYS } from "../analytics/report.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "../crawl/patterns.ts";
 
 /** Parses `data` or throws INVALID_PARAMETER naming the first bad field. */
@@ -24,6 +26,8 @@ const codePoints = (s: string) => [...s].length;
 
 export const MAX_QUERY_CHARS = 200;
 export const MAX_PAGE = 1000;
+/** Results per page when none is asked (spec: 10, capped by the plan). */
+export const DEFAULT_PER_PAGE = 10;
 
 /** GET /api/search parameters (after repeated ones were refused). */
 export const SearchParams = z.object({
@@ -34,8 +38,8 @@ export const SearchParams = z.object({
       `q must be at most ${MAX_QUERY_CHARS} characters`,
     ),
   page: wholeNumber("page", 1, MAX_PAGE).optional().transform((n) => n ?? 1),
-  per_page: wholeNumber("per_page", 1, 1000).optional().transform((n) => n ?? 10),
-  /** A live typing session's id (see lib/limits/quota.ts). */
+  per_page: wholeNumber("per_page", 1, 1000).optional().transform((n) => n ?? DEFAULT_PER_PAGE),
+  /** A live typing session's id (lib/limits/sessions.ts, lib/analytics/typing.ts). */
   session: z.string().regex(
     /^[A-Za-z0-9_-]{8,64}$/,
     "session must be 8 to 64 letters, digits, _ or -",
@@ -140,7 +144,7 @@ export const UpsertPages = z.object({
   ),
 }).strict();
 
-export const MAX_QUESTION_CHARS = 600;
+const MAX_QUESTION_CHARS = 600;
 
 /** POST /api/summarize; unknown fields (model, max_tokens, …) are ignored. */
 export const SummaryBody = z.object({
@@ -203,7 +207,10 @@ export const FeedbackBody = z.object({
     .max(1000, "turn must be at most 1000"),
   helpful: z.boolean({ error: "helpful is required and must be true or false" }),
   comment: z.string({ error: "comment must be a string" })
-    .refine((s) => codePoints(s) <= 500, "comment must be at most 500 characters").optional(),
+    .refine(
+      (s) => codePoints(s) <= MAX_COMMENT_CHARS,
+      `comment must be at most ${MAX_COMMENT_CHARS} characters`,
+    ).optional(),
 });
 
 /** POST /api/events: a click on a search result (position counted from 1). */
@@ -219,5 +226,5 @@ export const ClickEvent = z.object({
 
 /** GET /api/admin/sites/:id/analytics. */
 export const AnalyticsParams = z.object({
-  days: wholeNumber("days", 1, 90).optional().transform((n) => n ?? 30),
+  days: wholeNumber("days", 1, MAX_DAYS).optional().transform((n) => n ?? DEFAULT_DAYS),
 });

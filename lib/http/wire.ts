@@ -4,10 +4,10 @@ const READ_CHUNK = 8 * 1024;
 const EMPTY = new Uint8Array();
 
 export const CRLF = new TextEncoder().encode("\r\n");
-export const HEAD_END = new TextEncoder().encode("\r\n\r\n");
+const HEAD_END = new TextEncoder().encode("\r\n\r\n");
 
 /** Where `needle` starts in `hay` at or after `from`, or -1. */
-export function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
+function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
   outer: for (let i = from; i <= hay.byteLength - needle.byteLength; i++) {
     for (let j = 0; j < needle.byteLength; j++) if (hay[i + j] !== needle[j]) continue outer;
     return i;

@@ -3,7 +3,7 @@
  * concurrency: read, decide, commit guarded by the versionstamp, and retry a
  * lost race (SQLite's "locked", when two processes share one KV file, too).
  */
-import { busy, isLocked } from "../http/errors.ts";
+import { LOST_RACE, retryKv } from "../storage/kv_retry.ts";
 
 export interface CounterStep {
   /** +1 takes one, -1 gives one back (never below 0). */
@@ -16,21 +16,15 @@ export interface CounterStep {
 }
 
 /** The counter's new value, or null when taking one would pass the limit. */
-export async function stepCounter(kv: Deno.Kv, key: Deno.KvKey, step: CounterStep) {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    try {
-      const entry = await kv.get<number>(key);
-      const value = entry.value ?? 0;
-      if (step.by > 0 && step.limit != null && value >= step.limit) return null;
-      const next = Math.max(0, value + step.by);
-      if (next === value) return value;
-      const res = await kv.atomic().check(entry).set(key, next, { expireIn: step.expireIn })
-        .commit();
-      if (res.ok) return next;
-    } catch (err) {
-      if (!isLocked(err)) throw err;
-      await new Promise((r) => setTimeout(r, 2 + Math.random() * 10));
-    }
-  }
-  throw busy(step.busyMessage);
+export function stepCounter(kv: Deno.Kv, key: Deno.KvKey, step: CounterStep) {
+  return retryKv(async () => {
+    const entry = await kv.get<number>(key);
+    const value = entry.value ?? 0;
+    if (step.by > 0 && step.limit != null && value >= step.limit) return null;
+    const next = Math.max(0, value + step.by);
+    if (next === value) return value;
+    const res = await kv.atomic().check(entry).set(key, next, { expireIn: step.expireIn })
+      .commit();
+    return res.ok ? next : LOST_RACE;
+  }, step.busyMessage);
 }

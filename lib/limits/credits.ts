@@ -5,12 +5,12 @@
  * be stored or sent all cost nothing.
  */
 import { type Clock, monthWindow } from "../clock.ts";
-import { ApiError } from "../http/errors.ts";
 import { stepCounter } from "./counter.ts";
 import { effectiveLimits } from "./plans.ts";
+import { creditsExhausted } from "./too_many.ts";
 import type { Site } from "../sites/store.ts";
 
-export const creditKey = (site: string, month: string) => ["credits", site, month];
+const creditKey = (site: string, month: string) => ["credits", site, month];
 
 const STEP = { expireIn: 40 * 86_400_000, busyMessage: "Too many summaries at once. Retry." };
 
@@ -22,17 +22,7 @@ export class Credits {
     const limit = effectiveLimits(site.plan, site.limits).aiCredits;
     const mon = monthWindow(this.clock());
     const used = await stepCounter(this.kv, creditKey(site.id, mon.id), { by: 1, limit, ...STEP });
-    if (used === null) {
-      throw new ApiError(
-        "AI_CREDITS_EXHAUSTED",
-        `This site has used its ${limit} AI credits for the month.`,
-        {
-          retryAfter: mon.resetIn,
-          resetsAt: mon.resetsAt.toISOString(),
-          headers: { "Retry-After": String(mon.resetIn) },
-        },
-      );
-    }
+    if (used === null) throw creditsExhausted(limit!, mon);
     return { remaining: limit === null ? null : limit - used, month: mon.id };
   }
 

@@ -10,41 +10,34 @@
  * window ends (to the month counter) and on close. Nothing is admitted past the counters, and
  * the counters never pass the limit, on any number of instances.
  */
-import { type Clock, minuteWindow, monthWindow } from "../clock.ts";
-import { ApiError } from "../http/errors.ts";
-import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
-import type { Site } from "../sites/store.ts";
+import { type Clock, monthWindow } from "../clock.ts";
+import { ApiError, invalidSearchKey } from "../http/errors.ts";
+import {
+  absorb,
+  type Admitted,
+  type Block,
+  isAmple,
+  MAX_BLOCK,
+  newBlock,
+  refillSize,
+  roomIn,
+  sameWindow,
+  stateOf,
+  unitsNeeded,
+  type Verify,
+  type Waiter,
+  windows,
+} from "./block.ts";
 import {
   exchange,
   leaseKey,
   othersHolding,
-  type Outcome,
   type QuotaStats,
   readCounters,
-  type Snapshot,
   type Window,
 } from "./reservations.ts";
-import { LiveSessions, ride, type SessionAsk, type SessionState } from "./sessions.ts";
-
-export { minuteKey, monthKey } from "./reservations.ts";
-export { refines, SESSION, type SessionAsk } from "./sessions.ts";
-
-/** What the RateLimit headers need, for admitted and refused requests alike. */
-export interface QuotaState {
-  limits: EffectiveLimits;
-  minute: { used: number; resetIn: number };
-  month: { used: number; resetIn: number; resetsAt: string };
-}
-
-export interface Admitted {
-  site: Site;
-  state: QuotaState;
-  /** False for a refinement riding on its session's counted search. */
-  counted: boolean;
-}
-
-/** Decides, against the site as last read (at most `trustMs` ago), whether this request may count. */
-export type Verify = (site: Site | null) => ApiError | null;
+import { LiveSessions, ride, type SessionAsk } from "./sessions.ts";
+import { searchRefused } from "./too_many.ts";
 
 /** Timings of the reservations (README, Additions: "Quota reservations"). */
 export interface QuotaTiming {
@@ -62,7 +55,7 @@ export interface QuotaTiming {
   warmMs: number;
 }
 
-export const QUOTA_TIMING: QuotaTiming = {
+const QUOTA_TIMING: QuotaTiming = {
   trustMs: 1_000,
   idleMs: 200,
   drainMs: 25,
@@ -70,73 +63,12 @@ export const QUOTA_TIMING: QuotaTiming = {
   ampleIdleMs: 10_000,
   warmMs: 5_000,
 };
-const MAX_BLOCK = 4_096;
-/**
- * A block is ample when what it holds is at most 1/AMPLE_SHARE of what the site has left: it
- * is then kept through re-reads of the site and while idle up to `ampleIdleMs` (no other
- * instance can miss so little), so a visit to a busy site costs a KV read, not two commits.
- */
-const AMPLE_SHARE = 256;
 /** Share of `trustMs` after which a warm ample block's site is read again. */
 const REREAD_AT = 0.8;
 /** A lease runs this much past the moment its units are due to be used or given back. */
 const LEASE_MARGIN_MS = 250;
 
-interface Waiter {
-  verify: Verify;
-  session?: SessionAsk;
-  since: number;
-  resolve: (a: Admitted) => void;
-  reject: (e: unknown) => void;
-}
-
-/** One site's allowance as this instance holds it. */
-interface Block {
-  id: string;
-  site: Site | null;
-  limits: EffectiveLimits | null;
-  /** The window `left` and `counts` belong to. */
-  win: Window;
-  /** performance.now() of the site's read; -Infinity when it must be read again. */
-  readAt: number;
-  /** Moves on with every local change of the site: a read from before it is not trusted. */
-  epoch: number;
-  /** Units reserved and not yet used. */
-  left: number;
-  /** The counters after this instance's last exchange (every instance's reservations). */
-  counts: { minute: number; month: number };
-  /** At the last exchange no room was left: for good, or until other instances give back. */
-  full: "final" | "others" | null;
-  target: number;
-  takenAt: number;
-  lastUse: number;
-  waiters: Waiter[];
-  running: Promise<void> | null;
-  leaseOpen: boolean;
-  /** Wall-clock ms the lease in KV runs to (as this instance last wrote it). */
-  leaseUntil: number;
-  settle: boolean;
-  topUp: boolean;
-  timer?: ReturnType<typeof setTimeout>;
-}
-
-/** The windows a time falls in, and the month's end; kept for the minute (read on every search). */
-let last = { minute: NaN, month: "", monthEnd: 0, monthEndIso: "" };
-function windows(now: number) {
-  if (Math.floor(now / 60_000) !== last.minute) {
-    const mon = monthWindow(now);
-    const monthEnd = mon.resetsAt.getTime();
-    last = {
-      minute: minuteWindow(now).id,
-      month: mon.id,
-      monthEnd,
-      monthEndIso: mon.resetsAt.toISOString(),
-    };
-  }
-  return last;
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const invalidKey = () => new ApiError("INVALID_API_KEY", "The search key is not valid.");
 
 /** Admits searches within each site's per-minute and monthly limits. */
 export class SearchQuota {
@@ -207,27 +139,7 @@ export class SearchQuota {
     let b = this.blocks.get(siteId);
     if (!b) {
       if (this.blocks.size >= 10_000) this.sweep();
-      b = {
-        id: siteId,
-        site: null,
-        limits: null,
-        win: { minute: -1, month: "" },
-        readAt: -Infinity,
-        epoch: 0,
-        left: 0,
-        counts: { minute: 0, month: 0 },
-        full: null,
-        target: 2,
-        takenAt: 0,
-        lastUse: 0,
-        waiters: [],
-        running: null,
-        leaseOpen: false,
-        leaseUntil: 0,
-        settle: false,
-        topUp: false,
-      };
-      this.blocks.set(siteId, b);
+      this.blocks.set(siteId, b = newBlock(siteId));
     }
     return b;
   }
@@ -243,11 +155,6 @@ export class SearchQuota {
     return perf - b.readAt < this.timing.trustMs && sameWindow(b.win, win);
   }
 
-  /** Whether the units held are too few for any other instance to miss (AMPLE_SHARE). */
-  private ample(b: Block): boolean {
-    return b.limits !== null && b.left * AMPLE_SHARE <= roomIn(b.limits, b.counts);
-  }
-
   /** Admitted, refused, or null when the request must wait for a refill. Synchronous. */
   private decide(b: Block, verify: Verify, session?: SessionAsk): Admitted | ApiError | null {
     const now = this.clock();
@@ -255,7 +162,7 @@ export class SearchQuota {
     if (!this.fresh(b, windows(now), perf)) return null;
     const refused = verify(b.site);
     if (refused) return refused;
-    if (!b.site || !b.limits) return invalidKey();
+    if (!b.site || !b.limits) return invalidSearchKey();
     const key = session && LiveSessions.key(b.id, session.id);
     const rode = session && ride(this.sessions.get(key!), session, now);
     if (rode) {
@@ -263,7 +170,7 @@ export class SearchQuota {
       this.stats.admitted++, this.stats.free++;
       b.lastUse = perf;
       this.afterUse(b, perf);
-      return { site: b.site, state: this.state(b, now), counted: false };
+      return { site: b.site, state: stateOf(b, now), counted: false };
     }
     if (b.left > 0) {
       b.left--;
@@ -274,7 +181,7 @@ export class SearchQuota {
         b.target = Math.min(b.target * 2, MAX_BLOCK); // used up fast: take more next time
       }
       this.afterUse(b, perf);
-      return { site: b.site, state: this.state(b, now), counted: true };
+      return { site: b.site, state: stateOf(b, now), counted: true };
     }
     return b.full === "final" ? this.refusal(b, now) : null;
   }
@@ -288,29 +195,8 @@ export class SearchQuota {
     } else this.arm(b);
   }
 
-  private state(b: Block, now: number): QuotaState {
-    const { monthEnd, monthEndIso } = windows(now);
-    return {
-      limits: b.limits!,
-      minute: {
-        used: Math.max(0, b.counts.minute - b.left),
-        resetIn: minuteWindow(now).resetIn,
-      },
-      month: {
-        used: Math.max(0, b.counts.month - b.left),
-        resetIn: Math.max(1, Math.ceil((monthEnd - now) / 1000)),
-        resetsAt: monthEndIso,
-      },
-    };
-  }
-
   private refusal(b: Block, now: number): ApiError {
-    const s = this.state(b, now);
-    if (s.limits.perMonth !== null && s.month.used >= s.limits.perMonth) {
-      const mon = monthWindow(now);
-      return rateLimited("MONTHLY_SEARCH_QUOTA_EXCEEDED", s, mon.resetIn, mon.resetsAt);
-    }
-    return rateLimited("SEARCH_RATE_LIMIT_EXCEEDED", s, s.minute.resetIn);
+    return searchRefused(stateOf(b, now), monthWindow(now));
   }
 
   /** Runs the site's KV work one step at a time: refills for waiters, give-backs, top-ups. */
@@ -373,14 +259,14 @@ export class SearchQuota {
     const valid = this.fresh(b, win, perf);
     // An expired block admits nothing; its units go back in this commit, unless they are
     // ample and of this minute: then they are kept and only the site is read again.
-    const keep = valid || (sameWindow(b.win, win) && this.ample(b));
+    const keep = valid || (sameWindow(b.win, win) && isAmple(b));
     const back = !keep && b.left > 0 ? { units: b.left, from: b.win } : undefined;
     if (back) b.left = 0;
     const hold = b.left; // a valid block's units keep being used meanwhile
     const epoch = b.epoch;
     const wall = Date.now();
     const leaseUntil = wall + this.timing.trustMs + LEASE_MARGIN_MS +
-      (this.ample(b) ? this.timing.ampleIdleMs : 0);
+      (isAmple(b) ? this.timing.ampleIdleMs : 0);
     let out;
     try {
       out = await exchange(this.kv, {
@@ -391,13 +277,14 @@ export class SearchQuota {
         leaseOpen: b.leaseOpen,
         leaseUntil,
         leaseLasts: b.leaseOpen && b.leaseUntil >= wall + this.timing.trustMs + LEASE_MARGIN_MS,
-        take: (s) => this.size(b, s, now, hold),
+        take: (s) =>
+          refillSize(b, s, s.site ? unitsNeeded(b, s.site, now, this.sessions) : 0, hold),
       }, this.stats);
     } catch (err) {
       if (back) b.left += back.units;
       throw err;
     }
-    this.absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
+    absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
     if (out.leaseWritten) b.leaseUntil = leaseUntil;
     b.left += out.taken;
     if (out.taken > 0) b.takenAt = b.lastUse = perf;
@@ -423,54 +310,6 @@ export class SearchQuota {
     if (!b.limits || roomIn(b.limits, counts) <= 0) return false;
     b.readAt = -Infinity; // the next request refills rather than deciding on this read
     return true;
-  }
-
-  /** Units to take and units held once the waiting requests are served. */
-  private size(b: Block, s: Snapshot, now: number, hold: number): [number, number] {
-    if (!s.site) return [0, hold];
-    const room = roomIn(effectiveLimits(s.site.plan, s.site.limits), s);
-    const need = this.need(b, s.site, now);
-    const want = Math.max(0, need - hold);
-    // Requests queued during one round trip show the rate: hold twice that from now on. Of a
-    // large allowance a sliver is taken at once: an ample block then rarely needs a commit.
-    const sliver = Math.floor(room / (2 * AMPLE_SHARE));
-    b.target = Math.min(MAX_BLOCK, Math.max(b.target, 2 * need, sliver));
-    // Beyond the requests waiting, at most a quarter of what is left; a block that still
-    // holds more than a quarter of its target is not topped up (a re-read writes nothing).
-    const low = want > 0 || hold <= b.target / 4;
-    const extra = !low ? 0 : Math.min(
-      Math.max(0, b.target - want - hold),
-      Math.floor(Math.max(0, room - want) / 4),
-    );
-    const take = Math.min(room, want + extra);
-    return [take, hold + take - Math.min(need, hold + take)];
-  }
-
-  /** How many waiting requests will take a unit (the others are refused or ride a session). */
-  private need(b: Block, site: Site, now: number): number {
-    let need = 0;
-    const seen = new Map<string, SessionState>();
-    for (const w of b.waiters) {
-      if (w.verify(site)) continue;
-      if (w.session) {
-        const key = LiveSessions.key(b.id, w.session.id);
-        const rode = ride(seen.get(key) ?? this.sessions.get(key), w.session, now);
-        seen.set(key, rode ?? { q: w.session.q, at: now, free: 0 });
-        if (rode) continue;
-      }
-      need++;
-    }
-    return need;
-  }
-
-  /** Keeps what an exchange read; `readAt` -Infinity when the site changed here meanwhile. */
-  private absorb(b: Block, out: Outcome, win: Window, readAt: number) {
-    b.site = out.site;
-    b.limits = out.site ? effectiveLimits(out.site.plan, out.site.limits) : null;
-    b.win = win;
-    b.readAt = readAt;
-    b.counts = { minute: out.minute, month: out.month };
-    b.leaseOpen = out.leaseOpen;
   }
 
   /** Gives every unused unit back (and closes the lease). */
@@ -500,7 +339,7 @@ export class SearchQuota {
       leaseUntil: 0,
       take: () => [0, 0],
     }, this.stats);
-    this.absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
+    absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
     b.full = null;
   }
 
@@ -520,7 +359,7 @@ export class SearchQuota {
     const leaseEnd = () => b.leaseUntil - Date.now() + performance.now();
     const due = () =>
       b.left
-        ? this.ample(b)
+        ? isAmple(b)
           // Kept while idle, but never past the lease that tells other instances of them.
           ? Math.min(b.lastUse + this.timing.ampleIdleMs, leaseEnd() - LEASE_MARGIN_MS)
           : Math.min(b.lastUse + idleMs, b.readAt + trustMs)
@@ -530,7 +369,7 @@ export class SearchQuota {
     // failed or discarded read (readAt -Infinity): the next visit reads, never a loop.
     const refreshAt = () =>
       b.left && b.readAt > -Infinity && performance.now() - b.lastUse < this.timing.warmMs &&
-        this.ample(b)
+        isAmple(b)
         ? b.readAt + trustMs * REREAD_AT
         : Infinity;
     const timer = setTimeout(() => {
@@ -548,43 +387,4 @@ export class SearchQuota {
     Deno.unrefTimer(timer); // a process may end with units held: they count as used
     b.timer = timer;
   }
-}
-
-const sameWindow = (a: Window, b: Window) => a.minute === b.minute && a.month === b.month;
-
-/** Units the site may still take this minute and month, given counters. */
-function roomIn(limits: EffectiveLimits, c: { minute: number; month: number }) {
-  const month = limits.perMonth === null ? Infinity : limits.perMonth - c.month;
-  return Math.max(0, Math.min(limits.perMinute - c.minute, month));
-}
-
-function rateLimited(
-  code: "MONTHLY_SEARCH_QUOTA_EXCEEDED" | "SEARCH_RATE_LIMIT_EXCEEDED",
-  state: QuotaState,
-  retryAfter: number,
-  resetsAt?: Date,
-): ApiError {
-  const message = code === "SEARCH_RATE_LIMIT_EXCEEDED"
-    ? `Search limit of ${state.limits.perMinute} per minute reached. Retry in ${retryAfter} s.`
-    : `Monthly search quota of ${state.limits.perMonth} reached. It resets on ${
-      resetsAt!.toISOString().slice(0, 10)
-    }.`;
-  return new ApiError(code, message, {
-    retryAfter,
-    resetsAt: resetsAt?.toISOString(),
-    headers: { ...rateLimitHeaders(state), "Retry-After": String(retryAfter) },
-  });
-}
-
-/** The RateLimit-Policy and RateLimit headers of API.md. */
-export function rateLimitHeaders(s: QuotaState): Record<string, string> {
-  const policies = [`"minute";q=${s.limits.perMinute};w=60`];
-  const minuteLeft = Math.max(0, s.limits.perMinute - s.minute.used);
-  let closest = `"minute";r=${minuteLeft};t=${s.minute.resetIn}`;
-  if (s.limits.perMonth !== null) {
-    policies.push(`"month";q=${s.limits.perMonth};w=2592000`);
-    const monthLeft = Math.max(0, s.limits.perMonth - s.month.used);
-    if (monthLeft < minuteLeft) closest = `"month";r=${monthLeft};t=${s.month.resetIn}`;
-  }
-  return { "RateLimit-Policy": policies.join(", "), "RateLimit": closest };
 }

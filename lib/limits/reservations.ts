@@ -8,7 +8,7 @@
  * wall-clock time by which it will have used or given them back). An instance that finds the
  * counters full waits for other instances' leases before it refuses, so "full" means used.
  */
-import { busy, isLocked } from "../http/errors.ts";
+import { LOST_RACE, retryKv } from "../storage/kv_retry.ts";
 import type { Site } from "../sites/store.ts";
 
 export const minuteKey = (site: string, minute: number) => ["qmin", site, minute];
@@ -71,19 +71,13 @@ const MINUTE_TTL = 120_000;
 const MONTH_TTL = 40 * 86_400_000;
 
 /** Gives back and takes units in one commit; retries a lost race, 503 when contention persists. */
-export async function exchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats): Promise<Outcome> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      const out = await tryExchange(kv, x, stats);
-      if (out) return out;
-      stats.conflicts++;
-    } catch (err) {
-      // Two processes on one local KV file: SQLite says "locked" where Deploy's KV would conflict.
-      if (!isLocked(err)) throw err;
-      await new Promise((r) => setTimeout(r, 2 + Math.random() * 10));
-    }
-  }
-  throw busy("Too much contention on the quota. Retry.");
+export function exchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats): Promise<Outcome> {
+  // Two processes on one local KV file: SQLite says "locked" where Deploy's KV would conflict.
+  return retryKv(
+    async () => await tryExchange(kv, x, stats) ?? LOST_RACE,
+    "Too much contention on the quota. Retry.",
+    () => stats.conflicts++,
+  );
 }
 
 async function tryExchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats) {

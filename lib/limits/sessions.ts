@@ -7,7 +7,7 @@
  */
 
 /** The typing-session rule (README, API additions): how long, and how many free refinements. */
-export const SESSION = { lifeMs: 60_000, refinements: 8 } as const;
+const SESSION = { lifeMs: 60_000, refinements: 8 } as const;
 
 /** A session's previous query, when its search was counted, refinements since. */
 export interface SessionState {

@@ -1,15 +1,25 @@
 /** A site's use of its limits right now: searches this minute and month, AI credits, pages. */
-import { minuteWindow, monthWindow } from "../clock.ts";
+import { type Clock, minuteWindow, monthWindow } from "../clock.ts";
+import type { Credits } from "./credits.ts";
 import { effectiveLimits, PLANS } from "./plans.ts";
-import type { Services } from "../services.ts";
+import type { SearchQuota } from "./quota.ts";
+import type { PageStore } from "../sites/pages.ts";
 import type { Site } from "../sites/store.ts";
+
+/** What the usage figures are read from (the app's services). */
+interface UsageSources {
+  clock: Clock;
+  quota: SearchQuota;
+  credits: Credits;
+  pages: PageStore;
+}
 
 /**
  * What GET /api/admin/sites/:id/usage answers (and the dashboard's meters show). Searches are
  * those used, not reserved: the quota gives back what this instance holds, and waits briefly for
  * other instances' unused units, before it reads the counters.
  */
-export async function siteUsage(s: Services, site: Site) {
+export async function siteUsage(s: UsageSources, site: Site) {
   const now = s.clock();
   const limits = effectiveLimits(site.plan, site.limits);
   const [searches, credits, index] = await Promise.all([
@@ -31,5 +41,3 @@ export async function siteUsage(s: Services, site: Site) {
     pages: { count: index.pages, limit: PLANS[site.plan].maxPages },
   };
 }
-
-export type SiteUsage = Awaited<ReturnType<typeof siteUsage>>;

@@ -1,50 +1,29 @@
 /**
- * One index per site (site_db.ts), loaded from its snapshot in KV (snapshot.ts) or built
- * from the pages on first use, and kept current by replaying the site's change log
- * (lib/pages.ts). Local writes call `refresh`; writes by other instances sharing the KV
- * are noticed by a version check at most `staleMs` old, so they show up here within that
- * time. A built or changed index is saved as a snapshot once it has settled.
+ * One index per site (store/site_db.ts), loaded from its snapshot in KV
+ * (persistence/snapshot.ts) or built from the pages on first use, and kept current by
+ * replaying the site's change log (lib/sites/pages.ts). Local writes call `refresh`; writes
+ * by other instances sharing the KV are noticed by a version check at most `staleMs` old, so
+ * they show up here within that time. A built or changed index is saved as a snapshot once
+ * it has settled; the least recently used go first when the memory budget is spent.
  */
-import {
-  findMatches,
-  type Highlight,
-  highlightField,
-  makeMatcher,
-  type Matcher,
-  SNIPPET_SCAN_CHARS,
-  snippetOf,
-} from "./highlight.ts";
-import type { Page, PageStore } from "../sites/pages.ts";
-import { type Correction, rank, scoreCacheBytes } from "./rank.ts";
-import { matchSections, MAX_SECTIONS, type SectionHit, withAnchor } from "./sections.ts";
+import type { PageStore } from "../sites/pages.ts";
+import { rank } from "./query/rank.ts";
+import { scoreCacheBytes } from "./query/bm25.ts";
 import {
   addDoc,
   createSiteDb,
   type Doc,
   docAt,
-  headingsText,
   heldBytes,
   removeDoc,
   type SiteDb,
-  textAt,
-} from "./site_db.ts";
-import { SiteName } from "./site_name.ts";
-import { packIndex, type Snapshots, unpackIndex } from "./snapshot.ts";
-import { fold, words } from "./tokens.ts";
-
-export interface SearchHit {
-  title: string;
-  description: string;
-  url: string;
-  highlights: Highlight[];
-  sections: SectionHit[];
-}
-
-export interface SearchResult {
-  found: number;
-  hits: SearchHit[];
-  corrections: Correction[];
-}
+} from "./store/site_db.ts";
+import { SiteName } from "./analysis/site_name.ts";
+import { packIndex, type Snapshots, unpackIndex } from "./persistence/snapshot.ts";
+import { searchDb, type SearchResult } from "./presentation/results.ts";
+import { toDoc } from "./documents.ts";
+import { IndexBudget } from "./budget.ts";
+import type { SearchLevers } from "./query/curated.ts";
 
 interface SiteIndex {
   db: SiteDb;
@@ -63,100 +42,6 @@ interface SiteIndex {
    * built, loaded or caught up (the scores ranking keeps are counted apart, as they change).
    */
   bytes: number;
-}
-
-/** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */
-const HEADING_LINE = /^[^\n=(){};<>]{2,80}$/;
-const SENTENCE_END = /[.,;:!?…]$/;
-const MAX_LINE_HEADINGS = 300;
-
-/**
- * Headings of a page sent without any: the body's lines that read like headings (a
- * page's text as sent usually keeps each heading on a line of its own).
- */
-function lineHeadings(body: string): string[] {
-  const out: string[] = [];
-  const lines = body.split("\n");
-  let all = 0;
-  for (const line of lines) {
-    const l = line.trim();
-    if (HEADING_LINE.test(l) && !SENTENCE_END.test(l) && l.split(" ").length <= 8) {
-      all++;
-      if (out.length < MAX_LINE_HEADINGS) out.push(l);
-    }
-  }
-  // Text wrapped into short lines (a PDF's) has no lines that stand out.
-  // (Lines cut from the body are views of it, V8's sliced strings: kept, they would hold the
-  // whole text; the index keeps sections joined anew, packed_sections.ts.)
-  return all > lines.length * 0.8 && lines.length > 5 ? [] : out;
-}
-
-function toDoc(p: Page, names: SiteName): Doc {
-  const name = names.current();
-  const given = p.sections ?? p.headings?.map((heading) => ({ heading, anchor: "" }));
-  const sections = (given ?? lineHeadings(p.body).map((heading) => ({ heading, anchor: "" })))
-    .filter((s) => !names.isName(s.heading, name));
-  return {
-    id: p.url,
-    title: names.strip(p.title, name),
-    description: p.description,
-    headings: headingsText(sections),
-    body: p.body,
-    // A page that declares no language is read in the one most of the site's pages declare.
-    lang: p.lang || names.language() || undefined,
-    sections,
-    codeShare: p.codeShare,
-  };
-}
-
-/** Words of the pages a search highlights at most (typed words and corrections always). */
-const MAX_HIGHLIGHT_WORDS = 64;
-
-/** A result's text is read this far first; beyond it only around a heading that matches. */
-const FIRST_READ_CHARS = 8_000;
-/** Text read past a deeper heading, for its section's snippet. */
-const SECTION_READ_CHARS = 2_000;
-
-/**
- * The sections of a page beyond the text read first whose headings match, found in the
- * stretch of text around the first of them alone (none past SNIPPET_SCAN_CHARS).
- */
-function laterSections(db: SiteDb, id: number, doc: Doc, match: Matcher) {
-  const none = { sections: [], anchor: "" };
-  const offsets = doc.sectionAt, sections = doc.sections ?? [];
-  if (!offsets) return none;
-  const later = sections.flatMap((s, i) => {
-    const at = offsets[i] ?? -1, end = at + s.heading.length;
-    return at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS ? [{ ...s, at }] : [];
-  });
-  // The later headings are matched together, one scan, as sections.ts does.
-  const [first] = findMatches(later.map((x) => x.heading).join("\n"), match, 1);
-  if (!first) return none;
-  let pos = 0;
-  const x = later.find((x) => first[0] < (pos += x.heading.length + 1))!;
-  const from = x.at, to = x.at + x.heading.length + SECTION_READ_CHARS;
-  const { text, at } = textAt(db, id, from, to);
-  // Offsets into the stretch: sections before it fall below 0 and are left out.
-  const shifted = offsets.map((o) => (o < at ? -1 : o - at));
-  return matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
-}
-
-/** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
-const MATCHES_SCANNED = 64;
-
-/** The description shown for a result: the page's own, else the start of its text. */
-function describe(doc: Doc): string {
-  if (doc.description) return doc.description;
-  // The page's own title as its first line would only repeat the result's title.
-  let start = doc.body.slice(0, 600);
-  const nl = start.indexOf("\n");
-  if (nl > 0 && doc.title.trim().toLowerCase() === start.slice(0, nl).trim().toLowerCase()) {
-    start = start.slice(nl + 1);
-  }
-  const text = start.slice(0, 400).replace(/\s+/g, " ").trim();
-  if (text.length <= 160) return text;
-  const cut = text.lastIndexOf(" ", 157);
-  return text.slice(0, cut > 80 ? cut : 157) + "…";
 }
 
 /** Longest stretch of indexing between yields to the event loop, so searches never wait behind it. */
@@ -185,32 +70,11 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
   version: number;
-  search(q: string, page: number, perPage: number): Promise<SearchResult>;
+  search(q: string, page: number, perPage: number, levers?: SearchLevers): Promise<SearchResult>;
 }
 
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
-
-/**
- * Bytes the indexes of a process may hold (INDEX_MEMORY_MB), shared by its
- * SearchIndexes (pages and documents): each evicts its own least recently used to fit.
- */
-export class IndexBudget {
-  private members = new Set<() => number>();
-  constructor(readonly bytes = Infinity) {}
-
-  /** Counts what a member holds. */
-  join(held: () => number) {
-    this.members.add(held);
-  }
-
-  /** Bytes all members hold now. */
-  used(): number {
-    let n = 0;
-    for (const held of this.members) n += held();
-    return n;
-  }
-}
 
 export interface SnapshotOptions {
   snapshots?: Snapshots;
@@ -480,82 +344,29 @@ export class SearchIndexes {
       const { version } = await this.pages.version(site);
       return {
         version,
-        search: async (q, page, perPage) => {
+        search: async (q, page, perPage, levers) => {
           const { db } = await this.current(site);
-          return this.searchIn(db, q, page, perPage);
+          return searchDb(db, q, page, perPage, levers);
         },
       };
     }
     const { db, version } = await this.current(site);
     return {
       version,
-      search: (q, page, perPage) => Promise.resolve(this.searchIn(db, q, page, perPage)),
+      search: (q, page, perPage, levers) => Promise.resolve(searchDb(db, q, page, perPage, levers)),
     };
   }
 
   /** Ranked, highlighted results for a query. */
-  async search(site: string, q: string, page: number, perPage: number): Promise<SearchResult> {
+  async search(
+    site: string,
+    q: string,
+    page: number,
+    perPage: number,
+    levers?: SearchLevers,
+  ): Promise<SearchResult> {
     const { db } = await this.current(site);
-    return this.searchIn(db, q, page, perPage);
-  }
-
-  private searchIn(db: SiteDb, q: string, page: number, perPage: number): SearchResult {
-    const { ids, found: total, corrections, matched } = rank(db, q, page * perPage);
-    const typed = [...words(q, "")].map(fold);
-    // A one-letter word being typed may expand to many words: highlight a bounded few.
-    const match = makeMatcher(
-      [
-        ...typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
-        ...corrections.map((c) => c.to),
-      ],
-      matched.slice(0, MAX_HIGHLIGHT_WORDS),
-    );
-    const present = (id: number): SearchHit => {
-      const doc = docAt(db, id, FIRST_READ_CHARS);
-      const description = describe(doc);
-      // The first matches make the snippet; sections are found by their headings too. A
-      // body that holds none of the matched words (the match was in the title) is not read.
-      const inBody = matched.some((t) => db.index.get("body", id, t) > 0);
-      const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
-      // Sections are scored only where the matched words are in headings or text.
-      const inHeadings = matched.some((t) => db.index.get("headings", id, t) > 0);
-      let { sections, anchor } = inHeadings || found.length
-        ? matchSections(
-          doc.id,
-          doc.title,
-          doc.body,
-          doc.sections ?? [],
-          doc.sectionAt ?? new Int32Array(),
-          match,
-          found,
-          inHeadings,
-        )
-        : { sections: [] as SectionHit[], anchor: "" };
-      // A heading that matches may lie beyond the text read first: its stretch is read alone.
-      if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
-        const later = laterSections(db, id, doc, match);
-        if (later.anchor) {
-          anchor = later.anchor;
-          const seen = new Set(later.sections.map((s) => s.url));
-          sections = [...later.sections, ...sections.filter((s) => !seen.has(s.url))]
-            .slice(0, MAX_SECTIONS);
-        }
-      }
-      const highlights = [
-        highlightField("title", doc.title, match),
-        highlightField("description", description, match),
-        snippetOf(doc.body, found, 0, doc.body.length),
-      ].filter((h): h is Highlight => h !== null);
-      return {
-        title: doc.title,
-        description,
-        url: withAnchor(doc.id, anchor),
-        highlights,
-        sections,
-      };
-    };
-    const hits = ids.slice((page - 1) * perPage, page * perPage).map(present);
-    return { found: total, hits, corrections };
+    return searchDb(db, q, page, perPage, levers);
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */

@@ -23,7 +23,10 @@ export class ResultCache {
 
   constructor(readonly maxBytes = 32 * 1024 * 1024) {}
 
-  /** The key of one response: site, index version, plan, and the normalised parameters. */
+  /**
+   * The key of one response: site, index version, plan, the version of the site's synonyms
+   * and curations (lib/levers), and the normalised parameters.
+   */
   static key(
     site: string,
     version: number,
@@ -31,8 +34,9 @@ export class ResultCache {
     q: string,
     page: number,
     perPage: number,
+    levers = 0,
   ) {
-    return `${site}${SEP}${version}${SEP}${plan}${SEP}${page}${SEP}${perPage}${SEP}${q}`;
+    return `${site}${SEP}${version}${SEP}${plan}${SEP}${levers}${SEP}${page}${SEP}${perPage}${SEP}${q}`;
   }
 
   get(key: string): CachedBody | undefined {

@@ -1,5 +1,6 @@
 /** Sites and their keys in Deno KV: create, read, change settings, rotate keys. */
-import { ApiError, busy } from "../http/errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { LOST_RACE, retryKv } from "../storage/kv_retry.ts";
 import { constantTimeEqual, newAdminKey, newId, newPublicKey, sha256Hex } from "./keys.ts";
 import type { LimitOverrides, PlanName } from "../limits/plans.ts";
 
@@ -30,7 +31,7 @@ export interface Site {
   limits: LimitOverrides;
 }
 
-export const DEFAULT_SETTINGS: SiteSettings = {
+const DEFAULT_SETTINGS: SiteSettings = {
   aiSummaries: true,
   externalKnowledge: false,
   followups: true,
@@ -153,8 +154,8 @@ export class SiteStore {
   }
 
   /** Applies `change` to the stored site, retrying if someone else wrote it meanwhile. */
-  async update(id: string, change: (site: Site) => Site): Promise<Site> {
-    for (let attempt = 0; attempt < 20; attempt++) {
+  update(id: string, change: (site: Site) => Site): Promise<Site> {
+    return retryKv(async () => {
       const entry = await this.getEntry(id);
       if (!entry.value) throw new ApiError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
       const next = change(structuredClone(entry.value));
@@ -171,13 +172,11 @@ export class SiteStore {
       if (next.adminKeyHash !== entry.value.adminKeyHash) {
         op.delete(adminKeyKey(entry.value.adminKeyHash)).set(adminKeyKey(next.adminKeyHash), id);
       }
-      if ((await op.commit()).ok) {
-        this.remember(next);
-        this.onChange(id);
-        return next;
-      }
-    }
-    throw busy("The site is being changed by others. Retry.");
+      if (!(await op.commit()).ok) return LOST_RACE;
+      this.remember(next);
+      this.onChange(id);
+      return next;
+    }, "The site is being changed by others. Retry.");
   }
 
   /**

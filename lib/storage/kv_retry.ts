@@ -7,36 +7,64 @@
  * kills the process with SIGBUS, reads included.
  */
 import { ApiError, busy, isLocked, isStorageFault, storageUnavailable } from "../http/errors.ts";
-import { jsonLogger } from "../http/middleware.ts";
 
-export { isLocked, isStorageFault, storageUnavailable };
+/** Where storage_down and storage_up lines go (services give the app's logger). */
+type Log = (line: Record<string, unknown>) => void;
+const stderrLog: Log = (line) => console.error(JSON.stringify(line));
+
+/** Attempts a KV step gets (lost races and a locked file alike) before it answers 503. */
+export const KV_ATTEMPTS = 100;
+/** What a step returns when its versionstamp check failed: it is run again at once. */
+export const LOST_RACE: unique symbol = Symbol("lost race");
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The one retry loop for KV: runs `step` until it returns a value. A lost race (LOST_RACE) is
+ * run again at once; "database is locked" (another process on the same local file) after a
+ * short, growing pause; a failing store is a 503 at once. After KV_ATTEMPTS, 503 `busyMessage`.
+ */
+export async function retryKv<T>(
+  step: () => Promise<T | typeof LOST_RACE>,
+  busyMessage: string,
+  onLostRace: () => void = () => {},
+): Promise<T> {
+  for (let attempt = 0; attempt < KV_ATTEMPTS; attempt++) {
+    try {
+      const out = await step();
+      if (out !== LOST_RACE) return out;
+      onLostRace();
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (isStorageFault(err)) throw storageUnavailable(err);
+      if (!isLocked(err)) throw err;
+      await sleep(Math.min(50, 2 + attempt) * (0.5 + Math.random()));
+    }
+  }
+  throw busy(busyMessage);
+}
 
 /** One KV and, for a local file, where it lives and whether it is usable now. */
 interface Store {
   readonly kv: Deno.Kv;
+  log: Log;
   path: string | null;
   down: unknown | null;
   recovering?: ReturnType<typeof setInterval>;
 }
 
 const stores = new WeakMap<Deno.Kv, Store>();
-const storeOf = (kv: Deno.Kv): Store => stores.get(kv) ?? { kv, path: null, down: null };
+const storeOf = (kv: Deno.Kv): Store =>
+  stores.get(kv) ?? { kv, log: stderrLog, path: null, down: null };
 
 const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://");
 
 /** Opens a KV (retrying a lock held by another instance opening the same new file), resilient. */
 export async function openResilientKv(path?: string): Promise<Deno.Kv> {
-  for (let attempt = 0;; attempt++) {
-    try {
-      const kv = await Deno.openKv(path);
-      const proxy = resilientKv(kv);
-      if (path && isLocalFile(path)) stores.get(proxy)!.path = path;
-      return proxy;
-    } catch (err) {
-      if (!isLocked(err) || attempt >= 50) throw err;
-      await new Promise((r) => setTimeout(r, 20 + Math.random() * 80));
-    }
-  }
+  const kv = await retryKv(() => Deno.openKv(path), "The KV file stays locked by another process.");
+  const proxy = resilientKv(kv);
+  if (path && isLocalFile(path)) stores.get(proxy)!.path = path;
+  return proxy;
 }
 
 /**
@@ -68,39 +96,25 @@ function check(store: Store) {
   const fault = probe(store.path);
   if (fault === null) return;
   store.down = fault;
-  jsonLogger({ level: "error", event: "storage_down", path: store.path, error: String(fault) });
+  store.log({ level: "error", event: "storage_down", path: store.path, error: String(fault) });
   store.recovering = setInterval(() => {
     if (probe(store.path!) !== null) return;
     clearInterval(store.recovering);
     store.down = null;
-    jsonLogger({ level: "info", event: "storage_up", path: store.path });
+    store.log({ level: "info", event: "storage_up", path: store.path });
   }, 1000);
   throw storageUnavailable(fault);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Runs one KV write: retried while the file is locked, a 503 when the store is failing. */
-export async function kvWrite<T>(
-  kv: Deno.Kv,
-  write: (kv: Deno.Kv) => Promise<T>,
-  busyMessage = "Storage is busy. Retry.",
-): Promise<T> {
+function kvWrite<T>(kv: Deno.Kv, write: (kv: Deno.Kv) => Promise<T>): Promise<T> {
   const store = storeOf(kv);
-  for (let attempt = 0; attempt < 100; attempt++) {
+  return retryKv(async () => {
     check(store);
-    try {
-      const out = await write(store.kv);
-      check(store); // deleted or frozen while writing: the write may be gone
-      return out;
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      if (isStorageFault(err)) throw storageUnavailable(err);
-      if (!isLocked(err)) throw err;
-      await sleep(Math.min(50, 2 + attempt) * (0.5 + Math.random()));
-    }
-  }
-  throw busy(busyMessage);
+    const out = await write(store.kv);
+    check(store); // deleted or frozen while writing: the write may be gone
+    return out;
+  }, "Storage is busy. Retry.");
 }
 
 type Step = (op: Deno.AtomicOperation) => void;
@@ -148,11 +162,15 @@ class RetryingAtomic {
 
 /**
  * The KV every store uses: set, delete, enqueue and atomic commits go through kvWrite;
- * reads check the file first; everything else is the KV's own.
+ * reads check the file first; everything else is the KV's own. `log` takes storage faults.
  */
-export function resilientKv(kv: Deno.Kv): Deno.Kv {
-  if (stores.has(kv)) return kv;
-  const store: Store = { kv, path: null, down: null };
+export function resilientKv(kv: Deno.Kv, log?: Log): Deno.Kv {
+  const known = stores.get(kv);
+  if (known) {
+    if (log) known.log = log;
+    return kv;
+  }
+  const store: Store = { kv, log: log ?? stderrLog, path: null, down: null };
   const proxy = new Proxy(kv, {
     get(_, prop) {
       const read = <A extends unknown[], R>(f: (kv: Deno.Kv, ...a: A) => R) => (...a: A): R => {

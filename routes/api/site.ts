@@ -1,6 +1,7 @@
 /** GET /api/site: the public settings the browser scripts need before they draw. */
 import { Hono } from "hono";
-import { publicSite } from "../../lib/http/auth.ts";
+import { publicKeyOf } from "../../lib/http/auth.ts";
+import { publicSiteFor } from "../../lib/usecases/public_site.ts";
 import { allowOnly, type AppEnv } from "../../lib/http/middleware.ts";
 import { PLANS } from "../../lib/limits/plans.ts";
 import type { Services } from "../../lib/services.ts";
@@ -8,7 +9,7 @@ import type { Services } from "../../lib/services.ts";
 export function siteRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get("/api/site", async (c) => {
-    const { site } = await publicSite(c, s.sites);
+    const site = await publicSiteFor(s, publicKeyOf(c), c.req.header("origin"));
     c.set("siteId", site.id);
     return c.json(
       {

@@ -1,9 +1,9 @@
 /** Search analytics: counted in memory, written in batches, read back as API.md's report. */
 import assert from "node:assert/strict";
 import { Analytics } from "../../lib/analytics/recorder.ts";
-import { normalizeQuery } from "../../lib/analytics/keys.ts";
+import { emptyQueryKey, normalizeQuery, queryKey } from "../../lib/analytics/keys.ts";
 import { analyticsReport, dayRange } from "../../lib/analytics/report.ts";
-import { feedbackSummary } from "../../lib/analytics/feedback.ts";
+import { QUIET_MS, SETTLE_MS } from "../../lib/analytics/typing.ts";
 import { createSite, manualClock, putPages, search, startApp } from "../helpers.ts";
 
 const DAY = 86_400_000;
@@ -18,7 +18,19 @@ Deno.test("analytics - queries are trimmed, lower-cased and their whitespace col
   assert.equal(normalizeQuery("  Pour   OVER\tGuide \n"), "pour over guide");
   assert.equal(normalizeQuery("Ünïcode  Café"), "ünïcode café");
   assert.equal(normalizeQuery("   "), "");
-  assert.equal([...normalizeQuery("x".repeat(500))].length, 200);
+});
+
+Deno.test("analytics - a query of any length is cut so that its KV keys fit", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const q = normalizeQuery("😀".repeat(1_000)); // 4 bytes a character in UTF-8
+    assert.ok([...q].length < 1_000);
+    const site = "site_" + "x".repeat(16);
+    await kv.set(queryKey(site, "2026-11-15", q), 1);
+    await kv.set(emptyQueryKey(site, "2026-11-15", q), 1);
+  } finally {
+    kv.close();
+  }
 });
 
 Deno.test("analytics - counts stay in memory until a flush, then land in KV as sums", async () => {
@@ -30,8 +42,8 @@ Deno.test("analytics - counts stay in memory until a flush, then land in KV as s
     a.search("site_a", "  shipping ", 2);
     a.search("site_a", "Zebra", 0);
     a.answer("site_a");
-    a.click("site_a", 2);
-    a.click("site_a", 4);
+    a.click("site_a", 2, "kettle");
+    a.click("site_a", 4, "kettle");
     assert.equal((await allAnalyticsKeys(kv)).length, 0, "nothing written before the flush");
     await a.flush();
     const r = await analyticsReport(kv, clock, "site_a", 7);
@@ -78,35 +90,6 @@ Deno.test("analytics - the timer flushes by itself, and days outside the window 
   }
 });
 
-Deno.test("analytics - feedback is read from the feedback records of POST /api/feedback", async () => {
-  const kv = await Deno.openKv(":memory:");
-  try {
-    const at = (d: number) => new Date(Date.UTC(2026, 10, d, 9)).toISOString();
-    await kv.set(["feedback", "s1", "cv_a", 1], { helpful: true, at: at(14) });
-    await kv.set(["feedback", "s1", "cv_a", 2], {
-      helpful: false,
-      comment: "Wrong price",
-      at: at(15),
-    });
-    await kv.set(["feedback", "s1", "cv_b", 1], { helpful: true, comment: "Spot on", at: at(12) });
-    await kv.set(["feedback", "s1", "cv_c", 1], { helpful: false, at: at(1) }); // too old
-    await kv.set(["feedback", "s2", "cv_d", 1], {
-      helpful: false,
-      comment: "other site",
-      at: at(15),
-    });
-    const r = await feedbackSummary(kv, "s1", Date.UTC(2026, 10, 10));
-    assert.equal(r.helpful, 2);
-    assert.equal(r.unhelpful, 1);
-    assert.deepEqual(r.recent.map((x) => [x.conversationId, x.turn, x.comment]), [
-      ["cv_a", 2, "Wrong price"],
-      ["cv_b", 1, "Spot on"],
-    ]);
-  } finally {
-    kv.close();
-  }
-});
-
 Deno.test("analytics - a search costs no KV write of its own, and no IP or key is stored", async () => {
   const t = await startApp({ analyticsFlushMs: 60_000 });
   try {
@@ -130,5 +113,31 @@ Deno.test("analytics - a search costs no KV write of its own, and no IP or key i
     assert.ok(!/127\.0\.0\.1|unknown/.test(stored), "no IP address");
   } finally {
     t.close();
+  }
+});
+
+Deno.test("analytics - with no one reading the report, a typing session's last query is noted, settled and written by the timer", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 20);
+  const counts = async () => (await allAnalyticsKeys(kv)).filter((e) => e.key[3] === "q");
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    a.search("site_a", "kett", 3, "sess_timer");
+    a.search("site_a", "kettle", 3, "sess_timer");
+    clock.advance(QUIET_MS);
+    await wait(120);
+    assert.deepEqual(await counts(), [], "quiet, noted, not settled yet");
+    const notes = [];
+    for await (const e of kv.list({ prefix: ["antyping"] })) notes.push(e.key.slice(0, 3));
+    assert.deepEqual(notes, [["antyping", "site_a", "sess_timer"]]);
+    clock.advance(SETTLE_MS);
+    await wait(120);
+    assert.deepEqual((await counts()).map((e) => e.key[4]), ["kettle"]);
+    for await (const e of kv.list({ prefix: ["antyping"] })) assert.fail(`left: ${e.key}`);
+  } finally {
+    a.discard();
+    await wait(30); // a flush under way ends before the KV closes
+    kv.close();
   }
 });

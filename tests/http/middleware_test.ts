@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { LineWriter } from "../../lib/http/middleware.ts";
-import { serveHttp } from "../../lib/http/server.ts";
+import { serveHttp } from "../../lib/http/server/mod.ts";
 import { createSite, putPages, startApp } from "../helpers.ts";
 
 Deno.test("access log - every request is logged once, with the status and request id the client got", async () => {

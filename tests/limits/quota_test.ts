@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { minuteKey } from "../../lib/limits/quota.ts";
+import { minuteKey } from "../../lib/limits/reservations.ts";
 import {
   admin,
   createSite,

@@ -4,12 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { ApiError } from "../../lib/http/errors.ts";
-import {
-  type Admitted,
-  type QuotaTiming,
-  SearchQuota,
-  type Verify,
-} from "../../lib/limits/quota.ts";
+import type { Admitted, Verify } from "../../lib/limits/block.ts";
+import { type QuotaTiming, SearchQuota } from "../../lib/limits/quota.ts";
 import { minuteKey, monthKey } from "../../lib/limits/reservations.ts";
 import { SiteStore } from "../../lib/sites/store.ts";
 import { minuteWindow, monthWindow } from "../../lib/clock.ts";

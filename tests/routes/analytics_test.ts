@@ -125,7 +125,7 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
     }
     assert.equal((await search(t, site.publicKey, "q=kettle&page=2&per_page=1")).status, 200);
     await search(t, other.publicKey, "q=kettle"); // another site's search is not counted here
-    let conversationId = "";
+    const conversations: string[] = [];
     for (const query of ["How do I descale a kettle?", "Where are you from?"]) {
       const res = await t.call("/api/summarize", {
         method: "POST",
@@ -134,7 +134,7 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
       });
       const body = await res.json();
       assert.equal(res.status, 200, JSON.stringify(body));
-      conversationId = body.conversationId;
+      conversations.push(body.conversationId);
     }
     for (const position of [1, 3]) {
       const res = await t.call(
@@ -143,14 +143,17 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
       );
       assert.equal(res.status, 204);
     }
-    // Feedback as POST /api/feedback stores it (issue 11): ["feedback", site, conversation, turn].
+    // Votes go through POST /api/feedback, the module that stores them, not written by hand.
+    const votes = [
+      { conversationId: conversations[0], turn: 1, helpful: true },
+      { conversationId: conversations[1], turn: 1, helpful: false, comment: "Too short" },
+    ];
+    for (const vote of votes) {
+      const res = await t.call("/api/feedback", click(site.publicKey, vote));
+      assert.equal(res.status, 204);
+      await res.body?.cancel();
+    }
     const at = new Date(t.services.clock()).toISOString();
-    await t.kv.set(["feedback", site.id, conversationId, 1], { helpful: true, at });
-    await t.kv.set(["feedback", site.id, "cv_other", 1], {
-      helpful: false,
-      comment: "Too short",
-      at,
-    });
 
     const res = await t.call(`/api/admin/sites/${site.id}/analytics?days=7`, admin(site.adminKey));
     const body = await res.json();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { feedbackSummary } from "../../lib/answers/feedback.ts";
+import { feedbackSummary } from "../../lib/analytics/feedback.ts";
 import { createSite, putPages, startApp, type TestApp, type TestSite } from "../helpers.ts";
 
 const PAGES = [{
@@ -37,7 +37,7 @@ Deno.test("feedback - a vote on an answer is stored for its site, and a second v
   });
   assert.equal(up.status, 204);
   assert.equal(await up.text(), "");
-  let summary = await feedbackSummary(t.kv, site.id);
+  let summary = await feedbackSummary(t.kv, site.id, 0);
   assert.equal(summary.helpful, 1);
   assert.equal(summary.unhelpful, 0);
   assert.deepEqual(summary.recent, []);
@@ -51,7 +51,7 @@ Deno.test("feedback - a vote on an answer is stored for its site, and a second v
   });
   assert.equal(down.status, 204);
   await down.body?.cancel();
-  summary = await feedbackSummary(t.kv, site.id);
+  summary = await feedbackSummary(t.kv, site.id, 0);
   assert.equal(summary.helpful, 0, "the first vote was replaced");
   assert.equal(summary.unhelpful, 1);
   assert.equal(summary.recent.length, 1);
@@ -81,8 +81,8 @@ Deno.test("feedback - another site's conversation, or a turn not yet asked, is 4
   });
   assert.equal(later.status, 404);
   assert.equal((await later.json()).error.param, "turn");
-  assert.equal((await feedbackSummary(t.kv, b.id)).helpful, 0);
-  assert.equal((await feedbackSummary(t.kv, a.id)).helpful, 0);
+  assert.equal((await feedbackSummary(t.kv, b.id, 0)).helpful, 0);
+  assert.equal((await feedbackSummary(t.kv, a.id, 0)).helpful, 0);
   t.close();
 });
 
@@ -134,7 +134,7 @@ Deno.test("feedback - bad input gets the error envelope and stores nothing", asy
   });
   assert.equal(ok.status, 204, "500 characters are allowed");
   await ok.body?.cancel();
-  const summary = await feedbackSummary(t.kv, site.id);
+  const summary = await feedbackSummary(t.kv, site.id, 0);
   assert.deepEqual([summary.helpful, summary.unhelpful, summary.recent.length], [0, 1, 1]);
   t.close();
 });

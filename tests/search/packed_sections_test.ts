@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { packSections, soundSections, unpackSections } from "../../lib/search/packed_sections.ts";
+import {
+  packSections,
+  soundSections,
+  unpackSections,
+} from "../../lib/search/store/packed_sections.ts";
 
 Deno.test("packed sections - read back as given, anchors kept only when a section has one", () => {
   assert.equal(packSections(undefined), undefined);

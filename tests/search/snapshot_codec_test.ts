@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { DEMO_PAGES } from "../../lib/demo/pages.ts";
-import { rank } from "../../lib/search/rank.ts";
+import { rank } from "../../lib/search/query/rank.ts";
 import {
   addDoc,
   createSiteDb,
@@ -14,8 +14,12 @@ import {
   headingsText,
   removeDoc,
   type SiteDb,
-} from "../../lib/search/site_db.ts";
-import { CODEC_VERSION, decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
+} from "../../lib/search/store/site_db.ts";
+import {
+  CODEC_VERSION,
+  decodeSiteDb,
+  encodeSiteDb,
+} from "../../lib/search/persistence/snapshot_codec.ts";
 
 /** The demo pages, with sections from their `## ` lines, and pages in other scripts. */
 function docs(): Doc[] {
@@ -32,6 +36,7 @@ function docs(): Doc[] {
       body: p.body.replace(/^## /gm, ""),
       sections,
       codeShare: i % 5 === 0 ? 0.9 : undefined,
+      prior: i % 5 === 0 ? 0.3 : undefined,
     };
   });
   out.push(

@@ -1,9 +1,9 @@
 /** Index snapshots in KV: saved whole, loaded only when they match, never served stale. */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { IndexBudget, SearchIndexes } from "../../lib/search/indexes.ts";
-import { CHUNK_BYTES, Snapshots } from "../../lib/search/snapshot.ts";
-import { CODEC_VERSION, decodeSiteDb } from "../../lib/search/snapshot_codec.ts";
+import { IndexBudget, SearchIndexes } from "../../lib/search/mod.ts";
+import { CHUNK_BYTES, Snapshots } from "../../lib/search/persistence/snapshot.ts";
+import { CODEC_VERSION, decodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
 import {
   admin,
   createSite,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { FREE, GONE, LONG, Vocab } from "../../lib/search/vocab.ts";
-import { createSiteDb } from "../../lib/search/site_db.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/snapshot_codec.ts";
+import { FREE, GONE, LONG, Vocab } from "../../lib/search/store/vocab.ts";
+import { createSiteDb } from "../../lib/search/store/site_db.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
 
 /** Deterministic pseudo-random numbers. */
 function rng(seed: number) {

@@ -14,7 +14,7 @@ import {
   serveHost,
 } from "./browser_helpers.ts";
 import { OPERATOR } from "../helpers.ts";
-import { feedbackSummary } from "../../lib/answers/feedback.ts";
+import { feedbackSummary } from "../../lib/analytics/feedback.ts";
 
 const RESULTS = "[data-sitesearch=results]";
 const PAGES = [
@@ -59,10 +59,10 @@ browserSuite(
         );
         await up.click();
         await page.locator(`${RESULTS} .fb`, { hasText: "Thanks for the feedback." }).waitFor();
-        for (let i = 0; i < 50 && (await feedbackSummary(api.kv, site.id)).helpful === 0; i++) {
+        for (let i = 0; i < 50 && (await feedbackSummary(api.kv, site.id, 0)).helpful === 0; i++) {
           await new Promise((r) => setTimeout(r, 20));
         }
-        assert.equal((await feedbackSummary(api.kv, site.id)).helpful, 1);
+        assert.equal((await feedbackSummary(api.kv, site.id, 0)).helpful, 1);
         assert.equal(await used(), 1);
       });
 

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /** Requests from the browser (widget.js, results.js, the islands): one error class for them all. */
-import type { ErrorBody } from "../../lib/wire_types.ts";
+import type { ErrorJson } from "../../lib/wire_types.ts";
 
 /** A failed call: `status` 0 when the network failed; `code` is the API's error code. */
 export class ApiFailure extends Error {
@@ -24,7 +24,7 @@ export async function call(url: string, init?: RequestInit): Promise<Response> {
 
 /** A failed response as an ApiFailure carrying the error envelope's code and message. */
 export async function failureOf(res: Response): Promise<ApiFailure> {
-  const body = await res.json().catch(() => null) as { error?: Partial<ErrorBody> } | null;
+  const body = await res.json().catch(() => null) as { error?: Partial<ErrorJson> } | null;
   const err = body?.error;
   return new ApiFailure(
     res.status,

@@ -1,6 +1,11 @@
 /// <reference lib="dom" />
 /** The public API from the browser: search (with a typing session), site settings, click beacons. */
-import type { Highlight, Hit, SearchResponse, SiteInfo } from "../../lib/wire_types.ts";
+import type {
+  Highlight,
+  SearchHit as Hit,
+  SearchResponse,
+  SiteInfo,
+} from "../../lib/wire_types.ts";
 import { ApiFailure, bodyJson, call } from "./http.ts";
 
 export interface Api {

@@ -12,7 +12,7 @@ export const MIN_CHARS = 3;
 const FAST = [60, 200, 300] as const;
 const SLOW = [250, 700, Infinity] as const;
 /** Two counted searches' worth of answers, less one for the question's last request. */
-export const FAST_REQUESTS = 17;
+const FAST_REQUESTS = 17;
 
 /** A fresh typing-session id: 8 to 64 letters, digits, `_` or `-` (API.md, live search). */
 function sessionId(): string {

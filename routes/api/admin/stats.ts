@@ -2,7 +2,7 @@
  * GET /api/admin/stats (operator only): this process's memory beside what its search indexes
  * are counted to hold (`estimatedBytes`, a name kept for clients), how often indexes were
  * loaded, built and evicted, and the quota's KV work (admissions, those that waited for a round
- * trip, reads, commits, conflicts). With several workers each answers for itself. `?gc=1`
+ * trip, reads, commits, conflicts), and the HTTP server's connection counts. With several workers each answers for itself. `?gc=1`
  * collects garbage first when the process exposes V8's gc (--v8-flags=--expose-gc), so
  * `memory` then shows what is live.
  */
@@ -13,7 +13,7 @@ import { ApiError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../../../lib/http/middleware.ts";
 import { parse } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
-import type { SearchIndexes } from "../../../lib/search/indexes.ts";
+import type { SearchIndexes } from "../../../lib/search/mod.ts";
 
 const StatsParams = z.object({ gc: z.enum(["0", "1"]).optional() });
 
@@ -54,6 +54,8 @@ export function adminStatsRoutes(s: Services) {
       },
       // Searches admitted, how many waited for a KV round trip, and the KV work behind them.
       quota: { ...s.quota.stats },
+      // Our HTTP server's connections, evictions and refusals (null under Deno.serve).
+      http: s.httpFront?.() ?? null,
     });
   });
   allowOnly(app, "/api/admin/stats", ["GET"]);

@@ -1,0 +1,117 @@
+/// <reference lib="dom" />
+/** The curations tab: the site's list with its warnings, and a form with a live preview. */
+import { useState } from "preact/hooks";
+import { LeverPreview } from "./LeverPreview.tsx";
+import { type Curation, items, type Limits, type PinWarning } from "./levers_api.ts";
+import { usePreview } from "./use_preview.ts";
+
+export function CurationsTab(
+  p: {
+    siteId: string;
+    list: Curation[];
+    warnings: PinWarning[];
+    limits: Limits;
+    save: (next: Curation[]) => Promise<boolean>;
+  },
+) {
+  const [query, setQuery] = useState("");
+  const [contains, setContains] = useState(false);
+  const [pins, setPins] = useState("");
+  const [hides, setHides] = useState("");
+  const draft: Curation | null = query.trim()
+    ? {
+      query: query.trim(),
+      match: contains ? "contains" : "exact",
+      pin: items(pins),
+      hide: items(hides),
+    }
+    : null;
+  const full = p.list.length >= p.limits.curations;
+  const { value, error } = usePreview(
+    p.siteId,
+    query,
+    draft ? { curations: [...p.list, draft] } : null,
+  );
+  const add = async (e: Event) => {
+    e.preventDefault();
+    if (!draft || error) return;
+    if (await p.save([...p.list, draft])) [setQuery, setPins, setHides].forEach((f) => f(""));
+  };
+  return (
+    <div>
+      {p.warnings.map((w) => (
+        <p key={`${w.curation} ${w.url}`} class="status error" data-warning>{w.message}</p>
+      ))}
+      {p.list.length
+        ? (
+          <ul class="rows" aria-label="Curations">
+            {p.list.map((c, i) => (
+              <li key={c.id ?? i}>
+                <span class="row-main">
+                  <strong>{c.query}</strong> <span class="muted">({c.match})</span>
+                  {c.pin.length ? <span class="path">Pinned: {c.pin.join(", ")}</span> : null}
+                  {c.hide.length ? <span class="path">Hidden: {c.hide.join(", ")}</span> : null}
+                </span>
+                <button
+                  type="button"
+                  class="button small"
+                  onClick={() => p.save(p.list.filter((_, j) => j !== i))}
+                >
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        )
+        : <p class="muted">No curations yet.</p>}
+      <form class="lever-form" onSubmit={add} aria-label="Add a curation">
+        <div class="inline">
+          <div class="field">
+            <label for="cur-query">Query</label>
+            <input
+              id="cur-query"
+              value={query}
+              onInput={(e) => setQuery(e.currentTarget.value)}
+              placeholder="refund"
+            />
+          </div>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={contains}
+              onChange={(e) => setContains(e.currentTarget.checked)}
+            />{" "}
+            Also queries that contain it
+          </label>
+        </div>
+        <div class="field">
+          <label for="cur-pin">
+            Pin these pages first, in order (paths, comma-separated; at most {p.limits.pins})
+          </label>
+          <input
+            id="cur-pin"
+            value={pins}
+            onInput={(e) => setPins(e.currentTarget.value)}
+            placeholder="/support/refunds"
+          />
+        </div>
+        <div class="field">
+          <label for="cur-hide">Hide these pages (at most {p.limits.hides})</label>
+          <input
+            id="cur-hide"
+            value={hides}
+            onInput={(e) => setHides(e.currentTarget.value)}
+            placeholder="/old/refunds"
+          />
+        </div>
+        {error ? <p class="status error" role="alert" data-field-error>{error}</p> : null}
+        <LeverPreview q={query} value={value} />
+        <p class="actions">
+          <button type="submit" class="button primary" disabled={!draft || !!error || full}>
+            Add curation
+          </button>
+        </p>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,123 @@
+/// <reference lib="dom" />
+/** The owner's levers: tabs for synonyms, curations and suggested fixes, with undo of changes. */
+import { useState } from "preact/hooks";
+import { CurationsTab } from "./CurationsTab.tsx";
+import {
+  type Curation,
+  fieldMessage,
+  type Limits,
+  type PinWarning,
+  putList,
+  type Suggestion,
+  type Synonym,
+} from "./levers_api.ts";
+import { SuggestionsTab } from "./SuggestionsTab.tsx";
+import { SynonymsTab } from "./SynonymsTab.tsx";
+import { Panel, Status, type StatusValue } from "./ui.tsx";
+
+type Tab = "synonyms" | "curations" | "suggestions";
+const TABS: [Tab, string][] = [
+  ["synonyms", "Synonyms"],
+  ["curations", "Curations"],
+  ["suggestions", "Suggestions"],
+];
+
+type Change = { kind: "synonyms"; before: Synonym[] } | { kind: "curations"; before: Curation[] };
+
+export function LeversPanel(
+  p: {
+    siteId: string;
+    synonyms: Synonym[];
+    curations: Curation[];
+    warnings: PinWarning[];
+    limits: Limits;
+  },
+) {
+  const [tab, setTab] = useState<Tab>("synonyms");
+  const [synonyms, setSynonyms] = useState(p.synonyms);
+  const [curations, setCurations] = useState(p.curations);
+  const [warnings, setWarnings] = useState(p.warnings);
+  const [history, setHistory] = useState<Change[]>([]);
+  const [status, setStatus] = useState<StatusValue>(null);
+
+  /** Stores a list; `undoing` leaves the history as it is. */
+  const store = async (change: Change, next: Synonym[] | Curation[], undoing = false) => {
+    setStatus({ kind: "busy", text: "Saving…" });
+    try {
+      const r = change.kind === "synonyms"
+        ? await putList(p.siteId, "synonyms", next as Synonym[])
+        : await putList(p.siteId, "curations", next as Curation[]);
+      if (r.synonyms) setSynonyms(r.synonyms);
+      if (r.curations) setCurations(r.curations);
+      if (r.warnings) setWarnings(r.warnings);
+      if (!undoing) setHistory((h) => [...h, change]);
+      setStatus({ kind: "ok", text: undoing ? "Undone." : "Saved: searches show it now." });
+      return true;
+    } catch (e) {
+      setStatus({ kind: "error", text: fieldMessage(e) });
+      return false;
+    }
+  };
+  const saveSynonyms = (next: Synonym[]) => store({ kind: "synonyms", before: synonyms }, next);
+  const saveCurations = (next: Curation[]) => store({ kind: "curations", before: curations }, next);
+  const undo = async () => {
+    const last = history.at(-1);
+    if (last && (await store(last, last.before, true))) setHistory((h) => h.slice(0, -1));
+  };
+  const apply = (s: Suggestion) =>
+    s.kind === "synonym"
+      ? saveSynonyms([...synonyms, s.apply])
+      : saveCurations([...curations, s.apply]);
+
+  return (
+    <Panel
+      id="levers"
+      title="Search tuning"
+      wide
+      actions={
+        <button type="button" class="button small" disabled={!history.length} onClick={undo}>
+          Undo last change
+        </button>
+      }
+    >
+      <div role="tablist" class="tabs" aria-label="Search tuning">
+        {TABS.map(([id, label]) => (
+          <button
+            type="button"
+            role="tab"
+            id={`levers-tab-${id}`}
+            aria-selected={tab === id}
+            aria-controls={`levers-${id}`}
+            class={tab === id ? "tab selected" : "tab"}
+            onClick={() => setTab(id)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <Status value={status} />
+      <div role="tabpanel" id={`levers-${tab}`} aria-labelledby={`levers-tab-${tab}`}>
+        {tab === "synonyms"
+          ? <SynonymsTab siteId={p.siteId} list={synonyms} limits={p.limits} save={saveSynonyms} />
+          : tab === "curations"
+          ? (
+            <CurationsTab
+              siteId={p.siteId}
+              list={curations}
+              warnings={warnings}
+              limits={p.limits}
+              save={saveCurations}
+            />
+          )
+          : (
+            <SuggestionsTab
+              siteId={p.siteId}
+              synonyms={synonyms}
+              curations={curations}
+              apply={apply}
+            />
+          )}
+      </div>
+    </Panel>
+  );
+}

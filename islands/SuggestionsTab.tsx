@@ -1,0 +1,100 @@
+/// <reference lib="dom" />
+/** Suggested fixes from the site's analytics: Apply writes one and shows the query's new results. */
+import { useEffect, useState } from "preact/hooks";
+import { LeverPreview } from "./LeverPreview.tsx";
+import {
+  type Curation,
+  dismiss,
+  type Preview,
+  preview,
+  type Suggestion,
+  suggestions,
+  type Synonym,
+} from "./levers_api.ts";
+import { failure, Status, type StatusValue } from "./ui.tsx";
+
+export function SuggestionsTab(
+  p: {
+    siteId: string;
+    synonyms: Synonym[];
+    curations: Curation[];
+    apply: (s: Suggestion) => Promise<boolean>;
+  },
+) {
+  const [list, setList] = useState<Suggestion[] | null>(null);
+  const [status, setStatus] = useState<StatusValue>(null);
+  const [shown, setShown] = useState<{ q: string; value: Preview } | null>(null);
+  useEffect(() => {
+    suggestions(p.siteId).then(
+      (r) => setList(r.suggestions),
+      (e) => setStatus({ kind: "error", text: failure(e) }),
+    );
+  }, []);
+  const drop = (s: Suggestion) => setList((l) => (l ?? []).filter((x) => x !== s));
+  const apply = async (s: Suggestion) => {
+    // The results before and with the fix, read before it is saved: "Now" is then still true.
+    const lists = s.kind === "synonym"
+      ? { synonyms: [...p.synonyms, s.apply] }
+      : { curations: [...p.curations, s.apply] };
+    let value: Preview | null = null;
+    try {
+      value = await preview(p.siteId, s.query, lists);
+    } catch (e) {
+      setStatus({ kind: "error", text: failure(e) });
+    }
+    if (!(await p.apply(s))) return;
+    drop(s);
+    if (value) setShown({ q: s.query, value });
+  };
+  const skip = async (s: Suggestion) => {
+    try {
+      await dismiss(p.siteId, s);
+      drop(s);
+    } catch (e) {
+      setStatus({ kind: "error", text: failure(e) });
+    }
+  };
+  return (
+    <div>
+      <Status value={status} />
+      {shown
+        ? (
+          <div class="notice" data-applied>
+            <p>Applied. The first results for “{shown.q}”:</p>
+            <LeverPreview q={shown.q} value={shown.value} />
+          </div>
+        )
+        : null}
+      {list === null ? <p class="muted">Loading suggestions…</p> : null}
+      {list?.length === 0
+        ? <p class="muted">No suggestions: nothing in the analytics calls for a fix.</p>
+        : null}
+      {list?.length
+        ? (
+          <ul class="rows" aria-label="Suggestions">
+            {list.map((s) => (
+              <li data-suggestion={s.kind}>
+                <span class="row-main">
+                  <strong>
+                    {s.kind === "synonym"
+                      ? `“${s.query}” → “${s.to}”`
+                      : `Pin ${s.url} for “${s.query}”`}
+                  </strong>
+                  <span class="path muted">{s.why}</span>
+                </span>
+                <span class="row-actions">
+                  <button type="button" class="button small primary" onClick={() => apply(s)}>
+                    Apply
+                  </button>
+                  <button type="button" class="button small" onClick={() => skip(s)}>
+                    Dismiss
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )
+        : null}
+    </div>
+  );
+}

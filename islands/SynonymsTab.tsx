@@ -1,0 +1,131 @@
+/// <reference lib="dom" />
+/** The synonyms tab: the site's list, and a form for a new one with a live preview. */
+import { useState } from "preact/hooks";
+import { LeverPreview } from "./LeverPreview.tsx";
+import { items, type Limits, type Synonym } from "./levers_api.ts";
+import { usePreview } from "./use_preview.ts";
+
+const describe = (s: Synonym) =>
+  "words" in s ? s.words.join(" ⇄ ") : `${s.word} → ${s.means.join(", ")}`;
+
+export function SynonymsTab(
+  p: {
+    siteId: string;
+    list: Synonym[];
+    limits: Limits;
+    save: (next: Synonym[]) => Promise<boolean>;
+  },
+) {
+  const [twoWay, setTwoWay] = useState(true);
+  const [words, setWords] = useState("");
+  const [word, setWord] = useState("");
+  const [means, setMeans] = useState("");
+  const [q, setQ] = useState("");
+  const draft: Synonym | null = twoWay
+    ? (items(words).length ? { words: items(words) } : null)
+    : (word.trim() ? { word: word.trim(), means: items(means) } : null);
+  const query = q || (twoWay ? items(words)[0] : word.trim()) || "";
+  const full = p.list.length >= p.limits.synonyms;
+  const { value, error } = usePreview(
+    p.siteId,
+    query,
+    draft ? { synonyms: [...p.list, draft] } : null,
+  );
+  const add = async (e: Event) => {
+    e.preventDefault();
+    if (!draft || error) return;
+    if (await p.save([...p.list, draft])) [setWords, setWord, setMeans].forEach((f) => f(""));
+  };
+  return (
+    <div>
+      {p.list.length
+        ? (
+          <ul class="rows" aria-label="Synonyms">
+            {p.list.map((s, i) => (
+              <li key={s.id ?? i}>
+                <span class="row-main">{describe(s)}</span>
+                <button
+                  type="button"
+                  class="button small"
+                  onClick={() => p.save(p.list.filter((_, j) => j !== i))}
+                >
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ul>
+        )
+        : <p class="muted">No synonyms yet.</p>}
+      <form class="lever-form" onSubmit={add} aria-label="Add a synonym">
+        <fieldset class="inline">
+          <legend class="sr-only">Kind</legend>
+          <label class="check">
+            <input type="radio" name="syn-kind" checked={twoWay} onChange={() => setTwoWay(true)} />
+            {" "}
+            Two-way (each finds the others)
+          </label>
+          <label class="check">
+            <input
+              type="radio"
+              name="syn-kind"
+              checked={!twoWay}
+              onChange={() => setTwoWay(false)}
+            />{" "}
+            One-way (a word also finds others)
+          </label>
+        </fieldset>
+        {twoWay
+          ? (
+            <div class="field">
+              <label for="syn-words">Words or phrases, comma-separated</label>
+              <input
+                id="syn-words"
+                value={words}
+                onInput={(e) => setWords(e.currentTarget.value)}
+                placeholder="tee, t-shirt, tshirt"
+              />
+            </div>
+          )
+          : (
+            <div class="inline">
+              <div class="field">
+                <label for="syn-word">Word</label>
+                <input
+                  id="syn-word"
+                  value={word}
+                  onInput={(e) => setWord(e.currentTarget.value)}
+                  placeholder="nyc"
+                />
+              </div>
+              <div class="field">
+                <label for="syn-means">Also finds (comma-separated)</label>
+                <input
+                  id="syn-means"
+                  value={means}
+                  onInput={(e) => setMeans(e.currentTarget.value)}
+                  placeholder="new york"
+                />
+              </div>
+            </div>
+          )}
+        <div class="field">
+          <label for="syn-q">Preview the results of</label>
+          <input
+            id="syn-q"
+            value={q}
+            onInput={(e) => setQ(e.currentTarget.value)}
+            placeholder={query || "a query"}
+          />
+        </div>
+        {error ? <p class="status error" role="alert" data-field-error>{error}</p> : null}
+        <LeverPreview q={query} value={value} />
+        <p class="actions">
+          <button type="submit" class="button primary" disabled={!draft || !!error || full}>
+            Add synonym
+          </button>
+          {full ? <span class="muted">The list is full ({p.limits.synonyms}).</span> : null}
+        </p>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+/// <reference lib="dom" />
+/** The levers' wire shapes and calls (GET/PUT lists, preview, suggestions), for the dashboard. */
+import { HttpError, jsonBody, requestJson } from "./api.ts";
+import { adminPath } from "./ui.tsx";
+
+export type Synonym =
+  | { id?: string; words: string[] }
+  | { id?: string; word: string; means: string[] };
+
+export interface Curation {
+  id?: string;
+  query: string;
+  match: "exact" | "contains";
+  pin: string[];
+  hide: string[];
+}
+
+export interface PinWarning {
+  curation: string;
+  url: string;
+  message: string;
+}
+
+export interface Limits {
+  synonyms: number;
+  wordsPerEntry: number;
+  wordsPerPhrase: number;
+  phraseChars: number;
+  curations: number;
+  pins: number;
+  hides: number;
+  queryChars: number;
+}
+
+export type Suggestion =
+  & { query: string; searches: number; why: string }
+  & (
+    | { kind: "synonym"; to: string; apply: Synonym }
+    | { kind: "pin"; url: string; apply: Curation }
+  );
+
+export interface Brief {
+  found: number;
+  results: { title: string; url: string; pinned?: boolean }[];
+}
+
+export interface Preview {
+  before: Brief;
+  after: Brief;
+}
+
+/** Replaces a list; answers it as stored (with ids) and, for curations, its warnings. */
+export function putList<K extends "synonyms" | "curations">(
+  siteId: string,
+  kind: K,
+  list: K extends "synonyms" ? Synonym[] : Curation[],
+) {
+  return requestJson<{ synonyms?: Synonym[]; curations?: Curation[]; warnings?: PinWarning[] }>(
+    adminPath(siteId, `/${kind}`),
+    jsonBody("PUT", { [kind]: list }),
+  );
+}
+
+/** A query's first results now and with unsaved lists (left out: as stored). */
+export function preview(
+  siteId: string,
+  q: string,
+  lists: { synonyms?: Synonym[]; curations?: Curation[] },
+  signal?: AbortSignal,
+) {
+  return requestJson<Preview>(adminPath(siteId, "/levers/preview"), {
+    ...jsonBody("POST", { q, ...lists }),
+    signal,
+  });
+}
+
+export const suggestions = (siteId: string) =>
+  requestJson<{ suggestions: Suggestion[] }>(adminPath(siteId, "/suggestions"));
+
+export const dismiss = (siteId: string, s: Suggestion) =>
+  requestJson<null>(
+    adminPath(siteId, "/suggestions/dismissed"),
+    jsonBody("POST", {
+      kind: s.kind,
+      query: s.query,
+      ...(s.kind === "pin" ? { url: s.url } : { to: s.to }),
+    }),
+  );
+
+/** An error of a list's field in words an owner reads ("synonyms[3].words[1] …" → "Word 2 …"). */
+export function fieldMessage(e: unknown): string {
+  if (!(e instanceof HttpError)) return "Something went wrong. Try again.";
+  return e.message.replace(/^(synonyms|curations)\[\d+\]\.?/, "")
+    .replace(
+      /^(words|means|pin|hide)\[(\d+)\]/,
+      (_, f, i) =>
+        `${{ words: "Word", means: "Meaning", pin: "Pin", hide: "Hidden page" }[f as string]} ${
+          Number(i) + 1
+        }`,
+    )
+    .replace(/^\s*/, "").replace(/^./, (c) => c.toUpperCase());
+}
+
+/** Comma- or line-separated items, trimmed, empty ones dropped. */
+export const items = (text: string) => text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);

@@ -1,0 +1,74 @@
+/**
+ * How answers read text: search's own analysis (tokens.ts: words, stop words and stems of
+ * the page's language), less the filler a question says in passing ("how long does it
+ * take"), which search keeps but which says nothing about which passage answers.
+ */
+import { fold, term, terms, words } from "../search/mod.ts";
+
+// Question filler that says nothing about the topic (English questions; other languages'
+// stop words already drop theirs).
+const FILLER = new Set(
+  ("about also any all am been being could did does doing get got had he her him his just "
+    .concat("know many may might more most much must please she should some tell us very ")
+    .concat("would want need like take long make go come see thing way here well now yes ok ")
+    .concat("hi hello thanks")).split(" "),
+);
+
+/** Words search splits into parts (django.contrib.sites). */
+const DOTTED = /[.-]/;
+/** Per language, a lowercased word's content terms (most words recur: one lookup each). */
+const known = new Map<string, Map<string, string[]>>();
+const MAX_KNOWN = 20_000;
+
+/** The content terms of one lowercased word, remembered in `memo`: its forms, filler dropped. */
+function wordTerms(lower: string, lang: string, memo: Map<string, string[]>): string[] {
+  let out = memo.get(lower);
+  if (out) return out;
+  if ((lower.length < 2 && lower.charCodeAt(0) < 128) || FILLER.has(lower)) out = [];
+  else {
+    out = (DOTTED.test(lower) ? terms(lower, lang) : [term(lower, lang)])
+      .filter((t) => t && !FILLER.has(t));
+  }
+  if (memo.size >= MAX_KNOWN) memo.clear();
+  memo.set(lower, out);
+  return out;
+}
+
+/** The content terms of a text in a language, in order: indexed forms, filler dropped. */
+export function contentTerms(text: string, lang = "en"): string[] {
+  let memo = known.get(lang);
+  if (!memo) known.set(lang, memo = new Map());
+  const out: string[] = [];
+  for (const w of words(text, lang)) {
+    const ts = wordTerms(w.toLowerCase(), lang, memo);
+    if (ts.length === 1) out.push(ts[0]);
+    else if (ts.length) out.push(...ts);
+  }
+  return out;
+}
+
+/** Every word of a text, folded, function words included: how a question is phrased. */
+export function phrasing(text: string, lang = "en"): Set<string> {
+  const out = new Set<string>();
+  for (const w of words(text, lang)) out.add(fold(w.replace(/['’].*$/, "")));
+  return out;
+}
+
+const QUESTION_START =
+  /^(?:q(?:uestion)?\s*[:.]\s*|(?:how|what|why|when|where|which|who|whom|whose|can|could|do|does|did|is|are|should|will|would|may|must|shall|has|have)\b)/i;
+
+/** A line that asks something: ends with "?", or is a short line opening like a question. */
+export function questionShaped(line: string): boolean {
+  const t = line.trim();
+  if (!t || t.length > 240) return false;
+  if (/\?["”’)]?$/u.test(t)) return true;
+  return /^q(?:uestion)?\s*[:.]/i.test(t) && t.split(/\s+/).length <= 30;
+}
+
+/** A question's words without a "Q:" label. */
+export const questionText = (line: string) =>
+  line.trim().replace(/^q(?:uestion)?\s*[:.]\s*/i, "").trim();
+
+/** Whether a heading reads like a question (for weighing it as one). */
+export const asksLikeQuestion = (heading: string) =>
+  questionShaped(heading) || QUESTION_START.test(heading.trim());

@@ -1,0 +1,158 @@
+/** Responses on the wire: the status-line with its standard reason, framing, HEAD and 1.0 rules. */
+import { CRLF } from "../wire.ts";
+import type { Slot } from "./conns.ts";
+
+/** Reason phrases of RFC 9110 section 15 (and RFC 6585's 428, 429, 431, 511; RFC 7725's 451). */
+export const REASONS: Record<number, string> = {
+  100: "Continue",
+  101: "Switching Protocols",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  203: "Non-Authoritative Information",
+  204: "No Content",
+  205: "Reset Content",
+  206: "Partial Content",
+  300: "Multiple Choices",
+  301: "Moved Permanently",
+  302: "Found",
+  303: "See Other",
+  304: "Not Modified",
+  305: "Use Proxy",
+  307: "Temporary Redirect",
+  308: "Permanent Redirect",
+  400: "Bad Request",
+  401: "Unauthorized",
+  402: "Payment Required",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  407: "Proxy Authentication Required",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  411: "Length Required",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  416: "Range Not Satisfiable",
+  417: "Expectation Failed",
+  421: "Misdirected Request",
+  422: "Unprocessable Content",
+  426: "Upgrade Required",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  451: "Unavailable For Legal Reasons",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+  505: "HTTP Version Not Supported",
+  511: "Network Authentication Required",
+};
+
+/** The status-line; a code without a standard reason gets an empty one (RFC 9112 section 4). */
+export const statusLine = (status: number) => `HTTP/1.1 ${status} ${REASONS[status] ?? ""}`;
+
+const encoder = new TextEncoder();
+
+/** A client that stops reading for this long is dropped (its writes never finish otherwise). */
+const WRITE_TIMEOUT_MS = 30_000;
+
+/** Writes all of `bytes`; the slot's deadline covers the write, so a stalled reader is dropped. */
+export async function writeAll(slot: Slot, bytes: Uint8Array) {
+  slot.deadline = Date.now() + WRITE_TIMEOUT_MS;
+  try {
+    for (let at = 0; at < bytes.byteLength;) at += await slot.conn.write(bytes.subarray(at));
+  } finally {
+    slot.deadline = null;
+  }
+}
+
+/** A whole response the server makes itself (a refusal), closing the connection. */
+export function closingResponse(
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+): Uint8Array {
+  const bytes = encoder.encode(body);
+  const lines = [statusLine(status), `content-length: ${bytes.byteLength}`, "connection: close"];
+  for (const name in headers) lines.push(`${name}: ${headers[name]}`);
+  return join(encoder.encode(lines.join("\r\n") + "\r\n\r\n"), bytes);
+}
+
+function join(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a);
+  out.set(b, a.byteLength);
+  return out;
+}
+
+/**
+ * Bodies of responses made from bytes already in memory (`respond` in middleware.ts): sent
+ * as they are, not read back out of the Response through a stream.
+ */
+export const knownBodies = new WeakMap<Response, Uint8Array>();
+
+/** The Date header's value, made once a second. */
+function httpDate(): string {
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== lastDate.second) lastDate = { second, text: new Date().toUTCString() };
+  return lastDate.text;
+}
+let lastDate = { second: 0, text: "" };
+
+const NO_BODY = new Set([204, 304]);
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
+
+/** Writes a response: its declared length, or chunked; a HEAD's or 204/304's without a body. */
+export async function writeResponse(
+  slot: Slot,
+  res: Response,
+  head: boolean,
+  keepAlive: boolean,
+  http10: boolean,
+) {
+  const lines = [statusLine(res.status)];
+  res.headers.forEach((v, k) => HOP_BY_HOP.has(k) || lines.push(`${k}: ${v}`));
+  if (!res.headers.has("date")) lines.push(`date: ${httpDate()}`);
+  if (!keepAlive) lines.push("connection: close");
+  const declared = res.headers.get("content-length");
+  const bodyless = head || NO_BODY.has(res.status) || res.status < 200;
+  const fixed = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
+  const headBytes = () => encoder.encode(lines.join("\r\n") + "\r\n\r\n");
+  const known = knownBodies.get(res);
+  if (bodyless || (!known && !res.body)) {
+    // A HEAD answer says how long the GET's body would be, when that is known.
+    const length = head ? known?.byteLength ?? fixed : bodyless ? null : 0;
+    if (length !== null && !NO_BODY.has(res.status)) lines.push(`content-length: ${length}`);
+    await res.body?.cancel().catch(() => {});
+    await writeAll(slot, headBytes());
+    return;
+  }
+  if (known || !/^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
+    // Anything but an event stream is read whole and sent in one write, head included.
+    const body = known ?? new Uint8Array(await res.arrayBuffer());
+    if (fixed !== null && body.byteLength !== fixed) throw new Error("body length mismatch");
+    lines.push(`content-length: ${body.byteLength}`);
+    await writeAll(slot, join(headBytes(), body));
+    return;
+  }
+  // An event stream goes out as it is made: chunked, or until the close for HTTP/1.0.
+  if (!http10) lines.push("transfer-encoding: chunked");
+  await writeAll(slot, headBytes());
+  for await (const part of res.body!) {
+    if (part.byteLength === 0) continue;
+    if (http10) {
+      await writeAll(slot, part);
+      continue;
+    }
+    const size = encoder.encode(part.byteLength.toString(16) + "\r\n");
+    await writeAll(slot, join(join(size, part), CRLF));
+  }
+  if (!http10) await writeAll(slot, encoder.encode("0\r\n\r\n"));
+}

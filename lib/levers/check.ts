@@ -1,0 +1,55 @@
+/** Field checks for the levers' lists: each failure is a 400 naming the field ("synonyms[3].words[1]"). */
+import { invalid } from "../http/errors.ts";
+import { ID_PATTERN } from "./ids.ts";
+
+export type Fields = Record<string, unknown>;
+
+/** `value` as an object with only the `allowed` fields, or a 400 naming `param`. */
+export function record(value: unknown, param: string, allowed: string[]): Fields {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw invalid(param, `${param} must be an object.`);
+  }
+  for (const k of Object.keys(value)) {
+    if (!allowed.includes(k)) {
+      throw invalid(`${param}.${k}`, `${param}.${k} is not a field (${allowed.join(", ")}).`);
+    }
+  }
+  return value as Fields;
+}
+
+/** `value` as an array of at most `max` items (at least `min`). */
+export function list(value: unknown, param: string, max: number, min = 0): unknown[] {
+  if (!Array.isArray(value)) throw invalid(param, `${param} must be an array.`);
+  if (value.length > max) throw invalid(param, `${param} holds at most ${max} items.`);
+  if (value.length < min) throw invalid(param, `${param} needs at least ${min} items.`);
+  return value;
+}
+
+/** A trimmed, well-formed string of 1 to `max` characters. */
+export function text(value: unknown, param: string, max: number): string {
+  if (typeof value !== "string") throw invalid(param, `${param} must be a string.`);
+  const s = value.trim();
+  if (!s) throw invalid(param, `${param} must not be empty.`);
+  if ([...s].length > max) throw invalid(param, `${param} must be at most ${max} characters.`);
+  if (!s.isWellFormed()) throw invalid(param, `${param} is not valid text.`);
+  return s;
+}
+
+/** A given id, checked, or undefined when none was given. */
+export function givenId(value: unknown, param: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string" || !ID_PATTERN.test(value)) {
+    throw invalid(param, `${param} must be 1 to 40 letters, digits, _ or -.`);
+  }
+  return value;
+}
+
+/** Refuses an id used twice in one list. */
+export function uniqueIds(ids: (string | undefined)[], field: string) {
+  const seen = new Set<string>();
+  ids.forEach((id, i) => {
+    if (id === undefined) return;
+    if (seen.has(id)) throw invalid(`${field}[${i}].id`, `${field}[${i}].id repeats an id.`);
+    seen.add(id);
+  });
+}

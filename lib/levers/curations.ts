@@ -1,0 +1,108 @@
+/**
+ * Curations of a site: for a query (exact, or contained as whole words) pages pinned in
+ * order on page 1 and pages hidden. Checked entry by entry, and compiled into the lookup a
+ * search makes: what to pin and hide for one query.
+ */
+import { invalid } from "../http/errors.ts";
+import { sitePath } from "../http/schemas.ts";
+import { givenId, list, record, text, uniqueIds } from "./check.ts";
+import { newId } from "./ids.ts";
+import { LIMITS } from "./limits.ts";
+import { holdsPhrase, phraseKey } from "./normalise.ts";
+
+export interface Curation {
+  id: string;
+  query: string;
+  match: "exact" | "contains";
+  pin: string[];
+  hide: string[];
+}
+
+/** What the curations that match one query do to its results. */
+export interface Placement {
+  /** Pages first on page 1, in this order. */
+  pin: string[];
+  /** Pages never shown. */
+  hide: Set<string>;
+}
+
+function paths(value: unknown, param: string, max: number): string[] {
+  if (value === undefined) return [];
+  const items = list(value, param, max);
+  const seen = new Set<string>();
+  return items.map((v, i) => {
+    const r = sitePath.safeParse(v);
+    if (!r.success) {
+      throw invalid(`${param}[${i}]`, `${param}[${i}] must be a site-relative path like /pricing.`);
+    }
+    if (seen.has(r.data)) throw invalid(`${param}[${i}]`, `${param}[${i}] is listed twice.`);
+    seen.add(r.data);
+    return r.data;
+  });
+}
+
+function entry(value: unknown, param: string): Curation & { given?: string } {
+  const o = record(value, param, ["id", "query", "match", "pin", "hide"]);
+  const given = givenId(o.id, `${param}.id`);
+  const query = text(o.query, `${param}.query`, LIMITS.queryChars);
+  if (!phraseKey(query)) throw invalid(`${param}.query`, `${param}.query must hold a word.`);
+  const match = o.match ?? "exact";
+  if (match !== "exact" && match !== "contains") {
+    throw invalid(`${param}.match`, `${param}.match must be exact or contains.`);
+  }
+  const pin = paths(o.pin, `${param}.pin`, LIMITS.pins);
+  const hide = paths(o.hide, `${param}.hide`, LIMITS.hides);
+  const both = hide.findIndex((h) => pin.includes(h));
+  if (both >= 0) throw invalid(`${param}.hide[${both}]`, `${param}.hide[${both}] is also pinned.`);
+  if (!pin.length && !hide.length) {
+    throw invalid(`${param}.pin`, `${param} pins or hides at least one page.`);
+  }
+  return { id: given ?? newId("cur"), query, match, pin, hide, given };
+}
+
+/** The body of PUT …/curations as the list to store, or a 400 naming the first bad field. */
+export function checkCurations(body: unknown): Curation[] {
+  const o = record(body, "body", ["curations"]);
+  const items = list(o.curations, "curations", LIMITS.curations);
+  const out = items.map((v, i) => entry(v, `curations[${i}]`));
+  uniqueIds(out.map((e) => e.given), "curations");
+  const seen = new Map<string, number>();
+  out.forEach((c, i) => {
+    const key = `${c.match}:${phraseKey(c.query)}`;
+    const j = seen.get(key);
+    if (j !== undefined) {
+      throw invalid(
+        `curations[${i}].query`,
+        `curations[${i}] curates the same query as curations[${j}].`,
+      );
+    }
+    seen.set(key, i);
+  });
+  return out.map(({ given: _, ...c }) => c);
+}
+
+/**
+ * The lookup of a site's curations: for a query, the pins (exact curations first, then
+ * contained ones in list order, at most one page's worth) and every matching hide.
+ */
+export function compileCurations(list: Curation[]): ((q: string) => Placement | null) | undefined {
+  if (!list.length) return undefined;
+  const exact = new Map<string, Curation>();
+  const contains: { phrase: string; c: Curation }[] = [];
+  for (const c of list) {
+    if (c.match === "exact") exact.set(phraseKey(c.query), c);
+    else contains.push({ phrase: phraseKey(c.query), c });
+  }
+  return (q: string) => {
+    const key = phraseKey(q);
+    const hits = [
+      exact.get(key),
+      ...contains.filter((x) => holdsPhrase(key, x.phrase)).map((x) => x.c),
+    ]
+      .filter((c): c is Curation => c !== undefined);
+    if (!hits.length) return null;
+    const hide = new Set(hits.flatMap((c) => c.hide));
+    const pin = [...new Set(hits.flatMap((c) => c.pin))].filter((u) => !hide.has(u));
+    return { pin: pin.slice(0, LIMITS.pins), hide };
+  };
+}

@@ -1,0 +1,19 @@
+/** The levers' limits (API.md, "Owners' levers"), in one table the routes and dashboard read. */
+export const LIMITS = {
+  /** Synonym entries a site keeps. */
+  synonyms: 1000,
+  /** Words or meanings in one entry (a two-way group, or a one-way word's meanings). */
+  wordsPerEntry: 20,
+  /** Words in one phrase of a synonym. */
+  wordsPerPhrase: 4,
+  /** Characters in one phrase of a synonym. */
+  phraseChars: 64,
+  /** Curations a site keeps. */
+  curations: 500,
+  /** Pinned pages in one curation. */
+  pins: 10,
+  /** Hidden pages in one curation. */
+  hides: 50,
+  /** Characters in a curation's query (as /api/search takes q). */
+  queryChars: 200,
+} as const;

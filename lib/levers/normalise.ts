@@ -1,0 +1,32 @@
+/**
+ * How the levers read text: as the words the search's tokenizer sees in a query, lowercased
+ * and without accents, so case, accents, spacing and punctuation never decide a match.
+ */
+import { fold, words } from "../search/mod.ts";
+
+/** The words of a phrase as a query's words are read (lowercased, accents dropped). */
+export function phraseWords(text: string): string[] {
+  return [...words(text.normalize("NFKC"), "")].map(fold);
+}
+
+/** A phrase's words as one key ("New  York" → "new york"). */
+export const phraseKey = (text: string) => phraseWords(text).join(" ");
+
+/** Whether a query's key holds a phrase's key as whole words. */
+export function holdsPhrase(query: string, phrase: string): boolean {
+  if (!phrase) return false;
+  return ` ${query} `.includes(` ${phrase} `);
+}
+
+/** Damerau distance of at most one: a letter deleted, inserted, replaced or two swapped. */
+export function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return false;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // replaced
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}

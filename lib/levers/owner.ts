@@ -1,0 +1,110 @@
+/**
+ * What the admin routes of the levers do: lists checked and stored, a curation's pins of pages
+ * that no longer exist reported to the owner, and a preview of a query with unsaved lists.
+ */
+import { invalid } from "../http/errors.ts";
+import type { SearchResult } from "../search/mod.ts";
+import type { Services } from "../services.ts";
+import type { Site } from "../sites/store.ts";
+import { checkCurations, compileCurations, type Curation } from "./curations.ts";
+import { leversFor } from "./levers.ts";
+import { LIMITS } from "./limits.ts";
+import { checkSynonyms, compileSynonyms, type Synonym } from "./synonyms.ts";
+import { text } from "./check.ts";
+
+/** A pin the search skips: its page is not on the site (any more). */
+export interface PinWarning {
+  curation: string;
+  query: string;
+  url: string;
+  reason: "page_not_found";
+  message: string;
+}
+
+/** Pages looked up at once while checking pins. */
+const LOOKUPS = 20;
+
+/** The pins of `list` whose page the site does not have. */
+export async function deadPins(s: Services, site: string, list: Curation[]): Promise<PinWarning[]> {
+  const urls = [...new Set(list.flatMap((c) => c.pin))];
+  const missing = new Set<string>();
+  for (let i = 0; i < urls.length; i += LOOKUPS) {
+    const batch = urls.slice(i, i + LOOKUPS);
+    const metas = await Promise.all(batch.map((u) => s.pages.meta(site, u)));
+    metas.forEach((m, j) => m || missing.add(batch[j]));
+  }
+  return list.flatMap((c) =>
+    c.pin.filter((u) => missing.has(u)).map((url) => ({
+      curation: c.id,
+      query: c.query,
+      url,
+      reason: "page_not_found" as const,
+      message: `The pin of ${url} for "${c.query}" is skipped: the site has no such page.`,
+    }))
+  );
+}
+
+/** A site's synonyms. */
+export async function getSynonyms(s: Services, site: Site) {
+  return { synonyms: (await s.levers.current(site.id)).synonyms, limits: LIMITS };
+}
+
+/** Replaces a site's synonyms from a PUT body (nothing stored when an entry is bad). */
+export async function putSynonyms(s: Services, site: Site, body: unknown) {
+  const list = checkSynonyms(body);
+  return { synonyms: (await s.levers.putSynonyms(site.id, list)).synonyms, limits: LIMITS };
+}
+
+/** A site's curations, with warnings for pins of pages that are gone. */
+export async function getCurations(s: Services, site: Site) {
+  const { curations } = await s.levers.current(site.id);
+  return { curations, warnings: await deadPins(s, site.id, curations), limits: LIMITS };
+}
+
+/** Replaces a site's curations from a PUT body (nothing stored when an entry is bad). */
+export async function putCurations(s: Services, site: Site, body: unknown) {
+  const list = checkCurations(body);
+  const { curations } = await s.levers.putCurations(site.id, list);
+  return { curations, warnings: await deadPins(s, site.id, curations), limits: LIMITS };
+}
+
+/** Results shown in a preview (the first page). */
+const PREVIEW_RESULTS = 10;
+
+const brief = (r: SearchResult) => ({
+  found: r.found,
+  results: r.hits.map((h) => ({
+    title: h.title,
+    url: h.url,
+    ...(h.pinned ? { pinned: true } : {}),
+  })),
+});
+
+/**
+ * A query's first results as searches show them now (`before`) and with the lists of the body
+ * (`after`; a list left out stays as stored). Checks the lists as PUT does; spends no quota.
+ */
+export async function preview(s: Services, site: Site, body: unknown) {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalid("body", "body must be an object.");
+  }
+  const o = body as Record<string, unknown>;
+  const q = text(o.q, "q", LIMITS.queryChars);
+  const stored = await s.levers.current(site.id);
+  const synonyms: Synonym[] = o.synonyms === undefined
+    ? stored.synonyms
+    : checkSynonyms({ synonyms: o.synonyms });
+  const curations: Curation[] = o.curations === undefined
+    ? stored.curations
+    : checkCurations({ curations: o.curations });
+  const after = leversFor({
+    versions: stored.versions,
+    expand: compileSynonyms(synonyms),
+    place: compileCurations(curations),
+  }, q);
+  const [now, next] = await Promise.all([
+    s.indexes.search(site.id, q, 1, PREVIEW_RESULTS, leversFor(stored, q)),
+    s.indexes.search(site.id, q, 1, PREVIEW_RESULTS, after),
+  ]);
+  return { q, before: brief(now), after: brief(next) };
+}

@@ -1,0 +1,238 @@
+/**
+ * Fixes an owner can apply in one call, from the site's own analytics and index: a synonym
+ * for a frequent query that finds nothing or little (the word of titles and headings it most
+ * likely means: one or two letters away, the same stem, or the word shared by the titles and
+ * headings that hold its other words), and a pin for a frequent query whose clicks mostly go
+ * to one page shown below position 3.
+ */
+import { invalid } from "../http/errors.ts";
+import { term } from "../search/mod.ts";
+import type { Services } from "../services.ts";
+import { sha256Hex } from "../sites/keys.ts";
+import type { Site } from "../sites/store.ts";
+import { record, text } from "./check.ts";
+import { type QueryEvidence, queryEvidence, type TitleWords, titleWords } from "./evidence.ts";
+import { leversFor } from "./levers.ts";
+import { LIMITS } from "./limits.ts";
+import { phraseKey, phraseWords } from "./normalise.ts";
+
+export type Suggestion =
+  | {
+    kind: "synonym";
+    query: string;
+    to: string;
+    searches: number;
+    why: string;
+    /** The synonym to add as it is. */
+    apply: { word: string; means: string[] };
+  }
+  | {
+    kind: "pin";
+    query: string;
+    url: string;
+    searches: number;
+    why: string;
+    apply: { query: string; match: "exact"; pin: string[] };
+  };
+
+/** A query searched fewer times than this is not worth a suggestion. */
+const MIN_SEARCHES = 2;
+/** "Few results": at most this many. */
+const FEW = 2;
+/** Queries looked at, most searched first (each costs a search), and words matched at most. */
+const MAX_QUERIES = 500;
+const MAX_WORD_LOOKUPS = 100;
+/** A pin needs this many clicks, this share of them on one page, shown this low on average. */
+const MIN_CLICKS = 3;
+const PIN_SHARE = 0.6;
+const LOW_POSITION = 3;
+/** Suggestions answered at most, and dismissals kept. */
+const MAX_SUGGESTIONS = 50;
+const MAX_DISMISSED = 1_000;
+
+const quote = (s: string) => `“${s}”`;
+const times = (n: number, what: string) =>
+  `${n} ${what}${n === 1 ? "" : what.endsWith("h") ? "es" : "s"}`;
+
+/** Edit distance (adjacent swaps count one), or `max + 1` once it is sure to exceed `max`. */
+export function distance(a: string, b: string, max = 2): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev2: number[] = [], prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j], prev2[j - 2] + 1);
+      }
+    }
+    if (Math.min(...row) > max) return max + 1;
+    [prev2, prev] = [prev, row];
+  }
+  return prev[b.length];
+}
+
+/** A candidate's score when one letter away (two letters: half; the same stem: between). */
+const ONE_EDIT = 20;
+
+interface Candidate {
+  to: string;
+  score: number;
+  why: string;
+}
+
+/** The word of titles and headings a query word most likely means, with the evidence. */
+function likelyWord(word: string, others: string[], t: TitleWords, lang: string): Candidate | null {
+  let best: Candidate | null = null;
+  const offer = (c: Candidate) => {
+    if (!best || c.score > best.score) best = c;
+  };
+  const stem = term(word, lang);
+  for (const [w, titles] of t.words) {
+    if (w === word || w.length < 3) continue;
+    const d = word.length >= 4 ? distance(word, w) : 3;
+    if (d <= 2) {
+      offer({
+        to: w,
+        score: (d === 1 ? ONE_EDIT : ONE_EDIT / 2) + Math.log2(1 + titles.length),
+        why: `${quote(w)} is ${
+          d === 1 ? "one letter" : "two letters"
+        } away and in the titles or headings of ${times(titles.length, "page")}`,
+      });
+    } else if (stem && stem.length >= 4 && term(w, lang) === stem) {
+      offer({
+        to: w,
+        score: ONE_EDIT * 0.75 + Math.log2(1 + titles.length),
+        why: `${quote(w)} shares its stem and is in the titles or headings of ${
+          times(titles.length, "page")
+        }`,
+      });
+    }
+  }
+  // The word that titles holding the query's other words share most.
+  if (!best && others.length) {
+    const sets = others.map((o) => new Set(t.words.get(o) ?? []));
+    const counts = new Map<string, number>();
+    for (const i of sets[0]) {
+      if (!sets.every((s) => s.has(i))) continue;
+      for (const w of new Set(phraseWords(t.titles[i]))) {
+        if (!others.includes(w) && w.length >= 3) counts.set(w, (counts.get(w) ?? 0) + 1);
+      }
+    }
+    const [top] = [...counts].sort((a, b) => b[1] - a[1]);
+    if (top && top[1] >= 2) {
+      offer({
+        to: top[0],
+        score: 5 + top[1],
+        why: `${times(top[1], "page")} with ${
+          others.map(quote).join(" and ")
+        } in a title or heading also say ${quote(top[0])}`,
+      });
+    }
+  }
+  return best;
+}
+
+/** The fixes for a site from the last `days` days, largest `searches` first. */
+export async function suggestions(s: Services, site: Site, days: number) {
+  await s.analytics.flush(); // this instance's latest counts
+  const [evidence, titles, levers, dismissed] = await Promise.all([
+    queryEvidence(s.kv, s.clock, site.id, days),
+    titleWords(s.pages, site.id),
+    s.levers.current(site.id),
+    dismissedSet(s.kv, site.id),
+  ]);
+  const frequent = [...evidence].filter(([, e]) => e.searches >= MIN_SEARCHES)
+    .sort((a, b) => b[1].searches - a[1].searches).slice(0, MAX_QUERIES);
+  const out: Suggestion[] = [];
+  let lookups = 0;
+  for (const [query, e] of frequent) {
+    const pin = pinFor(query, e, levers.place?.(query)?.pin ?? []);
+    if (pin) out.push(pin);
+    const now = await s.indexes.search(site.id, query, 1, FEW + 1, leversFor(levers, query));
+    if (now.found > FEW) continue;
+    const words = phraseWords(query);
+    const unknown = words.filter((w) => !titles.words.has(w));
+    if (unknown.length !== 1) continue; // one word to map, or the fix is not a synonym
+    const word = unknown[0];
+    // A word pages use finds its own pages: only one they do not (nothing, or read as
+    // another word by typo correction) needs a synonym.
+    if (now.found > 0 && !now.corrections.some((c) => phraseKey(c.from) === word)) continue;
+    if (levers.expand?.([word], () => true).length) continue; // it has a synonym already
+    if (++lookups > MAX_WORD_LOOKUPS) continue;
+    const c = likelyWord(word, words.filter((w) => w !== word), titles, titles.lang);
+    // Read as a word one edit away already, it is not bettered by a word further off.
+    if (!c || (now.found > 0 && c.score < ONE_EDIT)) continue;
+    const fixed = await s.indexes.search(
+      site.id,
+      words.map((w) => w === word ? c.to : w).join(" "),
+      1,
+      FEW + 1,
+    );
+    // Worth it only where it finds more, or other pages (a typo the search already reads
+    // as that word would find the same).
+    const urls = (r: typeof now) => r.hits.map((h) => h.url).join("\n");
+    if (fixed.found < Math.max(1, now.found) || urls(fixed) === urls(now)) continue;
+    const found = now.found === 0 ? "found nothing" : `found only ${times(now.found, "page")}`;
+    out.push({
+      kind: "synonym",
+      query,
+      to: c.to,
+      searches: e.searches,
+      why: `${times(e.searches, "search")} for ${quote(query)} ${found}; ${c.why}, and ${
+        quote(c.to)
+      } finds ${times(fixed.found, "page")}.`,
+      apply: { word, means: [c.to] },
+    });
+  }
+  const keys = await Promise.all(
+    out.map((x) => dismissal(x.kind, x.query, x.kind === "pin" ? x.url : x.to)),
+  );
+  return {
+    suggestions: out.filter((_, i) => !dismissed.has(keys[i]))
+      .sort((a, b) => b.searches - a.searches).slice(0, MAX_SUGGESTIONS),
+  };
+}
+
+function pinFor(query: string, e: QueryEvidence, pinned: string[]): Suggestion | null {
+  const total = [...e.clicks.values()].reduce((n, c) => n + c.n, 0);
+  if (total < MIN_CLICKS) return null;
+  const [url, top] = [...e.clicks].sort((a, b) => b[1].n - a[1].n)[0];
+  const average = top.positions / top.n;
+  if (top.n / total < PIN_SHARE || average <= LOW_POSITION || pinned.includes(url)) return null;
+  return {
+    kind: "pin",
+    query,
+    url,
+    searches: e.searches,
+    why: `${top.n} of ${times(total, "click")} after searching ${quote(query)} went to ${url}, ` +
+      `shown at position ${Math.round(average * 10) / 10} on average.`,
+    apply: { query, match: "exact", pin: [url] },
+  };
+}
+
+const dismissedKey = (site: string) => ["levers", site, "dismissed"];
+/** A dismissal as kept: a short hash, so a thousand stay far below KV's 64 KiB a value. */
+const dismissal = async (kind: string, query: string, target: string) =>
+  (await sha256Hex(`${kind}\n${query}\n${target}`)).slice(0, 20);
+
+async function dismissedSet(kv: Deno.Kv, site: string): Promise<Set<string>> {
+  return new Set((await kv.get<string[]>(dismissedKey(site))).value ?? []);
+}
+
+/** Keeps a suggestion from coming back: body `{kind, query, to}` or `{kind, query, url}`. */
+export async function dismissSuggestion(s: Services, site: Site, body: unknown) {
+  const o = record(body, "body", ["kind", "query", "to", "url"]);
+  if (o.kind !== "synonym" && o.kind !== "pin") {
+    throw invalid("kind", "kind must be synonym or pin.");
+  }
+  const query = text(o.query, "query", LIMITS.queryChars);
+  const target = o.kind === "pin" ? text(o.url, "url", 500) : text(o.to, "to", LIMITS.phraseChars);
+  const key = await dismissal(o.kind, query, target);
+  for (;;) {
+    const cur = await s.kv.get<string[]>(dismissedKey(site.id));
+    // Oldest first out.
+    const list = [...(cur.value ?? []).filter((k) => k !== key), key].slice(-MAX_DISMISSED);
+    if ((await s.kv.atomic().check(cur).set(dismissedKey(site.id), list).commit()).ok) return;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Every 429 the service answers, in one place: the searches' per-minute and monthly refusals
+ * with API.md's RateLimit headers, AI credits used up, and the per-IP limits (summaries, events).
+ */
+import { ApiError } from "../http/errors.ts";
+import type { EffectiveLimits } from "./plans.ts";
+
+/** What the RateLimit headers need, for admitted and refused searches alike. */
+export interface QuotaState {
+  limits: EffectiveLimits;
+  minute: { used: number; resetIn: number };
+  month: { used: number; resetIn: number; resetsAt: string };
+}
+
+/** The RateLimit-Policy and RateLimit headers of API.md. */
+export function rateLimitHeaders(s: QuotaState): Record<string, string> {
+  const policies = [`"minute";q=${s.limits.perMinute};w=60`];
+  const minuteLeft = Math.max(0, s.limits.perMinute - s.minute.used);
+  let closest = `"minute";r=${minuteLeft};t=${s.minute.resetIn}`;
+  if (s.limits.perMonth !== null) {
+    policies.push(`"month";q=${s.limits.perMonth};w=2592000`);
+    const monthLeft = Math.max(0, s.limits.perMonth - s.month.used);
+    if (monthLeft < minuteLeft) closest = `"month";r=${monthLeft};t=${s.month.resetIn}`;
+  }
+  return { "RateLimit-Policy": policies.join(", "), "RateLimit": closest };
+}
+
+const retryHeader = (seconds: number) => ({ "Retry-After": String(seconds) });
+
+/** A search refused: the monthly quota when it is used up, else the per-minute limit. */
+export function searchRefused(state: QuotaState, month: { resetIn: number; resetsAt: Date }) {
+  const headers = rateLimitHeaders(state);
+  const { perMinute, perMonth } = state.limits;
+  if (perMonth !== null && state.month.used >= perMonth) {
+    const day = month.resetsAt.toISOString().slice(0, 10);
+    return new ApiError(
+      "MONTHLY_SEARCH_QUOTA_EXCEEDED",
+      `Monthly search quota of ${perMonth} reached. It resets on ${day}.`,
+      {
+        retryAfter: month.resetIn,
+        resetsAt: month.resetsAt.toISOString(),
+        headers: { ...headers, ...retryHeader(month.resetIn) },
+      },
+    );
+  }
+  const retryAfter = state.minute.resetIn;
+  return new ApiError(
+    "SEARCH_RATE_LIMIT_EXCEEDED",
+    `Search limit of ${perMinute} per minute reached. Retry in ${retryAfter} s.`,
+    { retryAfter, headers: { ...headers, ...retryHeader(retryAfter) } },
+  );
+}
+
+/** The month's AI credits are used up. */
+export function creditsExhausted(limit: number, month: { resetIn: number; resetsAt: Date }) {
+  return new ApiError(
+    "AI_CREDITS_EXHAUSTED",
+    `This site has used its ${limit} AI credits for the month.`,
+    {
+      retryAfter: month.resetIn,
+      resetsAt: month.resetsAt.toISOString(),
+      headers: retryHeader(month.resetIn),
+    },
+  );
+}
+
+/** One client IP asked more than `perMinute` of `what` (e.g. "AI answers") this minute. */
+export function ipLimited(
+  code: "SUMMARY_RATE_LIMIT_EXCEEDED" | "EVENT_RATE_LIMIT_EXCEEDED",
+  what: string,
+  perMinute: number,
+  resetIn: number,
+) {
+  return new ApiError(
+    code,
+    `At most ${perMinute} ${what} a minute from one visitor. Retry in ${resetIn} s.`,
+    { retryAfter: resetIn, headers: retryHeader(resetIn) },
+  );
+}

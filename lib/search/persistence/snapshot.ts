@@ -1,0 +1,276 @@
+/**
+ * Snapshots of sites' search indexes in KV, so an index evicted from memory (or never
+ * built on this instance) loads in a fraction of a rebuild. A snapshot is the codec's
+ * bytes (snapshot_codec.ts) behind a small JSON of what indexes.ts keeps beside the
+ * index, cut into chunks under KV's 64 KiB value limit. Chunks go under a new generation
+ * first, then one atomic commit flips the head to it, then the old generation's chunks
+ * are deleted: a reader sees a whole snapshot or the previous one, never a mix. The head
+ * names the index version the snapshot holds; indexes.ts uses it only at that version
+ * (or catches it up from the change log). Keys: ["snap" + prefix, site, …]: deleting a
+ * site's key spaces in order (lib/sites/remove.ts) takes them after its version key
+ * ("pagever" < "snappage"), and a save elsewhere flips its head only while that key
+ * exists, so no snapshot lands after the sweep.
+ */
+import { CODEC_VERSION, decodeSiteDb, encodeSiteDb } from "./snapshot_codec.ts";
+import type { SiteDb } from "../store/site_db.ts";
+import { SiteName } from "../analysis/site_name.ts";
+import { randomBase62 } from "../../sites/keys.ts";
+import { versionKey } from "../../sites/pages.ts";
+
+/** What indexes.ts keeps of a site's index, and the version of the pages it holds. */
+export interface SavedIndex {
+  db: SiteDb;
+  version: number;
+  names: SiteName;
+  builtWith: string;
+  builtPages: number;
+}
+
+/** An index's snapshot bytes and the version they hold. */
+export interface Encoded {
+  version: number;
+  bytes: Uint8Array<ArrayBuffer>;
+}
+
+/** The one value a reader trusts: which generation is whole, and what it holds. */
+export interface SnapshotHead {
+  gen: string;
+  version: number;
+  codec: number;
+  chunks: number;
+  size: number;
+  /** SHA-256 hex of the whole snapshot: a damaged or missing chunk is never decoded. */
+  digest: string;
+  savedAt: number;
+}
+
+/** Bytes a chunk holds: under KV's 64 KiB value limit. */
+export const CHUNK_BYTES = 60_000;
+/** Chunks per atomic commit: under KV's 800 KiB of mutations per commit. */
+const CHUNKS_PER_COMMIT = 12;
+/** Chunks read per KV round trip when loading. */
+const READ_BATCH = 500;
+/** One instance saves a site at a time; a lease older than this (a crashed saver) is taken over. */
+const LEASE_MS = 120_000;
+/** A generation left unflipped this long is a crashed save's: its chunks are swept. */
+const ORPHAN_MS = 10 * 60_000;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes (8-aligned). */
+export function packIndex(idx: SavedIndex): Uint8Array<ArrayBuffer> {
+  const extras = encoder.encode(JSON.stringify({
+    names: idx.names.entries(),
+    builtWith: idx.builtWith,
+    builtPages: idx.builtPages,
+  }));
+  const db = encodeSiteDb(idx.db);
+  // The codec's bytes start 8-aligned, so its typed arrays can be views rather than copies.
+  const start = (4 + extras.length + 7) & ~7;
+  const out = new Uint8Array(start + db.length);
+  new DataView(out.buffer).setUint32(0, extras.length);
+  out.set(extras, 4);
+  out.set(db, start);
+  return out;
+}
+
+/** What `packIndex` packed. */
+export function unpackIndex(bytes: Uint8Array, version: number): SavedIndex {
+  const n = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
+  const extras = JSON.parse(decoder.decode(bytes.subarray(4, 4 + n)));
+  return {
+    db: decodeSiteDb(bytes.subarray((4 + n + 7) & ~7)),
+    version,
+    names: SiteName.from(extras.names),
+    builtWith: extras.builtWith,
+    builtPages: extras.builtPages,
+  };
+}
+
+/** Snapshots of one page store's indexes ("page" or "doc"). */
+export class Snapshots {
+  /** Sites this instance is saving now: never two saves of one site at once. */
+  private saving = new Map<string, Promise<boolean>>();
+  private owner = randomBase62(12);
+  /** Generations found damaged here: saved over even at the same version. */
+  private damaged = new Set<string>();
+
+  constructor(
+    private kv: Deno.Kv,
+    private now: () => number,
+    readonly prefix = "page",
+  ) {}
+
+  private space = () => "snap" + this.prefix;
+  private headKey = (site: string) => [this.space(), site, "head"];
+  private leaseKey = (site: string) => [this.space(), site, "lease"];
+  /** A generation being written, with when it started (for sweeping a crashed save's). */
+  private genKey = (site: string, gen: string) => [this.space(), site, "gen", gen];
+  private chunkPrefix = (site: string, gen: string) => [this.space(), site, "chunk", gen];
+
+  /** The head of a site's snapshot, or null when there is none. */
+  async head(site: string): Promise<SnapshotHead | null> {
+    return (await this.kv.get<SnapshotHead>(this.headKey(site))).value;
+  }
+
+  /**
+   * The saved index, if a whole snapshot of this codec exists at `version` or before it
+   * (the caller catches an older one up or ignores it); null when there is none or it is
+   * damaged.
+   */
+  async load(site: string, version: number): Promise<SavedIndex | null> {
+    return await this.loadAt(site, await this.head(site), version);
+  }
+
+  /** `load` with a head read beforehand (alongside the site's version: one round trip less). */
+  async loadAt(
+    site: string,
+    head: SnapshotHead | null,
+    version: number,
+  ): Promise<SavedIndex | null> {
+    if (!head || head.codec !== CODEC_VERSION || head.version > version) return null;
+    const saved = await this.read(site, head);
+    if (!saved) this.damaged.add(head.gen);
+    return saved;
+  }
+
+  private async read(site: string, head: SnapshotHead): Promise<SavedIndex | null> {
+    const bytes = new Uint8Array(head.size);
+    let at = 0, count = 0;
+    const iter = this.kv.list<Uint8Array>(
+      { prefix: this.chunkPrefix(site, head.gen) },
+      { batchSize: READ_BATCH },
+    );
+    for await (const e of iter) {
+      if (e.key.at(-1) !== count || !(e.value instanceof Uint8Array)) return null;
+      if (at + e.value.length > bytes.length) return null;
+      bytes.set(e.value, at);
+      at += e.value.length;
+      count++;
+    }
+    // A save that flipped the head meanwhile has deleted these chunks: this copy is partial.
+    if (count !== head.chunks || at !== head.size) return null;
+    // The digest is computed off the main thread while the bytes decode; a mismatch discards them.
+    const digest = sha256(bytes);
+    let saved: SavedIndex | null = null;
+    try {
+      saved = unpackIndex(bytes, head.version);
+    } catch {
+      // damaged: the digest says so too
+    }
+    return (await digest) === head.digest ? saved : null;
+  }
+
+  /**
+   * Saves an index unless a snapshot of its version is already there or another save of the
+   * site is under way (here or on another instance). `encode` (packIndex at a moment the
+   * index is not changing) runs only once a save is sure to happen. True when this call
+   * wrote the snapshot.
+   */
+  save(site: string, version: number, encode: () => Promise<Encoded>): Promise<boolean> {
+    if (this.saving.has(site)) return Promise.resolve(false);
+    const run = this.write(site, version, encode).finally(() => this.saving.delete(site));
+    this.saving.set(site, run);
+    return run;
+  }
+
+  /** Waits for a save of the site under way here, if any. */
+  async settle(site: string): Promise<void> {
+    await this.saving.get(site)?.catch(() => {});
+  }
+
+  private async write(
+    site: string,
+    version: number,
+    encode: () => Promise<Encoded>,
+  ): Promise<boolean> {
+    const head = await this.kv.get<SnapshotHead>(this.headKey(site));
+    const usable = head.value?.codec === CODEC_VERSION && !this.damaged.has(head.value.gen);
+    if (usable && head.value!.version >= version) return false;
+    const lease = await this.kv.get<{ owner: string; until: number }>(this.leaseKey(site));
+    if (lease.value && lease.value.until > this.now() && lease.value.owner !== this.owner) {
+      return false;
+    }
+    const until = this.now() + LEASE_MS;
+    const took = await this.kv.atomic().check(lease)
+      .set(this.leaseKey(site), { owner: this.owner, until }, { expireIn: LEASE_MS })
+      .commit();
+    if (!took.ok) return false;
+    try {
+      await this.sweepOrphans(site, head.value?.gen);
+      const saved = await encode();
+      const { bytes } = saved;
+      const gen = `${this.now().toString(36)}${randomBase62(8)}`;
+      await this.kv.set(this.genKey(site, gen), this.now());
+      const chunks = Math.max(1, Math.ceil(bytes.length / CHUNK_BYTES));
+      for (let i = 0; i < chunks; i += CHUNKS_PER_COMMIT) {
+        const op = this.kv.atomic();
+        for (let j = i; j < Math.min(chunks, i + CHUNKS_PER_COMMIT); j++) {
+          op.set(
+            [...this.chunkPrefix(site, gen), j],
+            bytes.subarray(j * CHUNK_BYTES, (j + 1) * CHUNK_BYTES),
+          );
+        }
+        await op.commit();
+      }
+      const next: SnapshotHead = {
+        gen,
+        version: saved.version,
+        codec: CODEC_VERSION,
+        chunks,
+        size: bytes.length,
+        digest: await sha256(bytes),
+        savedAt: this.now(),
+      };
+      // The site must still exist (a deleted site's version key is gone), and no other save
+      // may have flipped the head meanwhile.
+      const ver = await this.kv.get(versionKey(this.prefix, site));
+      const flipped = ver.versionstamp !== null && (await this.kv.atomic().check(head, ver)
+        .set(this.headKey(site), next)
+        .delete(this.genKey(site, gen))
+        .commit()).ok;
+      if (flipped && head.value) this.damaged.delete(head.value.gen);
+      const old = flipped ? head.value?.gen : gen;
+      if (old) {
+        await this.deleteGen(site, old);
+        if (!flipped) await this.kv.delete(this.genKey(site, gen));
+      }
+      return flipped;
+    } finally {
+      const mine = await this.kv.get<{ owner: string }>(this.leaseKey(site));
+      if (mine.value?.owner === this.owner) {
+        await this.kv.atomic().check(mine).delete(this.leaseKey(site)).commit();
+      }
+    }
+  }
+
+  /** Deletes a generation's chunks, a commit's worth at a time. */
+  private async deleteGen(site: string, gen: string) {
+    const prefix = this.chunkPrefix(site, gen);
+    let done = false;
+    for (let from = 0; !done; from += CHUNKS_PER_COMMIT * 40) {
+      const op = this.kv.atomic();
+      // Chunks are numbered from 0: delete by key, without reading their values.
+      const head = await this.kv.get([...prefix, from]);
+      if (!head.versionstamp) done = true;
+      for (let j = from; j < from + CHUNKS_PER_COMMIT * 40; j++) op.delete([...prefix, j]);
+      await op.commit();
+    }
+  }
+
+  /** Sweeps generations a crashed save left unflipped. */
+  private async sweepOrphans(site: string, current: string | undefined) {
+    for await (const e of this.kv.list<number>({ prefix: [this.space(), site, "gen"] })) {
+      const gen = e.key.at(-1) as string;
+      if (gen === current || this.now() - e.value < ORPHAN_MS) continue;
+      await this.deleteGen(site, gen);
+      await this.kv.delete(e.key);
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
+import type { Highlight } from "../../wire_types.ts";
+import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
+
+export type { Highlight };
+
+/** A word matches a query term when it starts with the term's stem (or the term itself). */
+export interface Matcher {
+  (word: string): boolean;
+  /** Folded roots: 3+ letters (or unspaced script) match as prefixes, shorter ones as words. */
+  roots: string[];
+  /** How many words the query has (a dotted name counts each part). */
+  size: number;
+}
+
+const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
+/** Scripts written without spaces: a match may start inside a run of letters. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** WORD_CHAR for one UTF-16 unit, with ASCII decided without a regular expression. */
+function wordAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) {
+    return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90);
+  }
+  return WORD_CHAR.test(text[i]);
+}
+
+const prefixRoot = (r: string) => r.length >= 3 || UNSPACED.test(r);
+
+/**
+ * Builds a matcher from folded query words, the indexed forms that matched, and the
+ * words that corrected typos. It is applied to folded text (see `findMatches`).
+ */
+export function makeMatcher(words: string[], stems: string[]): Matcher {
+  // Porter stems may end in "i" where the text has "y" (policy -> polici): match the shorter root too.
+  const set = new Set<string>();
+  for (const s of [...words, ...stems]) {
+    if (s.length === 0) continue;
+    set.add(s.length > 3 && s.endsWith("i") ? s.slice(0, -1) : s);
+  }
+  // A root that another prefix root starts is found by that one ("templat" finds "template").
+  const roots = [...set].filter((r) =>
+    ![...set].some((o) => o !== r && prefixRoot(o) && r.startsWith(o))
+  );
+  const matcher = (word: string) => {
+    const w = foldInPlace(word.toLowerCase());
+    return roots.some((r) => w.startsWith(r) && (prefixRoot(r) || w.length === r.length));
+  };
+  const size = words.reduce((n, w) => n + w.split(/[.-]/).filter(Boolean).length, 0);
+  return Object.assign(matcher, { roots, size });
+}
+
+/** Text is read in chunks this long (shorter when only the first matches are wanted). */
+const CHUNK = 8192;
+const FIRST_CHUNK = 2048;
+
+/**
+ * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
+ * `limit`, from the start (or only those of the first chunk of text that has any).
+ * `accented: false` says the text has no letter with a diacritic (no folding needed). The text is folded character for character (offsets
+ * unchanged), so "cafe" marks "Café" as written. Each root is looked for with
+ * indexOf, chunk by chunk, so a page full of matches is not read to its end.
+ */
+export function findMatches(
+  text: string,
+  match: Matcher,
+  limit = 500,
+  firstChunk = false,
+  accented = true,
+): [number, number][] {
+  const out: [number, number][] = [];
+  if (!match.roots.length) return out;
+  // `firstChunk`: stop after the first chunk that holds a match (enough for a snippet).
+  for (let from = 0; from < text.length && out.length < limit && !(firstChunk && out.length);) {
+    // A chunk ends between words, so none is cut in two.
+    let to = Math.min(text.length, from + (firstChunk ? FIRST_CHUNK : CHUNK));
+    while (to < text.length && wordAt(text, to)) to++;
+    scan(text.slice(from, to), from, match.roots, out, limit, accented);
+    from = to;
+  }
+  return out;
+}
+
+function scan(
+  text: string,
+  offset: number,
+  roots: string[],
+  out: [number, number][],
+  limit: number,
+  accented: boolean,
+) {
+  const folded = accented && ACCENTED.test(text) ? foldInPlace(text) : text;
+  let lower = folded.toLowerCase();
+  // The rare text whose lower case changes length (İ) is matched as it is.
+  if (lower.length !== folded.length) lower = folded;
+  const taken = new Map<number, number>();
+  for (const root of roots) {
+    const prefix = prefixRoot(root);
+    const unspaced = UNSPACED.test(root[0]);
+    for (let at = lower.indexOf(root); at >= 0; at = lower.indexOf(root, at + 1)) {
+      if (at > 0 && !unspaced && wordAt(lower, at - 1)) continue; // inside a word
+      let end = at + root.length;
+      // Unspaced scripts have no word end to run to: the match is the root itself.
+      if (!unspaced && prefix) {
+        while (end < lower.length && wordAt(lower, end)) end++;
+      } else if (!unspaced && end < lower.length && wordAt(lower, end)) continue;
+      if ((taken.get(at) ?? 0) < end) taken.set(at, end);
+    }
+  }
+  const found = [...taken.entries()].sort((a, b) => a[0] - b[0]);
+  let last: [number, number] | undefined;
+  for (const [s, e] of found) {
+    // A shorter root found inside a longer match is part of it.
+    if (last && s + offset < last[1]) last[1] = Math.max(last[1], e + offset);
+    else if (out.length < limit) out.push(last = [s + offset, e + offset]);
+    else break;
+  }
+}
+
+/** The whole field with its matches, or null when nothing matches. */
+export function highlightField(
+  field: Highlight["field"],
+  text: string,
+  match: Matcher,
+): Highlight | null {
+  const matches = findMatches(text, match);
+  return matches.length ? { field, snippet: text, matches } : null;
+}
+
+/** How far into a page a snippet is looked for. */
+export const SNIPPET_SCAN_CHARS = 50_000;
+
+/**
+ * The best window of `text[from, to)` given the matches found in the whole text
+ * (in order); null when none falls in the range.
+ */
+export function snippetOf(
+  text: string,
+  found: [number, number][],
+  from: number,
+  to: number,
+  size = 180,
+): Highlight | null {
+  const all = found.filter(([s, e]) => s >= from && e <= to);
+  if (all.length === 0) return null;
+  // Slide over the matches: the best window starts at the match that has most others within `size`.
+  let best = 0, bestCount = 0;
+  for (let i = 0, j = 0; i < all.length; i++) {
+    while (j < all.length && all[j][1] - all[i][0] <= size) j++;
+    if (j - i > bestCount) [best, bestCount] = [i, j - i];
+  }
+  const first = all[best][0];
+  let start = Math.max(from, first - 40);
+  let end = Math.min(to, start + size);
+  // Cut on word boundaries so no word is shown in half.
+  if (start > from) {
+    const sp = text.indexOf(" ", start);
+    start = sp >= 0 && sp < first ? sp + 1 : start;
+  }
+  if (end < to) {
+    const sp = text.lastIndexOf(" ", end);
+    end = sp > all[best][1] ? sp : end;
+  }
+  const prefix = start > 0 ? "…" : "";
+  const suffix = end < text.length ? "…" : "";
+  const snippet = prefix + text.slice(start, end).replace(/\n/g, " ") + suffix;
+  const matches = all
+    .filter(([s, e]) => s >= start && e <= end)
+    .map(([s, e]) => [s - start + prefix.length, e - start + prefix.length] as [number, number]);
+  return { field: "body", snippet, matches };
+}

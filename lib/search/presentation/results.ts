@@ -1,0 +1,192 @@
+/**
+ * Results as API.md shapes them: a ranked page's title, description, highlights (plain
+ * text with offsets) and best sections, and the URL it links to (a section's anchor only
+ * when that section is the better target, sections.ts).
+ */
+import type { SearchHit } from "../../wire_types.ts";
+import { type Correction, rank } from "../query/rank.ts";
+import { curate, curatedLimit, type SearchLevers } from "../query/curated.ts";
+import { type Doc, docAt, type SiteDb, textAt } from "../store/site_db.ts";
+import { fold } from "../analysis/tokens.ts";
+import {
+  findMatches,
+  type Highlight,
+  highlightField,
+  makeMatcher,
+  type Matcher,
+  SNIPPET_SCAN_CHARS,
+  snippetOf,
+} from "./highlight.ts";
+import {
+  type HeadingMatch,
+  headingMatch,
+  matchSections,
+  MAX_SECTIONS,
+  namesMore,
+  outnamesTitle,
+  type SectionHit,
+  withAnchor,
+} from "./sections.ts";
+
+export type { SearchHit };
+
+export interface SearchResult {
+  found: number;
+  hits: SearchHit[];
+  corrections: Correction[];
+}
+
+/** Words of the pages a search highlights at most (typed words and corrections always). */
+const MAX_HIGHLIGHT_WORDS = 64;
+
+/** A result's text is read this far first; beyond it only around a heading that matches. */
+const FIRST_READ_CHARS = 8_000;
+/** Text read past a deeper heading, for its section's snippet. */
+const SECTION_READ_CHARS = 2_000;
+
+/**
+ * The sections of a page beyond the text read first whose headings match, found in the
+ * stretch of text around the heading that names most of the query (none past
+ * SNIPPET_SCAN_CHARS); its anchor only when no other heading, read first (`lead`) or
+ * later, names as much of the query.
+ */
+function laterSections(
+  db: SiteDb,
+  id: number,
+  doc: Doc,
+  match: Matcher,
+  lead: HeadingMatch,
+  /** Whether its sections are wanted without an anchor (none was found before). */
+  wanted: boolean,
+) {
+  const none = { sections: [], anchor: "" };
+  const offsets = doc.sectionAt, sections = doc.sections ?? [];
+  // A title that names most of the query leaves no section a better target.
+  if (
+    !offsets || (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, doc.title, match))
+  ) {
+    return none;
+  }
+  const later = sections.flatMap((s, i) => {
+    const at = offsets[i] ?? -1, end = at + s.heading.length;
+    return at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS ? [{ ...s, at }] : [];
+  });
+  // The later headings are matched together, one scan, as sections.ts does; then only
+  // those that hold a match one by one.
+  const joined = later.map((x) => x.heading).join("\n");
+  const hits = findMatches(joined, match, MATCHES_SCANNED);
+  if (!hits.length) return none;
+  let best: (typeof later)[number] | undefined, bestMatch = lead, rivals = 0, pos = 0, k = 0;
+  for (const x of later) {
+    const end = pos + x.heading.length, k0 = k;
+    while (k < hits.length && hits[k][1] <= end) k++;
+    pos = end + 1;
+    if (k === k0) continue;
+    const m = headingMatch(joined, hits, match, k0, k);
+    if (!best || namesMore(m, bestMatch)) [best, bestMatch, rivals] = [x, m, 0];
+    else if (!namesMore(bestMatch, m)) rivals++;
+  }
+  const clear = !!best && rivals === 0 && namesMore(bestMatch, lead) &&
+    outnamesTitle(bestMatch, doc.title, match);
+  // Its text is read (inflated) only where it gives the result its target or its sections.
+  if (!best || !(clear || wanted)) return none;
+  const from = best.at, to = best.at + best.heading.length + SECTION_READ_CHARS;
+  const { text, at } = textAt(db, id, from, to);
+  // Offsets into the stretch: sections before it fall below 0 and are left out.
+  const shifted = offsets.map((o) => (o < at ? -1 : o - at));
+  const found = matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
+  return { sections: found.sections, anchor: clear ? found.anchor : "" };
+}
+
+/** Matches looked for in a result's text: enough for a snippet and the sections' scores. */
+const MATCHES_SCANNED = 64;
+
+/** The description shown for a result: the page's own, else the start of its text. */
+function describe(doc: Doc): string {
+  if (doc.description) return doc.description;
+  // The page's own title as its first line would only repeat the result's title.
+  let start = doc.body.slice(0, 600);
+  const nl = start.indexOf("\n");
+  if (nl > 0 && doc.title.trim().toLowerCase() === start.slice(0, nl).trim().toLowerCase()) {
+    start = start.slice(nl + 1);
+  }
+  const text = start.slice(0, 400).replace(/\s+/g, " ").trim();
+  if (text.length <= 160) return text;
+  const cut = text.lastIndexOf(" ", 157);
+  return text.slice(0, cut > 80 ? cut : 157) + "…";
+}
+
+/** Ranked, highlighted results for a query: page `page` of `perPage`, the site's levers applied. */
+export function searchDb(
+  db: SiteDb,
+  q: string,
+  page: number,
+  perPage: number,
+  levers: SearchLevers = {},
+): SearchResult {
+  const { placement, expand } = levers;
+  const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
+  const ranked = rank(db, q, limit, expand);
+  const { corrections, matched, words } = ranked;
+  const { ids, found: total, pinned } = placement
+    ? curate(db, ranked, placement, perPage)
+    : { ...ranked, pinned: undefined };
+  // The words searched for, not the stop words between them ("the" is not marked everywhere).
+  const typed = words.map(fold);
+  // A one-letter word being typed may expand to many words: highlight a bounded few.
+  const match = makeMatcher(
+    [
+      ...typed.filter((w) => !corrections.some((c) => fold(c.from) === w)),
+      ...corrections.map((c) => c.to),
+    ],
+    matched.slice(0, MAX_HIGHLIGHT_WORDS),
+  );
+  const present = (id: number): SearchHit => {
+    const doc = docAt(db, id, FIRST_READ_CHARS);
+    const description = describe(doc);
+    // The first matches make the snippet; sections are found by their headings too. A
+    // body that holds none of the matched words (the match was in the title) is not read.
+    const inBody = matched.some((t) => db.index.get("body", id, t) > 0);
+    const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
+    // Sections are scored only where the matched words are in headings or text.
+    const inHeadings = matched.some((t) => db.index.get("headings", id, t) > 0);
+    let { sections, anchor, lead } = inHeadings || found.length
+      ? matchSections(
+        doc.id,
+        doc.title,
+        doc.body,
+        doc.sections ?? [],
+        doc.sectionAt ?? new Int32Array(),
+        match,
+        found,
+        inHeadings,
+      )
+      : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
+    // A heading that matches may lie beyond the text read first: its stretch is read alone.
+    if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
+      const later = laterSections(db, id, doc, match, lead, !sections.length);
+      // Its sections come first where one is the target, or where none was found before.
+      if (later.anchor || !sections.length) {
+        anchor = later.anchor;
+        const seen = new Set(later.sections.map((s) => s.url));
+        sections = [...later.sections, ...sections.filter((s) => !seen.has(s.url))]
+          .slice(0, MAX_SECTIONS);
+      }
+    }
+    const highlights = [
+      highlightField("title", doc.title, match),
+      highlightField("description", description, match),
+      snippetOf(doc.body, found, 0, doc.body.length),
+    ].filter((h): h is Highlight => h !== null);
+    return {
+      title: doc.title,
+      description,
+      url: withAnchor(doc.id, anchor),
+      highlights,
+      sections,
+      ...(pinned?.has(id) ? { pinned: true as const } : {}),
+    };
+  };
+  const hits = ids.slice((page - 1) * perPage, page * perPage).map(present);
+  return { found: total, hits, corrections };
+}

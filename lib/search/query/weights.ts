@@ -1,0 +1,83 @@
+/**
+ * Every knob of ranking in one table, the way Pagefind documents its ranking options: what
+ * each does, its range, and the value we run with. Measured on the judged queries of the
+ * shared sets (BENCHMARKS.md, `deno task eval`); change one only with those figures beside it.
+ */
+import type { Field } from "../store/postings.ts";
+
+export interface Ranking {
+  /**
+   * BM25's weight of a match per field (> 0; 1 is the body's). A page whose title holds the
+   * word outranks one whose body does: title 3, section headings (with their anchors) 2,
+   * description 1.5, body 1.
+   */
+  fieldWeight: Record<Field, number>;
+  /**
+   * BM25's term-frequency saturation k1 (0 to ~3): 0 counts a word once however often a
+   * page uses it; higher lets repetition count longer.
+   */
+  k1: number;
+  /**
+   * BM25's length normalisation b per field (0 to 1): 1 ranks a long field's match as
+   * far below a short field's as its length says; 0 ignores length. Full on short fields,
+   * gentle on long ones, so a reference page that uses a word a hundred times is not
+   * beaten by a short page using it twice (body 0.3 → 0.2 and headings 0.3 → 0.1 each
+   * gained on the judged Django queries).
+   */
+  b: Record<Field, number>;
+  /** A prefix's expansions against the word as typed (0 to 1), unless it is being typed. */
+  prefixWeight: number;
+  /** A corrected word against the word itself (0 to 1): it stands for the word meant. */
+  typoWeight: number;
+  /** Words a prefix expands to at most (a one-letter prefix would list the vocabulary). */
+  maxExpansions: number;
+  /**
+   * A page found through one of the site's synonyms (lib/levers) against the word typed
+   * (0 to 1): nearly as sure, so the typed word's own pages keep a slight edge.
+   */
+  synonymWeight: number;
+  /** Letters a prefix needs before it is expanded (1 or more). */
+  minPrefix: number;
+  /** Query words looked at for a correction at most (each costs a scan of its edits). */
+  maxTypoWords: number;
+  /** Letters of a word that may be corrected: shorter ones have too many neighbours. */
+  typoLength: { min: number; max: number };
+  /**
+   * A correction is kept only when it raises the result set: a page then matches more of the
+   * query's words than any did without it, or a page it matches enters the first this many
+   * results (1 or more; a first page's worth). Else the word is looked up as typed.
+   */
+  correctionPage: number;
+  /**
+   * Share of a page's text in code blocks (0 to 1) from which it counts as a listing, and
+   * the weight of a listing beside prose pages that match as many words (0 to 1).
+   */
+  codeShare: number;
+  codePrior: number;
+  /**
+   * A section's score: distinct query words in its heading count this many times those in
+   * its text (≥ 1), so the section a heading names comes first among a page's sections.
+   */
+  sectionHeadingWeight: number;
+}
+
+/** The ranking the service runs with. */
+export const RANKING: Readonly<Ranking> = {
+  fieldWeight: { title: 3, headings: 2, description: 1.5, body: 1 },
+  k1: 1.2,
+  b: { title: 0.75, description: 0.75, headings: 0.1, body: 0.2 },
+  prefixWeight: 0.5,
+  typoWeight: 0.9,
+  synonymWeight: 0.9,
+  maxExpansions: 100,
+  minPrefix: 2,
+  maxTypoWords: 4,
+  typoLength: { min: 4, max: 40 },
+  correctionPage: 10,
+  codeShare: 0.7,
+  codePrior: 0.3,
+  sectionHeadingWeight: 3,
+};
+
+/** A page's prior from its share of code: listings come after prose pages that match as well. */
+export const priorOf = (codeShare = 0) => codeShare >= RANKING.codeShare ? RANKING.codePrior : 1;

@@ -1,0 +1,70 @@
+/**
+ * A page's sections as an index keeps them: every heading in one string and every anchor in
+ * another, a line each (anchors "" when none has one), made into objects only for the pages a
+ * search shows. A site of 40,000 pages has some 200,000 sections: two strings a page instead
+ * of an object and a string or two a section is less memory, and far less for the GC to mark.
+ */
+
+export interface Section {
+  heading: string;
+  anchor: string;
+}
+
+export interface PackedSections {
+  count: number;
+  /** Headings, one a line. */
+  headings: string;
+  /** Anchors, one a line; "" when no section has one. */
+  anchors: string;
+}
+
+/** One line of text: a line break inside a heading or anchor would shift every one after it. */
+const oneLine = (s: string) => (s.includes("\n") ? s.replaceAll("\n", " ") : s);
+
+/** Packs sections (none: undefined). */
+export function packSections(sections: Section[] | undefined): PackedSections | undefined {
+  if (!sections?.length) return undefined;
+  const anchored = sections.some((s) => s.anchor);
+  return {
+    count: sections.length,
+    headings: sections.map((s) => oneLine(s.heading)).join("\n"),
+    anchors: anchored ? sections.map((s) => oneLine(s.anchor)).join("\n") : "",
+  };
+}
+
+/** The sections again, as objects. */
+export function unpackSections(p: PackedSections | undefined): Section[] {
+  if (!p) return [];
+  const headings = p.headings.split("\n");
+  const anchors = p.anchors ? p.anchors.split("\n") : [];
+  return headings.map((heading, i) => ({ heading, anchor: anchors[i] ?? "" }));
+}
+
+/** Whether packed sections hold `count` of each (a snapshot's bytes are not trusted). */
+export function soundSections(p: PackedSections): boolean {
+  const lines = (s: string) => s.split("\n").length;
+  return p.count > 0 && lines(p.headings) === p.count &&
+    (p.anchors === "" || lines(p.anchors) === p.count);
+}
+
+/**
+ * Where each section's heading line starts in the body, in reading order (-1 when it is not
+ * a line of the body); worked out once, when the page is indexed.
+ */
+export function sectionOffsets(body: string, sections: Section[]): Int32Array {
+  const out = new Int32Array(sections.length).fill(-1);
+  let pos = 0;
+  sections.forEach((s, i) => {
+    if (!s.heading) return;
+    let at = body.indexOf(s.heading, pos);
+    while (
+      at >= 0 &&
+      !((at === 0 || body[at - 1] === "\n") &&
+        (at + s.heading.length === body.length || body[at + s.heading.length] === "\n"))
+    ) at = body.indexOf(s.heading, at + 1);
+    if (at < 0) return;
+    out[i] = at;
+    pos = at + s.heading.length;
+  });
+  return out;
+}

@@ -1,0 +1,105 @@
+/**
+ * The answer use case (POST /api/summarize): key and origin, the site's switch, the request
+ * (read only after those, API.md's order of checks), then lib/answers/ask.ts's checks and
+ * answer, delivered as JSON or server-sent events. Returns the response to send; the credit is
+ * spent only once the client has taken the answer, and analytics count it then.
+ */
+import { ApiError, asApiError, errorObject } from "../http/errors.ts";
+import {
+  answerDeltas,
+  delivered,
+  prepare,
+  type Prepared,
+  type SummaryRequest,
+  undeliver,
+} from "../answers/ask.ts";
+import { SSE_HEADERS, sseStream } from "../answers/sse.ts";
+import type { Services } from "../services.ts";
+import { publicSiteFor } from "./public_site.ts";
+
+/** One question as a surface asks it. */
+export interface QuestionAsk {
+  /** A public key of the right shape (lib/http/auth.ts `publicKeyOf`). */
+  key: string;
+  origin?: string;
+  /** The client's address, for the per-IP limit. */
+  ip: string;
+  /** Reads and validates the request; called once the key, origin and site allow a question. */
+  request: () => Promise<SummaryRequest>;
+  /** Aborts when the client goes away (the model request is aborted with it). */
+  signal: AbortSignal;
+  requestId: string;
+  /** Told the site's id as soon as the key names one (the request log). */
+  onSite?: (siteId: string) => void;
+}
+
+/** Answers a question; throws the ApiError of a check that fails before the answer starts. */
+export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Response> {
+  const site = await publicSiteFor(s, ask.key, ask.origin);
+  ask.onSite?.(site.id);
+  if (!site.settings.aiSummaries) {
+    throw new ApiError("SUMMARIES_DISABLED", "AI summaries are turned off for this site.");
+  }
+  const req = await ask.request();
+  const p = await prepare(s, site, req, ask.ip);
+  // Aborted when the client goes away, before or during the stream.
+  const gone = new AbortController();
+  ask.signal.addEventListener("abort", () => gone.abort());
+  const deltas = answerDeltas(s, p, gone.signal);
+  const first = deltas.next();
+  const spent = () => {
+    delivered(p);
+    s.analytics.answer(site.id);
+  };
+  if (!req.stream) return await jsonAnswer(s, p, deltas, first, gone.signal, spent);
+
+  // A model that fails before its first token, within one ping interval, still gets a
+  // plain JSON error; one that stays silent longer gets the stream, and pings, meanwhile.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silent = new Promise<null>((r) => timer = setTimeout(() => r(null), s.ssePingMs));
+  await Promise.race([first, silent]).finally(() => clearTimeout(timer));
+  const body = sseStream(async (send, signal) => {
+    signal.addEventListener("abort", () => gone.abort());
+    send("meta", p.meta);
+    try {
+      for (let step = await first;; step = await deltas.next()) {
+        if (step.done) {
+          const done = { ...step.value, creditsRemaining: p.creditsRemaining };
+          if (send("done", done)) spent();
+          else await undeliver(s, p);
+          break;
+        }
+        send("delta", { text: step.value });
+        send("text", { text: step.value }); // legacy name, for older clients (spec section 6)
+      }
+    } catch (err) {
+      if (!signal.aborted) send("error", errorObject(asApiError(err), ask.requestId));
+    }
+  }, { pingMs: s.ssePingMs });
+  return new Response(body, { headers: { ...SSE_HEADERS, "X-Request-Id": ask.requestId } });
+}
+
+/** The whole answer as one JSON body; its credit is spent when the client takes the body. */
+async function jsonAnswer(
+  s: Services,
+  p: Prepared,
+  deltas: ReturnType<typeof answerDeltas>,
+  first: ReturnType<ReturnType<typeof answerDeltas>["next"]>,
+  gone: AbortSignal,
+  spent: () => void,
+): Promise<Response> {
+  let step = await first;
+  while (!step.done) step = await deltas.next();
+  const json = JSON.stringify({ ...p.meta, ...step.value, creditsRemaining: p.creditsRemaining });
+  // A client gone before it takes the body pays nothing.
+  const body = new ReadableStream<Uint8Array>({
+    pull(ctrl) {
+      ctrl.enqueue(new TextEncoder().encode(json));
+      ctrl.close();
+      spent();
+    },
+    cancel: () => undeliver(s, p),
+  });
+  if (gone.aborted) await undeliver(s, p);
+  return new Response(body, { headers: { "Content-Type": "application/json" } });
+}

@@ -1,0 +1,102 @@
+/**
+ * The search use case, one for every surface that searches (GET /api/search, the results
+ * page): key and origin, the quota (typing sessions included), the result cache or the site's
+ * index, analytics. Returns the bytes to send and what the caller needs to show them.
+ */
+import { originError } from "../http/auth.ts";
+import { invalidSearchKey } from "../http/errors.ts";
+import { PLANS } from "../limits/plans.ts";
+import { rateLimitHeaders } from "../limits/too_many.ts";
+import { ResultCache } from "../search/mod.ts";
+import type { Services } from "../services.ts";
+import { acceptsPublicKey, type Site } from "../sites/store.ts";
+
+/** How long a key's site is taken from the cache without a read (keys are checked fresh after). */
+const KEY_HINT_MS = 60_000;
+
+/** One search as a surface asks it, parameters already validated. */
+export interface SearchAsk {
+  /** A public key of the right shape (lib/http/auth.ts `publicKeyOf`). */
+  key: string;
+  /** The request's `Origin` header, if any. */
+  origin?: string;
+  q: string;
+  page: number;
+  perPage: number;
+  /** A live typing session's id: refinements ride on its counted search. */
+  session?: string;
+  /** Told the site's id as soon as the key names one (the request log). */
+  onSite?: (siteId: string) => void;
+}
+
+/** What to send: the JSON body's bytes and the RateLimit headers, and the site it searched. */
+export interface SearchAnswer {
+  site: Site;
+  bytes: Uint8Array<ArrayBuffer>;
+  headers: Record<string, string>;
+  found: number;
+  /** Results per page applied (capped at the plan's maximum). */
+  perPage: number;
+}
+
+const encoder = new TextEncoder();
+
+/** Searches a site for a visitor or a server; throws the ApiError that refuses it. */
+export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
+  // The key names the site; whether it still opens it (a rotated key in its grace period
+  // included), and from this origin, the quota decides on a read at most 1 s old.
+  const cached = await s.sites.byPublicKeyCached(ask.key, KEY_HINT_MS);
+  if (!cached) throw invalidSearchKey();
+  ask.onSite?.(cached.id);
+  const session = ask.session ? { id: ask.session, q: ask.q } : undefined;
+  // From this instance's reserved block at once, or after one refill (lib/limits/quota.ts).
+  const admitted = s.quota.admit(cached.id, (fresh) => {
+    if (!fresh || !acceptsPublicKey(fresh, ask.key, s.clock())) return invalidSearchKey();
+    return originError(fresh, ask.origin);
+  }, session);
+  const { site, state } = admitted instanceof Promise ? await admitted : admitted;
+  s.sites.remember(site);
+  const perPage = Math.min(ask.perPage, state.limits.maxPerPage);
+  // The index version is part of the key: no answer from before an upsert or delete comes back.
+  // So is the version of the site's synonyms and curations: a change shows at once.
+  const [index, levers] = await Promise.all([
+    s.indexes.reader(site.id),
+    s.levers.forQuery(site.id, ask.q),
+  ]);
+  const cacheKey = ResultCache.key(
+    site.id,
+    index.version,
+    site.plan,
+    ask.q,
+    ask.page,
+    perPage,
+    levers.version,
+  );
+  let answer = s.resultCache.get(cacheKey);
+  if (!answer) {
+    const { found, hits, corrections } = await index.search(ask.q, ask.page, perPage, levers);
+    const body = {
+      results: hits,
+      meta: {
+        found,
+        page: ask.page,
+        per_page: perPage,
+        performance_tier: site.plan,
+        performance_profile: PLANS[site.plan].profile,
+        // The query words replaced by words the pages use ("Showing results for …").
+        ...(corrections.length ? { corrections } : {}),
+      },
+    };
+    answer = { bytes: encoder.encode(JSON.stringify(body)), found };
+    s.resultCache.set(cacheKey, answer);
+  }
+  // Paging is not another search; a typing session's query counts once it is finished.
+  if (ask.page === 1) s.analytics.search(site.id, ask.q, answer.found, ask.session);
+  return {
+    site,
+    bytes: answer.bytes,
+    headers: rateLimitHeaders(state),
+    found: answer.found,
+    perPage,
+  };
+}

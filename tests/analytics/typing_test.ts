@@ -1,0 +1,90 @@
+/** Typing sessions' pending queries: replaced, finished by quiet, a click or Enter, and bounded. */
+import assert from "node:assert/strict";
+import { Analytics } from "../../lib/analytics/recorder.ts";
+import { QUIET_MS, SETTLE_MS, TypingSessions } from "../../lib/analytics/typing.ts";
+import { manualClock } from "../helpers.ts";
+
+const queries = (ps: readonly { q: string }[]) => ps.map((p) => p.q);
+
+Deno.test("typing - a session's next request replaces its pending query; quiet sessions come out in order", () => {
+  const t = new TypingSessions();
+  t.ask("s1", "a", "How do", 3, 0);
+  t.ask("s1", "b", "Kettle", 2, 100);
+  t.ask("s1", "a", "How  do I STORE", 1, 200);
+  t.ask("s2", "a", "other site", 0, 300);
+  assert.deepEqual(
+    t.quiet(QUIET_MS + 99),
+    [],
+    "b was asked at 100: quiet from 100 + QUIET_MS",
+  );
+  assert.deepEqual(queries(t.quiet(QUIET_MS + 150)), ["kettle"]);
+  const rest = t.quiet(QUIET_MS + 300);
+  assert.deepEqual(rest.map((p) => [p.siteId, p.q, p.found, p.at]), [
+    ["s1", "how do i store", 1, 200],
+    ["s2", "other site", 0, 300],
+  ]);
+  assert.equal(t.size, 0);
+});
+
+Deno.test("typing - a click finishes exactly its query's sessions; Enter drops the prefixes it completes", () => {
+  const t = new TypingSessions();
+  t.ask("s1", "a", "cold br", 1, 0);
+  t.ask("s1", "b", "cold brew", 1, 0);
+  t.ask("s1", "c", "cold brew", 1, 0);
+  t.ask("s2", "d", "cold brew", 1, 0);
+  assert.deepEqual(queries(t.clicked("s1", " Cold  Brew ")), ["cold brew", "cold brew"]);
+  t.ask("s1", "e", "kettle desc", 1, 0);
+  t.ask("s1", "f", "kettles", 1, 0);
+  t.acted("s1", "Kettle descaling");
+  assert.deepEqual(queries(t.quiet(Infinity)), ["cold br", "kettles", "cold brew"]);
+});
+
+Deno.test("typing - a site keeps at most 2,000 pending sessions; the oldest is pushed out to be counted", () => {
+  const t = new TypingSessions();
+  for (let i = 0; i < 2_000; i++) assert.equal(t.ask("s1", `x${i}`, `q${i}`, 1, i), null);
+  const out = t.ask("s1", "new", "newest", 1, 5_000);
+  assert.equal(out?.q, "q0");
+  assert.equal(t.quiet(Infinity).length, 2_000);
+});
+
+Deno.test("typing - across instances, a query counts unless another instance saw the session within its quiet window", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const [a, b] = [new Analytics(kv, clock, 60_000), new Analytics(kv, clock, 60_000)];
+  /** Moves the clock as the flush timers would see it: a flush of both every 5 s. */
+  const tick = async (ms: number) => {
+    for (let left = ms; left > 0; left -= 5_000) {
+      clock.advance(Math.min(5_000, left));
+      await a.flush();
+      await b.flush();
+    }
+  };
+  try {
+    // One question whose requests hop from a to b and go on there for longer than QUIET_MS.
+    a.search("s", "how do", 1, "hop");
+    for (
+      const q of ["how do i", "how do i st", "how do i sto", "how do i stor", "how do i store"]
+    ) {
+      await tick(2_500);
+      b.search("s", q, 1, "hop");
+    }
+    // Another visitor: a question, a pause longer than QUIET_MS, then more words (one instance).
+    a.search("s", "kettle", 1, "pause");
+    await tick(15_000);
+    a.search("s", "kettle descaling", 1, "pause");
+    await tick(SETTLE_MS + 10_000);
+    const top: [string, number][] = [];
+    for await (const e of kv.list<Deno.KvU64>({ prefix: ["an", "s"] })) {
+      if (e.key[3] === "q") top.push([String(e.key[4]), Number(e.value.value)]);
+    }
+    assert.deepEqual(top.sort(([x], [y]) => x.localeCompare(y)), [["how do i store", 1], [
+      "kettle",
+      1,
+    ], ["kettle descaling", 1]]);
+    for await (const e of kv.list({ prefix: ["antyping"] })) assert.fail(`left: ${e.key}`);
+  } finally {
+    a.discard();
+    b.discard();
+    kv.close();
+  }
+});

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { admin, createSite, manualClock, putPages, search, startApp } from "../helpers.ts";
+import { lever, SHOP, urls } from "./helpers.ts";
+
+Deno.test("preview api - a query's results now and with unsaved lists, checked like a save, nothing stored", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "pro");
+  await putPages(t, site, SHOP);
+  const preview = async (body: unknown) => {
+    const res = await t.call(
+      `/api/admin/sites/${site.id}/levers/preview`,
+      admin(site.adminKey, body),
+    );
+    return { status: res.status, body: await res.json() };
+  };
+  const r = await preview({
+    q: "jumper",
+    synonyms: [{ words: ["jumper", "hoodies"] }],
+    curations: [{ query: "jumper", pin: ["/contact"] }],
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.deepEqual(r.body.before, { found: 0, results: [] });
+  assert.deepEqual(r.body.after.results.map((x: { url: string }) => x.url.split("#")[0]), [
+    "/contact",
+    "/hoodies",
+  ]);
+  assert.equal(r.body.after.results[0].pinned, true);
+  assert.equal((await search(t, site.publicKey, "q=jumper")).body.meta.found, 0, "nothing stored");
+  assert.deepEqual((await lever(t, site, "synonyms")).body.synonyms, []);
+  // A list left out is taken as stored.
+  await lever(t, site, "synonyms", { synonyms: [{ words: ["jumper", "hoodies"] }] });
+  const stored = await preview({ q: "jumper", curations: [] });
+  assert.deepEqual(stored.body.after.results.map((x: { url: string }) => x.url), ["/hoodies"]);
+  const cases: [unknown, string][] = [
+    [
+      { q: "jumper", synonyms: [{ words: ["a", "one two three four five"] }] },
+      "synonyms[0].words[1]",
+    ],
+    [{ q: "jumper", curations: [{ query: "x", pin: ["nope"] }] }, "curations[0].pin[0]"],
+    [{ q: "" }, "q"],
+    [{ q: "x".repeat(201) }, "q"],
+    [{ synonyms: [] }, "q"],
+    ["jumper", "body"],
+  ];
+  for (const [body, param] of cases) {
+    const bad = await preview(body);
+    assert.equal(bad.status, 400, JSON.stringify(body));
+    assert.equal(bad.body.error.param, param);
+  }
+  t.close();
+});
+
+Deno.test("levers - a visitor's search never fails when the levers cannot be read: the last ones read hold", async () => {
+  const clock = manualClock();
+  const t = await startApp({ clock });
+  const site = await createSite(t, "pro");
+  await putPages(t, site, SHOP);
+  await lever(t, site, "synonyms", { synonyms: [{ words: ["jumper", "hoodies"] }] });
+  await lever(t, site, "curations", { curations: [{ query: "refund", hide: ["/old/refunds"] }] });
+  t.services.levers.store.versions = () => Promise.reject(new Error("KV is down"));
+  clock.advance(60_000);
+  const r = await search(t, site.publicKey, "q=jumper");
+  assert.equal(r.status, 200);
+  assert.deepEqual(urls(r.body), ["/hoodies"]);
+  assert.deepEqual(urls((await search(t, site.publicKey, "q=refund")).body), ["/support/refunds"]);
+  t.close();
+});

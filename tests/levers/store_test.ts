@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import { Levers } from "../../lib/levers/levers.ts";
+import { LeverStore } from "../../lib/levers/store.ts";
+import { manualClock } from "../helpers.ts";
+
+Deno.test("lever store - a list is read whole at each version, its old chunks gone after a new write", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const store = new LeverStore(kv);
+  assert.deepEqual(await store.read("s", "synonyms"), { version: 0, items: [] });
+  const big = Array.from({ length: 3000 }, (_, i) => ({ id: `x${i}`, words: [`ä${i}`, `b${i}`] }));
+  assert.equal(await store.write("s", "synonyms", big), 1);
+  const chunks = async () => {
+    let n = 0;
+    for await (const _ of kv.list({ prefix: ["levers", "s", "synonyms"] })) n++;
+    return n;
+  };
+  const first = await chunks();
+  assert.ok(first > 3, `${first} keys`);
+  assert.deepEqual((await store.read("s", "synonyms")).items, big);
+  assert.equal(await store.write("s", "synonyms", [{ id: "y", words: ["a", "b"] }]), 2);
+  assert.equal(await chunks(), 1, "one chunk (a prefix list leaves out the head itself)");
+  assert.deepEqual(await store.versions("s"), { synonyms: 2, curations: 0 });
+  // Two writes at once: both land, one after the other, and one list is whole at the end.
+  const [a, b] = await Promise.all([
+    store.write("s", "curations", [{ id: "a" }]),
+    store.write("s", "curations", [{ id: "b" }]),
+  ]);
+  assert.deepEqual([a, b].sort(), [1, 2]);
+  const items = (await store.read<{ id: string }>("s", "curations")).items;
+  assert.equal(items.length, 1);
+  kv.close();
+});
+
+Deno.test("levers - a check that read KV before a change made here never brings the old list back", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const levers = new Levers(kv, clock, 500);
+  await levers.current("s");
+  clock.advance(10_000);
+  // The check's read of the versions is held until the change is stored.
+  let release!: () => void;
+  const held = new Promise<void>((r) => release = r);
+  const versions = levers.store.versions.bind(levers.store);
+  levers.store.versions = async (site) => {
+    const v = await versions(site);
+    await held;
+    return v;
+  };
+  const checking = levers.current("s");
+  await levers.putSynonyms("s", [{ id: "n", word: "nyc", means: ["new york"] }]);
+  release();
+  await checking;
+  assert.deepEqual((await levers.current("s")).synonyms.map((x) => x.id), ["n"]);
+  assert.equal((await levers.forQuery("s", "nyc")).expand?.(["nyc"], () => false).length, 1);
+  kv.close();
+});

@@ -20,9 +20,6 @@ export interface ResultsProps {
   hrefBase: string;
 }
 
-/** The server renders the first page's failure with the same line (routes/results_page.tsx). */
-export { friendly as searchFailure };
-
 const MAX_PAGES_SHOWN = 7;
 
 export function Results(p: ResultsProps) {

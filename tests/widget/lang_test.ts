@@ -137,6 +137,17 @@ browserSuite("browser - every visitor string in the site's language", async (t, 
       );
     }
 
+    await t.step("the islands page words a refused key in its language too", async () => {
+      const res = await api.call(`/search-results?key=pk_${"x".repeat(24)}&q=zephyr&lang=de`);
+      const html = await res.text();
+      assert.ok(html.includes(TABLES.de.errUnavailable), "the refusal is in German");
+      assert.ok(
+        !englishLeaks(html.replace(/<script[^]*?<\/script>/g, ""), "de").includes(
+          "Search is not available on this page",
+        ),
+      );
+    });
+
     await t.step(
       "data-lang on the script tag wins; an unknown language means English",
       async () => {

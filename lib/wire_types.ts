@@ -113,8 +113,55 @@ export interface CrawlJobJson {
     >
   >;
   progress?: { done: number; total: number };
+  /** Skipped and failed URLs per reason, exact (the lists are paged by …/crawl/:jobId/urls). */
+  reasons?: Record<string, number>;
+  /** Why a failed job failed, in words. */
+  error?: string | null;
   skipped?: { url: string; reason: string }[];
   failed?: { url: string; reason: string }[];
   startedAt?: string;
   finishedAt?: string | null;
 }
+
+/** An owner's synonym: a two-way group, or a one-way mapping (`word` also finds `means`). */
+export type Synonym =
+  | { id: string; words: string[] }
+  | { id: string; word: string; means: string[] };
+
+/** An owner's curation of the queries it matches: pages pinned in order, pages hidden. */
+export interface Curation {
+  id: string;
+  query: string;
+  match: "exact" | "contains";
+  pin: string[];
+  hide: string[];
+}
+
+/** A pin of a page the site no longer has: skipped for visitors, reported to the owner. */
+export interface PinWarning {
+  curation: string;
+  query: string;
+  url: string;
+  reason: "page_not_found";
+  message: string;
+}
+
+/** A fix suggested from the site's own analytics, with the entry that applies it. */
+export type Suggestion =
+  | {
+    kind: "synonym";
+    query: string;
+    to: string;
+    searches: number;
+    why: string;
+    /** The synonym to add as it is. */
+    apply: { word: string; means: string[] };
+  }
+  | {
+    kind: "pin";
+    query: string;
+    url: string;
+    searches: number;
+    why: string;
+    apply: { query: string; match: "exact"; pin: string[]; hide: string[] };
+  };

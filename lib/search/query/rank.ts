@@ -11,6 +11,11 @@ import { fold, isStopWord, terms, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
 import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
 import { RANKING } from "./weights.ts";
+import type { Alternatives, Expand } from "./expand.ts";
+import { statedEquivalences, statedSpans } from "./stated.ts";
+
+export type { Alternatives, Expand };
+export { statedEquivalences };
 
 const JOINED = /[_.-]/;
 const DOTTED = /[.-]/;
@@ -108,16 +113,6 @@ interface Unit {
   at: number;
 }
 
-/** Query words [from, to) that other phrases also stand for (a site's synonyms, lib/levers). */
-export interface Alternatives {
-  from: number;
-  to: number;
-  phrases: string[][]; // each phrase as its words
-}
-
-/** Finds synonyms among a query's words (lowercased, as written); `known`: a word pages use. */
-export type Expand = (words: string[], known: (word: string) => boolean) => Alternatives[];
-
 /**
  * Ranks every document that matches any word of the query; `limit` bounds the ids sorted.
  * `expand` (a site's synonyms) lets words of the query be found as other phrases too.
@@ -139,7 +134,11 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
   };
   const acc = scratch(db);
   const refused = new Set<string>();
-  const spans = expand?.(query, (w) => db.vocab.has(written(w))) ?? [];
+  const spans = [...(expand?.(query, (w) => db.vocab.has(written(w))) ?? [])];
+  // What the site's own pages say a word means, where the owner's synonyms say nothing.
+  for (const s of statedSpans(db, query)) {
+    if (!spans.some((o) => s.from < o.to && o.from < s.to)) spans.push(s);
+  }
   for (;;) {
     const pass = accumulate(
       db,
@@ -347,9 +346,12 @@ function accumulate(
       const span = spans.find((x) => x.from === units[u].at);
       // Pages a synonym of the words from here finds, each with its best phrase's score.
       const viaPhrases = new Map<number, number>();
+      const weight = span?.weight ?? RANKING.synonymWeight;
       for (const phrase of span?.phrases ?? []) {
+        // A phrase weighs as much as the words it stands for, however many words it has.
+        const per = weight * Math.min(1, (span!.to - span!.from) / phrase.length);
         for (const [id, sc] of phraseHits(phrase)) {
-          const v = sc * RANKING.synonymWeight;
+          const v = sc * per;
           if ((viaPhrases.get(id) ?? -1) < v) viaPhrases.set(id, v);
         }
       }

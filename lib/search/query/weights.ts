@@ -36,6 +36,12 @@ export interface Ranking {
    * (0 to 1): nearly as sure, so the typed word's own pages keep a slight edge.
    */
   synonymWeight: number;
+  /**
+   * A page found through a name the site's own text gives a word (lib/meaning: "Content
+   * Delivery Network (CDN)", "also known as") against the word typed (0 to 1): below an
+   * owner's synonym, as no person chose it.
+   */
+  statedWeight: number;
   /** Letters a prefix needs before it is expanded (1 or more). */
   minPrefix: number;
   /** Query words looked at for a correction at most (each costs a scan of its edits). */
@@ -69,6 +75,7 @@ export const RANKING: Readonly<Ranking> = {
   prefixWeight: 0.5,
   typoWeight: 0.9,
   synonymWeight: 0.9,
+  statedWeight: 0.6,
   maxExpansions: 100,
   minPrefix: 2,
   maxTypoWords: 4,

@@ -13,6 +13,7 @@ import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
 import { RANKING } from "./weights.ts";
 import type { Alternatives, Expand } from "./expand.ts";
 import { statedEquivalences, statedSpans } from "./stated.ts";
+import { nameBonus } from "./named.ts";
 
 export type { Alternatives, Expand };
 export { statedEquivalences };
@@ -168,6 +169,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       for (const [id, p] of db.prior) {
         if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
       }
+      nameBonus(db, new Set(pass.matched), acc.words, pass.counted);
       ids = topK(pass.touched, Math.min(limit, pass.touched.length), acc);
     } finally {
       clear(acc, pass.touched);

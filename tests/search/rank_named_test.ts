@@ -38,3 +38,42 @@ Deno.test("rank named - a one-word title is not taken for the page a query names
   ]);
   assert.equal(urls(db, "template upper")[0], "/ref/builtins");
 });
+
+function sectioned(
+  pages: { id: string; title: string; body: string; sections: string[] }[],
+): SiteDb {
+  const db = createSiteDb();
+  for (const p of pages) {
+    addDoc(db, {
+      id: p.id,
+      title: p.title,
+      description: "",
+      headings: p.sections.join("\n"),
+      body: p.body,
+      sections: p.sections.map((heading) => ({ heading, anchor: "" })),
+    });
+  }
+  return db;
+}
+
+Deno.test("rank named - a page with a heading and a subheading naming each part of a joined name comes before guides that use the words more", () => {
+  const db = sectioned([
+    {
+      id: "/topics/cache",
+      title: "The cache framework",
+      body: "Caches store pages. Every cache has a key prefix; the key_prefix of caches. ".repeat(
+        5,
+      ),
+      sections: ["Setting up the cache", "Cache arguments"],
+    },
+    {
+      id: "/ref/settings",
+      title: "Settings",
+      body: "Every setting, one by one. A dictionary of caches. The key_prefix setting.",
+      sections: ["Core settings", "CACHES", "KEY_PREFIX", "TIMEOUT"],
+    },
+  ]);
+  assert.equal(urls(db, "CACHES-KEY_PREFIX")[0], "/ref/settings");
+  // A heading that names only part of a longer query does not count.
+  assert.equal(urls(db, "caches key_prefix every cache")[0], "/topics/cache");
+});

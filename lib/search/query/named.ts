@@ -1,12 +1,17 @@
 /**
- * Pages the query names: a page whose whole title is words of the query, and which holds
- * nearly all of them ("celery.utils.saferepr" for "module celery.utils.saferepr"), is what the
- * query is about, more than a contents page that lists every word of it. Such a page counts
- * as matching RANKING.named.words more of the query's words. Source listings are left out:
- * a module's code page is titled with its name, its documentation often is not.
+ * Pages the query names (RANKING.named): a page whose whole title is words of the query,
+ * holding nearly all of them ("celery.utils.saferepr" for "module celery.utils.saferepr"), or
+ * whose headings name every query word ("CACHES" then "KEY_PREFIX" for "CACHES-KEY_PREFIX"),
+ * is what the query is about, more than a contents page or a guide that merely uses every
+ * word. Source listings are left out of the title rule: a module's code page is titled with
+ * its name, its documentation often is not.
  */
+import { terms, words as wordsOf } from "../analysis/tokens.ts";
 import { postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
+
+/** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
+const MAX_NAMING = 40;
 
 /**
  * Adds the bonus to `words` (per document id) of every page whose title holds only the forms
@@ -37,4 +42,47 @@ export function nameBonus(
     const whole = n >= (lengths.get(id) ?? Infinity);
     if (whole && distinct >= need && (db.prior.get(id) ?? 1) >= 1) words[id] += bonus;
   }
+}
+
+/**
+ * Adds RANKING.named.heading to `words` of each page of `ids` with one heading, or two, made
+ * of query words only and naming all `queryWords` of them (a dotted name's parts each count).
+ */
+export function headingBonus(
+  db: SiteDb,
+  ids: number[],
+  forms: Set<string>,
+  words: { [id: number]: number },
+  lang: string,
+  queryWords: number,
+) {
+  const weight = RANKING.named.heading;
+  if (!weight || !forms.size) return;
+  const need = Math.min(forms.size, queryWords);
+  // Longer lines hold more than query words (a word is about twice its form at most).
+  const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * need;
+  for (const id of ids) {
+    const headings = db.docs.get(id)?.sections?.headings;
+    if (!headings) continue;
+    // Each heading made of query words only, as the set of them it names.
+    const named: Set<string>[] = [];
+    for (const line of headings.split("\n")) {
+      if (!line || line.length > longest) continue;
+      const own = [...wordsOf(line, lang)].flatMap((w) => terms(w, lang));
+      if (own.length && own.every((t) => forms.has(t))) named.push(new Set(own));
+      if (named.length >= MAX_NAMING) break;
+    }
+    if (namedByTwo(named, need)) words[id] += weight;
+  }
+}
+
+/** Whether one heading, or a heading and a subheading, name `need` query words. */
+function namedByTwo(named: Set<string>[], need: number): boolean {
+  for (let i = 0; i < named.length; i++) {
+    if (named[i].size >= need) return true;
+    for (let j = i + 1; j < named.length; j++) {
+      if (new Set([...named[i], ...named[j]]).size >= need) return true;
+    }
+  }
+  return false;
 }

@@ -13,7 +13,7 @@ import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
 import { RANKING } from "./weights.ts";
 import type { Alternatives, Expand } from "./expand.ts";
 import { statedEquivalences, statedSpans } from "./stated.ts";
-import { nameBonus } from "./named.ts";
+import { headingBonus, nameBonus } from "./named.ts";
 
 export type { Alternatives, Expand };
 export { statedEquivalences };
@@ -170,7 +170,11 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
         if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
       }
       nameBonus(db, new Set(pass.matched), acc.words, pass.counted);
-      ids = topK(pass.touched, Math.min(limit, pass.touched.length), acc);
+      // The first pages are ranked again with the query words their headings name.
+      const pool = Math.max(limit, RANKING.named.pool);
+      ids = topK(pass.touched, Math.min(pool, pass.touched.length), acc);
+      headingBonus(db, ids, new Set(pass.matched), acc.words, langs[0], pass.units);
+      ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
       clear(acc, pass.touched);
     }
@@ -392,5 +396,5 @@ function accumulate(
     clear(acc, touched);
     throw e;
   }
-  return { touched, counted, corrections, fixed, matched };
+  return { touched, counted, corrections, fixed, matched, units: units.length };
 }

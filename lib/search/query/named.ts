@@ -62,6 +62,10 @@ export function headingBonus(
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * need;
   for (const id of ids) {
+    // Only a page whose headings hold enough of the query's forms is read.
+    let held = 0;
+    for (const f of forms) if (db.index.get("headings", id, f) > 0 && ++held >= need) break;
+    if (held < need) continue;
     const headings = db.docs.get(id)?.sections?.headings;
     if (!headings) continue;
     // Each heading made of query words only, as the set of them it names.

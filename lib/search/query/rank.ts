@@ -4,7 +4,8 @@
  * uses is corrected to its most used neighbour one edit away (analysis/typos.ts), an
  * identifier as a whole, and the correction is kept only when it lets some page match
  * more of the query than any page did without it. Documents that contain more of the
- * query's words rank first, BM25 orders the rest.
+ * query's words (pages it names count more: named.ts) rank first, BM25 orders the rest;
+ * owner's synonyms and names the site states (stated.ts) find words as other phrases.
  */
 import type { SiteDb } from "../store/site_db.ts";
 import { fold, isStopWord, terms, words, written } from "../analysis/tokens.ts";
@@ -114,10 +115,7 @@ interface Unit {
   at: number;
 }
 
-/**
- * Ranks every document that matches any word of the query; `limit` bounds the ids sorted.
- * `expand` (a site's synonyms) lets words of the query be found as other phrases too.
- */
+/** Ranks every document that matches a query word (the first `limit` sorted), with synonyms. */
 export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): Ranked {
   const langs = languages(db);
   const typing = !/\s$/.test(q);

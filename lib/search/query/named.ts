@@ -56,9 +56,10 @@ export function headingBonus(
   lang: string,
   queryWords: number,
 ) {
-  const weight = RANKING.named.heading;
-  if (!weight || !forms.size) return;
+  const { heading: weight, headingWords } = RANKING.named;
   const need = Math.min(forms.size, queryWords);
+  // A name is a few words; a question's words are in many headings, named by none.
+  if (!weight || !need || need > headingWords) return;
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * need;
   for (const id of ids) {

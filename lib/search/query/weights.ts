@@ -70,17 +70,19 @@ export interface Ranking {
    * at least `minTitle` of them (a one-word title such as "Templates" names a topic, not the
    * thing asked for) and all of the query's words but `slack` (a category word: "module",
    * "setting"); it counts as matching `words` more query words (0 turns it off), so it comes
-   * before contents pages that list every word. By its headings: one heading, or two (a
-   * heading and its subheading: "CACHES", "KEY_PREFIX"), made of query words only and naming
-   * every one of them; among the first `pool` pages, such a page counts `heading` more.
-   * MRR@10 plain / typo, both on: Django 0.875/0.865 → 0.906/0.897, Scrapy 0.931/0.929 →
-   * 0.949/0.947, Celery 0.868/0.860 → 0.923/0.912, git-doc 0.532/0.532 → 0.532/0.531.
+   * before contents pages that list every word. By its headings, for a query of at most
+   * `headingWords` words (a name; a question's words are in many headings and named by none):
+   * one heading, or two (a heading and its subheading: "CACHES", "KEY_PREFIX"), made of query
+   * words only and naming every one of them; among the first `pool` pages, such a page counts
+   * `heading` more. MRR@10 plain / typo, both on: Django 0.875/0.865 → 0.909/0.900, Scrapy
+   * 0.931/0.929 → 0.949/0.947, Celery 0.868/0.860 → 0.922/0.910, git-doc 0.532/0.532 → same.
    */
   named: {
     words: number;
     minTitle: number;
     slack: number;
     heading: number;
+    headingWords: number;
     pool: number;
   };
 }
@@ -102,7 +104,7 @@ export const RANKING: Readonly<Ranking> = {
   codeShare: 0.7,
   codePrior: 0.3,
   sectionHeadingWeight: 3,
-  named: { words: 2, minTitle: 2, slack: 1, heading: 1, pool: 30 },
+  named: { words: 2, minTitle: 2, slack: 1, heading: 1, headingWords: 2, pool: 30 },
 };
 
 /** A page's prior from its share of code: listings come after prose pages that match as well. */

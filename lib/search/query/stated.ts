@@ -21,8 +21,8 @@ const PAGES_PER_SEARCH = 25;
 
 interface Mined {
   stamp: string;
-  /** Whether every page of this version has been mined. */
-  complete: boolean;
+  /** Pages of this version not mined yet: internal id and key. */
+  todo: [number, string][];
   /** Each page's equivalences, by its id and text size (a changed page is mined again). */
   pages: Map<string, Equivalence[]>;
   list: Equivalence[];
@@ -32,10 +32,10 @@ interface Mined {
 
 const mined = new WeakMap<SiteDb, Mined>();
 
-/** Changes whenever a page is added, replaced or removed. */
+/** Changes whenever a page is added, replaced or removed, and when ids move (a seal). */
 const stampOf = (db: SiteDb) => {
   const t = db.index.totals;
-  return `${db.index.live}:${t.title}:${t.description}:${t.headings}:${t.body}`;
+  return `${db.index.live}:${t.title}:${t.description}:${t.headings}:${t.body}:${db.index.changed}`;
 };
 
 /** The site's most used language, whose stop words a query leaves out. */
@@ -65,31 +65,35 @@ function byFirstWord(db: SiteDb, list: Equivalence[]) {
 /** The site's equivalences, mining at most `budget` pages not mined yet. */
 function mine(db: SiteDb, budget: number): Mined {
   const stamp = stampOf(db);
-  const was = mined.get(db);
-  if (was?.stamp === stamp && was.complete) return was;
-  const pages = new Map<string, Equivalence[]>();
-  let left = budget, fresh = false, complete = true;
-  for (const [id, doc] of db.docs.entries()) {
-    const key = `${doc.id}\u0000${doc.body.length}`;
-    const had = was?.pages.get(key);
-    if (had) pages.set(key, had);
-    else if (left-- > 0) {
-      pages.set(key, mineEquivalences(docAt(db, id, PAGE_CHARS).body));
-      fresh = true;
-    } else complete = false;
+  let m = mined.get(db);
+  if (m?.stamp === stamp && !m.todo.length) return m;
+  let changed = false;
+  if (m?.stamp !== stamp) {
+    // A new version: pages mined before are kept, the others listed to mine.
+    const pages = new Map<string, Equivalence[]>(), todo: [number, string][] = [];
+    for (const [id, doc] of db.docs.entries()) {
+      const key = `${doc.id}\u0000${doc.body.length}`;
+      const had = m?.pages.get(key);
+      if (had) pages.set(key, had);
+      else todo.push([id, key]);
+    }
+    // Pages gone change the list as much as pages mined.
+    changed = !m || m.pages.size !== pages.size;
+    todo.reverse(); // mined in id order, from the end of the list
+    m = { stamp, todo, pages, list: m?.list ?? [], byFirst: m?.byFirst ?? new Map() };
+    mined.set(db, m);
   }
-  // Pages gone or replaced change the list as much as pages mined.
-  const same = was && !fresh && was.pages.size === pages.size;
-  const list = same ? was.list : mergeEquivalences(pages.values());
-  const made = {
-    stamp,
-    complete,
-    pages,
-    list,
-    byFirst: same ? was.byFirst : byFirstWord(db, list),
-  };
-  mined.set(db, made);
-  return made;
+  for (let n = 0; n < budget && m.todo.length; n++) {
+    const [id, key] = m.todo.pop()!;
+    if (!db.docs.body(id)) continue; // gone since it was listed
+    m.pages.set(key, mineEquivalences(docAt(db, id, PAGE_CHARS).body));
+    changed = true;
+  }
+  if (changed) {
+    m.list = mergeEquivalences(m.pages.values());
+    m.byFirst = byFirstWord(db, m.list);
+  }
+  return m;
 }
 
 /** Every equivalence a site's pages state, most often said first. */

@@ -16,8 +16,8 @@ import { RANKING } from "./weights.ts";
 
 /** Text read per page: definitions come early, and mining every byte of a manual costs. */
 const PAGE_CHARS = 20_000;
-/** Pages mined at most during one search (about 0.15 ms each on reference manuals). */
-const PAGES_PER_SEARCH = 25;
+/** Pages mined at most during one search (0.1 to 0.3 ms each on reference manuals). */
+const PAGES_PER_SEARCH = 10;
 
 interface Mined {
   stamp: string;

@@ -3,10 +3,13 @@
  * for a frequent query that finds nothing or little (the word of titles and headings it most
  * likely means: one or two letters away, the same stem, or the word shared by the titles and
  * headings that hold its other words), and a pin for a frequent query whose clicks mostly go
- * to one page shown below position 3.
+ * to one page shown below position 3; and the names the site's own pages give a word
+ * ("Content Delivery Network (CDN)", "also known as"), which its search already uses at a
+ * lower weight, for the owner to make a synonym or dismiss.
  */
 import { invalid } from "../http/errors.ts";
-import { term } from "../search/mod.ts";
+import type { Equivalence } from "../meaning/equivalences.ts";
+import { type Expand, term } from "../search/mod.ts";
 import type { Services } from "../services.ts";
 import { sha256Hex } from "../sites/keys.ts";
 import type { Site } from "../sites/store.ts";
@@ -32,6 +35,8 @@ const PIN_SHARE = 0.6;
 const LOW_POSITION = 3;
 /** Suggestions answered at most, and dismissals kept. */
 const MAX_SUGGESTIONS = 50;
+/** Names the pages state, offered at most (most often said first). */
+const MAX_STATED = 20;
 const MAX_DISMISSED = 1_000;
 
 const quote = (s: string) => `“${s}”`;
@@ -120,11 +125,12 @@ function likelyWord(word: string, others: string[], t: TitleWords, lang: string)
 /** The fixes for a site from the last `days` days, largest `searches` first. */
 export async function suggestions(s: Services, site: Site, days: number) {
   await s.analytics.flush(); // this instance's latest counts
-  const [evidence, titles, levers, dismissed] = await Promise.all([
+  const [evidence, titles, levers, dismissed, stated] = await Promise.all([
     queryEvidence(s.kv, s.clock, site.id, days),
     titleWords(s.pages, site.id),
     s.levers.current(site.id),
     dismissedSet(s.kv, site.id),
+    s.indexes.stated(site.id),
   ]);
   const frequent = [...evidence].filter(([, e]) => e.searches >= MIN_SEARCHES)
     .sort((a, b) => b[1].searches - a[1].searches).slice(0, MAX_QUERIES);
@@ -169,6 +175,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
       apply: { word, means: [c.to] },
     });
   }
+  out.push(...statedSuggestions(stated, evidence, levers.expand));
   const keys = await Promise.all(
     out.map((x) => dismissal(x.kind, x.query, x.kind === "pin" ? x.url : x.to)),
   );
@@ -176,6 +183,31 @@ export async function suggestions(s: Services, site: Site, days: number) {
     suggestions: out.filter((_, i) => !dismissed.has(keys[i]))
       .sort((a, b) => b.searches - a.searches).slice(0, MAX_SUGGESTIONS),
   };
+}
+
+/** A synonym for each name the pages state that the owner's synonyms do not have yet. */
+function statedSuggestions(
+  stated: Equivalence[],
+  evidence: Map<string, QueryEvidence>,
+  expand: Expand | undefined,
+): Suggestion[] {
+  const out: Suggestion[] = [];
+  for (const { words: [short, long], kind, seen } of stated) {
+    if (out.length >= MAX_STATED) break;
+    if (expand?.(phraseWords(short), () => true).length) continue;
+    const said = kind === "abbreviation"
+      ? quote(`${long} (${short.toUpperCase()})`)
+      : `${quote(long)} also called ${quote(short)}`;
+    out.push({
+      kind: "synonym",
+      query: short,
+      to: long,
+      searches: evidence.get(short)?.searches ?? 0,
+      why: `Your pages say ${said}${seen > 1 ? ` ${times(seen, "time")}` : ""}.`,
+      apply: { word: short, means: [long] },
+    });
+  }
+  return out;
 }
 
 function pinFor(query: string, e: QueryEvidence, pinned: string[]): Suggestion | null {

@@ -94,10 +94,16 @@ export function mineEquivalences(text: string): Equivalence[] {
 }
 
 /** The equivalences a whole site states, most often said first, at most 1,000. */
-export function siteEquivalences(texts: Iterable<string>): Equivalence[] {
+export const siteEquivalences = (texts: Iterable<string>): Equivalence[] =>
+  mergeEquivalences(function* () {
+    for (const text of texts) yield mineEquivalences(text);
+  }());
+
+/** The equivalences of many texts (each as mineEquivalences gave them) as siteEquivalences. */
+export function mergeEquivalences(perText: Iterable<Equivalence[]>): Equivalence[] {
   const all = new Map<string, Equivalence>();
-  for (const text of texts) {
-    for (const e of mineEquivalences(text)) {
+  for (const list of perText) {
+    for (const e of list) {
       const key = e.words.join("\u0000");
       const had = all.get(key);
       if (had) had.seen += e.seen;

@@ -7,7 +7,7 @@
  * it has settled; the least recently used go first when the memory budget is spent.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { rank } from "./query/rank.ts";
+import { rank, statedEquivalences } from "./query/rank.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
 import {
   addDoc,
@@ -368,6 +368,9 @@ export class SearchIndexes {
     const { db } = await this.current(site);
     return searchDb(db, q, page, perPage, levers);
   }
+
+  /** The equivalences a site's pages state (query/stated.ts), as its searches use them. */
+  stated = async (site: string) => statedEquivalences((await this.current(site)).db);
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
   async top(site: string, q: string, limit: number, maxChars = Infinity): Promise<Doc[]> {

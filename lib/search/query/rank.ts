@@ -4,13 +4,20 @@
  * uses is corrected to its most used neighbour one edit away (analysis/typos.ts), an
  * identifier as a whole, and the correction is kept only when it lets some page match
  * more of the query than any page did without it. Documents that contain more of the
- * query's words rank first, BM25 orders the rest.
+ * query's words (pages it names count more: named.ts) rank first, BM25 orders the rest;
+ * owner's synonyms and names the site states (stated.ts) find words as other phrases.
  */
 import type { SiteDb } from "../store/site_db.ts";
 import { fold, isStopWord, terms, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
 import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
 import { RANKING } from "./weights.ts";
+import type { Alternatives, Expand } from "./expand.ts";
+import { statedEquivalences, statedSpans } from "./stated.ts";
+import { headingBonus, nameBonus } from "./named.ts";
+
+export type { Alternatives, Expand };
+export { statedEquivalences };
 
 const JOINED = /[_.-]/;
 const DOTTED = /[.-]/;
@@ -108,20 +115,7 @@ interface Unit {
   at: number;
 }
 
-/** Query words [from, to) that other phrases also stand for (a site's synonyms, lib/levers). */
-export interface Alternatives {
-  from: number;
-  to: number;
-  phrases: string[][]; // each phrase as its words
-}
-
-/** Finds synonyms among a query's words (lowercased, as written); `known`: a word pages use. */
-export type Expand = (words: string[], known: (word: string) => boolean) => Alternatives[];
-
-/**
- * Ranks every document that matches any word of the query; `limit` bounds the ids sorted.
- * `expand` (a site's synonyms) lets words of the query be found as other phrases too.
- */
+/** Ranks every document that matches a query word (the first `limit` sorted), with synonyms. */
 export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): Ranked {
   const langs = languages(db);
   const typing = !/\s$/.test(q);
@@ -139,7 +133,11 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
   };
   const acc = scratch(db);
   const refused = new Set<string>();
-  const spans = expand?.(query, (w) => db.vocab.has(written(w))) ?? [];
+  const spans = [...(expand?.(query, (w) => db.vocab.has(written(w))) ?? [])];
+  // What the site's own pages say a word means, where the owner's synonyms say nothing.
+  for (const s of statedSpans(db, query)) {
+    if (!spans.some((o) => s.from < o.to && o.from < s.to)) spans.push(s);
+  }
   for (;;) {
     const pass = accumulate(
       db,
@@ -169,7 +167,12 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       for (const [id, p] of db.prior) {
         if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
       }
-      ids = topK(pass.touched, Math.min(limit, pass.touched.length), acc);
+      nameBonus(db, new Set(pass.matched), acc.words, pass.counted);
+      // The first pages are ranked again with the query words their headings name.
+      const pool = Math.max(limit, RANKING.named.pool);
+      ids = topK(pass.touched, Math.min(pool, pass.touched.length), acc);
+      headingBonus(db, ids, new Set(pass.matched), acc.words, langs[0], pass.units);
+      ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
       clear(acc, pass.touched);
     }
@@ -347,9 +350,12 @@ function accumulate(
       const span = spans.find((x) => x.from === units[u].at);
       // Pages a synonym of the words from here finds, each with its best phrase's score.
       const viaPhrases = new Map<number, number>();
+      const weight = span?.weight ?? RANKING.synonymWeight;
       for (const phrase of span?.phrases ?? []) {
+        // A phrase weighs as much as the words it stands for, however many words it has.
+        const per = weight * Math.min(1, (span!.to - span!.from) / phrase.length);
         for (const [id, sc] of phraseHits(phrase)) {
-          const v = sc * RANKING.synonymWeight;
+          const v = sc * per;
           if ((viaPhrases.get(id) ?? -1) < v) viaPhrases.set(id, v);
         }
       }
@@ -388,5 +394,5 @@ function accumulate(
     clear(acc, touched);
     throw e;
   }
-  return { touched, counted, corrections, fixed, matched };
+  return { touched, counted, corrections, fixed, matched, units: units.length };
 }

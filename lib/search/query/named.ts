@@ -1,0 +1,93 @@
+/**
+ * Pages the query names (RANKING.named): a page whose whole title is words of the query,
+ * holding nearly all of them ("celery.utils.saferepr" for "module celery.utils.saferepr"), or
+ * whose headings name every query word ("CACHES" then "KEY_PREFIX" for "CACHES-KEY_PREFIX"),
+ * is what the query is about, more than a contents page or a guide that merely uses every
+ * word. Source listings are left out of the title rule: a module's code page is titled with
+ * its name, its documentation often is not.
+ */
+import { terms, words as wordsOf } from "../analysis/tokens.ts";
+import { postings, type SiteDb } from "../store/site_db.ts";
+import { RANKING } from "./weights.ts";
+
+/** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
+const MAX_NAMING = 40;
+
+/**
+ * Adds the bonus to `words` (per document id) of every page whose title holds only the forms
+ * the query matched, and at least all but `named.slack` of its `queryWords` matching words.
+ */
+export function nameBonus(
+  db: SiteDb,
+  forms: Iterable<string>,
+  words: { [id: number]: number },
+  queryWords: number,
+) {
+  const { words: bonus, minTitle, slack } = RANKING.named;
+  if (!bonus) return;
+  const need = Math.max(minTitle, queryWords - slack);
+  // Per page: title words that are query words, and how many distinct query words they are.
+  const inTitle = new Map<number, [number, number]>();
+  for (const form of forms) {
+    for (const { ids, tfs } of postings(db, "title", form)) {
+      for (let i = 0; i < ids.length; i++) {
+        if (!tfs[i] || !words[ids[i]]) continue;
+        const [n, distinct] = inTitle.get(ids[i]) ?? [0, 0];
+        inTitle.set(ids[i], [n + tfs[i], distinct + 1]);
+      }
+    }
+  }
+  const lengths = db.index.lengths.title;
+  for (const [id, [n, distinct]] of inTitle) {
+    const whole = n >= (lengths.get(id) ?? Infinity);
+    if (whole && distinct >= need && (db.prior.get(id) ?? 1) >= 1) words[id] += bonus;
+  }
+}
+
+/**
+ * Adds RANKING.named.heading to `words` of each page of `ids` with one heading, or two, made
+ * of query words only and naming all `queryWords` of them (a dotted name's parts each count).
+ */
+export function headingBonus(
+  db: SiteDb,
+  ids: number[],
+  forms: Set<string>,
+  words: { [id: number]: number },
+  lang: string,
+  queryWords: number,
+) {
+  const { heading: weight, headingWords } = RANKING.named;
+  const need = Math.min(forms.size, queryWords);
+  // A name is a few words; a question's words are in many headings, named by none.
+  if (!weight || !need || need > headingWords) return;
+  // Longer lines hold more than query words (a word is about twice its form at most).
+  const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * need;
+  for (const id of ids) {
+    // Only a page whose headings hold enough of the query's forms is read.
+    let held = 0;
+    for (const f of forms) if (db.index.get("headings", id, f) > 0 && ++held >= need) break;
+    if (held < need) continue;
+    const headings = db.docs.get(id)?.sections?.headings;
+    if (!headings) continue;
+    // Each heading made of query words only, as the set of them it names.
+    const named: Set<string>[] = [];
+    for (const line of headings.split("\n")) {
+      if (!line || line.length > longest) continue;
+      const own = [...wordsOf(line, lang)].flatMap((w) => terms(w, lang));
+      if (own.length && own.every((t) => forms.has(t))) named.push(new Set(own));
+      if (named.length >= MAX_NAMING) break;
+    }
+    if (namedByTwo(named, need)) words[id] += weight;
+  }
+}
+
+/** Whether one heading, or a heading and a subheading, name `need` query words. */
+function namedByTwo(named: Set<string>[], need: number): boolean {
+  for (let i = 0; i < named.length; i++) {
+    if (named[i].size >= need) return true;
+    for (let j = i + 1; j < named.length; j++) {
+      if (new Set([...named[i], ...named[j]]).size >= need) return true;
+    }
+  }
+  return false;
+}

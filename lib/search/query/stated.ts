@@ -1,0 +1,124 @@
+/**
+ * Meaning a site states (lib/meaning/equivalences.ts) as ranking uses it: mined from the
+ * pages' text and kept per version of the index, then offered to rank() beside the owner's
+ * synonyms, both ways, at RANKING.statedWeight. Each page is mined once (again when its
+ * text changes), a bounded number per search, so no search pays for a whole site.
+ */
+import {
+  type Equivalence,
+  mergeEquivalences,
+  mineEquivalences,
+} from "../../meaning/equivalences.ts";
+import { isStopWord } from "../analysis/tokens.ts";
+import { docAt, type SiteDb } from "../store/site_db.ts";
+import type { Alternatives } from "./expand.ts";
+import { RANKING } from "./weights.ts";
+
+/** Text read per page: definitions come early, and mining every byte of a manual costs. */
+const PAGE_CHARS = 20_000;
+/** Pages mined at most during one search (0.1 to 0.3 ms each on reference manuals). */
+const PAGES_PER_SEARCH = 10;
+
+interface Mined {
+  stamp: string;
+  /** Pages of this version not mined yet: internal id and key. */
+  todo: [number, string][];
+  /** Each page's equivalences, by its id and text size (a changed page is mined again). */
+  pages: Map<string, Equivalence[]>;
+  list: Equivalence[];
+  /** First word of a name → [its words, the other name's words]. */
+  byFirst: Map<string, [string[], string[]][]>;
+}
+
+const mined = new WeakMap<SiteDb, Mined>();
+
+/** Changes whenever a page is added, replaced or removed, and when ids move (a seal). */
+const stampOf = (db: SiteDb) => {
+  const t = db.index.totals;
+  return `${db.index.live}:${t.title}:${t.description}:${t.headings}:${t.body}:${db.index.changed}`;
+};
+
+/** The site's most used language, whose stop words a query leaves out. */
+function mainLanguage(db: SiteDb): string {
+  let best = "en", most = 0;
+  for (const [l, n] of db.langs) if (n > most) [best, most] = [l, n];
+  return best;
+}
+
+/** The names of each equivalence, both ways, by their first word (stop words left out). */
+function byFirstWord(db: SiteDb, list: Equivalence[]) {
+  const lang = mainLanguage(db);
+  const key = (name: string) => name.split(/[\s-]+/).filter((w) => w && !isStopWord(w, lang));
+  const out = new Map<string, [string[], string[]][]>();
+  for (const { words: [a, b] } of list) {
+    const [x, y] = [key(a), key(b)];
+    if (!x.length || !y.length) continue;
+    for (const [from, to] of [[x, y], [y, x]]) {
+      const entries = out.get(from[0]);
+      if (entries) entries.push([from, to]);
+      else out.set(from[0], [[from, to]]);
+    }
+  }
+  return out;
+}
+
+/** The site's equivalences, mining at most `budget` pages not mined yet. */
+function mine(db: SiteDb, budget: number): Mined {
+  const stamp = stampOf(db);
+  let m = mined.get(db);
+  if (m?.stamp === stamp && !m.todo.length) return m;
+  let changed = false;
+  if (m?.stamp !== stamp) {
+    // A new version: pages mined before are kept, the others listed to mine.
+    const pages = new Map<string, Equivalence[]>(), todo: [number, string][] = [];
+    for (const [id, doc] of db.docs.entries()) {
+      const key = `${doc.id}\u0000${doc.body.length}`;
+      const had = m?.pages.get(key);
+      if (had) pages.set(key, had);
+      else todo.push([id, key]);
+    }
+    // Pages gone change the list as much as pages mined.
+    changed = !m || m.pages.size !== pages.size;
+    todo.reverse(); // mined in id order, from the end of the list
+    m = { stamp, todo, pages, list: m?.list ?? [], byFirst: m?.byFirst ?? new Map() };
+    mined.set(db, m);
+  }
+  for (let n = 0; n < budget && m.todo.length; n++) {
+    const [id, key] = m.todo.pop()!;
+    if (!db.docs.body(id)) continue; // gone since it was listed
+    m.pages.set(key, mineEquivalences(docAt(db, id, PAGE_CHARS).body));
+    changed = true;
+  }
+  if (changed) {
+    m.list = mergeEquivalences(m.pages.values());
+    m.byFirst = byFirstWord(db, m.list);
+  }
+  return m;
+}
+
+/** Every equivalence a site's pages state, most often said first. */
+export const statedEquivalences = (db: SiteDb): Equivalence[] => mine(db, Infinity).list;
+
+/** The spans of a query (its words, lowercased) that a name the site gives also stands for. */
+export function statedSpans(db: SiteDb, words: string[]): Alternatives[] {
+  const { byFirst } = mine(db, PAGES_PER_SEARCH);
+  if (!byFirst.size) return [];
+  const out: Alternatives[] = [];
+  for (let i = 0; i < words.length;) {
+    // The longest name starting here wins, with every other name it has.
+    let to = i, phrases: string[][] = [];
+    for (const [from, other] of byFirst.get(words[i]) ?? []) {
+      const end = i + from.length;
+      if (end > words.length || from.some((w, k) => words[i + k] !== w)) continue;
+      if (end > to) [to, phrases] = [end, []];
+      if (end === to) phrases.push(other);
+    }
+    if (to === i) {
+      i++;
+      continue;
+    }
+    out.push({ from: i, to, phrases, weight: RANKING.statedWeight });
+    i = to;
+  }
+  return out;
+}

@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
+
+function siteDb(pages: { id: string; title: string; body: string }[]): SiteDb {
+  const db = createSiteDb();
+  for (const p of pages) addDoc(db, { description: "", headings: "", ...p });
+  return db;
+}
+
+const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);
+
+const lister = (n: number) =>
+  Array.from({ length: n }, (_, i) => `acme.parts.item${i}`).join(" ") +
+  " acme.tools.saw acme.tools.drill: every module of the package, one a line.";
+
+Deno.test("rank named - the page titled with the module a query names comes before the contents page that lists every module", () => {
+  const db = siteDb([
+    { id: "/reference/index", title: "Module reference", body: lister(30) },
+    { id: "/reference/acme.tools.saw", title: "acme.tools.saw", body: "Cuts boards along a line." },
+    { id: "/reference/acme.tools", title: "acme.tools", body: "Tools: the saw and the drill." },
+  ]);
+  assert.equal(urls(db, "module acme.tools.saw")[0], "/reference/acme.tools.saw");
+  // A title that names only part of the query ("acme.tools") is not the page asked for.
+  assert.deepEqual(urls(db, "module acme.tools.saw").slice(1).sort(), [
+    "/reference/acme.tools",
+    "/reference/index",
+  ]);
+});
+
+Deno.test("rank named - a one-word title is not taken for the page a query names", () => {
+  const db = siteDb([
+    { id: "/topics/templates", title: "Templates", body: "Templates render pages." },
+    {
+      id: "/ref/builtins",
+      title: "Built-in tags and filters",
+      body: "The upper template filter turns text to capitals. Template filter upper.",
+    },
+  ]);
+  assert.equal(urls(db, "template upper")[0], "/ref/builtins");
+});
+
+function sectioned(
+  pages: { id: string; title: string; body: string; sections: string[] }[],
+): SiteDb {
+  const db = createSiteDb();
+  for (const p of pages) {
+    addDoc(db, {
+      id: p.id,
+      title: p.title,
+      description: "",
+      headings: p.sections.join("\n"),
+      body: p.body,
+      sections: p.sections.map((heading) => ({ heading, anchor: "" })),
+    });
+  }
+  return db;
+}
+
+Deno.test("rank named - a page with a heading and a subheading naming each part of a joined name comes before guides that use the words more", () => {
+  const db = sectioned([
+    {
+      id: "/topics/cache",
+      title: "The cache framework",
+      body: "Caches store pages. Every cache has a key prefix; the key_prefix of caches. ".repeat(
+        5,
+      ),
+      sections: ["Setting up the cache", "Cache arguments"],
+    },
+    {
+      id: "/ref/settings",
+      title: "Settings",
+      body: "Every setting, one by one. A dictionary of caches. The key_prefix setting.",
+      sections: ["Core settings", "CACHES", "KEY_PREFIX", "TIMEOUT"],
+    },
+  ]);
+  assert.equal(urls(db, "CACHES-KEY_PREFIX")[0], "/ref/settings");
+  // A heading that names only part of a longer query does not count.
+  assert.equal(urls(db, "caches key_prefix every cache")[0], "/topics/cache");
+});

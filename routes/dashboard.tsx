@@ -29,20 +29,20 @@ import { publicView, type Site } from "../lib/sites/store.ts";
 const PATH = "/dashboard";
 const FORM_LIMIT = 4 * 1024;
 
-export function dashboardRoutes(s: Services) {
+/** The signed-in dashboard session and who it stands for, or null. */
+export async function dashboardSession(s: Services, c: Context) {
+  const found = await s.sessions.read(sessionCookie(c));
+  const caller = found ? await s.sessions.caller(found.who) : null;
+  return found && caller ? { ...found, caller } : null;
+}
+
+export function dashboardRoutes(s: Services, demo: boolean) {
   const app = new Hono<AppEnv>();
   const page = (title: string, body: ComponentChildren, status = 200) =>
-    pageResponse(renderPage({ title: `${title} · SiteSearch`, path: PATH, body }), status);
-
-  /** The signed-in session and who it stands for, or null. */
-  async function session(c: Context) {
-    const found = await s.sessions.read(sessionCookie(c));
-    const caller = found ? await s.sessions.caller(found.who) : null;
-    return found && caller ? { ...found, caller } : null;
-  }
+    pageResponse(renderPage({ title: `${title} · SiteSearch`, path: PATH, body, demo }), status);
 
   app.get(PATH, async (c) => {
-    const current = await session(c);
+    const current = await dashboardSession(s, c);
     if (!current) return page("Sign in", <SignIn />);
     const { caller } = current;
     const wanted = c.req.query("site");

@@ -103,11 +103,17 @@ export function AnalyticsPanel(p: { siteId: string; report: Report; days: number
       <dl class="stats">
         {stats.map(([id, label, value]) => (
           <div>
-            <dt>{label}</dt>
+            <dt aria-describedby={id === "searches" ? "searches-note" : undefined}>{label}</dt>
             <dd data-stat={id}>{value}</dd>
           </div>
         ))}
       </dl>
+      <p class="hint" id="searches-note">
+        <strong>Searches</strong>{" "}
+        counts finished searches: what visitors settled on, one per query, however many letters they
+        typed on the way. Usage's <em>Searches this month</em>{" "}
+        counts what the plan's quota counts, so it is usually a little higher.
+      </p>
       <div class="columns">
         <div>
           <h3>Top queries</h3>

@@ -143,7 +143,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
       getSynonyms(s, site),
       getCurations(s, site),
     ]);
-  const view = publicView(site);
+  const view = publicView(site, s.clock());
   return (
     <>
       <div class="dash-head">
@@ -174,7 +174,14 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             followupsOnPlan: PLANS[site.plan].followups,
           }}
         />
-        <Island name="KeysPanel" props={{ siteId: site.id, publicKey: site.publicKey }} />
+        <Island
+          name="KeysPanel"
+          props={{
+            siteId: site.id,
+            publicKey: site.publicKey,
+            previous: view.previousPublicKey,
+          }}
+        />
         <Island
           name="ContentPanel"
           props={{

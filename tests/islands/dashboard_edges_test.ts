@@ -185,23 +185,44 @@ browserSuite(
             await row.screenshot({ path: shot(`confirm-page-${width}`) });
             await ctx.close();
           }
-          const [ctx, page] = await signedIn(OPERATOR);
-          const item = page.locator(".site-item").first();
-          await item.locator("button", { hasText: "Delete…" }).click();
-          const question = item.locator(".row-actions span", { hasText: "and all its data?" });
-          const del = item.locator("button", { hasText: "Delete site" });
-          const keep = item.locator("button", { hasText: "Keep" });
-          const [a, b] = [await del.boundingBox(), await keep.boundingBox()];
-          assert.ok(a && b);
-          assert.ok(Math.abs(a.y - b.y) < 1 && Math.abs(a.height - b.height) < 1);
-          assert.ok(
-            Math.abs(await middle(question) - await middle(del)) < 2,
-            "text and buttons align",
-          );
-          await item.screenshot({ path: shot("confirm-site") });
-          await keep.click();
-          await item.locator("button", { hasText: "Delete…" }).waitFor();
-          await ctx.close();
+          // A long name makes the question wrap on a phone: the two answers stay together.
+          const long = await app.call("/api/admin/sites", {
+            method: "POST",
+            headers: { Authorization: `Bearer ${OPERATOR}`, "Content-Type": "application/json" },
+            body: JSON.stringify({
+              name: "Zephyr Kettles and Coffee Roasting Company",
+              plan: "free",
+            }),
+          });
+          await long.body?.cancel();
+          for (const width of [1280, 390]) {
+            const [ctx, page] = await signedIn(OPERATOR, width);
+            const item = page.locator(".site-item", { hasText: "Roasting Company" });
+            await item.locator("button", { hasText: "Delete…" }).click();
+            const question = item.locator(".row-actions span", { hasText: "and all its data?" });
+            const del = item.locator("button", { hasText: "Delete site" });
+            const keep = item.locator("button", { hasText: "Keep" });
+            const [a, b, q] = [
+              await del.boundingBox(),
+              await keep.boundingBox(),
+              await question.boundingBox(),
+            ];
+            assert.ok(a && b && q);
+            assert.ok(Math.abs(a.y - b.y) < 1 && Math.abs(a.height - b.height) < 1, `${width}px`);
+            assert.ok(a.x < b.x, "Keep sits beside Delete site");
+            if (q.y + q.height <= a.y) {
+              assert.ok(Math.abs(a.x - q.x) < 2, "wrapped, the answers start under the question");
+            } else {
+              assert.ok(
+                Math.abs(await middle(question) - await middle(del)) < 2,
+                "text and buttons align",
+              );
+            }
+            await item.screenshot({ path: shot(`confirm-site-${width}`) });
+            await keep.click();
+            await item.locator("button", { hasText: "Delete…" }).waitFor();
+            await ctx.close();
+          }
         },
       );
 

@@ -226,6 +226,27 @@ browserSuite(
         },
       );
 
+      await t.step(
+        "the API reference selects a whole curl line with the site's key in one click, and fits a phone",
+        async () => {
+          for (const width of [1280, 390]) {
+            const [ctx, page] = await signedIn(site.adminKey, width);
+            await page.goto(app.origin + "/docs/api");
+            const curl = page.locator("[data-curl=get-api-search]");
+            await curl.click();
+            const selected = await page.evaluate(() => String(getSelection()));
+            assert.equal(selected.trim(), (await curl.textContent())!.trim());
+            assert.ok(selected.includes(`X-API-Key: ${site.publicKey}`), selected);
+            const overflow = await page.evaluate(() =>
+              document.documentElement.scrollWidth - innerWidth
+            );
+            assert.ok(overflow <= 0, `the page fits ${width} px (${overflow} px over)`);
+            await page.screenshot({ path: shot(`docs-${width}`), fullPage: false });
+            await ctx.close();
+          }
+        },
+      );
+
       assert.deepEqual(errors, []);
     } finally {
       await browser.close();

@@ -55,7 +55,8 @@ function QueryTable(
   );
 }
 
-export function AnalyticsPanel(p: { siteId: string; report: Report; days: number }) {
+/** `note` says what "Searches" counts, beside the quota's count (text from the server). */
+export function AnalyticsPanel(p: { siteId: string; report: Report; days: number; note: string }) {
   const [report, setReport] = useState(p.report);
   const [days, setDays] = useState(p.days);
   const [status, setStatus] = useState<StatusValue>(null);
@@ -108,12 +109,7 @@ export function AnalyticsPanel(p: { siteId: string; report: Report; days: number
           </div>
         ))}
       </dl>
-      <p class="hint" id="searches-note">
-        <strong>Searches</strong>{" "}
-        counts finished searches: what visitors settled on, one per query, however many letters they
-        typed on the way. Usage's <em>Searches this month</em>{" "}
-        counts what the plan's quota counts, so it is usually a little higher.
-      </p>
+      <p class="hint" id="searches-note">{p.note}</p>
       <div class="columns">
         <div>
           <h3>Top queries</h3>

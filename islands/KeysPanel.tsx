@@ -14,7 +14,7 @@ type Which = "public" | "admin";
 
 /** The grace periods offered, in seconds (the API takes 0 to 7 days). */
 export const GRACE: [number, string][] = [
-  [0, "None: it stops at once"],
+  [0, "None"],
   [3_600, "1 hour"],
   [86_400, "1 day"],
   [604_800, "7 days"],
@@ -73,7 +73,7 @@ export function KeysPanel(p: { siteId: string; publicKey: string; previous: OldK
   const warn = confirming === "admin"
     ? "The current admin key stops working at once. The new one is shown only once."
     : grace
-    ? `The current public key keeps working for ${graceText}, until about ${
+    ? `The current key keeps working until about ${
       when(new Date(Date.now() + grace * 1000).toISOString())
     }: update every page that embeds it before then.`
     : "The current public key stops working at once: every page that embeds it must be updated.";
@@ -110,7 +110,7 @@ export function KeysPanel(p: { siteId: string; publicKey: string; previous: OldK
             {confirming === "public"
               ? (
                 <div class="field">
-                  <label for="grace">The current public key keeps working for</label>
+                  <label for="grace">Grace period for the current key</label>
                   <select
                     id="grace"
                     value={String(grace)}

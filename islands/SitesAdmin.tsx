@@ -107,7 +107,7 @@ function SiteItem(
       <div class="row-actions">
         {confirm
           ? (
-            <div class="confirm-inline" role="group" aria-label={`Delete ${site.name}`}>
+            <div class="confirm-inline">
               <span>Delete {site.name} and all its data?</span>
               {/* One group, so the two answers wrap together and never apart. */}
               <span class="confirm-actions">

@@ -45,11 +45,9 @@ function Meter({ id, label, c, note }: { id: string; label: string; c: Counted; 
   );
 }
 
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
 /** "2026-11-03" as "Nov 3". */
 export const shortDate = (date: string) =>
-  `${MONTHS[Number(date.slice(5, 7)) - 1] ?? ""} ${Number(date.slice(8, 10))}`;
+  new Date(date).toLocaleDateString("en", { month: "short", day: "numeric", timeZone: "UTC" });
 
 /** The smallest of 1, 2, 5 × 10ⁿ at or above `n`: the top of the count axis. */
 export function axisTop(n: number): number {
@@ -65,39 +63,26 @@ function DayChart({ days }: { days: DayRow[] }) {
   const w = 600, h = 140;
   const total = days.reduce((n, d) => n + d.searches, 0);
   const answers = days.reduce((n, d) => n + d.answers, 0);
-  const top = axisTop(Math.max(1, ...days.map((d) => Math.max(d.searches, d.answers))));
+  // At least 2, so that the middle gridline (app.css) has a whole number.
+  const top = axisTop(Math.max(2, ...days.map((d) => Math.max(d.searches, d.answers))));
   const step = w / Math.max(days.length, 1);
-  const ticks = top >= 2 ? [top, top / 2, 0] : [top, 0];
   const marks = days.length > 2
     ? [days[0], days[Math.floor((days.length - 1) / 2)], days[days.length - 1]]
     : days;
   const empty = total === 0 && answers === 0;
   return (
-    <figure class="chart" data-chart={empty ? "empty" : "days"}>
+    <figure class="chart">
       <div class="chart-grid">
         <div class="y-axis" aria-hidden="true">
-          {ticks.map((v) => <span key={v}>{fmt(v)}</span>)}
+          {[top, top / 2, 0].map((v) => <span key={v}>{fmt(v)}</span>)}
         </div>
         <div class="plot">
           <svg
             viewBox={`0 0 ${w} ${h}`}
             role="img"
-            aria-label={`Per day this month: ${fmt(total)} finished searches, ${
-              fmt(answers)
-            } AI answers in all.`}
+            aria-label={`This month: ${fmt(total)} finished searches, ${fmt(answers)} AI answers.`}
             preserveAspectRatio="none"
           >
-            {ticks.map((v) => (
-              <line
-                key={v}
-                class={v ? "grid" : "axis"}
-                x1={0}
-                x2={w}
-                y1={h - (v / top) * h}
-                y2={h - (v / top) * h}
-                vector-effect="non-scaling-stroke"
-              />
-            ))}
             {days.map((d, i) => {
               const bh = (d.searches / top) * h;
               const ah = (d.answers / top) * h;
@@ -127,7 +112,7 @@ function DayChart({ days }: { days: DayRow[] }) {
           {empty
             ? (
               <p class="chart-empty">
-                No searches yet this month. Searches and AI answers appear here day by day.
+                No searches yet this month.
               </p>
             )
             : null}
@@ -138,13 +123,14 @@ function DayChart({ days }: { days: DayRow[] }) {
       </div>
       <figcaption>
         <span class="key searches" /> Finished searches <span class="key answers" />{" "}
-        AI answers, per day since {days[0] ? shortDate(days[0].date) : "the 1st"}
+        AI answers, per day
       </figcaption>
     </figure>
   );
 }
 
-export function UsageMeters(p: { siteId: string; usage: Usage; days: DayRow[] }) {
+/** `note` says what the month's count counts, beside Analytics' (text from the server). */
+export function UsageMeters(p: { siteId: string; usage: Usage; days: DayRow[]; note: string }) {
   const [usage, setUsage] = useState(p.usage);
   const [days, setDays] = useState(p.days);
   useEffect(() => {
@@ -177,13 +163,7 @@ export function UsageMeters(p: { siteId: string; usage: Usage; days: DayRow[] })
           c={{ used: usage.pages.count, limit: usage.pages.limit }}
         />
       </div>
-      <p class="hint" id="month-note">
-        <strong>Searches this month</strong>{" "}
-        is what your plan's monthly quota counts: searches admitted since the 1st (UTC), where a
-        visitor typing in the search box counts once per query, not once per keystroke. The chart
-        and Analytics count <em>finished</em>{" "}
-        searches, the queries visitors settled on, so their totals are usually a little lower.
-      </p>
+      <p class="hint" id="month-note">{p.note}</p>
       <DayChart days={days} />
     </Panel>
   );

@@ -27,6 +27,12 @@ import { constantTimeEqual, isAdminKey, sha256HexSync } from "../lib/sites/keys.
 import { publicView, type Site } from "../lib/sites/store.ts";
 
 const PATH = "/dashboard";
+
+// The two search counts, each explained where it is shown. Server text, kept out of the bundle.
+const USAGE_NOTE =
+  "“Searches this month” is what the plan's monthly quota counts: searches admitted since the 1st (UTC), where a visitor typing in the search box counts once per query, not once per keystroke. The chart and Analytics count finished searches (the queries visitors settled on), so their totals are usually a little lower.";
+const ANALYTICS_NOTE =
+  "“Searches” counts finished searches: the queries visitors settled on, however many letters they typed on the way. Usage's “Searches this month” counts what the plan's quota counts, so it is usually a little higher.";
 const FORM_LIMIT = 4 * 1024;
 
 /** The signed-in dashboard session and who it stands for, or null. */
@@ -164,8 +170,14 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
         <SignOut operator={operator} />
       </div>
       <div class="dash-grid">
-        <Island name="UsageMeters" props={{ siteId: site.id, usage, days: month.days }} />
-        <Island name="AnalyticsPanel" props={{ siteId: site.id, report, days: DEFAULT_DAYS }} />
+        <Island
+          name="UsageMeters"
+          props={{ siteId: site.id, usage, days: month.days, note: USAGE_NOTE }}
+        />
+        <Island
+          name="AnalyticsPanel"
+          props={{ siteId: site.id, report, days: DEFAULT_DAYS, note: ANALYTICS_NOTE }}
+        />
         <Island
           name="SettingsForm"
           props={{

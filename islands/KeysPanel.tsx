@@ -69,7 +69,6 @@ export function KeysPanel(p: { siteId: string; publicKey: string; previous: OldK
     }
   };
 
-  const graceText = GRACE.find(([n]) => n === grace)?.[1] ?? "";
   const warn = confirming === "admin"
     ? "The current admin key stops working at once. The new one is shown only once."
     : grace

@@ -55,7 +55,7 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
   app.route("/", adminAnalyticsRoutes(s));
   app.route("/", adminStatsRoutes(s));
   app.route("/", adminLeverRoutes(s));
-  app.route("/", pageRoutes(s));
+  app.route("/", pageRoutes(s, opts.demo !== false));
   // Production serves no demo site (it would create one on the first visit).
   if (opts.demo !== false) app.route("/", demoRoutes(s));
   app.notFound(() => {

@@ -9,14 +9,17 @@ const FEATURES: [string, string][] = [
   ["Plans and quotas", "Per-minute and monthly limits, AI credits, rate-limit headers."],
 ];
 
-const LINKS: [string, string, string][] = [
+const DEMO_LINKS: [string, string, string][] = [
   ["/demo/", "Demo site", "A coffee roaster's site with the search bar and results page embedded."],
   ["/search-results?q=shipping", "Results page demo", "Server-rendered results with islands."],
+];
+const LINKS: [string, string, string][] = [
   ["/dashboard", "Dashboard", "Sign in with a site admin key to see usage and analytics."],
   ["/docs/api", "API reference", "Search, summaries, the admin API and the error envelope."],
 ];
 
-export function Landing() {
+/** `demo`: the demo is served here (never in production mode), so the page may point at it. */
+export function Landing({ demo }: { demo: boolean }) {
   return (
     <>
       <section class="hero">
@@ -26,14 +29,17 @@ export function Landing() {
           questions with a cited AI summary, and tells you what they were looking for.
         </p>
         <p class="actions">
-          <a class="button primary" href="/search-results?q=shipping">Try the results page</a>
-          <a class="button" href="/dashboard">Open the dashboard</a>
+          {demo
+            ? <a class="button primary" href="/search-results?q=shipping">Try the results page</a>
+            : null}
+          <a class={demo ? "button" : "button primary"} href="/dashboard">Open the dashboard</a>
+          <a class="button" href="/docs/api">Read the API reference</a>
         </p>
       </section>
       <section aria-labelledby="try">
-        <h2 id="try">Try it</h2>
+        <h2 id="try">{demo ? "Try it" : "Get started"}</h2>
         <ul class="cards">
-          {LINKS.map(([href, title, text]) => (
+          {[...(demo ? DEMO_LINKS : []), ...LINKS].map(([href, title, text]) => (
             <li class="card">
               <a href={href}>
                 <strong>{title}</strong>

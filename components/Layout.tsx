@@ -7,9 +7,13 @@ import { scriptJson } from "./Island.tsx";
 
 const NAV: [string, string][] = [
   ["/", "Home"],
+  ["/dashboard", "Dashboard"],
+  ["/docs/api", "API reference"],
+];
+/** Only where the demo is served: production has no /demo/, and no demo results to show. */
+const DEMO_NAV: [string, string][] = [
   ["/search-results", "Results demo"],
   ["/demo/", "Demo site"],
-  ["/dashboard", "Dashboard"],
 ];
 
 export function Layout(
@@ -18,6 +22,7 @@ export function Layout(
     path: string;
     scripts: string[];
     locale: Locale;
+    demo: boolean;
     children: ComponentChildren;
   },
 ) {
@@ -49,7 +54,7 @@ export function Layout(
             <span class="logo" aria-hidden="true">◎</span> SiteSearch
           </a>
           <nav aria-label="Main">
-            {NAV.map(([href, label]) => (
+            {[...NAV, ...(props.demo ? DEMO_NAV : [])].map(([href, label]) => (
               <a href={href} aria-current={props.path === href ? "page" : undefined}>{label}</a>
             ))}
           </nav>

@@ -31,6 +31,8 @@ export function renderPage(
     path: string;
     body: ComponentChildren;
     lang?: string | null;
+    /** Link the demo site and results demo (never in production mode). */
+    demo?: boolean;
   },
 ): string {
   const lang = pickLang(o.lang);
@@ -46,6 +48,7 @@ export function renderPage(
         path={o.path}
         scripts={scripts}
         locale={loc}
+        demo={o.demo ?? false}
       >
         <div dangerouslySetInnerHTML={{ __html: body }} class="page" />
       </Layout>,

@@ -55,7 +55,8 @@ function QueryTable(
   );
 }
 
-export function AnalyticsPanel(p: { siteId: string; report: Report; days: number }) {
+/** `note` says what "Searches" counts, beside the quota's count (text from the server). */
+export function AnalyticsPanel(p: { siteId: string; report: Report; days: number; note: string }) {
   const [report, setReport] = useState(p.report);
   const [days, setDays] = useState(p.days);
   const [status, setStatus] = useState<StatusValue>(null);
@@ -103,11 +104,12 @@ export function AnalyticsPanel(p: { siteId: string; report: Report; days: number
       <dl class="stats">
         {stats.map(([id, label, value]) => (
           <div>
-            <dt>{label}</dt>
+            <dt aria-describedby={id === "searches" ? "searches-note" : undefined}>{label}</dt>
             <dd data-stat={id}>{value}</dd>
           </div>
         ))}
       </dl>
+      <p class="hint" id="searches-note">{p.note}</p>
       <div class="columns">
         <div>
           <h3>Top queries</h3>

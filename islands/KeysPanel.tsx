@@ -1,5 +1,8 @@
 /// <reference lib="dom" />
-/** The site's keys: the public key, and rotation of either key behind a confirmation step. */
+/**
+ * The site's keys: the public key, and rotation of either key behind a confirmation step. The
+ * public key may keep working for a grace period (API.md: graceSeconds), so pages can be updated.
+ */
 import { useState } from "preact/hooks";
 import { jsonBody, requestJson } from "./api.ts";
 import { adminPath, CopyButton, failure, Panel, Status, type StatusValue } from "./ui.tsx";
@@ -9,15 +12,29 @@ export const PUBLIC_KEY_EVENT = "sitesearch:publickey";
 
 type Which = "public" | "admin";
 
-const WARN: Record<Which, string> = {
-  public:
-    "The current public key stops working at once: every page that embeds it must be updated.",
-  admin: "The current admin key stops working at once. The new one is shown only once.",
-};
+/** The grace periods offered, in seconds (the API takes 0 to 7 days). */
+export const GRACE: [number, string][] = [
+  [0, "None"],
+  [3_600, "1 hour"],
+  [86_400, "1 day"],
+  [604_800, "7 days"],
+];
 
-export function KeysPanel(p: { siteId: string; publicKey: string }) {
+/** A moment as the owner reads it, in UTC so that the server's and the browser's text agree. */
+export const when = (iso: string) =>
+  new Date(iso).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+
+/** The public key before the last rotation, while it still works. */
+export interface OldKey {
+  key: string;
+  expiresAt: string;
+}
+
+export function KeysPanel(p: { siteId: string; publicKey: string; previous: OldKey | null }) {
   const [publicKey, setPublicKey] = useState(p.publicKey);
+  const [previous, setPrevious] = useState(p.previous);
   const [confirming, setConfirming] = useState<Which | null>(null);
+  const [grace, setGrace] = useState(0);
   const [fresh, setFresh] = useState<{ which: Which; key: string } | null>(null);
   const [status, setStatus] = useState<StatusValue>(null);
 
@@ -25,13 +42,16 @@ export function KeysPanel(p: { siteId: string; publicKey: string }) {
     setConfirming(null);
     setStatus({ kind: "busy", text: "Rotating…" });
     try {
-      const r = await requestJson<{ publicKey?: string; adminKey?: string }>(
+      const r = await requestJson<
+        { publicKey?: string; adminKey?: string; previousPublicKey?: OldKey | null }
+      >(
         adminPath(p.siteId, "/keys/rotate"),
-        jsonBody("POST", { key: which }),
+        jsonBody("POST", which === "public" ? { key: which, graceSeconds: grace } : { key: which }),
       );
       const key = (which === "public" ? r.publicKey : r.adminKey) ?? "";
       if (which === "public") {
         setPublicKey(key);
+        setPrevious(r.previousPublicKey ?? null);
         dispatchEvent(new CustomEvent(PUBLIC_KEY_EVENT, { detail: key }));
       } else {
         // This session was bound to the old admin key: sign in again with the new one.
@@ -49,12 +69,28 @@ export function KeysPanel(p: { siteId: string; publicKey: string }) {
     }
   };
 
+  const warn = confirming === "admin"
+    ? "The current admin key stops working at once. The new one is shown only once."
+    : grace
+    ? `The current key keeps working until about ${
+      when(new Date(Date.now() + grace * 1000).toISOString())
+    }: update every page that embeds it before then.`
+    : "The current public key stops working at once: every page that embeds it must be updated.";
+
   return (
     <Panel id="keys" title="Keys">
       <p class="label">Public search key</p>
       <p class="keyline">
         <code data-key="public">{publicKey}</code> <CopyButton text={publicKey} />
       </p>
+      {previous
+        ? (
+          <p class="muted" data-old-key>
+            The previous key <code>{previous.key}</code> keeps working until{" "}
+            <time dateTime={previous.expiresAt}>{when(previous.expiresAt)}</time>.
+          </p>
+        )
+        : null}
       {fresh
         ? (
           <div class="notice" role="alert">
@@ -70,11 +106,29 @@ export function KeysPanel(p: { siteId: string; publicKey: string }) {
       {confirming
         ? (
           <div class="confirm" role="group" aria-label={`Rotate the ${confirming} key`}>
-            <p>{WARN[confirming]}</p>
-            <button type="button" class="button danger" onClick={() => rotate(confirming)}>
-              Rotate the {confirming} key now
-            </button>{" "}
-            <button type="button" class="button" onClick={() => setConfirming(null)}>Cancel</button>
+            {confirming === "public"
+              ? (
+                <div class="field">
+                  <label for="grace">Grace period for the current key</label>
+                  <select
+                    id="grace"
+                    value={String(grace)}
+                    onChange={(e) => setGrace(Number((e.target as HTMLSelectElement).value))}
+                  >
+                    {GRACE.map(([n, label]) => <option key={n} value={String(n)}>{label}</option>)}
+                  </select>
+                </div>
+              )
+              : null}
+            <p data-warn>{warn}</p>
+            <div class="confirm-actions">
+              <button type="button" class="button danger" onClick={() => rotate(confirming)}>
+                Rotate the {confirming} key now
+              </button>
+              <button type="button" class="button" onClick={() => setConfirming(null)}>
+                Cancel
+              </button>
+            </div>
           </div>
         )
         : (

@@ -107,15 +107,18 @@ function SiteItem(
       <div class="row-actions">
         {confirm
           ? (
-            <>
+            <div class="confirm-inline">
               <span>Delete {site.name} and all its data?</span>
-              <button type="button" class="button small danger" onClick={remove}>
-                Delete site
-              </button>
-              <button type="button" class="button small" onClick={() => setConfirm(false)}>
-                Keep
-              </button>
-            </>
+              {/* One group, so the two answers wrap together and never apart. */}
+              <span class="confirm-actions">
+                <button type="button" class="button small danger" onClick={remove}>
+                  Delete site
+                </button>
+                <button type="button" class="button small" onClick={() => setConfirm(false)}>
+                  Keep
+                </button>
+              </span>
+            </div>
           )
           : (
             <button type="button" class="button small" onClick={() => setConfirm(true)}>

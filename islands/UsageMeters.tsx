@@ -20,7 +20,7 @@ export interface Usage {
 
 const POLL_MS = 3_000;
 
-function Meter({ id, label, c }: { id: string; label: string; c: Counted }) {
+function Meter({ id, label, c, note }: { id: string; label: string; c: Counted; note?: string }) {
   return (
     <div class="meter">
       <div class="meter-label">
@@ -32,6 +32,7 @@ function Meter({ id, label, c }: { id: string; label: string; c: Counted }) {
       {c.limit === null ? <div class="meter-none" /> : (
         <meter
           aria-labelledby={id}
+          aria-describedby={note}
           min={0}
           max={Math.max(c.limit, 1)}
           low={c.limit * 0.7}
@@ -44,54 +45,92 @@ function Meter({ id, label, c }: { id: string; label: string; c: Counted }) {
   );
 }
 
-/** Searches (bars) and answers (dots) per day, as an SVG with a text alternative. */
+/** "2026-11-03" as "Nov 3". */
+export const shortDate = (date: string) =>
+  new Date(date).toLocaleDateString("en", { month: "short", day: "numeric", timeZone: "UTC" });
+
+/** The smallest of 1, 2, 5 × 10ⁿ at or above `n`: the top of the count axis. */
+export function axisTop(n: number): number {
+  const step = 10 ** Math.floor(Math.log10(Math.max(n, 1)));
+  return [1, 2, 5, 10].map((m) => m * step).find((v) => v >= n) ?? n;
+}
+
+/**
+ * Finished searches (bars) and AI answers (narrow bars) per day, as an SVG with a text
+ * alternative. The axes are HTML beside it, so their text keeps its size at any width.
+ */
 function DayChart({ days }: { days: DayRow[] }) {
-  const w = 600, h = 140, pad = 4;
-  const max = Math.max(1, ...days.map((d) => Math.max(d.searches, d.answers)));
-  const step = (w - pad * 2) / Math.max(days.length, 1);
+  const w = 600, h = 140;
   const total = days.reduce((n, d) => n + d.searches, 0);
   const answers = days.reduce((n, d) => n + d.answers, 0);
+  // At least 2, so that the middle gridline (app.css) has a whole number.
+  const top = axisTop(Math.max(2, ...days.map((d) => Math.max(d.searches, d.answers))));
+  const step = w / Math.max(days.length, 1);
+  const marks = days.length > 2
+    ? [days[0], days[Math.floor((days.length - 1) / 2)], days[days.length - 1]]
+    : days;
+  const empty = total === 0 && answers === 0;
   return (
     <figure class="chart">
-      <svg
-        viewBox={`0 0 ${w} ${h}`}
-        role="img"
-        aria-label={`Searches per day this month: ${total} searches, ${answers} answers in all.`}
-        preserveAspectRatio="none"
-      >
-        {days.map((d, i) => {
-          const bh = (d.searches / max) * (h - 10);
-          const ah = (d.answers / max) * (h - 10);
-          return (
-            <g>
-              <title>{`${d.date}: ${d.searches} searches, ${d.answers} answers`}</title>
-              <rect
-                class="bar"
-                x={pad + i * step + 1}
-                y={h - bh}
-                width={Math.max(step - 2, 1)}
-                height={bh}
-              />
-              <rect
-                class="bar answers"
-                x={pad + i * step + step / 4}
-                y={h - ah}
-                width={Math.max(step / 2, 1)}
-                height={ah}
-              />
-            </g>
-          );
-        })}
-      </svg>
+      <div class="chart-grid">
+        <div class="y-axis" aria-hidden="true">
+          {[top, top / 2, 0].map((v) => <span key={v}>{fmt(v)}</span>)}
+        </div>
+        <div class="plot">
+          <svg
+            viewBox={`0 0 ${w} ${h}`}
+            role="img"
+            aria-label={`This month: ${fmt(total)} finished searches, ${fmt(answers)} AI answers.`}
+            preserveAspectRatio="none"
+          >
+            {days.map((d, i) => {
+              const bh = (d.searches / top) * h;
+              const ah = (d.answers / top) * h;
+              return (
+                <g key={d.date}>
+                  <title>
+                    {`${shortDate(d.date)}: ${d.searches} searches, ${d.answers} answers`}
+                  </title>
+                  <rect
+                    class="bar"
+                    x={i * step + 1}
+                    y={h - bh}
+                    width={Math.max(step - 2, 1)}
+                    height={bh}
+                  />
+                  <rect
+                    class="bar answers"
+                    x={i * step + step / 4}
+                    y={h - ah}
+                    width={Math.max(step / 2, 1)}
+                    height={ah}
+                  />
+                </g>
+              );
+            })}
+          </svg>
+          {empty
+            ? (
+              <p class="chart-empty">
+                No searches yet this month.
+              </p>
+            )
+            : null}
+        </div>
+        <div class="x-axis" aria-hidden="true">
+          {marks.map((d) => <span key={d.date}>{shortDate(d.date)}</span>)}
+        </div>
+      </div>
       <figcaption>
-        <span class="key searches" /> Searches <span class="key answers" />{" "}
-        AI answers, per day since {days[0]?.date ?? "the 1st"}
+        <span class="key searches" /> Finished searches <span class="key answers" />{" "}
+        AI answers, per day
       </figcaption>
     </figure>
   );
 }
 
-export function UsageMeters(p: { siteId: string; usage: Usage; days: DayRow[] }) {
+/** `note` says what the month's count counts, beside Analytics' (text from the server). */
+export function UsageMeters(p: { siteId: string; usage: Usage; days: DayRow[]; note: string }) {
   const [usage, setUsage] = useState(p.usage);
   const [days, setDays] = useState(p.days);
   useEffect(() => {
@@ -116,7 +155,7 @@ export function UsageMeters(p: { siteId: string; usage: Usage; days: DayRow[] })
     <Panel id="usage" title="Usage" wide>
       <div class="meters">
         <Meter id="m-minute" label="Searches this minute" c={usage.minute} />
-        <Meter id="m-month" label="Searches this month" c={usage.month} />
+        <Meter id="m-month" label="Searches this month" c={usage.month} note="month-note" />
         <Meter id="m-credits" label="AI credits this month" c={usage.aiCredits} />
         <Meter
           id="m-pages"
@@ -124,6 +163,7 @@ export function UsageMeters(p: { siteId: string; usage: Usage; days: DayRow[] })
           c={{ used: usage.pages.count, limit: usage.pages.limit }}
         />
       </div>
+      <p class="hint" id="month-note">{p.note}</p>
       <DayChart days={days} />
     </Panel>
   );

@@ -27,22 +27,28 @@ import { constantTimeEqual, isAdminKey, sha256HexSync } from "../lib/sites/keys.
 import { publicView, type Site } from "../lib/sites/store.ts";
 
 const PATH = "/dashboard";
+
+// The two search counts, each explained where it is shown. Server text, kept out of the bundle.
+const USAGE_NOTE =
+  "“Searches this month” is what the plan's monthly quota counts: searches admitted since the 1st (UTC), where a visitor typing in the search box counts once per query, not once per keystroke. The chart and Analytics count finished searches (the queries visitors settled on), so their totals are usually a little lower.";
+const ANALYTICS_NOTE =
+  "“Searches” counts finished searches: the queries visitors settled on, however many letters they typed on the way. Usage's “Searches this month” counts what the plan's quota counts, so it is usually a little higher.";
 const FORM_LIMIT = 4 * 1024;
 
-export function dashboardRoutes(s: Services) {
+/** The signed-in dashboard session and who it stands for, or null. */
+export async function dashboardSession(s: Services, c: Context) {
+  const found = await s.sessions.read(sessionCookie(c));
+  const caller = found ? await s.sessions.caller(found.who) : null;
+  return found && caller ? { ...found, caller } : null;
+}
+
+export function dashboardRoutes(s: Services, demo: boolean) {
   const app = new Hono<AppEnv>();
   const page = (title: string, body: ComponentChildren, status = 200) =>
-    pageResponse(renderPage({ title: `${title} · SiteSearch`, path: PATH, body }), status);
-
-  /** The signed-in session and who it stands for, or null. */
-  async function session(c: Context) {
-    const found = await s.sessions.read(sessionCookie(c));
-    const caller = found ? await s.sessions.caller(found.who) : null;
-    return found && caller ? { ...found, caller } : null;
-  }
+    pageResponse(renderPage({ title: `${title} · SiteSearch`, path: PATH, body, demo }), status);
 
   app.get(PATH, async (c) => {
-    const current = await session(c);
+    const current = await dashboardSession(s, c);
     if (!current) return page("Sign in", <SignIn />);
     const { caller } = current;
     const wanted = c.req.query("site");
@@ -143,7 +149,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
       getSynonyms(s, site),
       getCurations(s, site),
     ]);
-  const view = publicView(site);
+  const view = publicView(site, s.clock());
   return (
     <>
       <div class="dash-head">
@@ -164,8 +170,14 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
         <SignOut operator={operator} />
       </div>
       <div class="dash-grid">
-        <Island name="UsageMeters" props={{ siteId: site.id, usage, days: month.days }} />
-        <Island name="AnalyticsPanel" props={{ siteId: site.id, report, days: DEFAULT_DAYS }} />
+        <Island
+          name="UsageMeters"
+          props={{ siteId: site.id, usage, days: month.days, note: USAGE_NOTE }}
+        />
+        <Island
+          name="AnalyticsPanel"
+          props={{ siteId: site.id, report, days: DEFAULT_DAYS, note: ANALYTICS_NOTE }}
+        />
         <Island
           name="SettingsForm"
           props={{
@@ -174,7 +186,14 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             followupsOnPlan: PLANS[site.plan].followups,
           }}
         />
-        <Island name="KeysPanel" props={{ siteId: site.id, publicKey: site.publicKey }} />
+        <Island
+          name="KeysPanel"
+          props={{
+            siteId: site.id,
+            publicKey: site.publicKey,
+            previous: view.previousPublicKey,
+          }}
+        />
         <Island
           name="ContentPanel"
           props={{

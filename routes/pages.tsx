@@ -1,12 +1,12 @@
-/** The service's own pages: the landing page, the API reference, their CSS and island bundle. */
+/** The service's own pages: the landing page, its CSS and island bundles, and the page routes. */
 import { Hono } from "hono";
 import { Landing } from "../components/Landing.tsx";
-import { Readme } from "../components/Readme.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
 import { ApiError } from "../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
 import type { Services } from "../lib/services.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
+import { docsRoutes } from "./docs.tsx";
 import { resultsPageRoutes } from "./results_page.tsx";
 import { loader, matchesEtag } from "./scripts.ts";
 
@@ -16,25 +16,17 @@ const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
   js: "text/javascript; charset=utf-8",
 };
-const README = new URL("../README.md", import.meta.url);
 
-export function pageRoutes(s: Services) {
+/** `demo`: the demo site is served (not in production mode), so pages may link it. */
+export function pageRoutes(s: Services, demo: boolean) {
   const app = new Hono<AppEnv>();
   app.get(
     "/",
-    () => pageResponse(renderPage({ title: "SiteSearch", path: "/", body: <Landing /> })),
+    () =>
+      pageResponse(
+        renderPage({ title: "SiteSearch", path: "/", body: <Landing demo={demo} />, demo }),
+      ),
   );
-
-  app.get("/docs/api", async () => {
-    const markdown = await Deno.readTextFile(README);
-    return pageResponse(
-      renderPage({
-        title: "API reference · SiteSearch",
-        path: "/docs/api",
-        body: <Readme markdown={markdown} />,
-      }),
-    );
-  });
 
   const loaders = new Map<string, ReturnType<typeof loader>>();
   app.get("/assets/*", async (c) => {
@@ -56,8 +48,9 @@ export function pageRoutes(s: Services) {
     const type = TYPES[name.slice(name.lastIndexOf(".") + 1)];
     return new Response(file.body, { headers: { ...headers, "Content-Type": type } });
   });
-  app.route("/", resultsPageRoutes(s));
-  app.route("/", dashboardRoutes(s));
+  app.route("/", docsRoutes(s, demo));
+  app.route("/", resultsPageRoutes(s, demo));
+  app.route("/", dashboardRoutes(s, demo));
   allowOnly(app, "/", ["GET"]);
   return app;
 }

@@ -21,11 +21,36 @@ import { searchSite } from "../lib/usecases/search_site.ts";
 const PATH = "/search-results";
 const decoder = new TextDecoder();
 
-export function resultsPageRoutes(s: Services) {
+/** A page that says how to use this one: production mode has no demo site to fall back on. */
+function NoKey() {
+  return (
+    <section class="card-panel nokey">
+      <h1>Search results</h1>
+      <p>
+        This page shows a site's search results. Add the site's public search key to the address:
+      </p>
+      <pre class="code"><code>{`${PATH}?key=pk_YOUR_PUBLIC_KEY&q=your+search`}</code></pre>
+      <p class="muted">
+        Site owners find the public key in the <a href="/dashboard">dashboard</a>, under Keys. The
+        {" "}
+        <a href="/docs/api">API reference</a> shows the same search as an API call.
+      </p>
+    </section>
+  );
+}
+
+/** `demo`: without ?key= the demo site is searched; production mode says to add a key instead. */
+export function resultsPageRoutes(s: Services, demoMode: boolean) {
   const app = new Hono<AppEnv>();
 
   app.get(PATH, async (c) => {
     const given = c.req.query("key") ?? "";
+    if (!given && !demoMode) {
+      return pageResponse(
+        renderPage({ title: "Search results · SiteSearch", path: PATH, body: <NoKey /> }),
+        401,
+      );
+    }
     const demo = given ? null : await demoPublicKey(s);
     const key = given || demo?.key || "";
     // Lenient where the API refuses: a shared link with a long query or odd page still shows.
@@ -103,7 +128,7 @@ export function resultsPageRoutes(s: Services) {
       </div>
     );
     const status = !key || !site ? 401 : 200;
-    return pageResponse(renderPage({ title, path: PATH, body, lang }), status);
+    return pageResponse(renderPage({ title, path: PATH, body, lang, demo: demoMode }), status);
   });
   allowOnly(app, PATH, ["GET"]);
   return app;

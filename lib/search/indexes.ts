@@ -20,7 +20,7 @@ import {
 } from "./store/site_db.ts";
 import { SiteName } from "./analysis/site_name.ts";
 import { packIndex, type Snapshots, unpackIndex } from "./persistence/snapshot.ts";
-import { searchDb, type SearchResult } from "./presentation/results.ts";
+import { type Narrowing, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
 import type { SearchLevers } from "./query/curated.ts";
@@ -70,7 +70,13 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
   version: number;
-  search(q: string, page: number, perPage: number, levers?: SearchLevers): Promise<SearchResult>;
+  search(
+    q: string,
+    page: number,
+    perPage: number,
+    levers?: SearchLevers,
+    narrow?: Narrowing,
+  ): Promise<SearchResult>;
 }
 
 /** A changing index is saved at most this long after its first unsaved change. */
@@ -344,16 +350,17 @@ export class SearchIndexes {
       const { version } = await this.pages.version(site);
       return {
         version,
-        search: async (q, page, perPage, levers) => {
+        search: async (q, page, perPage, levers, narrow) => {
           const { db } = await this.current(site);
-          return searchDb(db, q, page, perPage, levers);
+          return searchDb(db, q, page, perPage, levers, narrow);
         },
       };
     }
     const { db, version } = await this.current(site);
     return {
       version,
-      search: (q, page, perPage, levers) => Promise.resolve(searchDb(db, q, page, perPage, levers)),
+      search: (q, page, perPage, levers, narrow) =>
+        Promise.resolve(searchDb(db, q, page, perPage, levers, narrow)),
     };
   }
 

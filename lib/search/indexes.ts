@@ -371,9 +371,10 @@ export class SearchIndexes {
     page: number,
     perPage: number,
     levers?: SearchLevers,
+    narrow?: Narrowing,
   ): Promise<SearchResult> {
     const { db } = await this.current(site);
-    return searchDb(db, q, page, perPage, levers);
+    return searchDb(db, q, page, perPage, levers, narrow);
   }
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */

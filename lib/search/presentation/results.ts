@@ -48,6 +48,15 @@ export interface SearchResult {
 
 export type { FacetValue };
 
+/** A search's query, page, results per page, the site's levers and its filters. */
+export type SearchArgs = [
+  q: string,
+  page: number,
+  perPage: number,
+  levers?: SearchLevers,
+  narrow?: Narrowing,
+];
+
 /** Filters a search keeps to and whether it counts facets (API.md "Filters"). */
 export interface Narrowing {
   /** Name → values: values of a name are OR-ed, names AND-ed. */

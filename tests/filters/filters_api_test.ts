@@ -234,3 +234,35 @@ Deno.test("filters api - page filters beyond the limits fail that page naming fi
   assert.equal(f.body.meta.found, 1);
   t.close();
 });
+
+Deno.test("filters api - curations still apply under a filter: a pin that passes it leads, one that does not is left out, a hidden page stays hidden", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "pro");
+  await upsert(t, site, BREW);
+  const res = await t.call(`/api/admin/sites/${site.id}/curations`, {
+    method: "PUT",
+    headers: { Authorization: `Bearer ${site.adminKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      curations: [{
+        query: "brewing",
+        match: "exact",
+        pin: ["/shop/kettle", "/guides/stout"],
+        hide: ["/guides/pale-ale"],
+      }],
+    }),
+  });
+  assert.equal(res.status, 200, JSON.stringify(await res.json()));
+  const r = await search(t, site.publicKey, "q=brewing&filter=category:Guides");
+  assert.deepEqual(r.body.results.map((x: { url: string }) => x.url), ["/guides/stout"]);
+  assert.equal(r.body.results[0].pinned, true);
+  assert.equal(r.body.meta.found, 1);
+  // Facets count what the curated search shows: the hidden page is not among them.
+  assert.deepEqual(
+    r.body.meta.facets.category.find((v: { value: string }) => v.value === "Guides"),
+    {
+      value: "Guides",
+      count: 1,
+    },
+  );
+  t.close();
+});

@@ -1,5 +1,9 @@
 /** The page shell of the service's own pages: head, header with navigation, footer. */
 import type { ComponentChildren } from "preact";
+import { t } from "../widget/client/strings.ts";
+import type { Locale } from "../widget/i18n/index.ts";
+import { STRINGS_ID } from "../islands/hydrate.ts";
+import { scriptJson } from "./Island.tsx";
 
 const NAV: [string, string][] = [
   ["/", "Home"],
@@ -9,10 +13,17 @@ const NAV: [string, string][] = [
 ];
 
 export function Layout(
-  props: { title: string; path: string; islands: boolean; children: ComponentChildren },
+  props: {
+    title: string;
+    path: string;
+    scripts: string[];
+    locale: Locale;
+    children: ComponentChildren;
+  },
 ) {
+  const { lang, dir, table } = props.locale;
   return (
-    <html lang="en">
+    <html lang={lang} dir={dir}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -20,10 +31,19 @@ export function Layout(
         <title>{props.title}</title>
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/app.css" />
-        {props.islands ? <script defer src="/assets/islands.js" /> : null}
+        {props.scripts.length && lang !== "en"
+          ? (
+            <script
+              type="application/json"
+              id={STRINGS_ID}
+              dangerouslySetInnerHTML={{ __html: scriptJson(table) }}
+            />
+          )
+          : null}
+        {props.scripts.map((name) => <script key={name} type="module" src={`/assets/${name}`} />)}
       </head>
       <body>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">{t("skipToContent")}</a>
         <header class="top">
           <a class="brand" href="/">
             <span class="logo" aria-hidden="true">◎</span> SiteSearch

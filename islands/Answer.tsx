@@ -1,9 +1,11 @@
 /// <reference lib="dom" />
 /** The AI answer: streamed from /api/summarize with its sources, follow-ups and feedback. */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { HttpError, jsonBody, requestJson, resultHref } from "./api.ts";
+import type { AnswerSource } from "../lib/wire_types.ts";
+import { sendFeedback, summarize } from "../widget/client/answers.ts";
+import { answerFailure, t } from "../widget/client/strings.ts";
+import { publicApi, resultHref } from "./api.ts";
 import { onQuery } from "./bus.ts";
-import { readEvents } from "./sse.ts";
 
 export interface AnswerProps {
   apiKey: string;
@@ -13,89 +15,94 @@ export interface AnswerProps {
   baseUrl: string;
 }
 
-interface Source {
-  type: string;
-  title?: string;
-  url?: string;
-  label?: string;
-}
-
 interface Turn {
   question: string;
   text: string;
-  sources: Source[];
+  sources: AnswerSource[];
+  /** How many pages the answer could draw on (its `meta`), before it cited any. */
+  candidates?: number;
+  /** False when the server said nothing on the site answers it. */
+  answered?: boolean;
   status: "streaming" | "done" | "error";
   error?: string;
   turn?: number;
   feedback?: "sending" | "sent" | "failed";
 }
 
-/** The line a visitor reads when an answer could not be given. */
-function answerFailure(e: unknown): string {
-  if (e instanceof HttpError) {
-    if (e.code === "AI_CREDITS_EXHAUSTED") return "AI answers are used up for this month.";
-    if (e.code === "SUMMARY_RATE_LIMIT_EXCEEDED") {
-      return "Too many questions at once. Try again in a minute.";
+/** Answer text with its [n] citations as small links to the cited pages (text, never HTML). */
+function Cited(
+  { text, sources, baseUrl }: { text: string; sources: AnswerSource[]; baseUrl: string },
+) {
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(/\[(\d{1,2}(?:\s*,\s*\d{1,2})*)\]/g)) {
+    const nums = m[1].split(",").map((n) => Number(n.trim()));
+    if (!nums.every((n) => n >= 1 && n <= sources.length)) continue;
+    out.push(text.slice(at, m.index).replace(/\s+$/, ""));
+    for (const n of nums) {
+      const s = sources[n - 1];
+      const href = s.url ? resultHref(s.url, baseUrl) : null;
+      const label = t("sourceN", { n, title: s.title ?? s.label ?? "" });
+      out.push(
+        href
+          ? <a class="cite" href={href} aria-label={label}>{n}</a>
+          : <span class="cite" title={label}>{n}</span>,
+      );
     }
-    return e.message;
+    at = m.index + m[0].length;
   }
-  return "The answer could not be loaded. Try again.";
+  out.push(text.slice(at));
+  return <>{out}</>;
 }
 
-export function Answer(p: AnswerProps) {
+/** A thumb up; the thumb down is the same, turned. */
+function Thumb({ down }: { down?: boolean }) {
+  return (
+    <svg viewBox="0 0 24 24" class={down ? "icon down" : "icon"} aria-hidden="true">
+      <path d="M2 21h4V9H2v12Zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2Z" />
+    </svg>
+  );
+}
+
+export function AnswerBox(p: AnswerProps) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [conversation, setConversation] = useState<{ id: string; open: boolean } | null>(null);
   const [followup, setFollowup] = useState("");
   const abort = useRef<AbortController | null>(null);
   const asked = useRef("");
 
-  const update = (i: number, change: (t: Turn) => Turn) =>
-    setTurns((all) => all.map((t, j) => (j === i ? change(t) : t)));
+  const update = (i: number, change: (turn: Turn) => Turn) =>
+    setTurns((all) => all.map((x, j) => (j === i ? change(x) : x)));
 
   const ask = async (question: string, conversationId: string | null, index: number) => {
     const ctl = abort.current = new AbortController();
     try {
-      const res = await fetch("/api/summarize", {
-        ...jsonBody("POST", {
-          query: question,
-          stream: true,
-          ...(conversationId ? { mode: "followup", conversationId } : {}),
-        }),
-        headers: { "Content-Type": "application/json", "X-API-Key": p.apiKey },
-        credentials: "omit",
-        signal: ctl.signal,
-      });
-      if (!res.ok || !res.body) {
-        const body = await res.json().catch(() => null);
-        throw new HttpError(
-          res.status,
-          body?.error?.code ?? "",
-          body?.error?.message ?? "The answer failed.",
-        );
-      }
-      for await (const { event, data } of readEvents(res.body)) {
-        const d = data as Record<string, unknown>;
-        if (event === "meta") {
-          setConversation({ id: String(d.conversationId), open: d.conversationEnabled === true });
-          update(
-            index,
-            (t) => ({ ...t, sources: (d.sources as Source[]) ?? [], turn: Number(d.turn) }),
-          );
-        } else if (event === "delta") {
-          update(index, (t) => ({ ...t, text: t.text + String(d.text ?? "") }));
-        } else if (event === "done") {
-          update(index, (t) => ({ ...t, text: String(d.answer ?? t.text), status: "done" }));
-        } else if (event === "error") {
-          update(
-            index,
-            (t) => ({ ...t, status: "error", error: String(d.message ?? "The answer failed.") }),
-          );
-        }
-      }
-      update(index, (t) => (t.status === "streaming" ? { ...t, status: "done" } : t));
+      const done = await summarize(
+        publicApi(p.apiKey),
+        conversationId
+          ? { query: question, mode: "followup", conversationId }
+          : { query: question },
+        ctl.signal,
+        (meta) => {
+          setConversation({
+            id: String(meta.conversationId),
+            open: meta.conversationEnabled === true,
+          });
+          const sources = meta.sources ?? [];
+          update(index, (x) => ({ ...x, sources, candidates: sources.length, turn: meta.turn }));
+        },
+        (piece) => update(index, (x) => ({ ...x, text: x.text + piece })),
+      );
+      update(index, (x) => ({
+        ...x,
+        text: done.answer ?? x.text,
+        sources: done.sources ?? x.sources,
+        answered: done.answered,
+        status: "done",
+      }));
     } catch (e) {
       if (ctl.signal.aborted) return;
-      update(index, (t) => ({ ...t, status: "error", error: answerFailure(e) }));
+      update(index, (x) => ({ ...x, status: "error", error: answerFailure(e) }));
     }
   };
 
@@ -123,75 +130,83 @@ export function Answer(p: AnswerProps) {
     ask(q, conversation.id, index);
   };
 
-  const feedback = async (i: number, helpful: boolean) => {
-    const t = turns[i];
-    if (!conversation || t.turn === undefined) return;
+  const vote = async (i: number, helpful: boolean) => {
+    const turn = turns[i].turn;
+    if (!conversation || turn === undefined) return;
     update(i, (x) => ({ ...x, feedback: "sending" }));
-    try {
-      await requestJson(`/api/feedback?key=${encodeURIComponent(p.apiKey)}`, {
-        ...jsonBody("POST", { conversationId: conversation.id, turn: t.turn, helpful }),
-        credentials: "omit",
-      });
-      update(i, (x) => ({ ...x, feedback: "sent" }));
-    } catch {
-      update(i, (x) => ({ ...x, feedback: "failed" }));
-    }
+    const taken = await sendFeedback(publicApi(p.apiKey), {
+      conversationId: conversation.id,
+      turn,
+      helpful,
+    });
+    update(i, (x) => ({ ...x, feedback: taken ? "sent" : "failed" }));
   };
 
   if (!p.enabled || !p.q) return <div class="answer-slot" />;
-  const busy = turns.some((t) => t.status === "streaming");
+  const busy = turns.some((x) => x.status === "streaming");
+  // Nothing matched: no answer. One plain sentence, nothing to rate or follow up on.
+  const none = (x: Turn) =>
+    x.status === "done" && (x.answered === false || (!x.candidates && x.sources.length === 0));
+  const answered = turns.some((x) => x.status === "done" && !none(x));
   return (
     <section class="answer" aria-labelledby="answer-title">
       <h2 id="answer-title">
-        <span class="spark" aria-hidden="true">✦</span> AI answer
+        <svg viewBox="0 0 24 24" class="icon spark" aria-hidden="true">
+          <path d="M12 2l2.2 6.6L21 11l-6.8 2.4L12 20l-2.2-6.6L3 11l6.8-2.4L12 2z" />
+        </svg>{" "}
+        {t("aiAnswer")}
       </h2>
-      {turns.length === 0
-        ? <p class="muted">The AI answer appears here (it needs JavaScript).</p>
-        : null}
-      {turns.map((t, i) => (
-        <div class="turn" aria-live="polite" aria-busy={t.status === "streaming"}>
-          {i > 0 ? <p class="question">{t.question}</p> : null}
-          {t.status === "error"
-            ? <p class="status error">{t.error}</p>
-            : <p class="answer-text">{t.text || (t.status === "streaming" ? "Thinking…" : "")}</p>}
-          {t.sources.length
+      {turns.length === 0 ? <p class="muted">{t("answerNeedsJs")}</p> : null}
+      {turns.map((x, i) => (
+        <div class="turn" aria-live="polite" aria-busy={x.status === "streaming"}>
+          {i > 0 ? <p class="question">{x.question}</p> : null}
+          {x.status === "error"
+            ? <p class="status error">{x.error}</p>
+            : none(x)
+            ? <p class="answer-text">{t("noAnswer")}</p>
+            : (
+              <p class="answer-text" dir="auto">
+                {x.text
+                  ? <Cited text={x.text} sources={x.sources} baseUrl={p.baseUrl} />
+                  : x.status === "streaming"
+                  ? t("thinking")
+                  : ""}
+              </p>
+            )}
+          {x.sources.length
             ? (
-              <ol class="sources" aria-label="Sources">
-                {t.sources.map((s) => {
+              <ol class="sources" aria-label={t("sources")}>
+                {x.sources.map((s) => {
                   const href = s.url ? resultHref(s.url, p.baseUrl) : null;
-                  const label = s.title ?? s.label ?? "Source";
+                  const label = s.title ?? s.label ?? t("sourcePage");
                   return <li key={label}>{href ? <a href={href}>{label}</a> : label}</li>;
                 })}
               </ol>
             )
             : null}
-          {t.status === "done" && t.turn !== undefined
+          {x.status === "done" && !none(x) && x.turn !== undefined
             ? (
               <p class="feedback">
-                {t.feedback === "sent"
-                  ? "Thanks for the feedback."
-                  : t.feedback === "failed"
-                  ? "The feedback could not be sent."
+                {x.feedback === "sent"
+                  ? t("thanks")
+                  : x.feedback === "failed"
+                  ? t("feedbackFailed")
                   : (
                     <>
-                      Was this helpful?{" "}
-                      <button
-                        type="button"
-                        class="button small"
-                        disabled={t.feedback === "sending"}
-                        onClick={() => feedback(i, true)}
-                      >
-                        Yes
-                      </button>{" "}
-                      <button
-                        type="button"
-                        class="button small"
-                        disabled={t.feedback === "sending"}
-                        onClick={() =>
-                          feedback(i, false)}
-                      >
-                        No
-                      </button>
+                      {t("helpful")}
+                      {[true, false].map((helpful) => (
+                        <button
+                          key={String(helpful)}
+                          type="button"
+                          class="button small thumb"
+                          aria-label={t(helpful ? "yes" : "no")}
+                          title={t(helpful ? "yes" : "no")}
+                          disabled={x.feedback === "sending"}
+                          onClick={() => vote(i, helpful)}
+                        >
+                          <Thumb down={!helpful} />
+                        </button>
+                      ))}
                     </>
                   )}
               </p>
@@ -199,18 +214,18 @@ export function Answer(p: AnswerProps) {
             : null}
         </div>
       ))}
-      {conversation?.open && !busy && turns.length
+      {conversation?.open && !busy && answered
         ? (
           <form class="followup" onSubmit={sendFollowup}>
-            <label for="followup-q" class="sr-only">Ask a follow-up question</label>
+            <label for="followup-q" class="sr-only">{t("followupLabel")}</label>
             <input
               id="followup-q"
               value={followup}
               maxLength={600}
-              placeholder="Ask a follow-up…"
+              placeholder={t("followupPlaceholder")}
               onInput={(e) => setFollowup((e.target as HTMLInputElement).value)}
             />
-            <button type="submit" class="button">Ask</button>
+            <button type="submit" class="button">{t("ask")}</button>
           </form>
         )
         : null}

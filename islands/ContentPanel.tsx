@@ -2,7 +2,8 @@
 /** The site's content: pages (search, delete), a crawl with live progress, documents. */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { requestJson } from "./api.ts";
-import { type CrawlJob, CrawlPanel, type CrawlSettings } from "./CrawlPanel.tsx";
+import { CrawlPanel, type CrawlSettings } from "./CrawlPanel.tsx";
+import type { CrawlJobJson } from "../lib/wire_types.ts";
 import { adminPath, failure, fmt, Panel, Status, type StatusValue } from "./ui.tsx";
 
 interface PageRow {
@@ -202,7 +203,7 @@ export function ContentPanel(p: {
   total: number;
   documentsAllowed: boolean;
   documents: DocRow[];
-  lastCrawl: CrawlJob | null;
+  lastCrawl: CrawlJobJson | null;
   crawlSettings: CrawlSettings;
 }) {
   const [reload, setReload] = useState(0);

@@ -8,23 +8,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { jsonBody, requestJson } from "./api.ts";
 import { adminPath, failure, fmt, Status, type StatusValue } from "./ui.tsx";
-
-export interface CrawlJob {
-  id: string;
-  status: string;
-  url: string;
-  counts: Partial<
-    Record<
-      "discovered" | "fetched" | "indexed" | "unchanged" | "removed" | "skipped" | "failed",
-      number
-    >
-  >;
-  progress?: { done: number; total: number };
-  reasons?: Record<string, number>;
-  error?: string | null;
-  startedAt?: string;
-  finishedAt?: string | null;
-}
+import type { CrawlJobJson } from "../lib/wire_types.ts";
 
 /** What the form starts from: the last crawl's URL and page cap, the site's patterns and schedule. */
 export interface CrawlSettings {
@@ -177,7 +161,7 @@ function UrlList(p: { siteId: string; jobId: string; kind: "failed" | "skipped";
 export function CrawlPanel(
   p: {
     siteId: string;
-    last: CrawlJob | null;
+    last: CrawlJobJson | null;
     settings: CrawlSettings;
     /** Called while a crawl runs (the page list refreshes) and when it ends. */
     onProgress: (running: boolean) => void;
@@ -190,14 +174,14 @@ export function CrawlPanel(
   const [exclude, setExclude] = useState(s.exclude.join("\n"));
   const [recrawl, setRecrawl] = useState(s.recrawl ?? "");
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
-  const [job, setJob] = useState<CrawlJob | null>(p.last);
+  const [job, setJob] = useState<CrawlJobJson | null>(p.last);
   const [status, setStatus] = useState<StatusValue>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const polls = useRef(0);
   const follow = (id: string) => {
     timer.current = setTimeout(async () => {
       try {
-        const j = await requestJson<CrawlJob>(
+        const j = await requestJson<CrawlJobJson>(
           adminPath(p.siteId, `/crawl/${encodeURIComponent(id)}`),
         );
         setJob(j);
@@ -258,7 +242,7 @@ export function CrawlPanel(
     if (!crawl) return setStatus({ kind: "ok", text: "Crawl settings saved." });
     try {
       const n = maxPages.trim();
-      const r = await requestJson<{ job: CrawlJob }>(
+      const r = await requestJson<{ job: CrawlJobJson }>(
         adminPath(p.siteId, "/crawl"),
         jsonBody("POST", { url: url.trim(), ...(n ? { maxPages: Number(n) } : {}) }),
       );

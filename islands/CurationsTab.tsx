@@ -2,23 +2,23 @@
 /** The curations tab: the site's list with its warnings, and a form with a live preview. */
 import { useState } from "preact/hooks";
 import { LeverPreview } from "./LeverPreview.tsx";
-import { type Curation, items, type Limits, type PinWarning } from "./levers_api.ts";
+import { type CurationDraft, items, type Limits, type PinWarning } from "./levers_api.ts";
 import { usePreview } from "./use_preview.ts";
 
 export function CurationsTab(
   p: {
     siteId: string;
-    list: Curation[];
+    list: CurationDraft[];
     warnings: PinWarning[];
     limits: Limits;
-    save: (next: Curation[]) => Promise<boolean>;
+    save: (next: CurationDraft[]) => Promise<boolean>;
   },
 ) {
   const [query, setQuery] = useState("");
   const [contains, setContains] = useState(false);
   const [pins, setPins] = useState("");
   const [hides, setHides] = useState("");
-  const draft: Curation | null = query.trim()
+  const draft: CurationDraft | null = query.trim()
     ? {
       query: query.trim(),
       match: contains ? "contains" : "exact",

@@ -3,13 +3,13 @@
 import { useState } from "preact/hooks";
 import { CurationsTab } from "./CurationsTab.tsx";
 import {
-  type Curation,
+  type CurationDraft,
   fieldMessage,
   type Limits,
   type PinWarning,
   putList,
   type Suggestion,
-  type Synonym,
+  type SynonymDraft,
 } from "./levers_api.ts";
 import { SuggestionsTab } from "./SuggestionsTab.tsx";
 import { SynonymsTab } from "./SynonymsTab.tsx";
@@ -22,13 +22,16 @@ const TABS: [Tab, string][] = [
   ["suggestions", "Suggestions"],
 ];
 
-type Change = { kind: "synonyms"; before: Synonym[] } | { kind: "curations"; before: Curation[] };
+type Change = { kind: "synonyms"; before: SynonymDraft[] } | {
+  kind: "curations";
+  before: CurationDraft[];
+};
 
 export function LeversPanel(
   p: {
     siteId: string;
-    synonyms: Synonym[];
-    curations: Curation[];
+    synonyms: SynonymDraft[];
+    curations: CurationDraft[];
     warnings: PinWarning[];
     limits: Limits;
   },
@@ -41,12 +44,12 @@ export function LeversPanel(
   const [status, setStatus] = useState<StatusValue>(null);
 
   /** Stores a list; `undoing` leaves the history as it is. */
-  const store = async (change: Change, next: Synonym[] | Curation[], undoing = false) => {
+  const store = async (change: Change, next: SynonymDraft[] | CurationDraft[], undoing = false) => {
     setStatus({ kind: "busy", text: "Saving…" });
     try {
       const r = change.kind === "synonyms"
-        ? await putList(p.siteId, "synonyms", next as Synonym[])
-        : await putList(p.siteId, "curations", next as Curation[]);
+        ? await putList(p.siteId, "synonyms", next as SynonymDraft[])
+        : await putList(p.siteId, "curations", next as CurationDraft[]);
       if (r.synonyms) setSynonyms(r.synonyms);
       if (r.curations) setCurations(r.curations);
       if (r.warnings) setWarnings(r.warnings);
@@ -58,8 +61,10 @@ export function LeversPanel(
       return false;
     }
   };
-  const saveSynonyms = (next: Synonym[]) => store({ kind: "synonyms", before: synonyms }, next);
-  const saveCurations = (next: Curation[]) => store({ kind: "curations", before: curations }, next);
+  const saveSynonyms = (next: SynonymDraft[]) =>
+    store({ kind: "synonyms", before: synonyms }, next);
+  const saveCurations = (next: CurationDraft[]) =>
+    store({ kind: "curations", before: curations }, next);
   const undo = async () => {
     const last = history.at(-1);
     if (last && (await store(last, last.before, true))) setHistory((h) => h.slice(0, -1));

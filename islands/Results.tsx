@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /** The results list with highlights and pagination; rendered on the server, then live. */
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type Hit, resultHref, searchApi, sendClick } from "./api.ts";
+import { friendly, t, tn } from "../widget/client/strings.ts";
+import { type Hit, publicApi, resultHref } from "./api.ts";
 import { goToQuery, onQuery } from "./bus.ts";
 import { Marked } from "./marked.tsx";
 
@@ -17,20 +18,6 @@ export interface ResultsProps {
   error: string | null;
   /** The page's own URL for a query and page (links work without JavaScript). */
   hrefBase: string;
-}
-
-/** The line a visitor reads for a failed search (an HttpError here, an ApiError on the server). */
-export function searchFailure(e: unknown): string {
-  const f = (e ?? {}) as { status?: number; code?: string; message?: string };
-  if (f.code === "SEARCH_RATE_LIMIT_EXCEEDED") {
-    return "Search is busy right now. Try again in a minute.";
-  }
-  if (f.code === "MONTHLY_SEARCH_QUOTA_EXCEEDED") {
-    return "This site's search has reached its monthly limit.";
-  }
-  if (f.status === 401) return "This search key is not valid.";
-  if (f.status === 403) return "This site does not allow searches from this page.";
-  return "Search is having trouble right now. Try again shortly.";
 }
 
 const MAX_PAGES_SHOWN = 7;
@@ -50,13 +37,13 @@ export function Results(p: ResultsProps) {
       const ctl = latest.current = new AbortController();
       setView((v) => ({ ...v, loading: true })); // the old results stay, dimmed, until the new
       try {
-        const d = await searchApi(p.apiKey, q, page, p.perPage, ctl.signal);
+        const d = await publicApi(p.apiKey).search(q, page, p.perPage, ctl.signal);
         setView({ q, page, results: d.results, found: d.meta.found, error: null, loading: false });
       } catch (e) {
         if (ctl.signal.aborted) {
           return;
         }
-        setView({ q, page, results: null, found: 0, error: searchFailure(e), loading: false });
+        setView({ q, page, results: null, found: 0, error: friendly(e), loading: false });
       }
     }), []);
 
@@ -76,19 +63,20 @@ export function Results(p: ResultsProps) {
     scrollTo({ top: 0 });
   };
 
-  let status = "Type what you are looking for.";
+  let status = t("typeToSearch");
   if (view.error) status = view.error;
-  else if (view.results && view.found === 0) status = `No results for “${view.q}”.`;
+  else if (view.results && view.found === 0) status = t("noResultsFor", { query: view.q });
   else if (view.results) {
-    status = `${view.found} ${view.found === 1 ? "result" : "results"} for “${view.q}”` +
-      (view.page > 1 ? `, page ${view.page}` : "");
+    status = tn("resultsFor", view.found, { query: view.q }) +
+      (pages > 1 ? " · " + t("pageOf", { page: view.page, pages }) : "");
   }
+  if (view.loading) status = t("searching");
 
   return (
     <section
       class={"results" + (view.loading ? " loading" : "")}
       aria-busy={view.loading}
-      aria-label="Search results"
+      aria-label={t("searchResults")}
     >
       <p class={view.error ? "status error" : "status"} role="status">{status}</p>
       {view.results && view.results.length > 0
@@ -104,20 +92,20 @@ export function Results(p: ResultsProps) {
               const position = (view.page - 1) * p.perPage + i + 1;
               return (
                 <li class="hit">
-                  <h3>
+                  <h3 dir="auto">
                     {link
                       ? (
                         <a
                           href={link}
-                          onClick={() => sendClick(p.apiKey, view.q, position, hit.url)}
+                          onClick={() => publicApi(p.apiKey).click(view.q, position, hit.url)}
                         >
                           <Marked h={title} />
                         </a>
                       )
                       : <Marked h={title} />}
                   </h3>
-                  <p class="path">{hit.url}</p>
-                  <p class="snippet">
+                  <p class="path" dir="ltr">{hit.url}</p>
+                  <p class="snippet" dir="auto">
                     <Marked h={snippet} />
                   </p>
                 </li>
@@ -128,9 +116,13 @@ export function Results(p: ResultsProps) {
         : null}
       {pages > 1
         ? (
-          <nav class="pager" aria-label="Pages of results">
+          <nav class="pager" aria-label={t("pagination")}>
             {view.page > 1
-              ? <a href={href(view.page - 1)} onClick={(e) => go(e, view.page - 1)}>Previous</a>
+              ? (
+                <a href={href(view.page - 1)} onClick={(e) => go(e, view.page - 1)}>
+                  {t("previous")}
+                </a>
+              )
               : null}
             {numbers.map((n) => (
               <a
@@ -142,7 +134,7 @@ export function Results(p: ResultsProps) {
               </a>
             ))}
             {view.page < pages
-              ? <a href={href(view.page + 1)} onClick={(e) => go(e, view.page + 1)}>Next</a>
+              ? <a href={href(view.page + 1)} onClick={(e) => go(e, view.page + 1)}>{t("next")}</a>
               : null}
           </nav>
         )

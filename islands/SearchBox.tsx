@@ -1,7 +1,13 @@
 /// <reference lib="dom" />
-/** The results page's search box: a plain GET form, with suggestions as you type once hydrated. */
-import { useEffect, useRef, useState } from "preact/hooks";
-import { type Hit, resultHref, searchApi } from "./api.ts";
+/**
+ * The results page's search box: a plain GET form, with suggestions as you type once hydrated,
+ * paced and counted like the widget's live bar (one typing session per question).
+ */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { isAbort } from "../widget/client/http.ts";
+import { t } from "../widget/client/strings.ts";
+import { MIN_CHARS, TypingSession } from "../widget/client/typing.ts";
+import { type Hit, publicApi, resultHref } from "./api.ts";
 import { goToQuery, onQuery } from "./bus.ts";
 import { Marked } from "./marked.tsx";
 
@@ -21,20 +27,46 @@ export function SearchBox(p: SearchBoxProps) {
   const [items, setItems] = useState<Hit[]>([]);
   const [active, setActive] = useState(-1);
   const [open, setOpen] = useState(false);
-  const typed = useRef(false);
+  const [loading, setLoading] = useState(false);
+  const [answered, setAnswered] = useState(""); // the query whose results the list shows
+  const session = useMemo(() => new TypingSession(), []);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const ctl = useRef<AbortController | null>(null);
 
   useEffect(() => onQuery(({ q }) => setValue(q)), []);
-  useEffect(() => {
-    const q = value.trim();
-    if (!typed.current || q.length < 2) return setItems([]);
-    const ctl = new AbortController();
-    const timer = setTimeout(() => {
-      searchApi(p.apiKey, q, 1, SUGGESTIONS, ctl.signal)
-        .then((d) => (setItems(d.results), setActive(-1)))
-        .catch(() => setItems([]));
-    }, 150);
-    return () => (clearTimeout(timer), ctl.abort());
-  }, [value]);
+
+  const lookup = async (q: string) => {
+    ctl.current?.abort();
+    const mine = ctl.current = new AbortController();
+    session.sending(Date.now());
+    try {
+      const d = await publicApi(p.apiKey).search(q, 1, SUGGESTIONS, mine.signal, session.id);
+      if (mine !== ctl.current) return;
+      setItems(d.results);
+      setAnswered(q);
+      setActive(-1);
+    } catch (e) {
+      if (!isAbort(e) && mine === ctl.current) setItems([]);
+    } finally {
+      if (mine === ctl.current) setLoading(false);
+    }
+  };
+  const typed = (text: string) => {
+    setValue(text);
+    setOpen(true);
+    clearTimeout(timer.current);
+    const q = text.trim();
+    if (q.length < MIN_CHARS) {
+      ctl.current?.abort();
+      session.restart(); // a new question begins
+      setLoading(false);
+      return setItems([]);
+    }
+    const known = publicApi(p.apiKey).cached(q, SUGGESTIONS);
+    if (known) return (setItems(known.results), setAnswered(q), setLoading(false));
+    setLoading(true); // the last suggestions stay, dimmed, until the next arrive
+    timer.current = setTimeout(() => lookup(q), session.delay(Date.now()));
+  };
 
   const shown = open && items.length > 0;
   const pick = (hit: Hit) => {
@@ -45,6 +77,7 @@ export function SearchBox(p: SearchBoxProps) {
     e.preventDefault();
     const q = value.trim();
     if (!q) return;
+    clearTimeout(timer.current);
     setOpen(false);
     goToQuery(q, 1);
   };
@@ -58,23 +91,29 @@ export function SearchBox(p: SearchBoxProps) {
     } else if (e.key === "Enter" && shown && active >= 0 && active < items.length) {
       e.preventDefault();
       pick(items[active]);
-    } else if (e.key === "Escape") setOpen(false);
+    } else if (e.key === "Escape") {
+      // As in the widget: a first Escape closes the list, the next clears the text.
+      e.preventDefault(); // also keeps type=search from clearing the text on its own
+      if (shown) setOpen(false);
+      else if (value) typed("");
+    }
   };
   const current = shown && active >= 0 && active < items.length
     ? `suggestion-${active}`
     : undefined;
+  const titles = items.map((h) => h.title);
 
   return (
     <form class="searchbox" role="search" method="get" action={p.action} onSubmit={submit}>
       {p.keyInForm ? <input type="hidden" name="key" value={p.apiKey} /> : null}
-      <label class="sr-only" for="search-q">Search the site</label>
+      <label class="sr-only" for="search-q">{t("searchLabel")}</label>
       <div class="combo">
         <input
           id="search-q"
           name="q"
           type="search"
           value={value}
-          placeholder="Search…"
+          placeholder={t("searchPlaceholder")}
           autocomplete="off"
           maxLength={200}
           role="combobox"
@@ -83,19 +122,25 @@ export function SearchBox(p: SearchBoxProps) {
           aria-expanded={shown}
           aria-controls="search-suggestions"
           aria-activedescendant={current}
-          onInput={(e) => {
-            typed.current = true;
-            setValue((e.target as HTMLInputElement).value);
-            setOpen(true);
-          }}
+          aria-busy={loading}
+          onInput={(e) => typed((e.target as HTMLInputElement).value)}
           onKeyDown={keydown}
           onFocus={() => setOpen(true)}
           onBlur={() => setOpen(false)}
         />
-        <ul id="search-suggestions" role="listbox" aria-label="Suggestions" hidden={!shown}>
+        <ul
+          id="search-suggestions"
+          role="listbox"
+          aria-label={t("suggestions")}
+          class={loading ? "loading" : undefined}
+          data-query={answered || undefined}
+          hidden={!shown}
+        >
           {items.map((hit, i) => {
             const title = hit.highlights?.find((h) => h.field === "title") ??
               { snippet: hit.title, matches: [] };
+            const twin = titles.indexOf(hit.title) !== titles.lastIndexOf(hit.title);
+            const section = hit.sections?.[0]?.title;
             return (
               <li
                 id={`suggestion-${i}`}
@@ -103,14 +148,18 @@ export function SearchBox(p: SearchBoxProps) {
                 aria-selected={i === active}
                 onMouseDown={(e) => (e.preventDefault(), pick(hit))}
               >
-                <Marked h={title} />
-                <span class="path">{hit.url}</span>
+                <span class="t" dir="auto">
+                  <Marked h={title} />
+                </span>
+                <span class="path" dir="ltr">
+                  {twin && section ? `${hit.url} › ${section}` : hit.url}
+                </span>
               </li>
             );
           })}
         </ul>
       </div>
-      <button type="submit" class="button primary">Search</button>
+      <button type="submit" class="button primary">{t("search")}</button>
     </form>
   );
 }

@@ -3,21 +3,21 @@
 import { useEffect, useState } from "preact/hooks";
 import { LeverPreview } from "./LeverPreview.tsx";
 import {
-  type Curation,
+  type CurationDraft,
   dismiss,
+  fetchSuggestions,
   type Preview,
-  preview,
+  previewLevers,
   type Suggestion,
-  suggestions,
-  type Synonym,
+  type SynonymDraft,
 } from "./levers_api.ts";
 import { failure, Status, type StatusValue } from "./ui.tsx";
 
 export function SuggestionsTab(
   p: {
     siteId: string;
-    synonyms: Synonym[];
-    curations: Curation[];
+    synonyms: SynonymDraft[];
+    curations: CurationDraft[];
     apply: (s: Suggestion) => Promise<boolean>;
   },
 ) {
@@ -25,7 +25,7 @@ export function SuggestionsTab(
   const [status, setStatus] = useState<StatusValue>(null);
   const [shown, setShown] = useState<{ q: string; value: Preview } | null>(null);
   useEffect(() => {
-    suggestions(p.siteId).then(
+    fetchSuggestions(p.siteId).then(
       (r) => setList(r.suggestions),
       (e) => setStatus({ kind: "error", text: failure(e) }),
     );
@@ -38,7 +38,7 @@ export function SuggestionsTab(
       : { curations: [...p.curations, s.apply] };
     let value: Preview | null = null;
     try {
-      value = await preview(p.siteId, s.query, lists);
+      value = await previewLevers(p.siteId, s.query, lists);
     } catch (e) {
       setStatus({ kind: "error", text: failure(e) });
     }

@@ -2,18 +2,18 @@
 /** The synonyms tab: the site's list, and a form for a new one with a live preview. */
 import { useState } from "preact/hooks";
 import { LeverPreview } from "./LeverPreview.tsx";
-import { items, type Limits, type Synonym } from "./levers_api.ts";
+import { items, type Limits, type SynonymDraft } from "./levers_api.ts";
 import { usePreview } from "./use_preview.ts";
 
-const describe = (s: Synonym) =>
+const describe = (s: SynonymDraft) =>
   "words" in s ? s.words.join(" ⇄ ") : `${s.word} → ${s.means.join(", ")}`;
 
 export function SynonymsTab(
   p: {
     siteId: string;
-    list: Synonym[];
+    list: SynonymDraft[];
     limits: Limits;
-    save: (next: Synonym[]) => Promise<boolean>;
+    save: (next: SynonymDraft[]) => Promise<boolean>;
   },
 ) {
   const [twoWay, setTwoWay] = useState(true);
@@ -21,7 +21,7 @@ export function SynonymsTab(
   const [word, setWord] = useState("");
   const [means, setMeans] = useState("");
   const [q, setQ] = useState("");
-  const draft: Synonym | null = twoWay
+  const draft: SynonymDraft | null = twoWay
     ? (items(words).length ? { words: items(words) } : null)
     : (word.trim() ? { word: word.trim(), means: items(means) } : null);
   const query = q || (twoWay ? items(words)[0] : word.trim()) || "";

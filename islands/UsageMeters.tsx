@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 /** Usage against the plan: meters for searches and AI credits, and a chart of searches per day. */
 import { useEffect, useState } from "preact/hooks";
+import type { DayRow } from "../lib/wire_types.ts";
 import { requestJson } from "./api.ts";
 import { adminPath, fmt, Panel } from "./ui.tsx";
 
@@ -15,13 +16,6 @@ export interface Usage {
   month: Counted;
   aiCredits: Counted;
   pages: { count: number; limit: number };
-}
-
-export interface DayRow {
-  date: string;
-  searches: number;
-  answers: number;
-  noResults: number;
 }
 
 const POLL_MS = 3_000;

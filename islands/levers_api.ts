@@ -2,24 +2,14 @@
 /** The levers' wire shapes and calls (GET/PUT lists, preview, suggestions), for the dashboard. */
 import { HttpError, jsonBody, requestJson } from "./api.ts";
 import { adminPath } from "./ui.tsx";
+import type * as Wire from "../lib/wire_types.ts";
+import type { PinWarning, Suggestion } from "../lib/wire_types.ts";
+export type { PinWarning, Suggestion };
 
-export type Synonym =
-  | { id?: string; words: string[] }
-  | { id?: string; word: string; means: string[] };
-
-export interface Curation {
-  id?: string;
-  query: string;
-  match: "exact" | "contains";
-  pin: string[];
-  hide: string[];
-}
-
-export interface PinWarning {
-  curation: string;
-  url: string;
-  message: string;
-}
+/** A list entry as the dashboard edits it: its id only once stored. */
+type Draft<T> = T extends { id: string } ? Omit<T, "id"> & { id?: string } : never;
+export type SynonymDraft = Draft<Wire.Synonym>;
+export type CurationDraft = Draft<Wire.Curation>;
 
 export interface Limits {
   synonyms: number;
@@ -31,13 +21,6 @@ export interface Limits {
   hides: number;
   queryChars: number;
 }
-
-export type Suggestion =
-  & { query: string; searches: number; why: string }
-  & (
-    | { kind: "synonym"; to: string; apply: Synonym }
-    | { kind: "pin"; url: string; apply: Curation }
-  );
 
 export interface Brief {
   found: number;
@@ -53,19 +36,21 @@ export interface Preview {
 export function putList<K extends "synonyms" | "curations">(
   siteId: string,
   kind: K,
-  list: K extends "synonyms" ? Synonym[] : Curation[],
+  list: K extends "synonyms" ? SynonymDraft[] : CurationDraft[],
 ) {
-  return requestJson<{ synonyms?: Synonym[]; curations?: Curation[]; warnings?: PinWarning[] }>(
+  return requestJson<
+    { synonyms?: SynonymDraft[]; curations?: CurationDraft[]; warnings?: PinWarning[] }
+  >(
     adminPath(siteId, `/${kind}`),
     jsonBody("PUT", { [kind]: list }),
   );
 }
 
 /** A query's first results now and with unsaved lists (left out: as stored). */
-export function preview(
+export function previewLevers(
   siteId: string,
   q: string,
-  lists: { synonyms?: Synonym[]; curations?: Curation[] },
+  lists: { synonyms?: SynonymDraft[]; curations?: CurationDraft[] },
   signal?: AbortSignal,
 ) {
   return requestJson<Preview>(adminPath(siteId, "/levers/preview"), {
@@ -74,7 +59,7 @@ export function preview(
   });
 }
 
-export const suggestions = (siteId: string) =>
+export const fetchSuggestions = (siteId: string) =>
   requestJson<{ suggestions: Suggestion[] }>(adminPath(siteId, "/suggestions"));
 
 export const dismiss = (siteId: string, s: Suggestion) =>

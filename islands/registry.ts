@@ -1,31 +1,18 @@
 /**
- * Every island by name: the one table the server renders from (components/Island.tsx) and the
- * boot script hydrates from (islands/boot.ts), so the names cannot drift apart.
+ * Every island by name, and the bundle that hydrates it: the one table the server renders from
+ * (components/Island.tsx, components/render.tsx). Each bundle's boot script hydrates its own
+ * half, so the public results page never ships the dashboard's panels.
  */
-import { AnalyticsPanel } from "./AnalyticsPanel.tsx";
-import { Answer } from "./Answer.tsx";
-import { ContentPanel } from "./ContentPanel.tsx";
-import { EmbedSnippet } from "./EmbedSnippet.tsx";
-import { KeysPanel } from "./KeysPanel.tsx";
-import { LeversPanel } from "./LeversPanel.tsx";
-import { Results } from "./Results.tsx";
-import { SearchBox } from "./SearchBox.tsx";
-import { SettingsForm } from "./SettingsForm.tsx";
-import { SitesAdmin } from "./SitesAdmin.tsx";
-import { UsageMeters } from "./UsageMeters.tsx";
+import { DASHBOARD_ISLANDS } from "./dashboard_islands.ts";
+import { RESULTS_ISLANDS } from "./results_islands.ts";
 
-export const ISLANDS = {
-  AnalyticsPanel,
-  Answer,
-  ContentPanel,
-  EmbedSnippet,
-  KeysPanel,
-  LeversPanel,
-  Results,
-  SearchBox,
-  SettingsForm,
-  SitesAdmin,
-  UsageMeters,
-} as const;
+export const ISLANDS = { ...RESULTS_ISLANDS, ...DASHBOARD_ISLANDS } as const;
 
 export type IslandName = keyof typeof ISLANDS;
+
+/** The module (under /assets/, built by scripts/build.ts) that hydrates island `name`. */
+export function bundleOf(name: string): string | null {
+  if (name in RESULTS_ISLANDS) return "islands/boot_results.js";
+  if (name in DASHBOARD_ISLANDS) return "islands/boot_dashboard.js";
+  return null;
+}

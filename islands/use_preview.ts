@@ -1,7 +1,13 @@
 /// <reference lib="dom" />
 /** A draft checked and previewed as the owner types: one call, debounced, the stale one aborted. */
 import { useEffect, useState } from "preact/hooks";
-import { type Curation, fieldMessage, type Preview, preview, type Synonym } from "./levers_api.ts";
+import {
+  type CurationDraft,
+  fieldMessage,
+  type Preview,
+  previewLevers,
+  type SynonymDraft,
+} from "./levers_api.ts";
 
 const DEBOUNCE_MS = 250;
 
@@ -12,7 +18,7 @@ const DEBOUNCE_MS = 250;
 export function usePreview(
   siteId: string,
   q: string,
-  lists: { synonyms?: Synonym[]; curations?: Curation[] } | null,
+  lists: { synonyms?: SynonymDraft[]; curations?: CurationDraft[] } | null,
 ) {
   const [value, setValue] = useState<Preview | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -26,7 +32,7 @@ export function usePreview(
     const abort = new AbortController();
     const timer = setTimeout(async () => {
       try {
-        setValue(await preview(siteId, q, lists, abort.signal));
+        setValue(await previewLevers(siteId, q, lists, abort.signal));
         setError(null);
       } catch (e) {
         if (abort.signal.aborted) return;

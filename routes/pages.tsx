@@ -10,9 +10,11 @@ import { dashboardRoutes } from "./dashboard.tsx";
 import { resultsPageRoutes } from "./results_page.tsx";
 import { loader, matchesEtag } from "./scripts.ts";
 
-const ASSETS: Record<string, string> = {
-  "app.css": "text/css; charset=utf-8",
-  "islands.js": "text/javascript; charset=utf-8",
+/** Files under /assets/: the stylesheet, and the islands' modules (scripts/build.ts). */
+const ASSET = /^(app\.css|islands\/[\w-]+\.js)$/;
+const TYPES: Record<string, string> = {
+  css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
 };
 const README = new URL("../README.md", import.meta.url);
 
@@ -34,22 +36,26 @@ export function pageRoutes(s: Services) {
     );
   });
 
-  for (const [name, type] of Object.entries(ASSETS)) {
-    const load = loader(name);
-    app.get("/assets/" + name, async (c) => {
-      const file = await load();
-      if (!file) throw new ApiError("NOT_FOUND", `${name} is not built yet: run deno task build.`);
-      const headers = {
-        "Cache-Control": "public, max-age=300",
-        ETag: file.etag,
-        "X-Content-Type-Options": "nosniff",
-      };
-      if (matchesEtag(c.req.header("if-none-match"), [file.etag])) {
-        return new Response(null, { status: 304, headers });
-      }
-      return new Response(file.body, { headers: { ...headers, "Content-Type": type } });
-    });
-  }
+  const loaders = new Map<string, ReturnType<typeof loader>>();
+  app.get("/assets/*", async (c) => {
+    const name = c.req.path.slice("/assets/".length);
+    if (!ASSET.test(name)) throw new ApiError("NOT_FOUND", "No such asset.");
+    const load = loaders.get(name) ?? loader(name);
+    const file = await load();
+    // Only files that exist keep a loader, so unknown names cannot grow the map.
+    if (!file) throw new ApiError("NOT_FOUND", `${name} is not built yet: run deno task build.`);
+    loaders.set(name, load);
+    const headers = {
+      "Cache-Control": "public, max-age=300",
+      ETag: file.etag,
+      "X-Content-Type-Options": "nosniff",
+    };
+    if (matchesEtag(c.req.header("if-none-match"), [file.etag])) {
+      return new Response(null, { status: 304, headers });
+    }
+    const type = TYPES[name.slice(name.lastIndexOf(".") + 1)];
+    return new Response(file.body, { headers: { ...headers, "Content-Type": type } });
+  });
   app.route("/", resultsPageRoutes(s));
   app.route("/", dashboardRoutes(s));
   allowOnly(app, "/", ["GET"]);

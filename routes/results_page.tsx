@@ -6,7 +6,8 @@
 import { Hono } from "hono";
 import { Island } from "../components/Island.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
-import { searchFailure } from "../islands/Results.tsx";
+import { failureLine, T } from "../components/T.tsx";
+import { t } from "../widget/client/strings.ts";
 import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
 import { asApiError, invalidSearchKey } from "../lib/http/errors.ts";
@@ -31,11 +32,12 @@ export function resultsPageRoutes(s: Services) {
     const q = [...(c.req.query("q") ?? "").trim()].slice(0, MAX_QUERY_CHARS).join(""); // whole characters
     const page = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(c.req.query("page")) || 1)));
 
+    const lang = c.req.query("lang"); // the visitor strings' language (API.md, visitor strings)
     let site: Site | null = null;
     let error: string | null = null;
     let data = { found: 0, hits: null as Hit[] | null, perPage: DEFAULT_PER_PAGE };
     if (!key) error = "Give a site's public key as ?key=pk_… to search it.";
-    else if (!isPublicKey(key)) error = searchFailure(invalidSearchKey());
+    else if (!isPublicKey(key)) error = failureLine(lang, invalidSearchKey());
     else if (q) {
       // The same use case as GET /api/search: key (grace periods too), origin, quota, analytics.
       try {
@@ -51,24 +53,27 @@ export function resultsPageRoutes(s: Services) {
         const hits = JSON.parse(decoder.decode(found.bytes)).results as Hit[];
         data = { found: found.found, hits, perPage: found.perPage };
       } catch (e) {
-        error = searchFailure(asApiError(e));
+        error = failureLine(lang, asApiError(e));
       }
     }
     // The page's name and links, also when nothing was searched or the search was refused.
     if (!site && isPublicKey(key)) site = await s.sites.byPublicKeyCached(key);
-    if (key && !site) error ??= searchFailure(invalidSearchKey());
+    if (key && !site) error ??= failureLine(lang, invalidSearchKey());
     const baseUrl = site && site.id === demo?.siteId
       ? "/demo"
       : site?.domain
       ? `https://${site.domain}`
       : "";
     const hrefBase = given ? new URLSearchParams({ key }).toString() : "";
-    const title = q
-      ? `${q} · Search · ${site?.name ?? "SiteSearch"}`
-      : `Search · ${site?.name ?? "SiteSearch"}`;
+    const title = () =>
+      q
+        ? `${q} · ${t("search")} · ${site?.name ?? "SiteSearch"}`
+        : `${t("search")} · ${site?.name ?? "SiteSearch"}`;
     const body = (
       <div class="results-page">
-        <h1>Search {site ? <span class="muted">{site.name}</span> : null}</h1>
+        <h1>
+          <T k="search" /> {site ? <span class="muted">{site.name}</span> : null}
+        </h1>
         <Island
           name="SearchBox"
           props={{ apiKey: key, q, action: PATH, baseUrl, keyInForm: !!given }}
@@ -96,7 +101,7 @@ export function resultsPageRoutes(s: Services) {
       </div>
     );
     const status = !key || !site ? 401 : 200;
-    return pageResponse(renderPage({ title, path: PATH, body }), status);
+    return pageResponse(renderPage({ title, path: PATH, body, lang }), status);
   });
   allowOnly(app, PATH, ["GET"]);
   return app;

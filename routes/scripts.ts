@@ -1,11 +1,15 @@
-/** GET /widget.js and /results.js: the built browser scripts, for any origin, with a content ETag. */
+/**
+ * GET /widget.js, /results.js, /sse.js (a module they import) and /i18n/<lang>.json (a language's
+ * strings): built files for any origin, with a content ETag.
+ */
 import { Hono } from "hono";
 import { ApiError } from "../lib/http/errors.ts";
 import type { AppEnv } from "../lib/http/middleware.ts";
 import type { Services } from "../lib/services.ts";
+import { staticFiles } from "../widget/i18n/all.ts";
 
 const STATIC = new URL("../static/", import.meta.url);
-const FILES = ["widget.js", "results.js"];
+const FILES = ["widget.js", "results.js", "sse.js", ...staticFiles().map(([path]) => path)];
 /** Short, so a new release reaches every site within minutes. */
 const CACHE_CONTROL = "public, max-age=300";
 
@@ -83,7 +87,9 @@ export function scriptRoutes(_s: Services) {
       if (matchesEtag(c.req.header("if-none-match"), [file.etag, gzTag])) {
         return new Response(null, { status: 304, headers });
       }
-      headers["Content-Type"] = "text/javascript; charset=utf-8";
+      headers["Content-Type"] = name.endsWith(".json")
+        ? "application/json"
+        : "text/javascript; charset=utf-8";
       if (zipped) headers["Content-Encoding"] = "gzip";
       const body = zipped ? file.gzip : file.body;
       if (c.req.method === "HEAD") {

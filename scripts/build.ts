@@ -1,11 +1,14 @@
 /**
- * Builds the browser scripts: widget/*.ts → static/widget.js and static/results.js, minified
- * IIFEs (nothing leaks into the host page's globals), and islands/ → static/islands.js (Preact
- * and every island, hydrated by islands/boot.ts). Each bundle starts with a stamp of the
- * sources it was built from, so `start` and the tests can tell a stale bundle from a fresh one.
+ * Builds the browser scripts: widget/ → static/widget.js and static/results.js, minified IIFEs
+ * (nothing leaks into the host page's globals), and islands/ → one bundle for the public results
+ * page and one for the dashboard (Preact and their islands). Each bundle starts with a stamp of
+ * the sources it was built from, so `start` and the tests can tell a stale bundle from a fresh
+ * one. Every bundle must stay within 12 KB gzipped.
  *
  *   deno task build
  */
+
+import { staticFiles } from "../widget/i18n/all.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
@@ -14,46 +17,74 @@ export interface Bundle {
   out: string;
   /** Size budget, gzipped, in bytes (checked by tests/scripts_test.ts). */
   budget: number;
-  /** The folder of its sources (hashed into its stamp). */
-  dir: string;
-  /** Islands resolve `preact` through deno.json's import map and JSX settings. */
-  config?: boolean;
+  /** The folders of its sources, with their subfolders (hashed into its stamp). */
+  dirs: string[];
 }
 
+const BUDGET = 12 * 1024;
+/** The browser client (widget/client/) lives under widget/, so the islands hash it too. */
+const ISLAND_DIRS = ["islands", "widget"];
+
 export const BUNDLES: Bundle[] = [
-  { entry: "widget/widget.ts", out: "static/widget.js", budget: 12 * 1024, dir: "widget" },
-  { entry: "widget/results.ts", out: "static/results.js", budget: 20 * 1024, dir: "widget" },
+  { entry: "widget/widget.ts", out: "static/widget.js", budget: BUDGET, dirs: ["widget"] },
+  { entry: "widget/results.ts", out: "static/results.js", budget: BUDGET, dirs: ["widget"] },
 ];
 
-/** The service's own pages' islands (not embedded on customers' sites). */
+/** The SSE parser as a module, which the client imports when an answer first streams. */
+export const SSE_MODULE: Bundle = {
+  entry: "widget/client/sse.ts",
+  out: "static/sse.js",
+  budget: BUDGET,
+  dirs: ["widget"],
+};
+
+/** Where the islands' modules land (entries, and the chunk they share), served as /assets/islands/. */
+export const ISLANDS_DIR = "static/islands";
+
+/** The service's own pages' islands (not embedded on customers' sites): public and dashboard. */
 export const ISLAND_BUNDLES: Bundle[] = [
   {
-    entry: "islands/boot.ts",
-    out: "static/islands.js",
-    budget: 40 * 1024,
-    dir: "islands",
-    config: true,
+    entry: "islands/boot_results.ts",
+    out: `${ISLANDS_DIR}/boot_results.js`,
+    budget: BUDGET,
+    dirs: ISLAND_DIRS,
+  },
+  {
+    entry: "islands/boot_dashboard.ts",
+    out: `${ISLANDS_DIR}/boot_dashboard.js`,
+    budget: BUDGET,
+    dirs: ISLAND_DIRS,
   },
 ];
 
-const ALL = [...BUNDLES, ...ISLAND_BUNDLES];
+const ALL = [...BUNDLES, SSE_MODULE, ...ISLAND_BUNDLES];
 
 /** Bump when the build itself changes in a way that changes the output. */
-const BUILD_FORMAT = "iife-minify-1";
+const BUILD_FORMAT = "iife-minify-2";
 const STAMP = /^\/\*! SiteSearch \S+ src:([0-9a-f]+) \*\//;
 
-/** A hash of every source file of a folder (paths and bytes), which each bundle records. */
-export async function sourceHash(root: URL = ROOT, folder = "widget"): Promise<string> {
-  const dir = new URL(folder + "/", root);
-  const files: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    if (e.isFile && /\.tsx?$/.test(e.name)) files.push(e.name);
+/** The .ts and .tsx files under a folder, as paths from `root`, sorted. */
+async function sourcesUnder(root: URL, folder: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(new URL(folder + "/", root))) {
+    const path = `${folder}/${e.name}`;
+    if (e.isDirectory) out.push(...await sourcesUnder(root, path));
+    else if (e.isFile && /\.tsx?$/.test(e.name)) out.push(path);
   }
-  files.sort();
+  return out.sort();
+}
+
+/** A hash of every source file under some folders (paths and bytes), which each bundle records. */
+export async function sourceHash(
+  root: URL = ROOT,
+  folders: string[] = ["widget"],
+): Promise<string> {
+  const files = [...new Set((await Promise.all(folders.map((f) => sourcesUnder(root, f)))).flat())]
+    .sort();
   const enc = new TextEncoder();
   const parts: Uint8Array[] = [enc.encode(BUILD_FORMAT + "\n")];
   for (const name of files) {
-    parts.push(enc.encode(name + "\n"), await Deno.readFile(new URL(name, dir)), enc.encode("\n"));
+    parts.push(enc.encode(name + "\n"), await Deno.readFile(new URL(name, root)), enc.encode("\n"));
   }
   const all = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
   let at = 0;
@@ -77,7 +108,7 @@ export async function stampOf(out: string, root: URL = ROOT): Promise<string | n
 export async function staleBundles(root: URL = ROOT): Promise<Bundle[]> {
   const stale: Bundle[] = [];
   for (const b of ALL) {
-    if ((await stampOf(b.out, root)) !== await sourceHash(root, b.dir)) stale.push(b);
+    if ((await stampOf(b.out, root)) !== await sourceHash(root, b.dirs)) stale.push(b);
   }
   return stale;
 }
@@ -88,59 +119,113 @@ export async function gzipSize(bytes: Uint8Array): Promise<number> {
   return (await new Response(stream).arrayBuffer()).byteLength;
 }
 
-/** Bundles one entry with `deno bundle` and writes it, stamped, atomically. */
-async function buildOne(b: Bundle, hash: string, root: URL): Promise<Uint8Array> {
+/** Runs `deno bundle` (minified, for browsers) with these arguments. */
+async function denoBundle(args: string[], root: URL, what: string): Promise<void> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      // npm packages (preact, eventsource-parser) resolve through deno.json's import map.
+      "--config",
+      new URL("deno.json", root).pathname,
+      "--minify",
+      "--platform=browser",
+      ...args,
+    ],
+    cwd: root,
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  if (code !== 0) {
+    throw new Error(`deno bundle ${what} failed:\n${new TextDecoder().decode(stderr)}`);
+  }
+}
+
+/** Writes a built file under `out`, stamped with its sources' hash, atomically. */
+async function writeStamped(out: string, body: string, hash: string, root: URL) {
+  const name = out.replace(/^.*\//, "");
+  const bytes = new TextEncoder().encode(`/*! SiteSearch ${name} src:${hash} */\n${body.trim()}\n`);
+  const url = new URL(out, root);
+  await Deno.mkdir(new URL(".", url), { recursive: true });
+  const staging = new URL(out + ".tmp", root);
+  await Deno.writeFile(staging, bytes);
+  await Deno.rename(staging, url);
+  return { out, bytes: bytes.byteLength, gzip: await gzipSize(bytes), budget: BUDGET };
+}
+
+type Built = Awaited<ReturnType<typeof writeStamped>>;
+
+/** Bundles one entry: a classic script (an IIFE: nothing leaks into the host page) or a module. */
+async function buildScript(b: Bundle, root: URL, format = "iife"): Promise<Built> {
   const tmp = await Deno.makeTempFile({ suffix: ".js" });
   try {
-    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "bundle",
-        "--quiet",
-        ...(b.config ? ["--config", new URL("deno.json", root).pathname] : ["--no-config"]),
-        "--minify",
-        "--platform=browser",
-        "--format=iife",
-        "-o",
-        tmp,
-        new URL(b.entry, root).pathname,
-      ],
-      cwd: root,
-      stdout: "null",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).output();
-    if (code !== 0) {
-      throw new Error(`deno bundle ${b.entry} failed:\n${new TextDecoder().decode(stderr)}`);
-    }
-    const name = b.out.replace(/^.*\//, "");
-    const body = (await Deno.readTextFile(tmp)).trim();
-    const text = `/*! SiteSearch ${name} src:${hash} */\n${body}\n`;
-    const bytes = new TextEncoder().encode(text);
-    const out = new URL(b.out, root);
-    await Deno.mkdir(new URL(".", out), { recursive: true });
-    const staging = new URL(b.out + ".tmp", root);
-    await Deno.writeFile(staging, bytes);
-    await Deno.rename(staging, out);
-    return bytes;
+    const entry = new URL(b.entry, root).pathname;
+    await denoBundle([`--format=${format}`, "-o", tmp, entry], root, b.entry);
+    return await writeStamped(
+      b.out,
+      await Deno.readTextFile(tmp),
+      await sourceHash(root, b.dirs),
+      root,
+    );
   } finally {
     await Deno.remove(tmp).catch(() => {});
   }
 }
 
-/** Builds every bundle; returns their raw and gzipped sizes. */
-export async function build(
-  root: URL = ROOT,
-): Promise<{ out: string; bytes: number; gzip: number; budget: number }[]> {
-  const sizes = [];
-  for (const b of ALL) {
-    const bytes = await buildOne(b, await sourceHash(root, b.dir), root);
-    sizes.push({
-      out: b.out,
+/**
+ * Bundles the islands' entries together as modules, split so that what both share (Preact, the
+ * client) is one chunk the browser caches once; replaces every file of the islands folder.
+ */
+async function buildIslands(root: URL): Promise<Built[]> {
+  const tmp = await Deno.makeTempDir();
+  try {
+    const entries = ISLAND_BUNDLES.map((b) => new URL(b.entry, root).pathname);
+    await denoBundle(
+      ["--format=esm", "--code-splitting", "--outdir", tmp, ...entries],
+      root,
+      "islands",
+    );
+    const dir = new URL(ISLANDS_DIR + "/", root);
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    const hash = await sourceHash(root, ISLAND_DIRS);
+    const built: Built[] = [];
+    for await (const e of Deno.readDir(tmp)) {
+      if (!e.isFile || !e.name.endsWith(".js")) continue;
+      const body = await Deno.readTextFile(`${tmp}/${e.name}`);
+      built.push(await writeStamped(`${ISLANDS_DIR}/${e.name}`, body, hash, root));
+    }
+    return built.sort((a, b) => a.out.localeCompare(b.out));
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+}
+
+/** Writes each language's strings but English (bundled) as static/i18n/<lang>.json. */
+async function buildTables(root: URL): Promise<Built[]> {
+  const built: Built[] = [];
+  for (const [path, json] of staticFiles()) {
+    const bytes = new TextEncoder().encode(json);
+    const out = new URL(`static/${path}`, root);
+    await Deno.mkdir(new URL(".", out), { recursive: true });
+    await Deno.writeFile(out, bytes);
+    built.push({
+      out: `static/${path}`,
       bytes: bytes.byteLength,
       gzip: await gzipSize(bytes),
-      budget: b.budget,
+      budget: BUDGET,
     });
   }
+  return built;
+}
+
+/** Builds every bundle and strings table; returns each file's raw and gzipped sizes. */
+export async function build(root: URL = ROOT): Promise<Built[]> {
+  const sizes: Built[] = [];
+  for (const b of BUNDLES) sizes.push(await buildScript(b, root));
+  sizes.push(await buildScript(SSE_MODULE, root, "esm"));
+  sizes.push(...await buildIslands(root));
+  sizes.push(...await buildTables(root));
   return sizes;
 }
 

@@ -3,129 +3,20 @@
  * The AI answer on the results page: a streamed summary, its sources, follow-up turns,
  * a thumbs up or down under each answer, and a plain line when no answer can be shown.
  */
-import { type Api, ApiFailure, call, isAbort } from "./api.ts";
+import type { AnswerSource } from "../lib/wire_types.ts";
+import { sendFeedback, summarize } from "./client/answers.ts";
+import { ApiFailure, isAbort } from "./client/http.ts";
+import type { Api } from "./client/search.ts";
+import { answerFailure, t } from "./client/strings.ts";
 import { safeUrl } from "./config.ts";
-import { append, el, on } from "./dom.ts";
+import { append, el, icon, on } from "./dom.ts";
 
 /** The most of an answer ever shown (spec: up to 1,600 characters). */
 const MAX_CHARS = 1600;
 
-interface Source {
-  type?: string;
-  title?: string;
-  url?: string;
-  label?: string;
-}
+type Source = AnswerSource;
 
-interface Meta {
-  conversationId?: string;
-  turn?: number;
-  conversationEnabled?: boolean;
-  turnsRemaining?: number;
-  sources?: Source[];
-}
-
-interface Done {
-  answer?: string;
-  truncated?: boolean;
-  /** The sources the answer cites, numbered as it cites them (final; `meta` lists candidates). */
-  sources?: Source[];
-}
-
-/** What the visitor reads when an answer cannot be shown; the results below stay. */
-function unavailable(err: unknown): string {
-  const code = err instanceof ApiFailure ? err.code : "";
-  if (code === "AI_CREDITS_EXHAUSTED") {
-    return "AI answers are paused for this site this month. The search results below are not affected.";
-  }
-  if (code === "SUMMARY_RATE_LIMIT_EXCEEDED") {
-    return "Too many AI answers were asked for from here just now. Please try again in a minute.";
-  }
-  return "The AI answer could not be loaded right now. The search results below are complete.";
-}
-
-/** Server-sent events from a response body, parsed as the HTML standard describes. */
-export async function* sseEvents(
-  body: ReadableStream<Uint8Array>,
-): AsyncGenerator<{ event: string; data: string }> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buf = "", event = "", data: string[] = [];
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      buf += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let at: number;
-      while ((at = buf.search(/\r\n|\r|\n/)) >= 0) {
-        if (!done && buf[at] === "\r" && at === buf.length - 1) break; // maybe half of \r\n
-        const line = buf.slice(0, at);
-        buf = buf.slice(at + (buf.startsWith("\r\n", at) ? 2 : 1));
-        if (line === "") {
-          if (data.length) yield { event: event || "message", data: data.join("\n") };
-          event = "";
-          data = [];
-        } else if (line[0] !== ":") {
-          const colon = line.indexOf(":");
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const value = colon < 0 ? "" : line.slice(colon + (line[colon + 1] === " " ? 2 : 1));
-          if (field === "event") event = value;
-          else if (field === "data") data.push(value);
-        }
-      }
-      if (done) return;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-}
-
-/** POST /api/summarize with stream: true; calls back as `meta` and text arrive. */
-async function summarize(
-  api: Api,
-  body: Record<string, unknown>,
-  signal: AbortSignal,
-  onMeta: (m: Meta) => void,
-  onText: (t: string) => void,
-): Promise<Meta & Done> {
-  const res = await call(new URL("/api/summarize", api.origin).href, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      "X-API-Key": api.key,
-      Accept: "text/event-stream",
-    },
-    body: JSON.stringify({ ...body, stream: true }),
-    signal,
-    credentials: "omit",
-  });
-  if (!res.ok || !res.body) {
-    const failure = await res.json().catch(() => null);
-    throw new ApiFailure(res.status, String(failure?.error?.code ?? "SUMMARY_FAILED"));
-  }
-  if (!/event-stream/.test(res.headers.get("content-type") ?? "")) {
-    const whole = await res.json(); // a server that answered without streaming
-    onMeta(whole);
-    return whole;
-  }
-  let meta: Meta | null = null;
-  let deltas = false;
-  for await (const { event, data } of sseEvents(res.body)) {
-    const payload = JSON.parse(data);
-    if (event === "meta") onMeta(meta = payload);
-    else if (event === "delta" || (event === "text" && !deltas)) {
-      deltas ||= event === "delta"; // `text` repeats each delta for older clients
-      if (typeof payload?.text === "string") onText(payload.text);
-    } else if (event === "done") {
-      if (!meta) break;
-      return { ...meta, ...payload };
-    } else if (event === "error") {
-      throw new ApiFailure(payload?.status ?? 500, payload?.code ?? "STREAM_ERROR");
-    }
-  }
-  throw new ApiFailure(500, "STREAM_INCOMPLETE");
-}
-
-export interface Conversation {
+export interface AnswerView {
   node: HTMLElement;
   /** True while an answer is still arriving. */
   busy: () => boolean;
@@ -140,7 +31,7 @@ export function conversation(
   api: Api,
   query: string,
   opts: { baseUrl: string; followups: boolean; onFail: () => void },
-): Conversation {
+): AnswerView {
   const ctrl = new AbortController();
   let id = "";
   let busy = false;
@@ -148,8 +39,8 @@ export function conversation(
   const input = el("input", {
     type: "text",
     class: "input",
-    placeholder: "Ask a follow-up question…",
-    "aria-label": "Ask a follow-up question",
+    placeholder: t("followupPlaceholder"),
+    "aria-label": t("followupLabel"),
     autocomplete: "off",
     maxlength: "600",
   });
@@ -157,20 +48,15 @@ export function conversation(
     "form",
     { class: "follow", hidden: true },
     el("div", { class: "field" }, input),
-    el("button", { type: "submit", class: "btn" }, "Ask"),
+    el("button", { type: "submit", class: "btn" }, t("ask")),
   );
-  const node = el(
-    "div",
-    {},
-    turns,
-    form,
-    el("p", { class: "note" }, "AI answers can be wrong. Check the linked pages."),
-  );
+  const note = el("p", { class: "note", hidden: true }, t("aiDisclaimer"));
+  const node = el("div", {}, turns, form, note);
 
   const ask = async (q: string, mode: "initial" | "followup") => {
     busy = true;
     form.hidden = true;
-    const text = el("p", { class: "atext busy" });
+    const text = el("p", { class: "atext busy", dir: "auto" }, t("thinking"));
     const turn = el(
       "div",
       { "aria-busy": "true" },
@@ -180,6 +66,7 @@ export function conversation(
     turns.appendChild(turn);
     let answer = "";
     let refs: Source[] = [];
+    let candidates = 0; // the pages the answer could draw on (meta), before it cites any
     let links: HTMLElement | null = null;
     try {
       const result = await summarize(
@@ -189,6 +76,7 @@ export function conversation(
         (meta) => {
           id = typeof meta.conversationId === "string" ? meta.conversationId : id;
           refs = Array.isArray(meta.sources) ? meta.sources : [];
+          candidates = refs.length;
           links = sources(refs, opts.baseUrl);
           if (links) turn.appendChild(links);
         },
@@ -203,16 +91,22 @@ export function conversation(
         (links as HTMLElement | null)?.remove(); // set by the meta callback
         if ((links = fresh)) turn.appendChild(fresh);
       }
-      if (typeof result.answer === "string") {
-        const end = result.truncated ? " …" : "";
-        text.replaceChildren(cited(result.answer.slice(0, MAX_CHARS) + end, refs, opts.baseUrl));
-      }
-      if (id && typeof result.turn === "number") turn.appendChild(thumbs(api, id, result.turn));
       text.classList.remove("busy");
       turn.removeAttribute("aria-busy");
       busy = false;
+      // Nothing matched: the site holds no answer. One plain sentence; nothing to rate or ask on.
+      const none = result.answered === false || (candidates === 0 && refs.length === 0);
+      if (none) text.replaceChildren(t("noAnswer"));
+      else if (typeof result.answer === "string") {
+        const end = result.truncated ? " …" : "";
+        text.replaceChildren(cited(result.answer.slice(0, MAX_CHARS) + end, refs, opts.baseUrl));
+      }
+      if (!none && id && typeof result.turn === "number") {
+        turn.appendChild(thumbs(api, id, result.turn));
+      }
+      note.hidden = none;
       const left = result.turnsRemaining;
-      form.hidden = !(opts.followups && result.conversationEnabled === true && id &&
+      form.hidden = none || !(opts.followups && result.conversationEnabled === true && id &&
         (typeof left !== "number" || left > 0));
       if (mode === "followup" && !form.hidden) input.focus();
     } catch (err) {
@@ -221,7 +115,7 @@ export function conversation(
       if (err instanceof ApiFailure && err.code === "SUMMARIES_DISABLED") return opts.onFail();
       text.classList.remove("busy");
       turn.removeAttribute("aria-busy");
-      text.replaceChildren(unavailable(err));
+      text.replaceChildren(answerFailure(err));
       form.hidden = mode === "initial" || !opts.followups;
     }
   };
@@ -238,44 +132,39 @@ export function conversation(
 
 /** "Was this helpful?" with a thumbs up and down that post to /api/feedback, then a thank-you. */
 function thumbs(api: Api, conversationId: string, turn: number): HTMLElement {
-  const box = el("div", { class: "fb" }, "Was this answer helpful?");
+  const box = el("div", { class: "fb" }, t("helpful"));
   const vote = (helpful: boolean) => {
-    box.replaceChildren("Thanks for the feedback.");
-    call(new URL("/api/feedback", api.origin).href, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-API-Key": api.key },
-      body: JSON.stringify({ conversationId, turn, helpful }),
-      credentials: "omit",
-    }).then((r) => r.body?.cancel()).catch(() => {}); // a lost vote is not worth an error
+    box.replaceChildren(t("thanks"));
+    sendFeedback(api, { conversationId, turn, helpful }); // a lost vote is not worth an error
   };
-  for (
-    const [helpful, mark, label] of [[true, "\u{1F44D}", "Helpful"], [
-      false,
-      "\u{1F44E}",
-      "Not helpful",
-    ]] as const
-  ) {
+  for (const helpful of [true, false]) {
+    const label = t(helpful ? "yes" : "no");
     const b = el("button", {
       type: "button",
-      class: "btn ghost",
+      class: "btn ghost thumb",
       "aria-label": label,
       title: label,
-    }, mark);
+    }, icon(THUMB, helpful ? "icon" : "icon down"));
     on(b, "click", () => vote(helpful));
     box.appendChild(b);
   }
   return box;
 }
 
+/** A thumb up (the thumb down is the same, turned by CSS). */
+const THUMB =
+  "M2 21h4V9H2v12Zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6v-.3c0-.4-.2-.8-.4-1.1L13.2 1 6.6 7.6C6.2 8 " +
+  "6 8.5 6 9v10a2 2 0 0 0 2 2h9c.8 0 1.5-.5 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2Z";
+
 /** A source as a link when it is a page, else its title or label. */
 function sourceLabel(s: Source, baseUrl: string): Node | string | null {
   if (s?.type === "page") {
     const href = safeUrl(String(s.url ?? ""), baseUrl);
-    const label = String(s.title || s.url || "Page");
+    const label = String(s.title || s.url || t("sourcePage"));
     return href ? el("a", { href }, label) : label;
   }
-  if (s?.type === "document") return String(s.title || "Document");
-  if (s?.type === "external") return String(s.label || "General AI knowledge");
+  if (s?.type === "document") return String(s.title || t("sourceDocument"));
+  if (s?.type === "external") return String(s.label || t("sourceExternal"));
   return null;
 }
 
@@ -287,7 +176,7 @@ function sources(list: Source[], baseUrl: string): HTMLElement | null {
     return label === null ? null : el("li", {}, n, label);
   });
   if (!items.some((i) => i)) return null;
-  return el("div", { class: "srcs" }, el("span", {}, "Sources"), el("ul", {}, ...items));
+  return el("div", { class: "srcs" }, el("span", {}, t("sources")), el("ul", {}, ...items));
 }
 
 /** Answer text with its [n] citations as small links to the cited pages; text nodes only. */
@@ -306,7 +195,7 @@ function cited(text: string, list: Source[], baseUrl: string): DocumentFragment 
         href
           ? el(
             "a",
-            { class: "cite", href, title, "aria-label": `Source ${n}: ${title}` },
+            { class: "cite", href, title, "aria-label": t("sourceN", { n, title }) },
             String(n),
           )
           : el("span", { class: "cite", title }, String(n)),

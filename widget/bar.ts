@@ -1,21 +1,17 @@
 /// <reference lib="dom" />
 /**
  * The search bar: a plain search form, or with `live` a WAI-ARIA combobox whose listbox shows
- * results as the visitor types. Live search spends little: requests go after a pause in typing
- * (and at most every MAX_WAIT_MS while typing on), each carries the bar's typing session so the
- * server counts a question's refinements as one search, answers are cached, and between
- * answers the last complete one is narrowed on the client at once.
+ * results as the visitor types. Live search spends little: requests are paced by the bar's typing
+ * session (client/typing.ts), which also tells the server to count a question's refinements as
+ * one search; answers are cached, and between answers the last complete one is narrowed on the
+ * client at once.
  */
-import {
-  type Api,
-  corrected,
-  friendly,
-  type Hit,
-  isAbort,
-  parts,
-  type SearchResponse,
-} from "./api.ts";
-import { resultsUrl, safeUrl } from "./config.ts";
+import type { SearchHit as Hit, SearchResponse } from "../lib/wire_types.ts";
+import { isAbort } from "./client/http.ts";
+import { type Api, corrected, parts } from "./client/search.ts";
+import { friendly, t, tn } from "./client/strings.ts";
+import { MIN_CHARS, TypingSession } from "./client/typing.ts";
+import { readable, resultsUrl, safeUrl } from "./config.ts";
 import { type Child, el, icon, marked, on, SEARCH_ICON } from "./dom.ts";
 
 export interface BarOptions {
@@ -39,14 +35,6 @@ export interface Bar {
 }
 
 const LIVE_COUNT = 6;
-/** Fewer characters than this send nothing. */
-const MIN_CHARS = 3;
-/** A pause this long in typing sends the query (Pagefind waits 300 ms). */
-const PAUSE_MS = 250;
-/** While typing on without a pause, one request at most this often... */
-const MAX_WAIT_MS = 1500;
-/** ...and never two closer than this. */
-const MIN_GAP_MS = 700;
 let ids = 0;
 
 /** Sends the browser somewhere; one place, so tests and hosts see a plain navigation. */
@@ -69,12 +57,6 @@ function keepRecent(q: string | null) {
     const rest = recentSearches().filter((r) => r.toLowerCase() !== q.toLowerCase());
     localStorage.setItem(RECENT, JSON.stringify([q, ...rest].slice(0, 5)));
   } catch { /* storage off: nothing kept */ }
-}
-
-/** A fresh typing-session id: refinements under it count as one search (API additions). */
-function sessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return "ts" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 const norm = (q: string) => q.toLowerCase().replace(/\s+/g, " ");
@@ -113,13 +95,19 @@ function narrow(base: { q: string; data: SearchResponse } | null, q: string) {
   return { results, meta: { ...base.data.meta, found: results.length } } as SearchResponse;
 }
 
+/** A result's path, and its best section's title when it has one: "/docs/signals › Sending". */
+function where(hit: Hit, href: string): string {
+  const section = hit.sections?.[0]?.title;
+  return readable(new URL(href).pathname) + (section ? ` › ${section}` : "");
+}
+
 export function searchBar(o: BarOptions): Bar {
   const id = "ss" + ++ids;
   const input = el("input", {
     type: "search",
     class: "input",
-    placeholder: "Search this site…",
-    "aria-label": "Search this site",
+    placeholder: t("searchPlaceholder"),
+    "aria-label": t("searchLabel"),
     autocomplete: "off",
     autocapitalize: "off",
     spellcheck: "false",
@@ -130,10 +118,10 @@ export function searchBar(o: BarOptions): Bar {
     id: id + "-list",
     role: "listbox",
     class: "list",
-    "aria-label": "Results",
+    "aria-label": t("searchResults"),
   });
-  const clear = el("button", { type: "button", class: "clear" }, "Clear");
-  const head = el("p", { class: "head", hidden: true }, "Recent searches", clear);
+  const clear = el("button", { type: "button", class: "clear" }, t("clear"));
+  const head = el("p", { class: "head", hidden: true }, t("recentSearches"), clear);
   const fix = el("p", { class: "fix", hidden: true });
   const msg = el("p", { class: "msg", hidden: true });
   const pop = el("div", { class: "pop", hidden: true }, head, fix, list, msg);
@@ -195,11 +183,21 @@ export function searchBar(o: BarOptions): Bar {
   let ctrl: AbortController | null = null;
   let shown = ""; // the query whose server answer the list shows
   let base: { q: string; data: SearchResponse } | null = null; // the last server answer
-  let session = sessionId();
-  let sentAt = 0; // when the last request went
-  let typingSince = 0; // first keystroke since then
+  const session = new TypingSession();
 
+  /** Anchors the list where it fits: under the bar's start, its end, or as wide as the bar. */
+  const place = () => {
+    if (o.onEscape) return; // in the dialog the list is part of the panel
+    const r = form.getBoundingClientRect();
+    const rtl = getComputedStyle(form).direction === "rtl";
+    const wide = Math.max(r.width, Math.min(600, innerWidth - 32));
+    const [start, end] = rtl ? [innerWidth - r.right, r.left] : [r.left, innerWidth - r.right];
+    const fits = (from: number) => from + wide <= innerWidth - 8;
+    pop.classList.toggle("end", !fits(start) && fits(end));
+    pop.classList.toggle("narrow", !fits(start) && !fits(end));
+  };
   const setOpen = (open: boolean) => {
+    if (open && pop.hidden) place();
     pop.hidden = !open;
     input.setAttribute("aria-expanded", String(open));
     if (!open) setActive(-1);
@@ -231,7 +229,7 @@ export function searchBar(o: BarOptions): Bar {
     input.removeAttribute("aria-activedescendant");
     list.replaceChildren(...options);
     list.hidden = options.length === 0;
-    list.setAttribute("aria-label", recent ? "Recent searches" : "Results");
+    list.setAttribute("aria-label", t(recent ? "recentSearches" : "searchResults"));
     if (query === null) list.removeAttribute("data-query");
     else list.setAttribute("data-query", query);
     head.hidden = fix.hidden = true;
@@ -241,17 +239,23 @@ export function searchBar(o: BarOptions): Bar {
   const render = (q: string, data: SearchResponse, final: boolean) => {
     if (final) [shown, base] = [q, { q, data }];
     const items: HTMLElement[] = [];
+    const titles = data.results.map((h) => h.title);
     data.results.forEach((hit) => {
       const href = safeUrl(hit.url, o.baseUrl);
       if (!href) return;
       const { title, description, body } = parts(hit);
       const snippet = body ?? description;
+      // Same-named pages ("Models", "Signals") are told apart by their path and section.
+      const twin = titles.indexOf(hit.title) !== titles.lastIndexOf(hit.title);
       const li = option(
         items.length,
         href,
         "opt",
-        el("span", { class: "t" }, marked(title.snippet, title.matches)),
-        snippet ? el("span", { class: "s" }, marked(snippet.snippet, snippet.matches)) : null,
+        el("span", { class: "t", dir: "auto" }, marked(title.snippet, title.matches)),
+        twin ? el("span", { class: "p", dir: "ltr" }, where(hit, href)) : null,
+        snippet
+          ? el("span", { class: "s", dir: "auto" }, marked(snippet.snippet, snippet.matches))
+          : null,
       );
       const position = items.push(li);
       on(li, "click", () => o.api.click(q, position, hit.url));
@@ -262,18 +266,16 @@ export function searchBar(o: BarOptions): Bar {
         items.length,
         resultsUrl(o.resultsPage, q),
         "opt more",
-        document.createTextNode(`See all ${found} results`),
+        document.createTextNode(tn("seeAll", found)),
       ));
     }
     fill(items, final ? q : null);
     const fixed = corrected(q, data);
     fix.hidden = !fixed;
-    fix.textContent = fixed ? `Showing results for “${fixed}”` : "";
+    fix.textContent = fixed ? t("showingResultsFor", { corrected: fixed }) : "";
     msg.hidden = items.length > 0;
-    msg.textContent = items.length ? "" : `No results for “${q}”.`;
-    status.textContent = found === 0
-      ? "No results."
-      : `${found} ${found === 1 ? "result" : "results"} available.`;
+    msg.textContent = items.length ? "" : t("noResultsFor", { query: q });
+    status.textContent = found === 0 ? t("noResults") : tn("resultsAvailable", found);
     setOpen(focused() || !!o.onEscape);
   };
   const fail = (err: unknown) => {
@@ -311,13 +313,15 @@ export function searchBar(o: BarOptions): Bar {
   const lookup = async (q: string) => {
     ctrl?.abort();
     const mine = ctrl = new AbortController();
-    sentAt = Date.now();
-    typingSince = 0;
+    session.sending(Date.now());
+    list.classList.add("wait"); // the last results stay, dimmed if the next are slow to come
     try {
-      const data = await o.api.search(q, 1, LIVE_COUNT, mine.signal, session);
+      const data = await o.api.search(q, 1, LIVE_COUNT, mine.signal, session.id);
       if (mine === ctrl && input.value.trim() === q) render(q, data, true);
     } catch (err) {
       if (!isAbort(err) && mine === ctrl) fail(err);
+    } finally {
+      if (mine === ctrl) list.classList.remove("wait");
     }
   };
 
@@ -326,7 +330,8 @@ export function searchBar(o: BarOptions): Bar {
     const q = input.value.trim();
     if (q.length < MIN_CHARS) {
       ctrl?.abort();
-      [shown, base, session] = ["", null, sessionId()]; // a new question begins
+      [shown, base] = ["", null];
+      session.restart(); // a new question begins
       status.textContent = "";
       if (!q && showRecent()) return;
       return setOpen(false);
@@ -337,10 +342,7 @@ export function searchBar(o: BarOptions): Bar {
     if (known) return render(q, known, true);
     const narrowed = narrow(base, q);
     if (narrowed) render(q, narrowed, false);
-    const now = Date.now();
-    typingSince ||= now;
-    const due = Math.max(sentAt + MIN_GAP_MS, Math.min(now + PAUSE_MS, typingSince + MAX_WAIT_MS));
-    timer = setTimeout(() => lookup(q), due - now);
+    timer = setTimeout(() => lookup(q), session.delay(Date.now()));
   };
   on(input, "input", changed);
   on(input, "focus", () => {

@@ -64,3 +64,12 @@ export function resultsUrl(resultsPage: string, query: string, page = 1): string
   else u.searchParams.delete("page");
   return u.href;
 }
+
+/** A path as people read it: percent-escapes decoded where they form valid UTF-8. */
+export function readable(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
+  }
+}

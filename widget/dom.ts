@@ -82,7 +82,7 @@ export function shadowHost(css: string, kind: string, theme: string): [HTMLEleme
   } catch {
     root.appendChild(el("style", {}, css));
   }
-  if (theme === "auto") followPage(host);
+  if (theme === "auto") followPage(host, root);
   else host.setAttribute("data-theme", theme);
   return [host, root];
 }
@@ -101,13 +101,21 @@ export function pageScheme(): "light" | "dark" {
   if (dark && /\blight\b/.test(declared)) {
     return matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
   }
-  for (const e of [document.body, root]) {
-    const c = e && rgba(getComputedStyle(e).backgroundColor);
-    if (!c || c[3] === 0) continue; // transparent: the next one down shows through
-    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] < 128 ? "dark" : "light";
-  }
+  const bg = pageBackground();
+  if (bg) return luminance(bg) < 128 ? "dark" : "light";
   return dark ? "dark" : "light";
 }
+
+/** The page's painted background (the body's, else the root's), or null when none is. */
+function pageBackground(): number[] | null {
+  for (const e of [document.body, document.documentElement]) {
+    const c = e && rgba(getComputedStyle(e).backgroundColor);
+    if (c && c[3] !== 0) return c; // transparent: the next one down shows through
+  }
+  return null;
+}
+
+const luminance = (c: number[]) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
 
 /** A computed colour as [r, g, b, alpha]; other notations (oklch, lab) by painting one pixel. */
 function rgba(color: string): number[] | null {
@@ -125,13 +133,28 @@ function rgba(color: string): number[] | null {
 }
 
 const following = new Set<HTMLElement>();
+/** The host page's own colours, which the auto theme's tokens fall back on (styles.ts). */
+let hostColours: CSSStyleSheet | null = null;
 
-/** Keeps a host's theme on the page's scheme, also when the page or the system switches. */
-function followPage(host: HTMLElement) {
+/**
+ * Keeps a host's theme on the page's scheme and colours, also when the page or the system
+ * switches: the panel takes the page's background and text colour, so it looks native.
+ */
+function followPage(host: HTMLElement, root: ShadowRoot) {
   const apply = guard(() => {
     const scheme = pageScheme();
+    const bg = pageBackground();
+    const fg = rgba(getComputedStyle(document.body ?? document.documentElement).color);
+    const rgb = (c: number[] | null) => c && c[3] === 1 ? `rgb(${c[0]},${c[1]},${c[2]})` : null;
+    const vars = [["--ss-page-bg", rgb(bg)], ["--ss-page-fg", bg && rgb(fg)]]
+      .filter(([, v]) => v).map(([k, v]) => `${k}:${v}`).join(";");
+    hostColours?.replaceSync(`:host{${vars}}`);
     for (const h of following) h.setAttribute("data-theme", scheme);
   });
+  try {
+    hostColours ??= new CSSStyleSheet();
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, hostColours];
+  } catch { /* no constructable sheets: the scheme's own colours */ }
   if (!following.size) {
     matchMedia("(prefers-color-scheme: dark)").addEventListener?.("change", apply);
     const watch = new MutationObserver(apply);

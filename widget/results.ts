@@ -4,31 +4,24 @@
  * count, the results, pagination (history.pushState; Back restores) and a box to refine; with
  * `data-summary="true"`, the AI answer above them when the site has summaries on.
  */
-import { type Conversation, conversation } from "./answer.ts";
-import {
-  api,
-  ApiFailure,
-  corrected,
-  friendly,
-  type Hit,
-  isAbort,
-  parts,
-  type SearchResponse,
-} from "./api.ts";
-import { baseConfig, ownScript, safeUrl } from "./config.ts";
+import { type AnswerView, conversation } from "./answer.ts";
+import type { SearchHit as Hit, SearchResponse } from "../lib/wire_types.ts";
+import { ApiFailure, isAbort } from "./client/http.ts";
+import { type Api, api, corrected, parts } from "./client/search.ts";
+import { friendly, langAttrs, t, tn, useLocaleOf } from "./client/strings.ts";
+import { baseConfig, ownScript, readable, safeUrl } from "./config.ts";
 import { el, icon, marked, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
 import { RESULTS } from "./styles.ts";
 
 type Config = ReturnType<typeof baseConfig> & { summary: boolean; perPage: number };
 
-function mount(config: Config) {
-  const client = api(config.apiOrigin, config.key);
+function mount(config: Config, client: Api) {
   const [host, root] = shadowHost(RESULTS, "results", config.theme);
   const input = el("input", {
     type: "search",
     class: "input",
-    "aria-label": "Search this site",
-    placeholder: "Search this site…",
+    "aria-label": t("searchLabel"),
+    placeholder: t("searchPlaceholder"),
     autocomplete: "off",
     enterkeyhint: "search",
     maxlength: "200",
@@ -37,27 +30,27 @@ function mount(config: Config) {
     "form",
     { class: "rform", role: "search", action: "" },
     el("div", { class: "field" }, icon(SEARCH_ICON), input),
-    el("button", { type: "submit", class: "btn" }, "Search"),
+    el("button", { type: "submit", class: "btn" }, t("search")),
   );
   const answer = el(
     "section",
-    { class: "answer", "aria-label": "AI answer", hidden: true },
-    el("p", { class: "badge" }, icon(SPARKLE), "AI answer"),
+    { class: "answer", "aria-label": t("aiAnswer"), hidden: true },
+    el("p", { class: "badge" }, icon(SPARKLE), t("aiAnswer")),
   );
   const count = el("p", { class: "count", role: "status", tabindex: "-1" });
   const fix = el("p", { class: "fix", hidden: true });
   const notice = el("p", { class: "notice", hidden: true });
   const hits = el("ol", { class: "hits" });
-  const pager = el("nav", { class: "pager", "aria-label": "Pages of results", hidden: true });
+  const pager = el("nav", { class: "pager", "aria-label": t("pagination"), hidden: true });
   const rp = el("div", { class: "rp" }, form, answer, count, fix, notice, hits, pager);
-  root.appendChild(el("div", { class: "root" }, rp));
+  root.appendChild(el("div", { class: "root", ...langAttrs() }, rp));
   const target = document.querySelector("[data-site-search-results]") ??
     document.querySelector("main") ?? document.body;
   target.appendChild(host);
 
   // Summaries: only with data-summary="true", and only when GET /api/site says they are on.
   const site = config.summary ? client.site().catch(() => null) : Promise.resolve(null);
-  const answers = new Map<string, Conversation>();
+  const answers = new Map<string, AnswerView>();
   let answering = "";
   const showAnswer = async (q: string) => {
     answering = q;
@@ -94,13 +87,13 @@ function mount(config: Config) {
     if (answering !== q) answer.hidden = true; // another question's answer goes at once
     if (!q) {
       showAnswer("").catch(report);
-      count.textContent = "Type what you are looking for.";
+      count.textContent = t("typeToSearch");
       hits.replaceChildren();
       pager.hidden = true;
       return;
     }
     rp.setAttribute("aria-busy", "true");
-    count.textContent = "Searching…";
+    count.textContent = t("searching");
     let data: SearchResponse;
     try {
       data = await client.search(q, page, config.perPage);
@@ -115,14 +108,12 @@ function mount(config: Config) {
     showAnswer(q).catch(report); // only once the search was let through
     const fixed = corrected(q, data);
     fix.hidden = !fixed;
-    fix.textContent = fixed ? `Showing results for “${fixed}”` : "";
+    fix.textContent = fixed ? t("showingResultsFor", { corrected: fixed }) : "";
     const { found, per_page } = data.meta;
     const pages = Math.max(1, Math.ceil(found / (per_page || config.perPage)));
     count.replaceChildren(
-      found === 0
-        ? `No results for “${q}”.`
-        : `${found} ${found === 1 ? "result" : "results"} for “${q}”` +
-          (pages > 1 ? ` · page ${Math.min(page, pages)} of ${pages}` : ""),
+      found === 0 ? t("noResultsFor", { query: q }) : tn("resultsFor", found, { query: q }) +
+        (pages > 1 ? " · " + t("pageOf", { page: Math.min(page, pages), pages }) : ""),
     );
     const first = (Math.min(page, pages) - 1) * (per_page || config.perPage);
     hits.replaceChildren(
@@ -131,10 +122,10 @@ function mount(config: Config) {
       ),
     );
     if (found === 0) {
-      notice.textContent = "Check the spelling, or try fewer or different words.";
+      notice.textContent = t("noResultsHint");
       notice.hidden = false;
     } else if (data.results.length === 0) {
-      notice.replaceChildren("This page is past the last result. ", pageLink(q, 1, "Go to page 1"));
+      notice.replaceChildren(t("pastLastPage") + " ", pageLink(q, 1, t("firstPage")));
       notice.hidden = false;
     }
     drawPager(q, Math.min(page, pages + 1), pages);
@@ -145,7 +136,9 @@ function mount(config: Config) {
     hits.replaceChildren();
     pager.hidden = true;
     const again = !(err instanceof ApiFailure) || err.status === 0 || err.status >= 500;
-    const button = again ? el("button", { type: "button", class: "btn ghost" }, "Try again") : null;
+    const button = again
+      ? el("button", { type: "button", class: "btn ghost" }, t("tryAgain"))
+      : null;
     if (button) on(button, "click", retry);
     notice.replaceChildren(friendly(err), button ?? "");
     notice.hidden = false;
@@ -176,17 +169,17 @@ function mount(config: Config) {
   const drawPager = (q: string, page: number, pages: number) => {
     pager.hidden = pages < 2;
     const items: (HTMLElement | string)[] = [];
-    if (page > 1) items.push(pageLink(q, page - 1, "‹ Previous"));
+    if (page > 1) items.push(pageLink(q, page - 1, t("previous")));
     let last = 0;
     for (let n = 1; n <= pages; n++) {
       if (n !== 1 && n !== pages && Math.abs(n - page) > 2) continue;
       if (n - last > 1) items.push(el("span", { class: "gap", "aria-hidden": "true" }, "…"));
       const a = pageLink(q, n, String(n), n === page);
-      a.setAttribute("aria-label", `Page ${n}`);
+      a.setAttribute("aria-label", t("page", { page: n }));
       items.push(a);
       last = n;
     }
-    if (page < pages) items.push(pageLink(q, page + 1, "Next ›"));
+    if (page < pages) items.push(pageLink(q, page + 1, t("next")));
     pager.replaceChildren(...items);
   };
 
@@ -205,7 +198,7 @@ function mount(config: Config) {
 }
 
 /** A placeholder for a question whose answer failed: the box stays hidden for it. */
-const failed: Conversation = { node: el("div", {}), busy: () => false, abort: () => {} };
+const failed: AnswerView = { node: el("div", {}), busy: () => false, abort: () => {} };
 
 /** One result: title linking to its page, its path, description and highlighted snippet. */
 function hit(h: Hit, baseUrl: string, clicked: () => void): HTMLElement {
@@ -217,26 +210,20 @@ function hit(h: Hit, baseUrl: string, clicked: () => void): HTMLElement {
   return el(
     "li",
     { class: "hit" },
-    el("h3", {}, link ?? heading),
-    href ? el("p", { class: "path" }, readable(new URL(href).pathname)) : null,
+    el("h3", { dir: "auto" }, link ?? heading),
+    href ? el("p", { class: "path", dir: "ltr" }, readable(new URL(href).pathname)) : null,
     description
-      ? el("p", { class: "desc" }, marked(description.snippet, description.matches))
+      ? el("p", { class: "desc", dir: "auto" }, marked(description.snippet, description.matches))
       : null,
-    body ? el("p", { class: "snip" }, marked(body.snippet, body.matches)) : null,
+    // The body's snippet, unless it only repeats the description (the start of the text).
+    body && body.snippet !== description?.snippet
+      ? el("p", { class: "snip", dir: "auto" }, marked(body.snippet, body.matches))
+      : null,
   );
 }
 
 /** Four-pointed sparkle for the AI answer's label. */
 const SPARKLE = "M12 2l2.2 6.6L21 11l-6.8 2.4L12 20l-2.2-6.6L3 11l6.8-2.4L12 2z";
-
-/** A path as people read it: percent-escapes decoded where they form valid UTF-8. */
-function readable(path: string): string {
-  try {
-    return decodeURI(path);
-  } catch {
-    return path;
-  }
-}
 
 try {
   const tag = ownScript("results.js");
@@ -244,7 +231,11 @@ try {
   const perPage = Math.min(100, Math.max(1, Number.parseInt(data.perPage ?? "", 10) || 10));
   const config = { ...baseConfig(tag), summary: data.summary === "true", perPage };
   if (!config.key) report("results.js: the script tag has no data-key.");
-  ready(() => mount(config));
+  const client = api(config.apiOrigin, config.key);
+  ready(async () => {
+    await useLocaleOf(client, data.lang);
+    mount(config, client);
+  });
 } catch (err) {
   report(err);
 }

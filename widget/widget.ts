@@ -4,7 +4,8 @@
  * button opening a dialog; `/` and Ctrl/Cmd+K; `window.SiteSearch`. Nothing else reaches the
  * host page: every drawing lives in a shadow root, every handler is guarded.
  */
-import { type Api, api } from "./api.ts";
+import { type Api, api } from "./client/search.ts";
+import { langAttrs, t, useLocaleOf } from "./client/strings.ts";
 import { type Bar, go, searchBar } from "./bar.ts";
 import { type BaseConfig, baseConfig, ownScript, resultsUrl, scriptTag } from "./config.ts";
 import { el, icon, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
@@ -46,7 +47,10 @@ function start() {
     /** Opens the search dialog (or focuses the page's search bar). */
     open: () => open(),
   });
-  ready(() => (open = mount(config, client)));
+  ready(async () => {
+    await useLocaleOf(client, data.lang);
+    open = mount(config, client);
+  });
 }
 
 /** True on a device with a fine pointer that hovers: one with a keyboard worth hinting at. */
@@ -66,7 +70,7 @@ function mount(config: WidgetConfig, client: Api): () => void {
     if (target.querySelector(":scope > [data-sitesearch]")) continue;
     const [host, root] = shadowHost(WIDGET, "bar", config.theme);
     const bar = searchBar({ ...config, api: client, shortcutHint });
-    root.appendChild(el("div", { class: "root" }, bar.node));
+    root.appendChild(el("div", { class: "root", ...langAttrs() }, bar.node));
     target.appendChild(host);
     bars.push(bar);
   }
@@ -113,15 +117,15 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
     {
       type: "button",
       class: "fab",
-      "aria-label": "Search",
+      "aria-label": t("search"),
       "aria-haspopup": "dialog",
       "aria-keyshortcuts": config.shortcut ? "/ Control+K Meta+K" : undefined,
     },
     icon(SEARCH_ICON),
-    el("span", {}, "Search"),
+    el("span", {}, t("search")),
     config.shortcut && keys ? el("kbd", { "aria-hidden": "true" }, "/") : null,
   );
-  const dialog = el("dialog", { "aria-label": "Search this site" });
+  const dialog = el("dialog", { "aria-label": t("searchLabel") });
   // Focus left on the hidden input would make the shortcut think the visitor is typing:
   // let it go at once, not when the (asynchronous) close event comes.
   const release = () => root.activeElement === bar.input && bar.input.blur();
@@ -131,8 +135,8 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
   };
   const closeButton = el(
     "button",
-    { type: "button", class: "close", "aria-label": "Close" },
-    keys ? "Esc" : "Close",
+    { type: "button", class: "close", "aria-label": t("close") },
+    keys ? "Esc" : t("close"),
   );
   const bar = searchBar({
     ...config,
@@ -150,13 +154,11 @@ function searchButton(config: WidgetConfig, client: Api): () => void {
       ? el(
         "p",
         { class: "hint", "aria-hidden": "true" },
-        config.live
-          ? "↑ ↓ to choose · Enter to open · Esc to close"
-          : "Enter to search · Esc to close",
+        t(config.live ? "hintLive" : "hintSubmit"),
       )
       : null,
   ));
-  root.appendChild(el("div", { class: "root" }, fab, dialog));
+  root.appendChild(el("div", { class: "root", ...langAttrs() }, fab, dialog));
   document.body.appendChild(host);
   const open = () => {
     if (!dialog.open) dialog.showModal();

@@ -1,5 +1,6 @@
 /** The analytics report of API.md: per-day totals, top and empty queries, clicks, feedback. */
 import type { Clock } from "../clock.ts";
+import type { DayRow } from "../wire_types.ts";
 import { dayOf, type Metric, METRICS } from "./keys.ts";
 import { type FeedbackSummary, feedbackSummary } from "./feedback.ts";
 
@@ -8,12 +9,7 @@ export const MAX_DAYS = 90;
 export const DEFAULT_DAYS = 30;
 const TOP = 20;
 
-export interface DayRow {
-  date: string;
-  searches: number;
-  answers: number;
-  noResults: number;
-}
+export type { DayRow };
 
 export interface AnalyticsReport {
   days: DayRow[];

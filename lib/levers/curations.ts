@@ -9,14 +9,9 @@ import { givenId, list, record, text, uniqueIds } from "./check.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
 import { holdsPhrase, phraseKey } from "./normalise.ts";
+import type { Curation } from "../wire_types.ts";
 
-export interface Curation {
-  id: string;
-  query: string;
-  match: "exact" | "contains";
-  pin: string[];
-  hide: string[];
-}
+export type { Curation };
 
 /** What the curations that match one query do to its results. */
 export interface Placement {

@@ -11,16 +11,11 @@ import { leversFor } from "./levers.ts";
 import { LIMITS } from "./limits.ts";
 import { checkSynonyms, compileSynonyms, type Synonym } from "./synonyms.ts";
 import { text } from "./check.ts";
+import type { PinWarning } from "../wire_types.ts";
+
+export type { PinWarning };
 
 /** A pin the search skips: its page is not on the site (any more). */
-export interface PinWarning {
-  curation: string;
-  query: string;
-  url: string;
-  reason: "page_not_found";
-  message: string;
-}
-
 /** Pages looked up at once while checking pins. */
 const LOOKUPS = 20;
 

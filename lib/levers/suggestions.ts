@@ -15,25 +15,9 @@ import { type QueryEvidence, queryEvidence, type TitleWords, titleWords } from "
 import { leversFor } from "./levers.ts";
 import { LIMITS } from "./limits.ts";
 import { phraseKey, phraseWords } from "./normalise.ts";
+import type { Suggestion } from "../wire_types.ts";
 
-export type Suggestion =
-  | {
-    kind: "synonym";
-    query: string;
-    to: string;
-    searches: number;
-    why: string;
-    /** The synonym to add as it is. */
-    apply: { word: string; means: string[] };
-  }
-  | {
-    kind: "pin";
-    query: string;
-    url: string;
-    searches: number;
-    why: string;
-    apply: { query: string; match: "exact"; pin: string[] };
-  };
+export type { Suggestion };
 
 /** A query searched fewer times than this is not worth a suggestion. */
 const MIN_SEARCHES = 2;
@@ -207,7 +191,7 @@ function pinFor(query: string, e: QueryEvidence, pinned: string[]): Suggestion |
     searches: e.searches,
     why: `${top.n} of ${times(total, "click")} after searching ${quote(query)} went to ${url}, ` +
       `shown at position ${Math.round(average * 10) / 10} on average.`,
-    apply: { query, match: "exact", pin: [url] },
+    apply: { query, match: "exact", pin: [url], hide: [] },
   };
 }
 

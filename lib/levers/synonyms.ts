@@ -9,10 +9,9 @@ import { type Fields, givenId, list, record, text, uniqueIds } from "./check.ts"
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
 import { oneEditApart, phraseKey, phraseWords } from "./normalise.ts";
+import type { Synonym } from "../wire_types.ts";
 
-export type Synonym =
-  | { id: string; words: string[] }
-  | { id: string; word: string; means: string[] };
+export type { Synonym };
 
 /** A phrase of 1 to 4 words. */
 function phrase(value: unknown, param: string): string {

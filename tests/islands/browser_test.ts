@@ -134,12 +134,12 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
         await input.press("Enter");
         await page.locator(".pager a", { hasText: "2" }).click();
         await page.waitForFunction(() =>
-          document.querySelector(".results .status")?.textContent?.includes("page 2")
+          document.querySelector(".results .status")?.textContent?.includes("Page 2")
         );
         assert.equal(await page.locator(".hit").count(), 6);
         await page.goBack();
         await page.waitForFunction(() =>
-          !document.querySelector(".results .status")?.textContent?.includes("page 2")
+          !document.querySelector(".results .status")?.textContent?.includes("Page 2")
         );
         assert.equal(
           await page.evaluate(() => (window as unknown as { marker: number }).marker),
@@ -166,7 +166,9 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
       assert.notEqual(partial, await text.textContent(), "the text grew while it streamed");
       assert.equal(await text.textContent(), "Kettles boil water quietly.");
       const feedback = page.waitForRequest((r) => r.url().includes("/api/feedback"));
-      await page.locator(".feedback button", { hasText: "Yes" }).click();
+      const thumbs = page.locator(".feedback button");
+      assert.equal(await thumbs.locator("svg").count(), 2, "thumbs are inline SVG icons");
+      await page.getByRole("button", { name: "Yes", exact: true }).click();
       const sent = JSON.parse((await feedback).postData() ?? "{}");
       assert.equal(sent.helpful, true);
       assert.equal(sent.turn, 1);
@@ -464,7 +466,7 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
             const page = await ctx.newPage();
             await page.goto(origin + path);
             if (name === "results") {
-              await page.locator(".answer-text", { hasText: "quietly." }).waitFor();
+              await page.locator(".answer .turn[aria-busy=false]").waitFor();
             }
             await page.screenshot({
               path: new URL(`pages-${name}-${scheme}-${width}.png`, SCREENSHOTS).pathname,

@@ -49,7 +49,7 @@ Deno.test("pages - the stylesheet and the islands bundle are served from the rep
   try {
     for (
       const [path, type] of [["/assets/app.css", "text/css"], [
-        "/assets/islands.js",
+        "/assets/islands/boot_results.js",
         "text/javascript",
       ]]
     ) {
@@ -100,7 +100,9 @@ Deno.test("pages - the results page renders the first page of results on the ser
     // Exactly the bundle and three inert JSON scripts: nothing from a prop became a tag.
     assert.equal(page.match(/<script/g)?.length, 4);
     assert.equal(page.match(/<\/script>/g)?.length, 4);
-    assert.ok(page.includes(`<script defer src="/assets/islands.js"></script>`));
+    assert.ok(
+      page.includes(`<script type="module" src="/assets/islands/boot_results.js"></script>`),
+    );
     assert.ok(!page.includes("<script>window.__pwned") && !page.includes("<img src=x"));
     const props = islandProps(page);
     assert.deepEqual(Object.keys(props).sort(), ["Answer", "Results", "SearchBox"]);
@@ -132,7 +134,7 @@ Deno.test("pages - the results page uses the demo key by default and says when a
     assert.equal(islandProps(page).Results.page, 1);
     const wrong = await t.call(`/search-results?key=pk_${"x".repeat(24)}&q=shipping`);
     assert.equal(wrong.status, 401);
-    assert.match(await html(wrong), /This search key is not valid\./);
+    assert.match(await html(wrong), /Search is not available on this page\./);
     const empty = await t.call(`/search-results?key=${demo.publicKey}`);
     const emptyPage = await html(empty);
     assert.equal(empty.status, 200);

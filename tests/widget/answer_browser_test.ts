@@ -50,7 +50,13 @@ browserSuite(
         await open("how long does shipping to germany take");
         await answerText.waitFor();
         assert.match((await answerText.textContent())!, /two days/);
-        const up = page.locator(`${RESULTS} .fb button[aria-label=Helpful]`);
+        const up = page.locator(`${RESULTS} .fb button[aria-label=Yes]`);
+        // Icons are inline SVG: no emoji, which shows as an empty box without an emoji font.
+        assert.equal(await page.locator(`${RESULTS} .fb button svg`).count(), 2);
+        assert.doesNotMatch(
+          await page.locator(`${RESULTS} .fb`).textContent() ?? "",
+          /\p{Extended_Pictographic}/u,
+        );
         await up.click();
         await page.locator(`${RESULTS} .fb`, { hasText: "Thanks for the feedback." }).waitFor();
         for (let i = 0; i < 50 && (await feedbackSummary(api.kv, site.id, 0)).helpful === 0; i++) {
@@ -70,8 +76,12 @@ browserSuite(
       await t.step("a question the site does not answer says so in the box, for free", async () => {
         await open("xqzv blorptang wuzzle");
         await answerText.waitFor();
-        assert.match((await answerText.textContent())!, /do not seem to answer/);
+        // One plain sentence: no thumbs, no follow-up field, no disclaimer under it.
+        assert.equal(await answerText.textContent(), "No answer found on this site.");
         assert.equal(await page.locator(`${RESULTS} section.answer`).isVisible(), true);
+        assert.equal(await page.locator(`${RESULTS} .fb`).count(), 0, "no thumbs");
+        assert.equal(await page.locator(`${RESULTS} .follow`).isVisible(), false);
+        assert.equal(await page.locator(`${RESULTS} .note`).isVisible(), false);
         assert.equal(await used(), 1);
       });
 

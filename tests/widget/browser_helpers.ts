@@ -161,6 +161,8 @@ export interface HostPage {
   body: string;
   /** A Content-Security-Policy header for the page. */
   csp?: string;
+  /** The page's `<html lang>` (English when not given). */
+  lang?: string;
 }
 
 /**
@@ -187,7 +189,9 @@ export function serveHost(): Server & {
     const headers: Record<string, string> = { "Content-Type": "text/html; charset=utf-8" };
     if (page.csp) headers["Content-Security-Policy"] = page.csp;
     return new Response(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Host page</title>${page.head}</head><body>${page.body}</body></html>`,
+      `<!doctype html><html lang="${
+        escape(page.lang ?? "en")
+      }"><head><meta charset="utf-8"><title>Host page</title>${page.head}</head><body>${page.body}</body></html>`,
       { headers },
     );
   });

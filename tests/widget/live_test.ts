@@ -160,7 +160,13 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         await input.press("Backspace");
         await input.press("g");
         await w.page.waitForTimeout(700);
-        assert.equal(sent.length, n, "shipping again comes from the page's cache");
+        // "shippin" may go out on the way back (instant search), "shipping" never again.
+        assert.deepEqual(sent.slice(n).filter((q) => q !== "shippin"), []);
+        assert.equal(
+          sent.filter((q) => q === "shipping").length,
+          1,
+          "shipping came from the cache",
+        );
         assert.equal(await input.getAttribute("aria-expanded"), "true");
         // Typing on narrows the complete answer for "shipping" at once, before any request;
         // the server's answer for the longer query replaces it after the pause.
@@ -172,7 +178,6 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         const narrowed = await w.page.locator(`${BAR} [role=listbox]:not([data-query])`)
           .locator(".t").allTextContents();
         assert.deepEqual(narrowed, ["Shipping costs"]);
-        assert.equal(sent.length, n, "narrowed on the client");
         await w.page.locator(`${BAR} [role=listbox][data-query="shipping co"]`).waitFor();
         assert.equal(sent.at(-1), "shipping co");
         assert.equal(await w.page.locator(`${OPTION} mark`).first().textContent(), "Shipping");
@@ -263,10 +268,28 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         assert.equal(await fieldBg(w.page), scheme === "dark" ? DARK_BG : LIGHT_BG, scheme);
         await w.done();
       }
-      // A dark page gets a dark widget on a light system, and a switch of the page follows.
+      // A dark page gets a dark widget on a light system, in the page's own background where it
+      // paints one, and a switch of the page follows.
+      const painted: Record<string, string> = {
+        black: "rgb(16, 16, 20)",
+        "dark-only": DARK_BG,
+        oklch: await (async () => {
+          const w = await open("/theme/oklch");
+          const bg = await w.page.evaluate(() => {
+            const c = document.createElement("canvas").getContext("2d")!;
+            c.fillStyle = getComputedStyle(document.documentElement).backgroundColor;
+            c.fillRect(0, 0, 1, 1);
+            const [r, g, b] = c.getImageData(0, 0, 1, 1).data;
+            return `rgb(${r}, ${g}, ${b})`;
+          });
+          await w.done();
+          return bg;
+        })(),
+      };
       for (const name of ["black", "dark-only", "oklch"]) {
         const w = await open(`/theme/${name}`, { colorScheme: "light" });
-        assert.equal(await fieldBg(w.page), DARK_BG, name);
+        assert.equal(await w.page.locator(BAR).getAttribute("data-theme"), "dark", name);
+        assert.equal(await fieldBg(w.page), painted[name], name);
         if (name === "black") {
           await w.page.locator(`${BAR} input`).pressSequentially("decaf", { delay: 20 });
           await w.page.locator(OPTION).first().waitFor();
@@ -280,7 +303,7 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         (bar) => document.querySelector(bar)!.getAttribute("data-theme") === "dark",
         BAR,
       );
-      assert.equal(await fieldBg(w.page), DARK_BG);
+      assert.equal(await fieldBg(w.page), "rgb(11, 11, 11)");
       await w.done();
     });
 

@@ -1,11 +1,8 @@
 /** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
+import type { Highlight } from "../../wire_types.ts";
 import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
 
-export interface Highlight {
-  field: "title" | "description" | "body";
-  snippet: string;
-  matches: [number, number][];
-}
+export type { Highlight };
 
 /** A word matches a query term when it starts with the term's stem (or the term itself). */
 export interface Matcher {

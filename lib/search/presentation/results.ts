@@ -3,6 +3,7 @@
  * text with offsets) and best sections, and the URL it links to (a section's anchor only
  * when that section is the better target, sections.ts).
  */
+import type { SearchHit } from "../../wire_types.ts";
 import { type Correction, rank } from "../query/rank.ts";
 import { curate, curatedLimit, type SearchLevers } from "../query/curated.ts";
 import { type Doc, docAt, type SiteDb, textAt } from "../store/site_db.ts";
@@ -28,15 +29,7 @@ import {
   withAnchor,
 } from "./sections.ts";
 
-export interface SearchHit {
-  title: string;
-  description: string;
-  url: string;
-  highlights: Highlight[];
-  sections: SectionHit[];
-  /** Placed by a curation (lib/levers). */
-  pinned?: true;
-}
+export type { SearchHit };
 
 export interface SearchResult {
   found: number;

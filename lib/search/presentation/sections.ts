@@ -7,15 +7,12 @@
  * than the page as a whole (`anchorOf`).
  */
 import { findMatches, type Matcher, snippetOf } from "./highlight.ts";
+import type { SectionHit } from "../../wire_types.ts";
 import type { Section } from "../store/packed_sections.ts";
 import { RANKING } from "../query/weights.ts";
 import { fold } from "../analysis/tokens.ts";
 
-export interface SectionHit {
-  title: string;
-  url: string;
-  snippet: string;
-}
+export type { SectionHit };
 
 export const MAX_SECTIONS = 3;
 

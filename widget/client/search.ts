@@ -1,67 +1,12 @@
 /// <reference lib="dom" />
-/** Calls to the SiteSearch API from the browser, with the friendly lines errors turn into. */
-
-export interface Highlight {
-  field: string;
-  snippet: string;
-  matches: [number, number][];
-}
-
-export interface Hit {
-  title: string;
-  description: string;
-  url: string;
-  highlights: Highlight[];
-}
-
-export interface SearchResponse {
-  results: Hit[];
-  meta: {
-    found: number;
-    page: number;
-    per_page: number;
-    corrections?: unknown;
-    [k: string]: unknown;
-  };
-}
-
-export interface SiteInfo {
-  name?: string;
-  aiSummaries?: boolean;
-  followups?: boolean;
-}
-
-/** A failed call: `status` 0 means the network failed; `code` is the API's error code. */
-export class ApiFailure extends Error {
-  constructor(readonly status: number, readonly code: string, message = code) {
-    super(message);
-  }
-}
-
-export const isAbort = (e: unknown) => e instanceof DOMException && e.name === "AbortError";
-
-/** Answers `fetch` as JSON, or throws an ApiFailure carrying the error envelope's code. */
-async function json<T>(res: Response): Promise<T> {
-  let body: unknown = null;
-  try {
-    body = await res.json();
-  } catch { /* not JSON */ }
-  if (!res.ok) {
-    const err = (body as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ApiFailure(res.status, err?.code ?? "HTTP_" + res.status, err?.message);
-  }
-  return body as T;
-}
-
-/** `fetch` whose network failures become ApiFailure(0); aborts stay AbortErrors. */
-export async function call(url: string, init?: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (e) {
-    if (isAbort(e)) throw e;
-    throw new ApiFailure(0, "NETWORK_ERROR", String(e));
-  }
-}
+/** The public API from the browser: search (with a typing session), site settings, click beacons. */
+import type {
+  Highlight,
+  SearchHit as Hit,
+  SearchResponse,
+  SiteInfo,
+} from "../../lib/wire_types.ts";
+import { ApiFailure, bodyJson, call } from "./http.ts";
 
 export interface Api {
   search(
@@ -109,7 +54,9 @@ export function api(origin: string, key: string): Api {
       // The typing session only tells the server how to count; the answer is the same.
       const sent = session ? href + "&session=" + session : href;
       // The key travels as a parameter, so a cross-origin GET needs no preflight.
-      const data = await json<SearchResponse>(await call(sent, { signal, credentials: "omit" }));
+      const data = await bodyJson<SearchResponse>(
+        await call(sent, { signal, credentials: "omit" }),
+      );
       if (!data || !Array.isArray(data.results) || !data.meta) {
         throw new ApiFailure(500, "BAD_RESPONSE");
       }
@@ -124,28 +71,13 @@ export function api(origin: string, key: string): Api {
       } catch { /* analytics are best effort */ }
     },
     site() {
-      site ??= call(url("/api/site", {}), { credentials: "omit" }).then((r) => json<SiteInfo>(r));
+      site ??= call(url("/api/site", {}), { credentials: "omit" }).then((r) =>
+        bodyJson<SiteInfo>(r)
+      );
       site.catch(() => (site = null));
       return site;
     },
   };
-}
-
-/** The line a visitor sees for a failure; never a raw code. */
-export function friendly(err: unknown): string {
-  const f = err instanceof ApiFailure ? err : new ApiFailure(500, "CLIENT_ERROR");
-  switch (f.code) {
-    case "SEARCH_RATE_LIMIT_EXCEEDED":
-      return "Search is busy right now. Please try again in a minute.";
-    case "MONTHLY_SEARCH_QUOTA_EXCEEDED":
-      return "This site's search has reached its monthly limit.";
-    case "NETWORK_ERROR":
-      return "Search could not be reached. Check your connection and try again.";
-    case "INVALID_PARAMETER":
-      return "That search could not be run. Try shorter or different words.";
-  }
-  if (f.status === 401 || f.status === 403) return "Search is not available on this page.";
-  return "Search is having trouble right now. Please try again shortly.";
 }
 
 /** The query as the server ran it, when `meta.corrections` changed some of its words; else null. */
@@ -167,9 +99,9 @@ export function parts(
   hit: Hit,
 ): { title: Highlight; description: Highlight | null; body: Highlight | null } {
   const hs = Array.isArray(hit.highlights) ? hit.highlights : [];
-  const find = (f: string) =>
+  const find = (f: Highlight["field"]) =>
     hs.find((h) => h && h.field === f && typeof h.snippet === "string") ?? null;
-  const plain = (field: string, text: unknown) =>
+  const plain = (field: Highlight["field"], text: unknown): Highlight | null =>
     typeof text === "string" && text ? { field, snippet: text, matches: [] } : null;
   return {
     title: find("title") ?? plain("title", hit.title) ??

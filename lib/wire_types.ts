@@ -1,0 +1,167 @@
+/**
+ * The JSON the API answers, as API.md shapes it: the one home of these types for the server and
+ * the browser client (widget/client/), which imports them type-only. A leaf: it imports nothing.
+ */
+
+/** A plain-text snippet with `[start, end)` UTF-16 match offsets (never HTML). */
+export interface Highlight {
+  field: "title" | "description" | "body";
+  snippet: string;
+  matches: [number, number][];
+}
+
+/** One of a result's best-matching sections. */
+export interface SectionHit {
+  title: string;
+  url: string;
+  snippet: string;
+}
+
+/** One result of `GET /api/search`. */
+export interface SearchHit {
+  title: string;
+  description: string;
+  url: string;
+  highlights: Highlight[];
+  sections: SectionHit[];
+  /** Placed by an owner's curation (lib/levers). */
+  pinned?: true;
+}
+
+/** `GET /api/search`'s answer. */
+export interface SearchResponse {
+  results: SearchHit[];
+  meta: {
+    found: number;
+    page: number;
+    per_page: number;
+    corrections?: { from: string; to: string }[];
+    facets?: Record<string, { value: string; count: number }[]>;
+    [k: string]: unknown;
+  };
+}
+
+/** `GET /api/site`: what the browser scripts need before they draw. */
+export interface SiteInfo {
+  name?: string;
+  resultsPage?: string;
+  aiSummaries?: boolean;
+  followups?: boolean;
+  performance_tier?: string;
+  /** The site's default language (a BCP 47 tag), when it has one. */
+  lang?: string;
+}
+
+/** A source an answer used. */
+export interface AnswerSource {
+  type: "page" | "document" | "external" | string;
+  title?: string;
+  url?: string;
+  documentId?: string;
+  label?: string;
+}
+
+/** The `meta` event of a streamed answer (and the head of a non-streamed one). */
+export interface AnswerMeta {
+  conversationId?: string;
+  conversationEnabled?: boolean;
+  mode?: "initial" | "followup";
+  turn?: number;
+  turnsRemaining?: number;
+  sources?: AnswerSource[];
+}
+
+/** The `done` event of a streamed answer. */
+export interface AnswerDone {
+  answer?: string;
+  truncated?: boolean;
+  creditsRemaining?: number;
+  /** False when nothing on the site answers the question (no source, no credit spent). */
+  answered?: boolean;
+  /** Exactly the sources the answer cites, in order of first citation. */
+  sources?: AnswerSource[];
+}
+
+/** The error envelope's inner object (also an `error` event's data). */
+export interface ErrorJson {
+  code: string;
+  type?: string;
+  status?: number;
+  message?: string;
+  retry_after?: number;
+  param?: string | null;
+  request_id?: string;
+}
+
+/** One day of the analytics report. */
+export interface DayRow {
+  date: string;
+  searches: number;
+  answers: number;
+  noResults: number;
+}
+
+/** A crawl job as `GET /api/admin/sites/:id/crawl/:job` answers it. */
+export interface CrawlJobJson {
+  id: string;
+  status: "queued" | "running" | "done" | "failed" | "interrupted" | string;
+  url: string;
+  counts: Partial<
+    Record<
+      "discovered" | "fetched" | "indexed" | "unchanged" | "removed" | "skipped" | "failed",
+      number
+    >
+  >;
+  progress?: { done: number; total: number };
+  /** Skipped and failed URLs per reason, exact (the lists are paged by …/crawl/:jobId/urls). */
+  reasons?: Record<string, number>;
+  /** Why a failed job failed, in words. */
+  error?: string | null;
+  skipped?: { url: string; reason: string }[];
+  failed?: { url: string; reason: string }[];
+  startedAt?: string;
+  finishedAt?: string | null;
+}
+
+/** An owner's synonym: a two-way group, or a one-way mapping (`word` also finds `means`). */
+export type Synonym =
+  | { id: string; words: string[] }
+  | { id: string; word: string; means: string[] };
+
+/** An owner's curation of the queries it matches: pages pinned in order, pages hidden. */
+export interface Curation {
+  id: string;
+  query: string;
+  match: "exact" | "contains";
+  pin: string[];
+  hide: string[];
+}
+
+/** A pin of a page the site no longer has: skipped for visitors, reported to the owner. */
+export interface PinWarning {
+  curation: string;
+  query: string;
+  url: string;
+  reason: "page_not_found";
+  message: string;
+}
+
+/** A fix suggested from the site's own analytics, with the entry that applies it. */
+export type Suggestion =
+  | {
+    kind: "synonym";
+    query: string;
+    to: string;
+    searches: number;
+    why: string;
+    /** The synonym to add as it is. */
+    apply: { word: string; means: string[] };
+  }
+  | {
+    kind: "pin";
+    query: string;
+    url: string;
+    searches: number;
+    why: string;
+    apply: { query: string; match: "exact"; pin: string[]; hide: string[] };
+  };

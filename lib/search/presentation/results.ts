@@ -39,8 +39,6 @@ export interface SearchResult {
   facets?: Record<string, FacetValue[]>;
 }
 
-export type { FacetValue };
-
 /** A search's query, page, results per page, the site's levers and its filters. */
 export type SearchArgs = [
   q: string,

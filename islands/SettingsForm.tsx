@@ -3,6 +3,11 @@
 import { useState } from "preact/hooks";
 import { jsonBody, requestJson } from "./api.ts";
 import { adminPath, failure, Panel, Status, type StatusValue } from "./ui.tsx";
+import { LANGS } from "../widget/i18n/index.ts";
+
+/** A language's own name ("Deutsch", "日本語"), for the visitor language list. */
+const nameOf = (lang: string) =>
+  new Intl.DisplayNames([lang], { type: "language" }).of(lang) ?? lang;
 
 export interface Settings {
   aiSummaries: boolean;
@@ -10,6 +15,7 @@ export interface Settings {
   followups: boolean;
   allowedOrigins: string[];
   resultsPage: string;
+  lang?: string | null;
 }
 
 const SWITCHES: [keyof Settings, string, string][] = [
@@ -94,6 +100,24 @@ export function SettingsForm(p: { siteId: string; settings: Settings; followupsO
         />
         <p id="set-results-help" class="help">
           Where your site shows search results, e.g. /search-results.
+        </p>
+        <label for="set-lang">Visitor language</label>
+        <select
+          id="set-lang"
+          name="lang"
+          aria-describedby="set-lang-help"
+          value={saved.lang ?? ""}
+          onChange={(e) => {
+            const lang = (e.target as HTMLSelectElement).value || null;
+            save({ lang }, "visitor language");
+          }}
+        >
+          <option value="">From each page (else English)</option>
+          {LANGS.map((l) => <option key={l} value={l}>{nameOf(l)} ({l})</option>)}
+        </select>
+        <p id="set-lang-help" class="help">
+          The language of the search bar, results page and answers' labels where your page's own
+          <code>&lt;html lang&gt;</code> names none of the 14 we speak.
         </p>
       </form>
       <Status value={status} />

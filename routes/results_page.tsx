@@ -40,7 +40,9 @@ export function resultsPageRoutes(s: Services) {
     const q = [...(c.req.query("q") ?? "").trim()].slice(0, MAX_QUERY_CHARS).join(""); // whole characters
     const page = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(c.req.query("page")) || 1)));
 
-    const lang = c.req.query("lang"); // the visitor strings' language (API.md, visitor strings)
+    // The visitor strings' language: ?lang=, else the site's own (API.md, visitor strings).
+    const cached = isPublicKey(key) ? await s.sites.byPublicKeyCached(key) : null;
+    const lang = c.req.query("lang") ?? cached?.settings.lang ?? undefined;
     // Lenient too: a filter that does not parse is left out rather than refused.
     const facetNames = (c.req.query("filters") ?? "").split(",").map((n) => n.trim())
       .filter(Boolean).slice(0, MAX_SEARCH_FILTERS);
@@ -78,7 +80,7 @@ export function resultsPageRoutes(s: Services) {
       }
     }
     // The page's name and links, also when nothing was searched or the search was refused.
-    if (!site && isPublicKey(key)) site = await s.sites.byPublicKeyCached(key);
+    if (!site) site = cached;
     if (key && !site) error ??= failureLine(lang, invalidSearchKey());
     const baseUrl = site && site.id === demo?.siteId
       ? "/demo"

@@ -132,6 +132,8 @@ export const PatchSite = z.object({
   followups: z.boolean().optional(),
   allowedOrigins: z.array(origin).max(50).optional(),
   resultsPage: sitePath.optional(),
+  lang: z.string().regex(/^[a-z]{2,3}$/, "lang must be a language code such as en, de or ja")
+    .nullable().optional(),
   recrawl: z.enum(["daily", "weekly"], { error: "recrawl must be daily, weekly or null" })
     .nullable().optional(),
   include: urlPatterns("include").optional(),

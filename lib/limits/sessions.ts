@@ -2,12 +2,12 @@
  * Typing sessions (live search), kept in this instance's memory: the first search of a session
  * counts; up to `SESSION.refinements` more within `SESSION.lifeMs` of it ride on it for free
  * while each extends or trims the session's previous query. Every free answer rides on a search
- * this instance counted, so a counted search buys at most 1 + 8 answers on any number of
+ * this instance counted, so a counted search buys at most 1 + 12 answers on any number of
  * instances; a session whose requests land on several instances is counted once on each.
  */
 
 /** The typing-session rule (README, API additions): how long, and how many free refinements. */
-const SESSION = { lifeMs: 60_000, refinements: 8 } as const;
+const SESSION = { lifeMs: 60_000, refinements: 12 } as const;
 
 /** A session's previous query, when its search was counted, refinements since. */
 export interface SessionState {

@@ -10,6 +10,8 @@ export interface SiteSettings {
   followups: boolean;
   allowedOrigins: string[];
   resultsPage: string;
+  /** The language visitors read the scripts' strings in when the host page names none ("de"). */
+  lang?: string | null;
   /** Scheduled re-crawl of the site's last crawl URL. */
   recrawl?: "daily" | "weekly" | null;
   /** URL patterns every crawl of the site applies (a crawl's own include replaces these). */
@@ -37,6 +39,7 @@ const DEFAULT_SETTINGS: SiteSettings = {
   followups: true,
   allowedOrigins: [],
   resultsPage: "/search-results",
+  lang: null,
   recrawl: null,
   include: [],
   exclude: [],

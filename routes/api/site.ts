@@ -18,6 +18,8 @@ export function siteRoutes(s: Services) {
         aiSummaries: site.settings.aiSummaries,
         followups: PLANS[site.plan].followups && site.settings.followups,
         performance_tier: site.plan,
+        // The visitor strings' language where the host page names none (API.md, visitor strings).
+        lang: site.settings.lang ?? null,
       },
       200,
       { "Cache-Control": "public, max-age=60", Vary: "X-API-Key, Origin" },

@@ -200,17 +200,17 @@ Deno.test("quota - 1,000 distinct queries under one session id are held to the p
   t.close();
 });
 
-Deno.test("quota - refinements ride on a counted search at most 8 at a time and 60 s long", async () => {
+Deno.test("quota - refinements ride on a counted search at most 12 at a time and 60 s long", async () => {
   const clock = manualClock();
   const t = await startApp({ clock });
   const site = await createSite(t, "free");
-  // 1,000 queries that each refine the one before: one answer in nine is counted.
+  // 1,000 queries that each refine the one before: one answer in thirteen is counted.
   let ok = 0;
   for (let i = 0; i < 1000; i++) {
     const q = "a".repeat((i % 150) + 1);
     if ((await search(t, site.publicKey, `q=${q}&session=chain_session_1`)).status === 200) ok++;
   }
-  assert.equal(ok, 30 * 9);
+  assert.equal(ok, 30 * 13);
   assert.deepEqual(await used(t, site), { minute: 30, month: 30 });
   // A session's refinements end with its minute of life.
   clock.advance(60_000);
@@ -238,8 +238,8 @@ Deno.test("quota - two app instances on one KV file count one session's 100 conc
     ),
   );
   assert.equal(results.filter((r) => r.status === 200).length, 100);
-  // One counted search per nine answers: 100 = 11 × 9 + 1.
-  assert.deepEqual(await used(a, site), { minute: 12, month: 12 });
+  // One counted search per thirteen answers: 100 = 7 × 13 + 9.
+  assert.deepEqual(await used(a, site), { minute: 8, month: 8 });
   a.close();
   b.close();
   await Deno.remove(path);

@@ -173,6 +173,40 @@ browserSuite("browser - every visitor string in the site's language", async (t, 
         await ctx.close();
       },
     );
+    await t.step(
+      "a page that names no language gets the site's own, set by its owner",
+      async () => {
+        const ja = await makeSite(api.call, {
+          plan: "pro",
+          pages: PAGES,
+          settings: { lang: "ja" },
+        });
+        const info = await api.call("/api/site", { headers: { "X-API-Key": ja.publicKey } });
+        assert.equal((await info.json()).lang, "ja");
+        host.pages.set("/no-lang", {
+          head: widgetTag(api.origin, ja.publicKey),
+          body: `<header><div data-site-search></div></header>`,
+          lang: "",
+        });
+        const ctx = await browser.newContext();
+        const page = await ctx.newPage();
+        await page.goto(`${host.origin}/no-lang`);
+        const input = page.locator(`${BAR} input`);
+        await input.waitFor();
+        // The site's table comes after /api/site answers: wait for it to be drawn.
+        for (let i = 0; i < 50; i++) {
+          if (await input.getAttribute("placeholder") === TABLES.ja.searchPlaceholder) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(await input.getAttribute("placeholder"), TABLES.ja.searchPlaceholder);
+        await ctx.close();
+        // The islands results page, with no ?lang=: the site's language too.
+        const res = await api.call(`/search-results?key=${ja.publicKey}&q=zephyr`);
+        const html = await res.text();
+        assert.match(html, new RegExp(`<title>[^<]*${TABLES.ja.search}`));
+        assert.match(html, /<html[^>]* lang="ja"/);
+      },
+    );
   } finally {
     await browser.close();
     await host.close();

@@ -2,7 +2,7 @@
  * When a live search box sends what is typed: 60 ms into a pause, and while typing on at least
  * every 300 ms, never two within 200 ms. Each question is one typing session, whose id rides on
  * its requests so the server counts the refinements as one search (README, live search): a
- * counted search buys 9 answers there. Past FAST_REQUESTS a session sends only after a 250 ms
+ * counted search buys 13 answers there (1 + 12 refinements). Past FAST_REQUESTS a session sends only after a 250 ms
  * pause, so a question typed without stopping costs at most 2 searches however long it is.
  */
 
@@ -11,7 +11,10 @@ export const MIN_CHARS = 3;
 /** [pause, min gap, max wait] in ms, before and after FAST_REQUESTS. */
 const FAST = [60, 200, 300] as const;
 const SLOW = [250, 700, Infinity] as const;
-/** Two counted searches' worth of answers, less one for the question's last request. */
+/**
+ * Requests at the typing pace; then only on pauses. Two counted searches buy 26 answers: the
+ * rest leave room for pauses a slow machine makes out of steady typing.
+ */
 const FAST_REQUESTS = 17;
 
 /** A fresh typing-session id: 8 to 64 letters, digits, `_` or `-` (API.md, live search). */

@@ -165,9 +165,37 @@ export function snippetOf(
   }
   const prefix = start > 0 ? "…" : "";
   const suffix = end < text.length ? "…" : "";
-  const snippet = prefix + text.slice(start, end).replace(/\n/g, " ") + suffix;
+  const { out, at } = joinLines(text.slice(start, end), prefix.length);
   const matches = all
     .filter(([s, e]) => s >= start && e <= end)
-    .map(([s, e]) => [s - start + prefix.length, e - start + prefix.length] as [number, number]);
-  return { field: "body", snippet, matches };
+    .map(([s, e]) => [at[s - start], at[e - start]] as [number, number]);
+  return { field: "body", snippet: prefix + out + suffix, matches };
+}
+
+/** A line that ends a sentence (or a label): the next one follows after a plain space. */
+const ENDS_SENTENCE = /[.!?:;,…)»"”]\s*$/;
+
+/**
+ * The text's lines on one line: a line that does not end a sentence (a heading, a list item)
+ * keeps a separator before the next, so "Countries we do not ship to" and "We only ship…" do
+ * not read as one sentence. `at[i]`: where character `i` of `text` lands, after `offset`.
+ */
+function joinLines(text: string, offset: number): { out: string; at: number[] } {
+  const at = new Array<number>(text.length + 1);
+  let out = "", line = "";
+  for (let i = 0; i < text.length; i++) {
+    at[i] = offset + out.length;
+    const c = text[i];
+    if (c !== "\n") {
+      out += c;
+      line += c;
+      continue;
+    }
+    const sep = line.trim() && !ENDS_SENTENCE.test(line) ? " · " : " ";
+    at[i] = offset + out.length + (sep.length - 1); // a match never spans a line break
+    out += sep;
+    line = "";
+  }
+  at[text.length] = offset + out.length;
+  return { out, at };
 }

@@ -5,6 +5,7 @@ import { evaluate } from "./eval.ts";
 import { benchCrawl } from "./crawl.ts";
 import { benchSnapshot } from "./snapshot.ts";
 import { benchFront } from "./front.ts";
+import { benchFilters } from "./filters.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
 const seconds = Number(Deno.env.get("BENCH_SECONDS") ?? 10);
@@ -14,6 +15,7 @@ console.log(
 const run = await benchSearch({ pages, seconds });
 await benchSummarize(run.app, run.publicKey, run.queries);
 await run.close();
+await benchFilters({ pages }); // p99 with a filter against without
 await benchFront(); // the HTTP front alone: a cached answer against bare servers
 await benchSnapshot({ pages });
 await benchCrawl();

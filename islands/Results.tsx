@@ -18,41 +18,94 @@ export interface ResultsProps {
   error: string | null;
   /** The page's own URL for a query and page (links work without JavaScript). */
   hrefBase: string;
+  /** Filter names whose facets show as chips (the page's `filters=` parameter), in order. */
+  facetNames: string[];
+  /** The server's first facet counts (API.md `meta.facets`). */
+  facets: Record<string, { value: string; count: number }[]>;
+  /** Chosen filters, `[name, value]`: the page's `filter=name:value` parameters. */
+  chosen: [string, string][];
 }
 
 const MAX_PAGES_SHOWN = 7;
 
 export function Results(p: ResultsProps) {
-  const [view, setView] = useState(
-    { q: p.q, page: p.page, results: p.results, found: p.found, error: p.error, loading: false },
-  );
+  const [view, setView] = useState({
+    q: p.q,
+    page: p.page,
+    results: p.results,
+    found: p.found,
+    error: p.error,
+    loading: false,
+    facets: p.facets,
+  });
   const latest = useRef<AbortController | null>(null);
 
   useEffect(() =>
     onQuery(async ({ q, page }) => {
       latest.current?.abort();
       if (!q.trim()) {
-        return setView({ q, page, results: null, found: 0, error: null, loading: false });
+        return setView({
+          q,
+          page,
+          results: null,
+          found: 0,
+          error: null,
+          loading: false,
+          facets: {},
+        });
       }
       const ctl = latest.current = new AbortController();
       setView((v) => ({ ...v, loading: true })); // the old results stay, dimmed, until the new
       try {
-        const d = await publicApi(p.apiKey).search(q, page, p.perPage, ctl.signal);
-        setView({ q, page, results: d.results, found: d.meta.found, error: null, loading: false });
+        // The chosen filters hold for every query until a chip changes them (a new page load).
+        const narrow = { filters: p.chosen, facets: p.facetNames.length > 0 };
+        const d = await publicApi(p.apiKey).search(
+          q,
+          page,
+          p.perPage,
+          ctl.signal,
+          undefined,
+          narrow,
+        );
+        const { found, facets = {} } = d.meta;
+        setView({ q, page, results: d.results, found, error: null, loading: false, facets });
       } catch (e) {
         if (ctl.signal.aborted) {
           return;
         }
-        setView({ q, page, results: null, found: 0, error: friendly(e), loading: false });
+        setView({
+          q,
+          page,
+          results: null,
+          found: 0,
+          error: friendly(e),
+          loading: false,
+          facets: {},
+        });
       }
     }), []);
 
-  const href = (page: number) => {
+  const href = (page: number, chosen = p.chosen) => {
     const params = new URLSearchParams(p.hrefBase);
     params.set("q", view.q);
     if (page > 1) params.set("page", String(page));
+    for (const [name, value] of chosen) params.append("filter", `${name}:${value}`);
     return `?${params}`;
   };
+  // Chips are links: a filtered search is a page of its own, shared by its URL.
+  const isChosen = (name: string, value: string) =>
+    p.chosen.some(([n, v]) => n === name && v === value);
+  const toggled = (name: string, value: string) =>
+    isChosen(name, value)
+      ? p.chosen.filter(([n, v]) => !(n === name && v === value))
+      : [...p.chosen, [name, value] as [string, string]];
+  const groups = p.facetNames.map((name) => {
+    const values = [...(view.facets[name] ?? [])];
+    for (const [n, v] of p.chosen) {
+      if (n === name && !values.some((x) => x.value === v)) values.push({ value: v, count: 0 });
+    }
+    return { name, values };
+  }).filter((g) => g.values.length > 0);
   const pages = Math.min(Math.ceil(view.found / p.perPage), 1000);
   const first = Math.max(1, Math.min(view.page - 3, pages - MAX_PAGES_SHOWN + 1));
   const numbers = Array.from({ length: Math.min(MAX_PAGES_SHOWN, pages) }, (_, i) => first + i);
@@ -78,6 +131,29 @@ export function Results(p: ResultsProps) {
       aria-busy={view.loading}
       aria-label={t("searchResults")}
     >
+      {view.q && (groups.length || p.chosen.length)
+        ? (
+          <nav class="facets" aria-label={t("filters")}>
+            {groups.map((g) => (
+              <div class="fgroup" role="group" aria-label={g.name}>
+                <span class="fname" dir="auto">{g.name}</span>
+                {g.values.map(({ value, count }) => (
+                  <a
+                    class="chip"
+                    dir="auto"
+                    href={href(1, toggled(g.name, value))}
+                    aria-current={isChosen(g.name, value) ? "true" : undefined}
+                  >
+                    {value}
+                    {count ? <span class="n">({count})</span> : null}
+                  </a>
+                ))}
+              </div>
+            ))}
+            {p.chosen.length ? <a class="chip" href={href(1, [])}>{t("clearFilters")}</a> : null}
+          </nav>
+        )
+        : null}
       <p class={view.error ? "status error" : "status"} role="status">{status}</p>
       {view.results && view.results.length > 0
         ? (

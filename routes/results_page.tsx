@@ -2,6 +2,8 @@
  * GET /search-results: the islands results page demo. The first page of results is searched and
  * rendered on the server (counted like any search), so it works without JavaScript and its URL
  * can be shared; the search box, the results and the AI answer then hydrate as islands.
+ * `filters=section,category` shows those names' facets as chips; each chosen value is a
+ * `filter=name:value` parameter, as GET /api/search takes it.
  */
 import { Hono } from "hono";
 import { Island } from "../components/Island.tsx";
@@ -12,7 +14,13 @@ import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
 import { asApiError, invalidSearchKey } from "../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
+import {
+  DEFAULT_PER_PAGE,
+  MAX_PAGE,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_FILTERS,
+  SearchFilters,
+} from "../lib/http/schemas.ts";
 import type { Services } from "../lib/services.ts";
 import { isPublicKey } from "../lib/sites/keys.ts";
 import type { Site } from "../lib/sites/store.ts";
@@ -60,6 +68,15 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
     // The visitor strings' language: ?lang=, else the site's own (API.md, visitor strings).
     const cached = isPublicKey(key) ? await s.sites.byPublicKeyCached(key) : null;
     const lang = c.req.query("lang") ?? cached?.settings.lang ?? undefined;
+    // Lenient too: a filter that does not parse is left out rather than refused.
+    const facetNames = (c.req.query("filters") ?? "").split(",").map((n) => n.trim())
+      .filter(Boolean).slice(0, MAX_SEARCH_FILTERS);
+    const chosen = (c.req.queries("filter") ?? []).slice(0, MAX_SEARCH_FILTERS)
+      .flatMap((f) => {
+        const one = SearchFilters.safeParse([f]);
+        return one.success ? [...one.data].map(([n, v]) => [n, v[0]] as [string, string]) : [];
+      });
+    let facets: Record<string, { value: string; count: number }[]> = {};
     let site: Site | null = null;
     let error: string | null = null;
     let data = { found: 0, hits: null as Hit[] | null, perPage: DEFAULT_PER_PAGE };
@@ -74,10 +91,14 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
           q,
           page,
           perPage: DEFAULT_PER_PAGE,
+          filters: SearchFilters.parse(chosen.map(([n, v]) => `${n}:${v}`)),
+          facets: facetNames.length > 0,
           onSite: (id) => c.set("siteId", id),
         });
         site = found.site;
-        const hits = JSON.parse(decoder.decode(found.bytes)).results as Hit[];
+        const answer = JSON.parse(decoder.decode(found.bytes));
+        const hits = answer.results as Hit[];
+        facets = answer.meta.facets ?? {};
         data = { found: found.found, hits, perPage: found.perPage };
       } catch (e) {
         error = failureLine(lang, asApiError(e));
@@ -91,7 +112,10 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
       : site?.domain
       ? `https://${site.domain}`
       : "";
-    const hrefBase = given ? new URLSearchParams({ key }).toString() : "";
+    const hrefBase = new URLSearchParams({
+      ...(given ? { key } : {}),
+      ...(facetNames.length ? { filters: facetNames.join(",") } : {}),
+    }).toString();
     const title = () =>
       q
         ? `${q} · ${t("search")} · ${site?.name ?? "SiteSearch"}`
@@ -118,6 +142,9 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
               found: data.found,
               error,
               hrefBase,
+              facetNames,
+              facets,
+              chosen,
             }}
           />
           <Island

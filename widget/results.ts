@@ -2,7 +2,9 @@
 /**
  * results.js, on the search results page: reads `q` and `page` from the URL and draws the
  * count, the results, pagination (history.pushState; Back restores) and a box to refine; with
- * `data-summary="true"`, the AI answer above them when the site has summaries on.
+ * `data-summary="true"`, the AI answer above them when the site has summaries on; with
+ * `data-filters="section,category"`, those names' facets as chips that filter the results
+ * (each chosen one a `filter=name:value` in the URL, so a filtered search can be shared).
  */
 import { type AnswerView, conversation } from "./answer.ts";
 import type { SearchHit as Hit, SearchResponse } from "../lib/wire_types.ts";
@@ -13,7 +15,15 @@ import { baseConfig, ownScript, readable, safeUrl } from "./config.ts";
 import { el, icon, marked, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
 import { RESULTS } from "./styles.ts";
 
-type Config = ReturnType<typeof baseConfig> & { summary: boolean; perPage: number };
+type Config = ReturnType<typeof baseConfig> & {
+  summary: boolean;
+  perPage: number;
+  /** Filter names whose facets are shown, in this order. */
+  facets: string[];
+};
+
+/** Chosen filters: `[name, value]` pairs, as in the URL's `filter=name:value`. */
+type Chosen = (readonly [string, string])[];
 
 function mount(config: Config, client: Api) {
   const [host, root] = shadowHost(RESULTS, "results", config.theme);
@@ -42,7 +52,8 @@ function mount(config: Config, client: Api) {
   const notice = el("p", { class: "notice", hidden: true });
   const hits = el("ol", { class: "hits" });
   const pager = el("nav", { class: "pager", "aria-label": t("pagination"), hidden: true });
-  const rp = el("div", { class: "rp" }, form, answer, count, fix, notice, hits, pager);
+  const facets = el("div", { class: "facets", role: "group", "aria-label": t("filters") });
+  const rp = el("div", { class: "rp" }, form, answer, facets, count, fix, notice, hits, pager);
   root.appendChild(el("div", { class: "root", ...langAttrs() }, rp));
   const target = document.querySelector("[data-site-search-results]") ??
     document.querySelector("main") ?? document.body;
@@ -80,8 +91,10 @@ function mount(config: Config, client: Api) {
   };
 
   let shown = 0; // the latest draw wins
-  const show = async (q: string, page: number) => {
+  let chosen: Chosen = [];
+  const show = async (q: string, page: number, filters: Chosen = []) => {
     const mine = ++shown;
+    chosen = filters;
     input.value = q;
     notice.hidden = fix.hidden = true;
     if (answering !== q) answer.hidden = true; // another question's answer goes at once
@@ -89,6 +102,7 @@ function mount(config: Config, client: Api) {
       showAnswer("").catch(report);
       count.textContent = t("typeToSearch");
       hits.replaceChildren();
+      facets.replaceChildren();
       pager.hidden = true;
       return;
     }
@@ -96,7 +110,8 @@ function mount(config: Config, client: Api) {
     count.textContent = t("searching");
     let data: SearchResponse;
     try {
-      data = await client.search(q, page, config.perPage);
+      const narrow = { filters, facets: config.facets.length > 0 };
+      data = await client.search(q, page, config.perPage, undefined, undefined, narrow);
     } catch (err) {
       if (mine !== shown || isAbort(err)) return;
       rp.removeAttribute("aria-busy");
@@ -115,6 +130,7 @@ function mount(config: Config, client: Api) {
       found === 0 ? t("noResultsFor", { query: q }) : tn("resultsFor", found, { query: q }) +
         (pages > 1 ? " · " + t("pageOf", { page: Math.min(page, pages), pages }) : ""),
     );
+    drawFacets(q, data.meta.facets ?? {});
     const first = (Math.min(page, pages) - 1) * (per_page || config.perPage);
     hits.replaceChildren(
       ...data.results.map((h, i) =>
@@ -134,6 +150,7 @@ function mount(config: Config, client: Api) {
   const fail = (err: unknown, retry: () => void) => {
     count.textContent = "";
     hits.replaceChildren();
+    facets.replaceChildren();
     pager.hidden = true;
     const again = !(err instanceof ApiFailure) || err.status === 0 || err.status >= 500;
     const button = again
@@ -144,16 +161,59 @@ function mount(config: Config, client: Api) {
     notice.hidden = false;
   };
 
-  const urlFor = (q: string, page: number) => {
+  const urlFor = (q: string, page: number, filters = chosen) => {
     const u = new URL(location.href);
     u.searchParams.set("q", q);
     if (page > 1) u.searchParams.set("page", String(page));
     else u.searchParams.delete("page");
+    u.searchParams.delete("filter");
+    for (const [name, value] of filters) u.searchParams.append("filter", `${name}:${value}`);
     return u.href;
   };
-  const navigate = (q: string, page: number) => {
-    history.pushState(null, "", urlFor(q, page));
-    show(q, page).catch(report);
+  const navigate = (q: string, page: number, filters = chosen) => {
+    history.pushState(null, "", urlFor(q, page, filters));
+    show(q, page, filters).catch(report);
+  };
+  /** Chips for each shown name's values (the chosen ones pressed), and one to clear them. */
+  const drawFacets = (q: string, counts: Record<string, { value: string; count: number }[]>) => {
+    const groups = config.facets.flatMap((name) => {
+      const values = Array.isArray(counts[name]) ? [...counts[name]] : [];
+      // A chosen value outside the largest ten still shows, to be taken off.
+      for (const [n, v] of chosen) {
+        if (n === name && !values.some((x) => x.value === v)) values.push({ value: v, count: 0 });
+      }
+      if (!values.length) return [];
+      const chips = values.map(({ value, count }) => {
+        const pressed = chosen.some(([n, v]) => n === name && v === value);
+        const chip = el(
+          "button",
+          { type: "button", class: "chip", "aria-pressed": String(pressed), dir: "auto" },
+          value,
+          count ? el("span", { class: "n" }, `(${count})`) : "",
+        );
+        on(chip, "click", () => {
+          const next = pressed
+            ? chosen.filter(([n, v]) => !(n === name && v === value))
+            : [...chosen, [name, value] as const];
+          navigate(q, 1, next);
+        });
+        return chip;
+      });
+      return [
+        el(
+          "div",
+          { class: "fgroup", role: "group", "aria-label": name },
+          el("span", { class: "fname", dir: "auto" }, name),
+          ...chips,
+        ),
+      ];
+    });
+    if (chosen.length) {
+      const clear = el("button", { type: "button", class: "chip" }, t("clearFilters"));
+      on(clear, "click", () => navigate(q, 1, []));
+      groups.push(el("div", { class: "fgroup" }, clear));
+    }
+    facets.replaceChildren(...groups);
   };
   const pageLink = (q: string, n: number, label: string, current = false) => {
     const a = el("a", { href: urlFor(q, n), "aria-current": current ? "page" : undefined }, label);
@@ -186,12 +246,16 @@ function mount(config: Config, client: Api) {
   const fromUrl = () => {
     const p = new URLSearchParams(location.search);
     const page = Number.parseInt(p.get("page") ?? "1", 10);
-    return [(p.get("q") ?? "").trim(), page >= 1 ? page : 1] as const;
+    const filters: Chosen = p.getAll("filter").flatMap((f) => {
+      const at = f.indexOf(":");
+      return at > 0 ? [[f.slice(0, at), f.slice(at + 1)] as const] : [];
+    });
+    return [(p.get("q") ?? "").trim(), page >= 1 ? page : 1, filters] as const;
   };
   on(form, "submit", (e: Event) => {
     e.preventDefault();
     const q = input.value.trim();
-    if (q) navigate(q, 1);
+    if (q) navigate(q, 1); // a new query keeps the chosen filters
   });
   on(globalThis, "popstate", () => show(...fromUrl()));
   show(...fromUrl()).catch(report);
@@ -229,7 +293,8 @@ try {
   const tag = ownScript("results.js");
   const data = tag?.dataset ?? {};
   const perPage = Math.min(100, Math.max(1, Number.parseInt(data.perPage ?? "", 10) || 10));
-  const config = { ...baseConfig(tag), summary: data.summary === "true", perPage };
+  const facets = (data.filters ?? "").split(",").map((n) => n.trim()).filter(Boolean);
+  const config = { ...baseConfig(tag), summary: data.summary === "true", perPage, facets };
   if (!config.key) report("results.js: the script tag has no data-key.");
   const client = api(config.apiOrigin, config.key);
   ready(async () => {

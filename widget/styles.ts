@@ -105,6 +105,14 @@ export const RESULTS = BASE +
 .pager a:hover{border-color:var(--a)}
 .pager a[aria-current]{background:var(--a);border-color:var(--a);color:var(--af);font-weight:600}
 .pager .gap{border-color:transparent;color:var(--mu)}
+.facets{display:flex;flex-direction:column;gap:.6em}
+.facets:empty{display:none}
+.fgroup{display:flex;flex-wrap:wrap;gap:.4em;align-items:center}
+.fname{font-size:.8em;font-weight:600;color:var(--mu);margin-inline-end:.3em}
+.chip{min-height:44px;padding:0 .85em;border:1px solid var(--bd);border-radius:22px;background:var(--bg);color:var(--fg);cursor:pointer;font-size:.9em}
+.chip:hover{border-color:var(--a)}
+.chip[aria-pressed=true]{background:var(--a);border-color:var(--a);color:var(--af);font-weight:600}
+.chip .n{color:inherit;opacity:.7;margin-inline-start:.35em}
 .notice{margin:0;padding:.9em 1.1em;border:1px solid var(--bd);border-radius:var(--r);background:color-mix(in srgb,var(--fg) 4%,var(--bg))}
 .notice .btn{margin-inline-start:.75em;font-size:.9em}
 .answer{padding:1em 1.15em;border:1px solid color-mix(in srgb,var(--a) 35%,var(--bd));border-radius:calc(var(--r) + 2px);background:color-mix(in srgb,var(--a) 5%,var(--bg))}

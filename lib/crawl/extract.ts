@@ -9,14 +9,14 @@ import { Parser } from "htmlparser2";
 import { squash } from "../search/mod.ts";
 import type { PageSection } from "../sites/pages.ts";
 import { faqEntries, withFaq } from "./faq_jsonld.ts";
-import { type Attribs, MetaReader, primaryLang, webUrl } from "./page_meta.ts";
+import { type Attribs, type MetaFilters, MetaReader, primaryLang, webUrl } from "./page_meta.ts";
 
 /** A section as extracted: the stored heading and anchor, and its text. */
 export interface ExtractedSection extends PageSection {
   text: string;
 }
 
-export interface ExtractedPage {
+export interface ExtractedPage extends MetaFilters {
   title: string;
   description: string;
   lang: string;
@@ -111,6 +111,7 @@ export function extractPage(html: string, baseUrl: string): ExtractedPage {
     nofollow: meta.nofollow,
     canonical: meta.canonical === undefined ? null : webUrl(meta.canonical, base),
     links: [...new Set(meta.hrefs.map((h) => webUrl(h, base)).filter((u) => u !== null))],
+    ...meta.filters(),
   };
 }
 

@@ -163,6 +163,7 @@ export class PageCrawler {
           anchor: x.anchor.slice(0, 200),
         })),
         ...(page.lang ? { lang: page.lang } : {}),
+        ...(page.filters ? { filters: page.filters } : {}),
       });
     } catch {
       report.note(u.href, "invalid_url");

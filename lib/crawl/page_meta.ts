@@ -1,12 +1,16 @@
 /**
  * What a page says of itself as a whole (title, language, description, robots flags, base,
- * canonical URL, JSON-LD and link targets), read from the same tokenizer events as its text
- * (extract.ts).
+ * canonical URL, JSON-LD, link targets and filters), read from the same tokenizer events as
+ * its text (extract.ts).
  */
 import { squash } from "../search/mod.ts";
+import { cutFilters, type PageFilters } from "../sites/filters.ts";
 
 export type Attribs = Record<string, string>;
+/** A page's filters, when it declares any. */
+export type MetaFilters = { filters?: PageFilters };
 const WEB = new Set(["http:", "https:"]);
+const FILTER_META = "sitesearch:filter:";
 
 /** Title, language, description, robots, base, canonical and link targets of the whole page. */
 export class MetaReader {
@@ -27,10 +31,19 @@ export class MetaReader {
   /** JSON-LD blocks (schema.org data: an FAQPage's questions and answers). */
   jsonLd: string[] = [];
   #ld: { at: number; text: string } | null = null;
+  /** Filters as read: `<meta name="sitesearch:filter:NAME">` and `data-sitesearch-filter`. */
+  #filters: [string, string][] = [];
+  /** Open elements with `data-sitesearch-filter`: their text is the value. */
+  #filterAt: { name: string; at: number; text: string }[] = [];
 
   open(name: string, a: Attribs): void {
     this.#depth++;
     if (this.#foreignAt) return;
+    const filter = a["data-sitesearch-filter"];
+    // Bounded: a page of thousands of them keeps only the first few anyway (cutFilters).
+    if (filter !== undefined && this.#filters.length + this.#filterAt.length < 100) {
+      this.#filterAt.push({ name: filter, at: this.#depth, text: "" });
+    }
     switch (name) {
       case "svg":
       case "math":
@@ -70,6 +83,7 @@ export class MetaReader {
 
   text(data: string): void {
     if (this.#capture) this.#capture.text += data;
+    for (const f of this.#filterAt) if (f.text.length < 1000) f.text += data;
     if (this.#ld && this.#ld.text.length < 1_000_000) this.#ld.text += data;
   }
 
@@ -83,13 +97,25 @@ export class MetaReader {
       this[this.#capture.field] = squash(this.#capture.text);
       this.#capture = null;
     }
+    if (this.#filterAt.at(-1)?.at === this.#depth) {
+      const { name, text } = this.#filterAt.pop()!;
+      this.#filters.push([name, text]);
+    }
     this.#depth--;
+  }
+
+  /** The page's filters within FILTER_LIMITS (the first ones kept), as `{ filters }` if any. */
+  filters(): MetaFilters {
+    const filters = cutFilters(this.#filters);
+    return filters ? { filters } : {};
   }
 
   #meta(a: Attribs): void {
     const name = (a.name ?? a.property ?? "").trim().toLowerCase();
     const content = a.content ?? "";
-    if (name === "description") this.description ??= content;
+    if (name.startsWith(FILTER_META)) {
+      this.#filters.push([(a.name ?? a.property ?? "").trim().slice(FILTER_META.length), content]);
+    } else if (name === "description") this.description ??= content;
     else if (name === "og:description") this.ogDescription ??= content;
     else if (name === "robots" || name === "googlebot") {
       const words = content.toLowerCase().split(/[\s,]+/);

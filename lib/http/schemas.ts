@@ -5,6 +5,7 @@ import { PLAN_NAMES } from "../limits/plans.ts";
 import { MAX_COMMENT_CHARS } from "../analytics/feedback.ts";
 import { DEFAULT_DAYS, MAX_DAYS } from "../analytics/report.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "../crawl/patterns.ts";
+import { FILTER_LIMITS, FILTER_NAME, filtersError } from "../sites/filters.ts";
 
 /** Parses `data` or throws INVALID_PARAMETER naming the first bad field. */
 export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""): z.output<T> {
@@ -46,6 +47,37 @@ export const SearchParams = z.object({
   )
     .optional(),
 });
+
+/** Filters in one search (`filter=` given at most this many times). */
+export const MAX_SEARCH_FILTERS = 20;
+
+/** `filter=NAME:VALUE` parameters → name → values (OR-ed within a name, AND-ed across names). */
+export const SearchFilters = z.array(z.string()).max(
+  MAX_SEARCH_FILTERS,
+  `filter may be given at most ${MAX_SEARCH_FILTERS} times`,
+).transform((list, ctx) => {
+  const out = new Map<string, string[]>();
+  for (const f of list) {
+    const at = f.indexOf(":");
+    const name = f.slice(0, at), value = f.slice(at + 1).trim();
+    if (at < 1 || !FILTER_NAME.test(name) || !value || [...value].length > FILTER_LIMITS.chars) {
+      ctx.addIssue({
+        code: "custom",
+        message: `filter must be NAME:VALUE (a name of letters, digits, _, - or ., a value ` +
+          `of 1 to ${FILTER_LIMITS.chars} characters), not "${f.slice(0, 80)}"`,
+      });
+      return z.NEVER;
+    }
+    const values = out.get(name) ?? [];
+    if (!values.includes(value)) values.push(value);
+    out.set(name, values);
+  }
+  return out;
+});
+
+/** `facets=true|false` (default true). */
+export const FacetsParam = z.enum(["true", "false"], { error: "facets must be true or false" })
+  .optional().transform((s) => s !== "false");
 
 const plan = z.enum(PLAN_NAMES as [string, ...string[]], {
   error: `plan must be one of ${PLAN_NAMES.join(", ")}`,
@@ -137,6 +169,12 @@ export const PageItem = z.object({
     "must be a language tag like en or pt-BR",
   )
     .optional(),
+  /** The page's own filters: `{"category": ["Brewing", "Guides"]}` (lib/sites/filters.ts). */
+  filters: z.record(z.string(), z.array(z.string()))
+    .superRefine((f, ctx) => {
+      const why = filtersError(f);
+      if (why) ctx.addIssue({ code: "custom", message: why });
+    }).optional(),
 }).strict();
 
 export const UpsertPages = z.object({

@@ -7,6 +7,8 @@ import type { Page } from "../sites/pages.ts";
 import type { SiteName } from "./analysis/site_name.ts";
 import { type Doc, headingsText } from "./store/site_db.ts";
 import { priorOf } from "./query/weights.ts";
+import { languageOf } from "./analysis/tokens.ts";
+import type { DocFilters } from "./store/filter_postings.ts";
 
 /** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */
 const HEADING_LINE = /^[^\n=(){};<>]{2,80}$/;
@@ -34,10 +36,34 @@ function lineHeadings(body: string): string[] {
   return all > lines.length * 0.8 && lines.length > 5 ? [] : out;
 }
 
+/** A path ending in one of these names a document (a PDF, a slide deck…), not a web page. */
+const DOCUMENT_PATH = /\.(pdf|docx?|odt|rtf|pptx?|odp|xlsx?|ods|csv|epub|txt)$/i;
+
+/**
+ * The built-in filters (API.md "Filters"): `section`, the first segment of the path
+ * (`/` → `home`); `type`, `document` for a file such as a PDF, else `page`; `lang`. A page's
+ * own filters of the same name replace them.
+ */
+export function builtInFilters(url: string, lang: string): DocFilters {
+  const path = url.split(/[?#]/)[0];
+  const first = path.split("/").find(Boolean);
+  let section = first ?? "home";
+  try {
+    section = decodeURIComponent(section);
+  } catch { /* kept as written */ }
+  return {
+    section: [section.slice(0, 64)],
+    type: [DOCUMENT_PATH.test(path) ? "document" : "page"],
+    lang: [lang],
+  };
+}
+
 /** The document a page is indexed as. */
 export function toDoc(p: Page, names: SiteName): Doc {
   const name = names.current();
   const given = p.sections ?? p.headings?.map((heading) => ({ heading, anchor: "" }));
+  // A page that declares no language is read in the one most of the site's pages declare.
+  const lang = p.lang || names.language() || undefined;
   const sections = (given ?? lineHeadings(p.body).map((heading) => ({ heading, anchor: "" })))
     .filter((s) => !names.isName(s.heading, name));
   return {
@@ -46,10 +72,10 @@ export function toDoc(p: Page, names: SiteName): Doc {
     description: p.description,
     headings: headingsText(sections),
     body: p.body,
-    // A page that declares no language is read in the one most of the site's pages declare.
-    lang: p.lang || names.language() || undefined,
+    lang,
     sections,
     codeShare: p.codeShare,
     prior: priorOf(p.codeShare),
+    filters: { ...builtInFilters(p.url, languageOf(lang)), ...p.filters },
   };
 }

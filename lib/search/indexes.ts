@@ -20,10 +20,9 @@ import {
 } from "./store/site_db.ts";
 import { SiteName } from "./analysis/site_name.ts";
 import { packIndex, type Snapshots, unpackIndex } from "./persistence/snapshot.ts";
-import { searchDb, type SearchResult } from "./presentation/results.ts";
+import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import type { SearchLevers } from "./query/curated.ts";
 
 interface SiteIndex {
   db: SiteDb;
@@ -70,7 +69,7 @@ async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
   version: number;
-  search(q: string, page: number, perPage: number, levers?: SearchLevers): Promise<SearchResult>;
+  search(...ask: SearchArgs): Promise<SearchResult>;
 }
 
 /** A changing index is saved at most this long after its first unsaved change. */
@@ -344,29 +343,23 @@ export class SearchIndexes {
       const { version } = await this.pages.version(site);
       return {
         version,
-        search: async (q, page, perPage, levers) => {
+        search: async (...ask) => {
           const { db } = await this.current(site);
-          return searchDb(db, q, page, perPage, levers);
+          return searchDb(db, ...ask);
         },
       };
     }
     const { db, version } = await this.current(site);
     return {
       version,
-      search: (q, page, perPage, levers) => Promise.resolve(searchDb(db, q, page, perPage, levers)),
+      search: (...ask) => Promise.resolve(searchDb(db, ...ask)),
     };
   }
 
   /** Ranked, highlighted results for a query. */
-  async search(
-    site: string,
-    q: string,
-    page: number,
-    perPage: number,
-    levers?: SearchLevers,
-  ): Promise<SearchResult> {
+  async search(site: string, ...ask: SearchArgs): Promise<SearchResult> {
     const { db } = await this.current(site);
-    return searchDb(db, q, page, perPage, levers);
+    return searchDb(db, ...ask);
   }
 
   /** The equivalences a site's pages state (query/stated.ts), as its searches use them. */

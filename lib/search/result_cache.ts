@@ -35,8 +35,10 @@ export class ResultCache {
     page: number,
     perPage: number,
     levers = 0,
+    /** Filters and facets asked (one text for the same ones in any order), "" for none. */
+    narrowing = "",
   ) {
-    return `${site}${SEP}${version}${SEP}${plan}${SEP}${levers}${SEP}${page}${SEP}${perPage}${SEP}${q}`;
+    return `${site}${SEP}${version}${SEP}${plan}${SEP}${levers}${SEP}${narrowing}${SEP}${page}${SEP}${perPage}${SEP}${q}`;
   }
 
   get(key: string): CachedBody | undefined {

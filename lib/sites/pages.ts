@@ -7,6 +7,7 @@
 import { ApiError, busy } from "../http/errors.ts";
 import { sha256Hex } from "./keys.ts";
 import { capList, checkWrite, KV_LIMITS, valueBytes } from "../storage/kv_limits.ts";
+import { normalFilters, type PageFilters } from "./filters.ts";
 
 /** A section of a page: its heading (a line of the body where it starts) and anchor ("" if none). */
 export interface PageSection {
@@ -26,6 +27,8 @@ export interface PageInput {
   sections?: PageSection[];
   /** Share of the text in code blocks, from a crawl (a source listing is near 1). */
   codeShare?: number;
+  /** The page's own filters (lib/sites/filters.ts), within FILTER_LIMITS. */
+  filters?: PageFilters;
 }
 
 export interface PageMeta {
@@ -36,6 +39,7 @@ export interface PageMeta {
   headings?: string[];
   sections?: PageSection[];
   codeShare?: number;
+  filters?: PageFilters;
   hash: string;
   chars: number;
   chunks: number;
@@ -119,7 +123,9 @@ export class PageStore {
 
   /** Stores a page unless identical; refuses a new page beyond `maxPages`. */
   async upsert(site: string, input: PageInput, maxPages: number): Promise<UpsertStatus> {
-    // Cut to what fits one value as metadata will hold it (a placeholder hash and date).
+    const filters = normalFilters(input.filters);
+    // Cut to what fits one value as metadata will hold it (a placeholder hash and date);
+    // the filters (at most FILTER_LIMITS) are kept whole, sections make room for them.
     const fitted = fitMeta({
       url: input.url,
       title: input.title,
@@ -131,6 +137,7 @@ export class PageStore {
         ? { headings: input.headings }
         : {}),
       ...(input.codeShare ? { codeShare: input.codeShare } : {}),
+      ...(filters ? { filters } : {}),
       hash: "0".repeat(64),
       chars: 0,
       chunks: 0,
@@ -146,6 +153,7 @@ export class PageStore {
       // Headings are kept once: as sections when those are given.
       ...(sections ? { sections } : headings ? { headings } : {}),
       ...(input.codeShare ? { codeShare: input.codeShare } : {}),
+      ...(filters ? { filters } : {}),
     };
     // Pages without headings or sections hash as they did before those existed.
     const hash = await sha256Hex(
@@ -157,6 +165,7 @@ export class PageStore {
         ...(page.headings ? [page.headings] : []),
         ...(page.sections ? [{ sections: page.sections }] : []),
         ...(page.codeShare ? [{ codeShare: page.codeShare }] : []),
+        ...(page.filters ? [{ filters: page.filters }] : []),
       ]),
     );
     const chunks = chunkText(input.body);

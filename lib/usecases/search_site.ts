@@ -23,6 +23,10 @@ export interface SearchAsk {
   q: string;
   page: number;
   perPage: number;
+  /** `filter=` parameters: name → values (OR within a name, AND across names). */
+  filters?: ReadonlyMap<string, readonly string[]>;
+  /** Whether `meta.facets` is answered (API.md: unless `facets=false`). */
+  facets?: boolean;
   /** A live typing session's id: refinements ride on its counted search. */
   session?: string;
   /** Told the site's id as soon as the key names one (the request log). */
@@ -40,6 +44,13 @@ export interface SearchAnswer {
 }
 
 const encoder = new TextEncoder();
+
+/** The filters and facets asked, as one text: the same ones in any order give the same. */
+function narrowingKey(ask: SearchAsk): string {
+  const names = [...(ask.filters ?? [])].map(([n, v]) => [n, [...v].sort()] as const)
+    .sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  return names.length || ask.facets ? JSON.stringify([ask.facets ? 1 : 0, names]) : "";
+}
 
 /** Searches a site for a visitor or a server; throws the ApiError that refuses it. */
 export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
@@ -71,10 +82,17 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
     ask.page,
     perPage,
     levers.version,
+    narrowingKey(ask),
   );
   let answer = s.resultCache.get(cacheKey);
   if (!answer) {
-    const { found, hits, corrections } = await index.search(ask.q, ask.page, perPage, levers);
+    const { found, hits, corrections, facets } = await index.search(
+      ask.q,
+      ask.page,
+      perPage,
+      levers,
+      { filters: ask.filters, facets: ask.facets },
+    );
     const body = {
       results: hits,
       meta: {
@@ -85,6 +103,7 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
         performance_profile: PLANS[site.plan].profile,
         // The query words replaced by words the pages use ("Showing results for …").
         ...(corrections.length ? { corrections } : {}),
+        ...(facets ? { facets } : {}),
       },
     };
     answer = { bytes: encoder.encode(JSON.stringify(body)), found };

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { publicKeyOf } from "../../lib/http/auth.ts";
 import { ApiError } from "../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, respond } from "../../lib/http/middleware.ts";
-import { parse, SearchParams } from "../../lib/http/schemas.ts";
+import { FacetsParam, parse, SearchFilters, SearchParams } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
 import { searchSite } from "../../lib/usecases/search_site.ts";
 
@@ -25,10 +25,11 @@ export function searchRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get("/api/search", async (c) => {
     const key = publicKeyOf(c);
-    const params = parse(
-      SearchParams,
-      singleParams(c.req.queries(), ["q", "page", "per_page", "session"]),
-    );
+    const all = c.req.queries();
+    const once = singleParams(all, ["q", "page", "per_page", "session", "facets"]);
+    const params = parse(SearchParams, once);
+    const filters = parse(SearchFilters, all.filter ?? [], "filter");
+    const facets = parse(FacetsParam, once.facets, "facets");
     const answer = await searchSite(s, {
       key,
       origin: c.req.header("origin"),
@@ -36,6 +37,8 @@ export function searchRoutes(s: Services) {
       page: params.page,
       perPage: params.per_page,
       session: params.session,
+      filters,
+      facets,
       onSite: (id) => c.set("siteId", id),
     });
     return respond(c, answer.bytes, 200, {

@@ -8,6 +8,12 @@ import type {
 } from "../../lib/wire_types.ts";
 import { ApiFailure, bodyJson, call } from "./http.ts";
 
+/** Filters to keep to (`[name, value]`, as `filter=name:value`) and whether to count facets. */
+export interface Narrow {
+  filters?: readonly (readonly [string, string])[];
+  facets?: boolean;
+}
+
 export interface Api {
   search(
     q: string,
@@ -15,6 +21,7 @@ export interface Api {
     perPage?: number,
     signal?: AbortSignal,
     session?: string,
+    narrow?: Narrow,
   ): Promise<SearchResponse>;
   /** A page-1 answer already in hand, without asking. */
   cached(q: string, perPage?: number): SearchResponse | undefined;
@@ -32,23 +39,26 @@ const CACHED = 60;
 export function api(origin: string, key: string): Api {
   const answers = new Map<string, SearchResponse>();
   let site: Promise<SiteInfo> | null = null;
-  const url = (path: string, params: Record<string, string>) => {
+  const url = (path: string, params: Record<string, string>, filters: Narrow["filters"] = []) => {
     const u = new URL(path, origin);
     for (const [k, v] of Object.entries({ ...params, key })) u.searchParams.set(k, v);
+    for (const [name, value] of filters) u.searchParams.append("filter", `${name}:${value}`);
     return u.href;
   };
-  const searchUrl = (q: string, page: number, perPage?: number) => {
+  const searchUrl = (q: string, page: number, perPage?: number, narrow: Narrow = {}) => {
     const params: Record<string, string> = { q };
     if (page > 1) params.page = String(page);
     if (perPage) params.per_page = String(perPage);
-    return url("/api/search", params);
+    // Facets cost the server a count over every match: asked for only where they are shown.
+    if (!narrow.facets) params.facets = "false";
+    return url("/api/search", params, narrow.filters);
   };
   return {
     origin,
     key,
     cached: (q, perPage) => answers.get(searchUrl(q, 1, perPage)),
-    async search(q, page = 1, perPage, signal, session) {
-      const href = searchUrl(q, page, perPage);
+    async search(q, page = 1, perPage, signal, session, narrow) {
+      const href = searchUrl(q, page, perPage, narrow);
       const known = answers.get(href);
       if (known) return known;
       // The typing session only tells the server how to count; the answer is the same.

@@ -16,9 +16,13 @@ import { type DocColumns, DocStore, soundColumns, toColumns } from "../store/doc
 import { TRIGRAM_BYTES, Trigrams } from "../analysis/trigrams.ts";
 import { TermTable } from "../store/term_table.ts";
 import { Vocab } from "../store/vocab.ts";
+import { FilterPostings } from "../store/filter_postings.ts";
 
-/** Snapshots of another version are ignored (decodeSiteDb throws). */
-export const CODEC_VERSION = 4;
+/**
+ * Snapshots of another version are ignored (decodeSiteDb throws), and the index is built
+ * from the pages again. 5: the filters' bitsets.
+ */
+export const CODEC_VERSION = 5;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 const HEADER = 16;
@@ -115,7 +119,14 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   w.put(Uint32Array.from(db.prior.keys()));
   w.put(Float64Array.from(db.prior.values()));
   // The few small things, as JSON: the alphabet and the languages.
-  w.put(encoder.encode(JSON.stringify({ alphabet: [...db.alphabet], langs: [...db.langs] })));
+  // Filters: names and values as JSON (with the alphabet and languages), every bitset's words.
+  const filters = db.filters.encode(n);
+  w.put(filters.words);
+  w.put(encoder.encode(JSON.stringify({
+    alphabet: [...db.alphabet],
+    langs: [...db.langs],
+    filters: filters.names,
+  })));
   return w.finish();
 }
 
@@ -236,13 +247,16 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     if (priorIds[i] >= n) fail("prior");
     db.prior.set(priorIds[i], priors[i]);
   }
+  const filterWords = r.u32();
+  let small: { alphabet: string[]; langs: [string, number][]; filters: unknown };
   try {
-    const small: { alphabet: string[]; langs: [string, number][] } = JSON.parse(r.text());
+    small = JSON.parse(r.text());
     for (const c of small.alphabet) db.alphabet.add(String(c));
     for (const [lang, count] of small.langs) db.langs.set(String(lang), Number(count));
   } catch {
     fail("languages");
   }
+  db.filters = FilterPostings.decode(small!.filters, filterWords, n) ?? fail("filters");
   r.end();
   return db;
 }

@@ -7,6 +7,7 @@ import type { SearchHit } from "../../wire_types.ts";
 import { type Correction, rank } from "../query/rank.ts";
 import { curate, curatedLimit, type SearchLevers } from "../query/curated.ts";
 import { type Doc, docAt, type SiteDb, textAt } from "../store/site_db.ts";
+import type { FacetValue } from "../store/filter_postings.ts";
 import { fold } from "../analysis/tokens.ts";
 import {
   findMatches,
@@ -34,6 +35,24 @@ export interface SearchResult {
   found: number;
   hits: SearchHit[];
   corrections: Correction[];
+  /** Per filter name, its largest values among the matches (when asked for). */
+  facets?: Record<string, FacetValue[]>;
+}
+
+/** A search's query, page, results per page, the site's levers and its filters. */
+export type SearchArgs = [
+  q: string,
+  page: number,
+  perPage: number,
+  levers?: SearchLevers,
+  narrow?: Narrowing,
+];
+
+/** Filters a search keeps to and whether it counts facets (API.md "Filters"). */
+export interface Narrowing {
+  /** Name → values: values of a name are OR-ed, names AND-ed. */
+  filters?: ReadonlyMap<string, readonly string[]>;
+  facets?: boolean;
 }
 
 /** Words of the pages a search highlights at most (typed words and corrections always). */
@@ -123,14 +142,33 @@ export function searchDb(
   page: number,
   perPage: number,
   levers: SearchLevers = {},
+  narrow: Narrowing = {},
 ): SearchResult {
   const { placement, expand } = levers;
-  const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
+  const { filters, facets: counting = false } = narrow;
+  // Filters and facets need every match ranked; without them the first pages are enough.
+  const whole = counting || !!filters?.size;
+  const limit = whole
+    ? Infinity
+    : placement
+    ? curatedLimit(placement, page, perPage)
+    : page * perPage;
   const ranked = rank(db, q, limit, expand);
   const { corrections, matched, words } = ranked;
-  const { ids, found: total, pinned } = placement
+  let { ids, found: total, pinned } = placement
     ? curate(db, ranked, placement, perPage)
     : { ...ranked, pinned: undefined };
+  let facets: SearchResult["facets"];
+  if (whole) {
+    // Tested against each asked name's set of documents (a bitset): no page is read.
+    const chosen = db.filters.chosen(filters ?? new Map());
+    if (counting) facets = db.filters.facets(ids, chosen);
+    if (chosen.size) {
+      const sets = [...chosen.values()];
+      ids = ids.filter((id) => sets.every((s) => s.has(id)));
+      total = ids.length;
+    }
+  }
   // The words searched for, not the stop words between them ("the" is not marked everywhere).
   const typed = words.map(fold);
   // A one-letter word being typed may expand to many words: highlight a bounded few.
@@ -188,5 +226,5 @@ export function searchDb(
     };
   };
   const hits = ids.slice((page - 1) * perPage, page * perPage).map(present);
-  return { found: total, hits, corrections };
+  return { found: total, hits, corrections, ...(facets ? { facets } : {}) };
 }

@@ -11,6 +11,7 @@ import { DocStore, type StoredDoc } from "./doc_store.ts";
 import { bufferBytes, MAP_ENTRY_BYTES } from "./held_bytes.ts";
 import { packSections, type Section, sectionOffsets, unpackSections } from "./packed_sections.ts";
 import { packText, textAround, unpackText } from "./packed_text.ts";
+import { type DocFilters, FilterPostings } from "./filter_postings.ts";
 
 export { FIELDS };
 export type { Field, Hit };
@@ -37,6 +38,8 @@ export type Doc = {
    * not 1; kept in the index, not in the document.
    */
   prior?: number;
+  /** Filter name → values (documents.ts adds the built-in ones); kept in the index only. */
+  filters?: DocFilters;
 };
 
 export type { StoredDoc };
@@ -65,6 +68,8 @@ export interface SiteDb {
   prior: Map<number, number>;
   /** Scores of common tokens (query/bm25.ts), forgotten on every change. */
   scores: Map<string, Scores>;
+  /** Documents by filter name and value (filter_postings.ts). */
+  filters: FilterPostings;
 }
 
 /**
@@ -119,6 +124,7 @@ export function createSiteDb(index = new InvertedIndex(), docs = new DocStore())
     langs: new Map(),
     scores: new Map(),
     prior: new Map(),
+    filters: new FilterPostings(),
   };
 }
 
@@ -150,6 +156,7 @@ export function seal(db: SiteDb, building = false) {
   const prior = new Map<number, number>();
   for (const [id, p] of db.prior) if (remap[id] >= 0) prior.set(remap[id], p);
   db.prior = prior;
+  db.filters.remap(remap);
   db.scores.clear();
 }
 
@@ -185,6 +192,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
   };
   db.docs.put(id, stored);
   if (doc.prior !== undefined && doc.prior !== 1) db.prior.set(id, doc.prior);
+  if (doc.filters) db.filters.add(id, doc.filters);
   db.langs.set(lang, (db.langs.get(lang) ?? 0) + 1);
   sealIfDue(db, false);
 }
@@ -198,6 +206,7 @@ export function removeDoc(db: SiteDb, id: string) {
   db.docs.remove(internal, id);
   db.index.remove(internal);
   db.prior.delete(internal);
+  db.filters.remove(internal);
   const n = (db.langs.get(doc.lang) ?? 1) - 1;
   if (n > 0) db.langs.set(doc.lang, n);
   else db.langs.delete(doc.lang);
@@ -234,7 +243,7 @@ export function heldBytes(db: SiteDb): number {
   let n = db.index.bytes(seen) + bufferBytes(db.trigrams.bits, seen) +
     [v.arena, v.starts, v.lens, v.counts].reduce((k, a) => k + bufferBytes(a, seen), 0) +
     (v.long.size + db.prior.size + db.langs.size + db.alphabet.size) * MAP_ENTRY_BYTES;
-  n += db.docs.bytes(seen);
+  n += db.docs.bytes(seen) + db.filters.bytes(seen);
   return n;
 }
 

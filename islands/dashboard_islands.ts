@@ -1,11 +1,12 @@
-/** The dashboard's islands: its own bundle (static/islands/boot_dashboard.js), never on public pages. */
+/**
+ * The owner's dashboard panels: their own bundle (static/islands/boot_dashboard.js), never on
+ * public pages (the operator's list and search tuning: operator_islands.ts).
+ */
 import { AnalyticsPanel } from "./AnalyticsPanel.tsx";
 import { ContentPanel } from "./ContentPanel.tsx";
 import { EmbedSnippet } from "./EmbedSnippet.tsx";
 import { KeysPanel } from "./KeysPanel.tsx";
-import { LeversPanel } from "./LeversPanel.tsx";
 import { SettingsForm } from "./SettingsForm.tsx";
-import { SitesAdmin } from "./SitesAdmin.tsx";
 import { UsageMeters } from "./UsageMeters.tsx";
 
 export const DASHBOARD_ISLANDS = {
@@ -13,8 +14,6 @@ export const DASHBOARD_ISLANDS = {
   ContentPanel,
   EmbedSnippet,
   KeysPanel,
-  LeversPanel,
   SettingsForm,
-  SitesAdmin,
   UsageMeters,
 } as const;

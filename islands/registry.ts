@@ -4,9 +4,10 @@
  * half, so the public results page never ships the dashboard's panels.
  */
 import { DASHBOARD_ISLANDS } from "./dashboard_islands.ts";
+import { OPERATOR_ISLANDS } from "./operator_islands.ts";
 import { RESULTS_ISLANDS } from "./results_islands.ts";
 
-export const ISLANDS = { ...RESULTS_ISLANDS, ...DASHBOARD_ISLANDS } as const;
+export const ISLANDS = { ...RESULTS_ISLANDS, ...DASHBOARD_ISLANDS, ...OPERATOR_ISLANDS } as const;
 
 export type IslandName = keyof typeof ISLANDS;
 
@@ -14,5 +15,6 @@ export type IslandName = keyof typeof ISLANDS;
 export function bundleOf(name: string): string | null {
   if (name in RESULTS_ISLANDS) return "islands/boot_results.js";
   if (name in DASHBOARD_ISLANDS) return "islands/boot_dashboard.js";
+  if (name in OPERATOR_ISLANDS) return "islands/boot_operator.js";
   return null;
 }

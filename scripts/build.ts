@@ -55,6 +55,12 @@ export const ISLAND_BUNDLES: Bundle[] = [
     budget: BUDGET,
     dirs: ISLAND_DIRS,
   },
+  {
+    entry: "islands/boot_operator.ts",
+    out: `${ISLANDS_DIR}/boot_operator.js`,
+    budget: BUDGET,
+    dirs: ISLAND_DIRS,
+  },
 ];
 
 const ALL = [...BUNDLES, SSE_MODULE, ...ISLAND_BUNDLES];

@@ -324,6 +324,7 @@ Deno.test("search - GET /api/site tells the scripts what they need and spends no
     aiSummaries: true,
     followups: false,
     performance_tier: "free",
+    lang: null,
   });
   const usage = await (await t.call(`/api/admin/sites/${site.id}/usage`, admin(site.adminKey)))
     .json();

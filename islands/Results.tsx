@@ -168,6 +168,7 @@ export function Results(p: ResultsProps) {
               const position = (view.page - 1) * p.perPage + i + 1;
               return (
                 <li class="hit">
+                  {hit.pinned ? <p class="featured">{t("featured")}</p> : null}
                   <h3 dir="auto">
                     {link
                       ? (

@@ -251,6 +251,7 @@ export function searchBar(o: BarOptions): Bar {
         items.length,
         href,
         "opt",
+        hit.pinned ? el("span", { class: "featured" }, t("featured")) : null,
         el("span", { class: "t", dir: "auto" }, marked(title.snippet, title.matches)),
         twin ? el("span", { class: "p", dir: "ltr" }, where(hit, href)) : null,
         snippet

@@ -274,6 +274,8 @@ function hit(h: Hit, baseUrl: string, clicked: () => void): HTMLElement {
   return el(
     "li",
     { class: "hit" },
+    // A page the site's owner placed first for this query (a curation) says so.
+    h.pinned ? el("p", { class: "featured" }, t("featured")) : null,
     el("h3", { dir: "auto" }, link ?? heading),
     href ? el("p", { class: "path", dir: "ltr" }, readable(new URL(href).pathname)) : null,
     description

@@ -58,6 +58,7 @@ export const WIDGET = BASE + `.bar{position:relative}
 .opt>a{display:flex;flex-direction:column;justify-content:center;min-height:44px;padding:.5em .7em;text-decoration:none;color:var(--fg)}
 .opt.on{background:color-mix(in srgb,var(--a) 13%,var(--bg))}
 .t{display:block;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.featured{display:block;font-size:.7em;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:var(--mu)}
 .s{font-size:.86em;color:var(--mu);overflow:hidden;overflow-wrap:anywhere;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical}
 .p{font-size:.78em;color:var(--mu);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .opt.more>a{font-size:.9em;color:var(--a);font-weight:600}
@@ -97,6 +98,7 @@ export const RESULTS = BASE +
 .hit h3 a{text-decoration:none}
 .hit h3 a:hover{text-decoration:underline}
 .path{margin:.15em 0 .3em;font-size:.8em;color:var(--mu);overflow-wrap:anywhere}
+.featured{margin:0 0 .1em;font-size:.72em;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:var(--mu)}
 .desc{margin:0 0 .25em;overflow-wrap:anywhere}
 .snip{margin:0;color:var(--mu);font-size:.93em;overflow-wrap:anywhere}
 .hit h3{overflow-wrap:anywhere}

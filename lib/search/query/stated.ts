@@ -2,7 +2,8 @@
  * Meaning a site states (lib/meaning/equivalences.ts) as ranking uses it: mined from the
  * pages' text and kept per version of the index, then offered to rank() beside the owner's
  * synonyms, both ways, at RANKING.statedWeight. Each page is mined once (again when its
- * text changes), a bounded number per search, so no search pays for a whole site.
+ * text changes), within a small time budget per search, so no search pays for a whole site;
+ * the list is merged anew only every MERGE_EVERY pages mined and when all are, not per page.
  */
 import {
   type Equivalence,
@@ -16,8 +17,10 @@ import { RANKING } from "./weights.ts";
 
 /** Text read per page: definitions come early, and mining every byte of a manual costs. */
 const PAGE_CHARS = 20_000;
-/** Pages mined at most during one search (0.1 to 0.3 ms each on reference manuals). */
-const PAGES_PER_SEARCH = 10;
+/** Time one search may spend mining (at least one page; 0.1 to 0.3 ms each on manuals). */
+const MS_PER_SEARCH = 0.3;
+/** Pages mined between two merges of the list (a merge reads every page's equivalences). */
+const MERGE_EVERY = 200;
 
 interface Mined {
   stamp: string;
@@ -62,8 +65,8 @@ function byFirstWord(db: SiteDb, list: Equivalence[]) {
   return out;
 }
 
-/** The site's equivalences, mining at most `budget` pages not mined yet. */
-function mine(db: SiteDb, budget: number): Mined {
+/** The site's equivalences, mining pages not mined yet for at most `budgetMs`. */
+function mine(db: SiteDb, budgetMs: number): Mined {
   const stamp = stampOf(db);
   let m = mined.get(db);
   if (m?.stamp === stamp && !m.todo.length) return m;
@@ -83,13 +86,19 @@ function mine(db: SiteDb, budget: number): Mined {
     m = { stamp, todo, pages, list: m?.list ?? [], byFirst: m?.byFirst ?? new Map() };
     mined.set(db, m);
   }
-  for (let n = 0; n < budget && m.todo.length; n++) {
+  const until = performance.now() + budgetMs;
+  let minedNow = 0;
+  while (m.todo.length && (minedNow === 0 || performance.now() < until)) {
     const [id, key] = m.todo.pop()!;
     if (!db.docs.body(id)) continue; // gone since it was listed
     m.pages.set(key, mineEquivalences(docAt(db, id, PAGE_CHARS).body));
-    changed = true;
+    minedNow++;
   }
-  if (changed) {
+  // Merged when pages went, when all are mined, and every MERGE_EVERY pages on the way.
+  const due = minedNow > 0 &&
+    (!m.todo.length || Math.floor(m.pages.size / MERGE_EVERY) !==
+        Math.floor((m.pages.size - minedNow) / MERGE_EVERY));
+  if (changed || due) {
     m.list = mergeEquivalences(m.pages.values());
     m.byFirst = byFirstWord(db, m.list);
   }
@@ -101,7 +110,7 @@ export const statedEquivalences = (db: SiteDb): Equivalence[] => mine(db, Infini
 
 /** The spans of a query (its words, lowercased) that a name the site gives also stands for. */
 export function statedSpans(db: SiteDb, words: string[]): Alternatives[] {
-  const { byFirst } = mine(db, PAGES_PER_SEARCH);
+  const { byFirst } = mine(db, MS_PER_SEARCH);
   if (!byFirst.size) return [];
   const out: Alternatives[] = [];
   for (let i = 0; i < words.length;) {

@@ -67,12 +67,15 @@ export function headingBonus(
     let held = 0;
     for (const f of forms) if (db.index.get("headings", id, f) > 0 && ++held >= need) break;
     if (held < need) continue;
-    const headings = db.docs.get(id)?.sections?.headings;
+    const headings = db.docs.sectionHeadings(id);
     if (!headings) continue;
     // Each heading made of query words only, as the set of them it names.
     const named: Set<string>[] = [];
     for (const line of headings.split("\n")) {
       if (!line || line.length > longest) continue;
+      // Most lines fail on their first word: only that one is stemmed before the rest.
+      const first = wordsOf(line, lang).next();
+      if (first.done || !terms(first.value, lang).every((t) => forms.has(t))) continue;
       const own = [...wordsOf(line, lang)].flatMap((w) => terms(w, lang));
       if (own.length && own.every((t) => forms.has(t))) named.push(new Set(own));
       if (named.length >= MAX_NAMING) break;

@@ -74,8 +74,8 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   if (m?.stamp !== stamp) {
     // A new version: pages mined before are kept, the others listed to mine.
     const pages = new Map<string, Equivalence[]>(), todo: [number, string][] = [];
-    for (const [id, doc] of db.docs.entries()) {
-      const key = `${doc.id}\u0000${doc.body.length}`;
+    for (const [id, docId, size] of db.docs.sizes()) {
+      const key = `${docId}\u0000${size}`;
       const had = m?.pages.get(key);
       if (had) pages.set(key, had);
       else todo.push([id, key]);

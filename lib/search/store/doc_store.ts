@@ -96,6 +96,25 @@ export class DocStore {
     return row >= 0 ? this.field(row, BODY) : this.added.get(id)?.body;
   }
 
+  /** A document's id and packed body's size, without making it an object (stated.ts). */
+  *sizes(): Generator<[number, string, number]> {
+    for (let id = 0; id < this.end; id++) {
+      const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+      if (row >= 0) yield [id, this.text(row, ID), this.field(row, BODY).length];
+      else {
+        const doc = this.added.get(id);
+        if (doc) yield [id, doc.id, doc.body.length];
+      }
+    }
+  }
+
+  /** A document's section headings, one a line, without making it an object (named.ts). */
+  sectionHeadings(id: number): string | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    if (row < 0) return this.added.get(id)?.sections?.headings;
+    return this.cols!.flags[row] & F_SECTIONS ? this.text(row, SEC_HEADINGS) : undefined;
+  }
+
   /** The internal id of a document id, if present. */
   idOf(docId: string): number | undefined {
     if (!this.rowsListed) {

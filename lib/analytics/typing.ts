@@ -12,7 +12,6 @@
  * Per typed question a list and two mutations in shared commits, in the analytics' flushes;
  * none per request.
  */
-import { refines } from "../limits/sessions.ts";
 import { normalizeQuery } from "./keys.ts";
 
 /** How long a session must be silent before its last query counts as finished. */

@@ -1,10 +1,10 @@
 /**
  * Fixes an owner can apply in one call, from the site's own analytics and index: a synonym
  * for a frequent query that finds nothing or little (the word of titles and headings it most
- * likely means: the later query most of its visitors found pages with, one or two letters away,
- * the same stem, or the word shared by the titles and headings that hold its other words; one
- * suggestion a query, from the strongest of these), and a pin for a frequent query whose clicks mostly go
- * to one page shown below position 3; and the names the site's own pages give a word
+ * likely means: the later query most of its visitors found pages with, one or two letters
+ * away, the same stem, or the word shared by the titles and headings that hold its other
+ * words; one suggestion a query, from the strongest of these), and a pin for a frequent query
+ * whose clicks mostly go to one page shown below position 3; and the names the site's own pages give a word
  * ("Content Delivery Network (CDN)", "also known as"), which its search already uses at a
  * lower weight, for the owner to make a synonym or dismiss.
  */
@@ -143,7 +143,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
     const now = await s.indexes.search(site.id, query, 1, FEW + 1, leversFor(levers, query));
     if (now.found > FEW) continue;
     const words = phraseWords(query);
-    const next = nextQuery(query, e);
+    const next = nextQuery(query, e, titles);
     if (next && !levers.expand?.(words, () => true).length) {
       const then = await s.indexes.search(site.id, next.to, 1, FEW + 1);
       if (then.found > now.found) {
@@ -237,17 +237,25 @@ const searched = (e: QueryEvidence | undefined) =>
 
 /**
  * The later query most of a query's visitors found pages with (at least MIN_SEARCHES of them,
- * and no other as often), when both fit a synonym's phrase: the query's word, the later one's
- * meaning.
+ * and no other as often) as a synonym's meaning: itself if it fits a phrase, else its words
+ * that titles and headings hold (and the query does not).
  */
-function nextQuery(query: string, e: QueryEvidence): { to: string; visitors: number } | null {
+function nextQuery(
+  query: string,
+  e: QueryEvidence,
+  t: TitleWords,
+): { to: string; visitors: number } | null {
   const [top, second] = [...e.next].sort((a, b) => b[1] - a[1]);
   if (!top || top[1] < MIN_SEARCHES || top[1] === second?.[1]) return null;
   const fits = (q: string) => {
     const n = phraseWords(q).length;
     return n > 0 && n <= LIMITS.wordsPerPhrase && q.length <= LIMITS.phraseChars;
   };
-  return fits(query) && fits(top[0]) ? { to: top[0], visitors: top[1] } : null;
+  const own = new Set(phraseWords(query));
+  const to = fits(top[0])
+    ? top[0]
+    : phraseWords(top[0]).filter((w) => t.words.has(w) && !own.has(w)).join(" ");
+  return fits(query) && fits(to) ? { to, visitors: top[1] } : null;
 }
 
 function pinFor(query: string, e: QueryEvidence, pinned: string[]): Suggestion | null {

@@ -125,3 +125,43 @@ Deno.test("suggestions reform - a visitor who deletes back from a query that fou
     t.close();
   }
 });
+
+Deno.test("suggestions reform - a later query too long for a synonym's phrase is offered as its words that titles hold", async () => {
+  const { t, site, clock } = await shop();
+  try {
+    const later = "warm brushed cotton hoodies with a kangaroo pocket";
+    for (let v = 0; v < 2; v++) {
+      const [missed, found] = await type(t, site, `h${v}`, ["hoodyzz", later]);
+      assert.equal(missed, 0);
+      assert.ok(found > 0);
+    }
+    await settle(t, clock);
+    const s = (await suggestions(t, site)).find((x: { query: string }) => x.query === "hoodyzz");
+    assert.equal(s?.to, "cotton hoodies", JSON.stringify(s));
+    assert.equal(
+      s.why,
+      `2 visitors who searched “hoodyzz” found pages with “cotton hoodies” next.`,
+    );
+    assert.deepEqual(s.apply, { word: "hoodyzz", means: ["cotton hoodies"] });
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("suggestions reform - a query with a typo signal and a reformulation gets one suggestion, whose why names the visitors", async () => {
+  const { t, site, clock } = await shop();
+  try {
+    for (let i = 0; i < 3; i++) await search(t, site.publicKey, "q=hooodie");
+    for (let v = 0; v < 2; v++) await type(t, site, `r${v}`, ["hooodie", "hoodies"]);
+    await settle(t, clock);
+    const list = (await suggestions(t, site)).filter((x: { query: string }) =>
+      x.query === "hooodie"
+    );
+    assert.equal(list.length, 1, JSON.stringify(list));
+    assert.equal(list[0].to, "hoodies");
+    assert.equal(list[0].searches, 5);
+    assert.equal(list[0].why, "2 visitors who searched “hooodie” found pages with “hoodies” next.");
+  } finally {
+    t.close();
+  }
+});

@@ -36,6 +36,24 @@ export const clickPositionKey = (
   url: string,
 ) => ["an", site, day, "p", q, url];
 
+/**
+ * Per day, a query that found no pages and the later query of the same typing session that did
+ * (lib/levers suggests the one as a synonym of the other). Both are cut to REFORMULATION_CHARS:
+ * two queries share one key's 2 KiB.
+ */
+export const reformulationKey = (site: string, day: string, from: string, to: string) => [
+  "an",
+  site,
+  day,
+  "r",
+  cut(from, REFORMULATION_CHARS),
+  cut(to, REFORMULATION_CHARS),
+];
+/** 4 UTF-8 bytes a character at most: two such queries and the rest of a key fit 2 KiB. */
+const REFORMULATION_CHARS = 200;
+const cut = (text: string, chars: number) =>
+  text.length <= chars ? text : [...text].slice(0, chars).join("");
+
 /** A clicked result's page as counted per query: its path without the #section, or null. */
 export function clickedPage(url: string): string | null {
   const path = url.split("#")[0];
@@ -54,6 +72,5 @@ const MAX_QUERY = 400;
 
 /** A query as it is counted: trimmed, lower-cased, whitespace collapsed. */
 export function normalizeQuery(q: string): string {
-  const text = q.trim().toLowerCase().replace(/\s+/g, " ");
-  return text.length <= MAX_QUERY ? text : [...text].slice(0, MAX_QUERY).join("");
+  return cut(q.trim().toLowerCase().replace(/\s+/g, " "), MAX_QUERY);
 }

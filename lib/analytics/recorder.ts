@@ -14,8 +14,10 @@ import {
   type Metric,
   normalizeQuery,
   queryKey,
+  reformulationKey,
   totalKey,
 } from "./keys.ts";
+import { refines } from "../limits/sessions.ts";
 import { noteRuns, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
 
 /**
@@ -61,12 +63,17 @@ export class Analytics {
       this.flushLater(); // its flushes find the session once it is quiet
       return;
     }
-    this.typing.acted(siteId, q);
-    this.finished({ siteId, q, found, at: now });
+    const missed = this.typing.acted(siteId, q);
+    this.finished({ siteId, q, found, at: now, missed });
   }
 
-  /** Counts one finished search on the day it was asked. */
-  private finished({ siteId, q, found, at }: Pick<Pending, "siteId" | "q" | "found" | "at">) {
+  /**
+   * Counts one finished search on the day it was asked, and the query its session left without
+   * finding pages for it, when it found some and is not the same typed on or deleted back.
+   */
+  private finished(
+    { siteId, q, found, at, missed }: Pick<Pending, "siteId" | "q" | "found" | "at" | "missed">,
+  ) {
     const query = normalizeQuery(q);
     const day = dayOf(at);
     this.add(totalKey(siteId, day, "searches"), 1);
@@ -75,6 +82,8 @@ export class Analytics {
     if (found === 0) {
       this.add(totalKey(siteId, day, "noResults"), 1);
       this.add(emptyQueryKey(siteId, day, query), 1);
+    } else if (missed && !refines(missed, query)) {
+      this.add(reformulationKey(siteId, day, missed, query), 1);
     }
   }
 

@@ -46,6 +46,8 @@ export interface Pending {
   at: number;
   /** The first request of the session's run here (requests less than QUIET_MS apart). */
   first: number;
+  /** The session's last query that found no pages and that it left for another (not typed on). */
+  missed?: string;
 }
 
 const NONE: readonly Pending[] = [];
@@ -89,20 +91,36 @@ export class TypingSessions {
     let site = this.sites.get(siteId);
     if (!site) this.sites.set(siteId, site = new SiteSessions());
     const prev = site.bySession.get(session);
-    const first = prev && at - prev.at < QUIET_MS ? prev.first : at;
-    site.add({ siteId, session, q: normalizeQuery(q), found, at, first });
+    const run = prev && at - prev.at < QUIET_MS ? prev : undefined;
+    const query = normalizeQuery(q);
+    site.add({
+      siteId,
+      session,
+      q: query,
+      found,
+      at,
+      first: run?.first ?? at,
+      missed: left(run, query),
+    });
     if (site.bySession.size <= MAX_PER_SITE) return null;
     return site.remove(site.bySession.keys().next().value!)!;
   }
 
-  /** A search the visitor acted on (no session): pending queries typed on the way to it go. */
-  acted(siteId: string, q: string) {
+  /**
+   * A search the visitor acted on (no session): pending queries typed on the way to it go.
+   * Returns the query one of them had left without finding pages, if any (a reformulation).
+   */
+  acted(siteId: string, q: string): string | undefined {
     const site = this.sites.get(siteId);
     if (!site) return;
     // Each prefix of the query is looked up: a few map reads, however many sessions wait.
     const query = normalizeQuery(q);
-    for (let end = 1; end <= query.length; end++) site.take(query.slice(0, end));
+    let missed: string | undefined;
+    for (let end = 1; end <= query.length; end++) {
+      for (const p of site.take(query.slice(0, end))) if (end === query.length) missed ??= p.missed;
+    }
     this.drop(siteId, site);
+    return missed;
   }
 
   /** A click on a result of `q`: the sessions whose last query it is are finished now. */
@@ -135,6 +153,19 @@ export class TypingSessions {
   private drop(id: string, site: SiteSessions) {
     if (!site.bySession.size) this.sites.delete(id);
   }
+}
+
+/**
+ * The query a session's run has left without finding pages, once `q` follows `prev`: prev's
+ * own when it found nothing and `q` does not type on from it, unless it is only a step of
+ * deleting back from the one already left ("tshrit", "tshri", "tsh", … "t-shirt").
+ */
+function left(prev: Pending | undefined, q: string): string | undefined {
+  if (!prev) return;
+  if (prev.found > 0 || q.startsWith(prev.q) || prev.missed?.startsWith(prev.q)) {
+    return prev.missed;
+  }
+  return prev.q;
 }
 
 /** Notes the runs of quiet sessions (kept past SETTLE_MS, then they expire). */

@@ -1,6 +1,7 @@
 /**
  * What suggestions are made from: the site's own analytics (searches and empty searches per
- * query, clicks per query and page) and the words of its pages' titles and headings.
+ * query, clicks per query and page, the query a typing session found pages with after one that
+ * found none) and the words of its pages' titles and headings.
  */
 import { dayOf } from "../analytics/keys.ts";
 import { dayRange } from "../analytics/report.ts";
@@ -14,6 +15,8 @@ export interface QueryEvidence {
   noResults: number;
   /** Page path → clicks and the sum of their positions. */
   clicks: Map<string, { n: number; positions: number }>;
+  /** The later query a typing session found pages with, when this one found none → visitors. */
+  next: Map<string, number>;
 }
 
 const num = (v: unknown) => v instanceof Deno.KvU64 ? Number(v.value) : 0;
@@ -30,7 +33,7 @@ export async function queryEvidence(
   const out = new Map<string, QueryEvidence>();
   const of = (q: string) => {
     let e = out.get(q);
-    if (!e) out.set(q, e = { searches: 0, noResults: 0, clicks: new Map() });
+    if (!e) out.set(q, e = { searches: 0, noResults: 0, clicks: new Map(), next: new Map() });
     return e;
   };
   for await (const e of kv.list({ start: ["an", site, range[0]], end: ["an", site, end] })) {
@@ -38,7 +41,10 @@ export async function queryEvidence(
     const n = num(e.value);
     if (kind === "q") of(q).searches += n;
     else if (kind === "z") of(q).noResults += n;
-    else if ((kind === "c" || kind === "p") && typeof url === "string") {
+    else if (kind === "r" && typeof url === "string") {
+      const next = of(q).next;
+      next.set(url, (next.get(url) ?? 0) + n);
+    } else if ((kind === "c" || kind === "p") && typeof url === "string") {
       const clicks = of(q).clicks;
       const c = clicks.get(url) ?? { n: 0, positions: 0 };
       if (kind === "c") c.n += n;

@@ -1,9 +1,10 @@
 /**
  * Fixes an owner can apply in one call, from the site's own analytics and index: a synonym
  * for a frequent query that finds nothing or little (the word of titles and headings it most
- * likely means: one or two letters away, the same stem, or the word shared by the titles and
- * headings that hold its other words), and a pin for a frequent query whose clicks mostly go
- * to one page shown below position 3; and the names the site's own pages give a word
+ * likely means: the later query most of its visitors found pages with, one or two letters
+ * away, the same stem, or the word shared by the titles and headings that hold its other
+ * words; one suggestion a query, from the strongest of these), and a pin for a frequent query
+ * whose clicks mostly go to one page shown below position 3; and the names the site's own pages give a word
  * ("Content Delivery Network (CDN)", "also known as"), which its search already uses at a
  * lower weight, for the owner to make a synonym or dismiss.
  */
@@ -132,16 +133,33 @@ export async function suggestions(s: Services, site: Site, days: number) {
     dismissedSet(s.kv, site.id),
     s.indexes.stated(site.id),
   ]);
-  const frequent = [...evidence].filter(([, e]) => e.searches >= MIN_SEARCHES)
-    .sort((a, b) => b[1].searches - a[1].searches).slice(0, MAX_QUERIES);
+  const frequent = [...evidence].map(([q, e]) => [q, e, searched(e)] as const)
+    .filter(([, , n]) => n >= MIN_SEARCHES).sort((a, b) => b[2] - a[2]).slice(0, MAX_QUERIES);
   const out: Suggestion[] = [];
   let lookups = 0;
-  for (const [query, e] of frequent) {
+  for (const [query, e, searches] of frequent) {
     const pin = pinFor(query, e, levers.place?.(query)?.pin ?? []);
     if (pin) out.push(pin);
     const now = await s.indexes.search(site.id, query, 1, FEW + 1, leversFor(levers, query));
     if (now.found > FEW) continue;
     const words = phraseWords(query);
+    const next = nextQuery(query, e, titles);
+    if (next && !levers.expand?.(words, () => true).length) {
+      const then = await s.indexes.search(site.id, next.to, 1, FEW + 1);
+      if (then.found > now.found) {
+        out.push({
+          kind: "synonym",
+          query,
+          to: next.to,
+          searches,
+          why: `${times(next.visitors, "visitor")} who searched ${quote(query)} found pages with ${
+            quote(next.to)
+          } next.`,
+          apply: { word: query, means: [next.to] },
+        });
+        continue;
+      }
+    }
     const unknown = words.filter((w) => !titles.words.has(w));
     if (unknown.length !== 1) continue; // one word to map, or the fix is not a synonym
     const word = unknown[0];
@@ -168,14 +186,17 @@ export async function suggestions(s: Services, site: Site, days: number) {
       kind: "synonym",
       query,
       to: c.to,
-      searches: e.searches,
-      why: `${times(e.searches, "search")} for ${quote(query)} ${found}; ${c.why}, and ${
+      searches,
+      why: `${times(searches, "search")} for ${quote(query)} ${found}; ${c.why}, and ${
         quote(c.to)
       } finds ${times(fixed.found, "page")}.`,
       apply: { word, means: [c.to] },
     });
   }
-  out.push(...statedSuggestions(stated, evidence, levers.expand));
+  const asked = new Set(out.map((x) => x.kind === "synonym" ? x.query : ""));
+  out.push(
+    ...statedSuggestions(stated, evidence, levers.expand).filter((x) => !asked.has(x.query)),
+  );
   const keys = await Promise.all(
     out.map((x) => dismissal(x.kind, x.query, x.kind === "pin" ? x.url : x.to)),
   );
@@ -202,12 +223,39 @@ function statedSuggestions(
       kind: "synonym",
       query: short,
       to: long,
-      searches: evidence.get(short)?.searches ?? 0,
+      searches: searched(evidence.get(short)),
       why: `Your pages say ${said}${seen > 1 ? ` ${times(seen, "time")}` : ""}.`,
       apply: { word: short, means: [long] },
     });
   }
   return out;
+}
+
+/** A query's searches: finished ones, and those its visitors left for a query that found pages. */
+const searched = (e: QueryEvidence | undefined) =>
+  e ? e.searches + [...e.next.values()].reduce((n, v) => n + v, 0) : 0;
+
+/**
+ * The later query most of a query's visitors found pages with (at least MIN_SEARCHES of them,
+ * and no other as often) as a synonym's meaning: itself if it fits a phrase, else its words
+ * that titles and headings hold (and the query does not).
+ */
+function nextQuery(
+  query: string,
+  e: QueryEvidence,
+  t: TitleWords,
+): { to: string; visitors: number } | null {
+  const [top, second] = [...e.next].sort((a, b) => b[1] - a[1]);
+  if (!top || top[1] < MIN_SEARCHES || top[1] === second?.[1]) return null;
+  const fits = (q: string) => {
+    const n = phraseWords(q).length;
+    return n > 0 && n <= LIMITS.wordsPerPhrase && q.length <= LIMITS.phraseChars;
+  };
+  const own = new Set(phraseWords(query));
+  const to = fits(top[0])
+    ? top[0]
+    : phraseWords(top[0]).filter((w) => t.words.has(w) && !own.has(w)).join(" ");
+  return fits(query) && fits(to) ? { to, visitors: top[1] } : null;
 }
 
 function pinFor(query: string, e: QueryEvidence, pinned: string[]): Suggestion | null {

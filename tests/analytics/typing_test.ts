@@ -88,3 +88,58 @@ Deno.test("typing - across instances, a query counts unless another instance saw
     kv.close();
   }
 });
+
+/** The reformulations counted in `kv`: [from, to, visitors]. */
+async function reformulations(kv: Deno.Kv) {
+  const out: [string, string, number][] = [];
+  for await (const e of kv.list<Deno.KvU64>({ prefix: ["an"] })) {
+    if (e.key[3] === "r") out.push([String(e.key[4]), String(e.key[5]), Number(e.value.value)]);
+  }
+  return out;
+}
+
+Deno.test("typing - a query that found nothing, left for another that found pages, is counted as a reformulation once per finished question", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 60_000);
+  try {
+    // Left for another word: counted when that question finishes (quiet, a click, Enter).
+    a.search("s", "tshrit", 0, "click");
+    a.search("s", "t-shirt", 4, "click");
+    a.click("s", 1, "t-shirt", "/shirts");
+    a.search("s", "tshrit", 0, "enter");
+    a.search("s", "t-shirt", 4, "enter");
+    a.search("s", "t-shirt", 4);
+    a.search("s", "tshrit", 0, "quiet");
+    a.search("s", "t-shirt", 4, "quiet");
+    // Typed on from a prefix that found nothing: the same question, no reformulation.
+    a.search("s", "t-sh", 0, "prefix");
+    a.search("s", "t-shirt", 4, "prefix");
+    // Found nothing in the end: nothing learnt either.
+    a.search("s", "tshrit", 0, "lost");
+    a.search("s", "tshirtt", 0, "lost");
+    clock.advance(QUIET_MS);
+    await a.flush();
+    clock.advance(SETTLE_MS);
+    await a.flush();
+    assert.deepEqual(await reformulations(kv), [["tshrit", "t-shirt", 3]]);
+  } finally {
+    a.discard();
+    kv.close();
+  }
+});
+
+Deno.test("typing - two long queries of a reformulation fit one KV key", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 60_000);
+  try {
+    a.search("s", "𝔵".repeat(400), 0, "long-one");
+    a.search("s", "𝔶".repeat(400), 3, "long-one");
+    await a.close();
+    const [[from, to, n]] = await reformulations(kv);
+    assert.deepEqual([[...from].length, [...to].length, n], [200, 200, 1]);
+  } finally {
+    kv.close();
+  }
+});

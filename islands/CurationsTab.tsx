@@ -2,6 +2,7 @@
 /** The curations tab: the site's list with its warnings, and a form with a live preview. */
 import { useState } from "preact/hooks";
 import { LeverPreview } from "./LeverPreview.tsx";
+import { LeverRows } from "./LeverRows.tsx";
 import { type CurationDraft, items, type Limits, type PinWarning } from "./levers_api.ts";
 import { usePreview } from "./use_preview.ts";
 
@@ -42,28 +43,19 @@ export function CurationsTab(
       {p.warnings.map((w) => (
         <p key={`${w.curation} ${w.url}`} class="status error" data-warning>{w.message}</p>
       ))}
-      {p.list.length
-        ? (
-          <ul class="rows" aria-label="Curations">
-            {p.list.map((c, i) => (
-              <li key={c.id ?? i}>
-                <span class="row-main">
-                  <strong>{c.query}</strong> <span class="muted">({c.match})</span>
-                  {c.pin.length ? <span class="path">Pinned: {c.pin.join(", ")}</span> : null}
-                  {c.hide.length ? <span class="path">Hidden: {c.hide.join(", ")}</span> : null}
-                </span>
-                <button
-                  type="button"
-                  class="button small"
-                  onClick={() => p.save(p.list.filter((_, j) => j !== i))}
-                >
-                  Remove
-                </button>
-              </li>
-            ))}
-          </ul>
-        )
-        : <p class="muted">No curations yet.</p>}
+      <LeverRows
+        label="Curations"
+        empty="No curations yet."
+        list={p.list}
+        save={p.save}
+        row={(c) => (
+          <>
+            <strong>{c.query}</strong> <span class="muted">({c.match})</span>
+            {c.pin.length ? <span class="path">Pinned: {c.pin.join(", ")}</span> : null}
+            {c.hide.length ? <span class="path">Hidden: {c.hide.join(", ")}</span> : null}
+          </>
+        )}
+      />
       <form class="lever-form" onSubmit={add} aria-label="Add a curation">
         <div class="inline">
           <div class="field">

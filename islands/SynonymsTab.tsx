@@ -2,6 +2,7 @@
 /** The synonyms tab: the site's list, and a form for a new one with a live preview. */
 import { useState } from "preact/hooks";
 import { LeverPreview } from "./LeverPreview.tsx";
+import { LeverRows } from "./LeverRows.tsx";
 import { items, type Limits, type SynonymDraft } from "./levers_api.ts";
 import { usePreview } from "./use_preview.ts";
 
@@ -38,24 +39,13 @@ export function SynonymsTab(
   };
   return (
     <div>
-      {p.list.length
-        ? (
-          <ul class="rows" aria-label="Synonyms">
-            {p.list.map((s, i) => (
-              <li key={s.id ?? i}>
-                <span class="row-main">{describe(s)}</span>
-                <button
-                  type="button"
-                  class="button small"
-                  onClick={() => p.save(p.list.filter((_, j) => j !== i))}
-                >
-                  Remove
-                </button>
-              </li>
-            ))}
-          </ul>
-        )
-        : <p class="muted">No synonyms yet.</p>}
+      <LeverRows
+        label="Synonyms"
+        empty="No synonyms yet."
+        list={p.list}
+        save={p.save}
+        row={describe}
+      />
       <form class="lever-form" onSubmit={add} aria-label="Add a synonym">
         <fieldset class="inline">
           <legend class="sr-only">Kind</legend>

@@ -67,6 +67,7 @@ export async function evaluateAnswers(only: string[] = []) {
   );
   console.log("|---|---|---|---|---|---|---|---|---|");
   for (const set of await evalSets(only)) {
+    if (!set.faq) continue;
     const c = await crawlSet(set);
     try {
       const s = await scoreFaq(c.app, c.publicKey, set.faq, `${EVAL_DIR}/score_answers.py`);

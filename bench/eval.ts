@@ -1,6 +1,7 @@
 /**
  * `deno task eval [set ...]`: every evaluation set (eval_sets.ts: Django, Scrapy, Celery
- * from ../shared/eval, and git-doc with judgments derived from its own structure), each
+ * from ../shared/eval; git-doc, GNU gettext's manual and the Debian FAQ with judgments
+ * derived from their own structure, eval_derived.ts), each
  * site served on 127.0.0.1 and crawled whole without its index pages. Relevance: every
  * judged query (plain and with a typo) through the search index, scored by evaluate.py.
  * Answers: every FAQ question through POST /api/summarize, scored by score_answers.py.
@@ -48,15 +49,17 @@ const f = (v: number | undefined, d = 3) => v === undefined ? "–" : v.toFixed(
 
 function print(rows: Row[]) {
   console.log(
-    "\n| set | pages | MRR@10 plain | MRR@10 typo | P@1 plain | FAQ n | F1 | recall | " +
+    "\n| set | pages | queries | MRR@10 plain | MRR@10 typo | P@1 plain | FAQ n | F1 | recall | " +
       "precision | cite@1 | cite | first delta p50 / p99 ms | search p50 / p99 ms |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     const firsts = [...(r.faq?.firsts ?? [])].sort((a, b) => a - b);
     const times = [...r.searchMs].sort((a, b) => a - b);
     console.log(
-      `| ${r.set.name} | ${r.pages} | ${f(r.plain?.["MRR@10"])} | ${f(r.typo?.["MRR@10"])} | ` +
+      `| ${r.set.name} | ${r.pages} | ${r.plain?.n ?? "–"} | ${f(r.plain?.["MRR@10"])} | ${
+        f(r.typo?.["MRR@10"])
+      } | ` +
         `${f(r.plain?.["P@1"])} | ${r.faq?.n ?? "–"} | ${f(r.faq?.f1)} | ${f(r.faq?.recall)} | ` +
         `${f(r.faq?.precision)} | ${f(r.faq?.cite1)} | ${f(r.faq?.cite)} | ` +
         (firsts.length
@@ -83,7 +86,7 @@ export async function evaluate(
         row.plain = await relevance(c.services, c.siteId, set.plain, row.searchMs);
         row.typo = await relevance(c.services, c.siteId, set.typo, row.searchMs);
       }
-      if (opts.answers !== false) {
+      if (opts.answers !== false && set.faq) {
         row.faq = await scoreFaq(c.app, c.publicKey, set.faq, `${EVAL_DIR}/score_answers.py`);
       }
       rows.push(row);

@@ -1,12 +1,20 @@
 /**
  * The evaluation sets: real documentation sites installed by Debian, each served on
  * 127.0.0.1 and crawled whole as an owner would get it indexed, the site's own index
- * pages left out. The shared sets' judgments come from ../shared/eval; git-doc's are
- * derived from the site's own structure (derivedGitSet): nobody wrote them for the engine.
+ * pages left out. The shared sets' judgments come from ../shared/eval; the others' are
+ * derived from each site's own structure (eval_derived.ts): nobody wrote them for the engine.
  */
 import { createApp } from "../app.ts";
 import { startCrawlJob } from "../lib/crawl/jobs.ts";
 import type { Services } from "../lib/services.ts";
+import {
+  type Derived,
+  docbookFaq,
+  gitDoc,
+  texinfoIndexPages,
+  texinfoManual,
+  typos,
+} from "./eval_derived.ts";
 
 /** Where the shared judgments are: beside the repository, or beside its worktree folder. */
 export const EVAL_DIR = Deno.env.get("EVAL_DIR") ??
@@ -30,7 +38,10 @@ export interface EvalSet {
   /** Paths of the judgment files (evaluate.py's and score_answers.py's format). */
   plain: string;
   typo: string;
-  faq: string;
+  /** Absent where the site has no FAQ. */
+  faq?: string;
+  /** More of the site's own index pages to leave out, beside SKIP's (paths). */
+  skip?: RegExp;
 }
 
 const shared = (name: string, root: string): EvalSet => ({
@@ -54,9 +65,7 @@ export async function evalSets(only: string[] = []): Promise<EvalSet[]> {
   const out: EvalSet[] = [];
   for (const s of sets) if (await exists(s.root)) out.push(s);
   const wanted = (name: string) => !only.length || only.includes(name);
-  if (wanted("git") && await exists("/usr/share/doc/git-doc/gitfaq.html")) {
-    out.push(await derivedGitSet());
-  }
+  out.push(...await derivedSets(wanted));
   return out.filter((s) => wanted(s.name));
 }
 
@@ -68,77 +77,63 @@ export async function disposeSets() {
   for (const dir of made.splice(0)) await Deno.remove(dir, { recursive: true });
 }
 
-const text = (html: string) =>
-  html.replace(/<[^>]+>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"').replace(/&#8217;/g, "’").replace(/&amp;/g, "&")
-    .replace(/\s+/g, " ").trim();
-
-/** One typing error, always the same: the longest word's two middle letters swapped. */
-function typo(query: string): string | null {
-  const words = query.split(" ");
-  let at = -1;
-  words.forEach((w, i) => {
-    if (/^[a-z]{5,}$/.test(w) && (at < 0 || w.length > words[at].length)) at = i;
-  });
-  if (at < 0) return null;
-  const w = words[at], m = Math.floor(w.length / 2);
-  if (w[m - 1] === w[m]) return null;
-  words[at] = w.slice(0, m - 1) + w[m] + w[m - 1] + w.slice(m + 1);
-  return words.join(" ");
-}
-
-/**
- * git-doc (asciidoc, not Sphinx): a manual page's NAME line ("git-commit - Record changes
- * to the repository") gives a query (its description) and the page it names; gitfaq's
- * definition list gives the FAQ (each term that ends in "?" is a question, its definition
- * the gold answer). Written to temporary files in the shared formats.
- */
-async function derivedGitSet(): Promise<EvalSet> {
-  const root = "/usr/share/doc/git-doc";
-  const byQuery = new Map<string, string[]>();
-  for await (const e of Deno.readDir(root)) {
-    if (!e.isFile || !e.name.endsWith(".html")) continue;
-    const html = await Deno.readTextFile(`${root}/${e.name}`);
-    const m = /<h2>NAME<\/h2>\s*<div class="sectionbody">\s*<p>([\s\S]*?)<\/p>/.exec(html);
-    const desc = m ? text(m[1]).split(/ - /).slice(1).join(" - ") : "";
-    if (desc.length < 8) continue;
-    byQuery.set(desc, [...(byQuery.get(desc) ?? []), `/${e.name}`]);
-  }
-  const plain = [...byQuery].sort(([a], [b]) => a < b ? -1 : 1).map(([query, pages], i) => ({
-    id: `git${String(i).padStart(3, "0")}`,
-    query,
-    relevant: pages,
-    grades: Object.fromEntries(pages.map((p) => [p, 2])),
-    kind: "name",
-  }));
-  const typos = plain.flatMap((j) => {
-    const q = typo(j.query);
-    return q ? [{ ...j, query: q }] : [];
-  });
-  const faqHtml = await Deno.readTextFile(`${root}/gitfaq.html`);
-  const faq = [...faqHtml.matchAll(/<dt class="hdlist1">([\s\S]*?)<\/dt>\s*<dd>([\s\S]*?)<\/dd>/g)]
-    .map((m) => ({ q: text(m[1]), gold: text(m[2]) }))
-    .filter((x) => x.q.endsWith("?") && x.gold.length >= 40)
-    .map((x, i) => ({
-      id: `faq${String(i).padStart(3, "0")}`,
-      query: x.q,
-      page: "/gitfaq.html",
-      gold: x.gold.slice(0, 4000),
-    }));
+/** A derived set written to temporary files in the shared formats. */
+async function written(
+  name: string,
+  root: string,
+  start: string,
+  d: Derived,
+  skip?: RegExp,
+): Promise<EvalSet> {
   const dir = await Deno.makeTempDir();
   made.push(dir);
-  const write = async (name: string, judgments: unknown[]) => {
-    await Deno.writeTextFile(`${dir}/${name}`, JSON.stringify({ judgments }));
-    return `${dir}/${name}`;
+  const write = async (file: string, judgments: unknown[]) => {
+    await Deno.writeTextFile(`${dir}/${file}`, JSON.stringify({ judgments }));
+    return `${dir}/${file}`;
   };
   return {
-    name: "git",
+    name,
     root,
-    start: "/index.html",
-    plain: await write("git_judgments.json", plain),
-    typo: await write("git_judgments_typo.json", typos),
-    faq: await write("git_faq.json", faq),
+    start,
+    skip,
+    plain: await write(`${name}_judgments.json`, d.plain),
+    typo: await write(`${name}_judgments_typo.json`, typos(d.plain)),
+    ...(d.faq.length ? { faq: await write(`${name}_faq.json`, d.faq) } : {}),
   };
+}
+
+/** The sets derived from sites' own structure (eval_derived.ts), each if installed. */
+async function derivedSets(wanted: (name: string) => boolean): Promise<EvalSet[]> {
+  const out: EvalSet[] = [];
+  const git = "/usr/share/doc/git-doc";
+  if (wanted("git") && await exists(`${git}/gitfaq.html`)) {
+    out.push(await written("git", git, "/index.html", await gitDoc(git)));
+  }
+  // GNU gettext's Texinfo manual: its index nodes are left out of the crawl.
+  const gettext = "/usr/share/doc/gettext";
+  if (wanted("gettext") && await exists(`${gettext}/gettext_toc.html`)) {
+    const index = await texinfoIndexPages(gettext, "gettext_");
+    const skip = new RegExp(`^/(?:${index.map((n) => n.replace(/\./g, "\\.")).join("|")})$`);
+    out.push(
+      await written(
+        "gettext",
+        gettext,
+        "/gettext_toc.html",
+        await texinfoManual(gettext, "gettext_"),
+        skip,
+      ),
+    );
+  }
+  // The Debian FAQ: its table of contents (index.html) lists every question and is left
+  // out; the crawl starts at the first chapter and follows the chapters' "Next" links.
+  const faq = "/usr/share/doc/debian/FAQ";
+  if (wanted("debfaq") && await exists(`${faq}/basic-defs.en.html`)) {
+    const d = await docbookFaq(faq, /^(?!index)[a-z-]+\.en\.html$/);
+    out.push(
+      await written("debfaq", faq, "/basic-defs.en.html", d, /^\/index(?:\.en)?\.html$/),
+    );
+  }
+  return out;
 }
 
 const TYPES: Record<string, string> = {
@@ -150,11 +145,11 @@ const TYPES: Record<string, string> = {
 };
 
 /** A static file server for a site on 127.0.0.1, its index pages left out. */
-function serve(root: string) {
+function serve(root: string, skip?: RegExp) {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     let path = decodeURIComponent(new URL(req.url).pathname);
     if (path.endsWith("/")) path += "index.html";
-    if (SKIP.test(path) || path.split("/").includes("..")) {
+    if (SKIP.test(path) || skip?.test(path) || path.split("/").includes("..")) {
       return new Response("gone", { status: 404 });
     }
     try {
@@ -180,7 +175,7 @@ export interface Crawled {
 
 /** Serves a set's site (its index pages answer 404) and crawls it into a fresh app. */
 export async function crawlSet(set: EvalSet): Promise<Crawled> {
-  const docs = serve(set.root);
+  const docs = serve(set.root, set.skip);
   const kv = await Deno.openKv(":memory:");
   const { app, services } = createApp({
     kv,

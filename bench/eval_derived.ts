@@ -1,0 +1,203 @@
+/**
+ * Evaluation sets whose judgments are derived mechanically from a site's own structure
+ * (nobody wrote them for the engine), in the shared formats (evaluate.py, score_answers.py):
+ * git-doc (manual pages' NAME lines, gitfaq's questions), GNU gettext's Texinfo manual (its
+ * General Index: entry → the page it points to) and the Debian FAQ (DocBook: every heading
+ * that asks a question → its page, and its section's text as the gold answer).
+ */
+
+/** A derived set before it is written: judgments, their typo variants, FAQ questions. */
+export interface Derived {
+  plain: Judgment[];
+  faq: FaqItem[];
+}
+
+interface Judgment {
+  id: string;
+  query: string;
+  relevant: string[];
+  grades: Record<string, number>;
+  kind: string;
+}
+
+interface FaqItem {
+  id: string;
+  query: string;
+  page: string;
+  gold: string;
+}
+
+const ENTITIES: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  ndash: "–",
+  mdash: "—",
+  hellip: "…",
+};
+
+/** A fragment's text: tags out, entities read, spaces folded. */
+export const text = (html: string) =>
+  html.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, " ").replace(/<[^>]+>/g, " ")
+    .replace(
+      /&(#x?[0-9a-f]+|[a-z]+);/gi,
+      (m, e: string) =>
+        e[0] === "#"
+          ? String.fromCodePoint(parseInt(e.slice(e[1] === "x" ? 2 : 1), e[1] === "x" ? 16 : 10))
+          : ENTITIES[e] ?? m,
+    ).replace(/\s+/g, " ").replace(/ ([,.;:?!)])/g, "$1").trim();
+
+/** One typing error, always the same: the longest word's two middle letters swapped. */
+export function typo(query: string): string | null {
+  const words = query.split(" ");
+  let at = -1;
+  words.forEach((w, i) => {
+    if (/^[a-z]{5,}$/.test(w) && (at < 0 || w.length > words[at].length)) at = i;
+  });
+  if (at < 0) return null;
+  const w = words[at], m = Math.floor(w.length / 2);
+  if (w[m - 1] === w[m]) return null;
+  words[at] = w.slice(0, m - 1) + w[m] + w[m - 1] + w.slice(m + 1);
+  return words.join(" ");
+}
+
+/** The typo variant of each judgment that has one. */
+export const typos = (plain: Judgment[]) =>
+  plain.flatMap((j) => {
+    const q = typo(j.query);
+    return q ? [{ ...j, query: q }] : [];
+  });
+
+const judgment = (prefix: string, i: number, query: string, pages: string[], kind: string) => ({
+  id: `${prefix}${String(i).padStart(3, "0")}`,
+  query,
+  relevant: pages,
+  grades: Object.fromEntries(pages.map((p) => [p, 2])),
+  kind,
+});
+
+/** At most `n` of a sorted list, evenly spaced (the same ones every run). */
+const spread = <T>(all: T[], n: number) =>
+  all.length <= n ? all : Array.from({ length: n }, (_, i) => all[Math.floor(i * all.length / n)]);
+
+const htmlFiles = async (root: string) => {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(root)) {
+    if (e.isFile && e.name.endsWith(".html")) out.push(e.name);
+  }
+  return out.sort();
+};
+
+/**
+ * git-doc (asciidoc, not Sphinx): a manual page's NAME line ("git-commit - Record changes
+ * to the repository") gives a query (its description) and the page it names; gitfaq's
+ * definition list gives the FAQ (each term that ends in "?" is a question, its definition
+ * the gold answer).
+ */
+export async function gitDoc(root: string): Promise<Derived> {
+  const byQuery = new Map<string, string[]>();
+  for (const name of await htmlFiles(root)) {
+    const html = await Deno.readTextFile(`${root}/${name}`);
+    const m = /<h2>NAME<\/h2>\s*<div class="sectionbody">\s*<p>([\s\S]*?)<\/p>/.exec(html);
+    const desc = m ? text(m[1]).split(/ - /).slice(1).join(" - ") : "";
+    if (desc.length < 8) continue;
+    byQuery.set(desc, [...(byQuery.get(desc) ?? []), `/${name}`]);
+  }
+  const plain = [...byQuery].sort(([a], [b]) => a < b ? -1 : 1)
+    .map(([query, pages], i) => judgment("git", i, query, pages, "name"));
+  const faqHtml = await Deno.readTextFile(`${root}/gitfaq.html`);
+  const faq = [...faqHtml.matchAll(/<dt class="hdlist1">([\s\S]*?)<\/dt>\s*<dd>([\s\S]*?)<\/dd>/g)]
+    .map((m) => ({ q: text(m[1]), gold: text(m[2]) }))
+    .filter((x) => x.q.endsWith("?") && x.gold.length >= 40)
+    .map((x, i) => ({
+      id: `faq${String(i).padStart(3, "0")}`,
+      query: x.q,
+      page: "/gitfaq.html",
+      gold: x.gold.slice(0, 4000),
+    }));
+  return { plain, faq };
+}
+
+/** A Texinfo manual's index nodes: the pages whose title names an index. */
+export async function texinfoIndexPages(root: string, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await htmlFiles(root)) {
+    if (!name.startsWith(prefix)) continue;
+    const title = /<title>([^<]*)<\/title>/.exec(await Deno.readTextFile(`${root}/${name}`));
+    if (title && /\bIndex\b/.test(text(title[1]))) out.push(name);
+  }
+  return out;
+}
+
+/**
+ * A Texinfo manual (texi2html): each entry of its General Index ("file format, ‘.po’" →
+ * gettext_3.html#SEC16) is a query (the entry's words, quotes and commas left out) whose
+ * relevant pages are the pages its entries of that text point to; 300 at most, spread
+ * evenly over the sorted entries.
+ */
+export async function texinfoManual(root: string, prefix: string): Promise<Derived> {
+  const byQuery = new Map<string, Set<string>>();
+  for (const name of await texinfoIndexPages(root, prefix)) {
+    const html = await Deno.readTextFile(`${root}/${name}`);
+    const title = text(/<title>([^<]*)<\/title>/.exec(html)![1]);
+    if (!/General Index/.test(title)) continue;
+    const row = /<tr><td><\/td><td valign="top"><a href="([^"#]+)[^"]*">([\s\S]*?)<\/a><\/td>/g;
+    for (const m of html.matchAll(row)) {
+      const entry = text(m[2]);
+      const query = entry.replace(/[‘’“”,]/g, " ").replace(/\s+/g, " ").trim();
+      if (query.length < 2) continue;
+      const pages = byQuery.get(query) ?? new Set();
+      pages.add(`/${m[1]}`);
+      byQuery.set(query, pages);
+    }
+  }
+  const entries = [...byQuery].sort(([a], [b]) => a < b ? -1 : 1);
+  const plain = spread(entries, 300).map(([query, pages], i) =>
+    judgment("texi", i, query, [...pages].slice(0, 5), query.includes(" ") ? "phrase" : "term")
+  );
+  return { plain, faq: [] };
+}
+
+const HEAD = /<(h[1-6])\b[^>]*>([\s\S]*?)<\/\1>/gi;
+
+/**
+ * A FAQ manual (DocBook chunks, one chapter a page): every heading that ends in "?" is a
+ * question (its number, "1.2.", left out); relevance judges its page for it, and the FAQ
+ * takes the text up to the next heading of the same or a higher level (or the page's
+ * navigation footer) as the gold answer, as the shared sets' extract_faq.py does.
+ */
+export async function docbookFaq(root: string, pages: RegExp): Promise<Derived> {
+  const plain: Judgment[] = [], faq: FaqItem[] = [];
+  for (const name of (await htmlFiles(root)).filter((n) => pages.test(n))) {
+    const html = await Deno.readTextFile(`${root}/${name}`);
+    const end = html.search(/<div class="navfooter"/);
+    const main = end < 0 ? html : html.slice(0, end);
+    const heads = [...main.matchAll(HEAD)].map((m) => ({
+      start: m.index,
+      end: m.index + m[0].length,
+      level: Number(m[1][1]),
+      title: text(m[2]).replace(/^(?:[\d.]+|[A-Z]\.[\d.]*)\s+/, ""),
+    }));
+    heads.forEach((h, i) => {
+      if (!h.title.endsWith("?")) return;
+      const next = heads.slice(i + 1).find((o) => o.level <= h.level);
+      const gold = text(main.slice(h.end, next?.start ?? main.length));
+      if (gold.length < 40) return;
+      plain.push(judgment("q", plain.length, h.title, [`/${name}`], "question"));
+      faq.push({
+        id: `faq${String(faq.length).padStart(3, "0")}`,
+        query: h.title.slice(0, 600),
+        page: `/${name}`,
+        gold: gold.slice(0, 4000),
+      });
+    });
+  }
+  return { plain, faq };
+}

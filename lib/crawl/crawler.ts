@@ -14,6 +14,7 @@
  */
 import { CrawlDiscovery } from "./discovery.ts";
 import { CrawlHistory } from "./history.ts";
+import { CrawlNames } from "./names.ts";
 import {
   isGzip,
   isHtmlType,
@@ -90,6 +91,7 @@ export class Crawl {
   readonly report: CrawlReport;
   private fetcher: GuardedFetcher;
   private history: CrawlHistory;
+  private names: CrawlNames;
   private robots: RobotsCache;
   private queue: CrawlQueue;
   private discovery: CrawlDiscovery;
@@ -123,6 +125,7 @@ export class Crawl {
       gone: track(PATH_GONE),
     });
     const history = this.history = new CrawlHistory(s, site.id, req.url);
+    const names = this.names = new CrawlNames(s, site.id, req.url);
     const refresher = this.refresher = new IndexRefresher(s.indexes, site.id, tuning.refreshEvery);
     const robots = this.robots = new RobotsCache({
       crawl: s.crawl,
@@ -153,6 +156,7 @@ export class Crawl {
       discovery,
       report,
       history,
+      names,
       store,
       queue,
       signal,
@@ -212,6 +216,7 @@ export class Crawl {
     try {
       if (!this.loaded) {
         await this.history.load();
+        await this.names.load();
         this.loaded = true;
       }
       if (!this.begun) {
@@ -223,6 +228,7 @@ export class Crawl {
       this.signal?.throwIfAborted();
       if (this.queue.pending > 0) return false;
       await this.history.removeGone(this.report, this.refresher);
+      await this.names.publish();
       await this.refresher.finish();
       return true;
     } finally {

@@ -6,6 +6,7 @@
  */
 import type { CrawlDiscovery } from "./discovery.ts";
 import type { CrawlHistory } from "./history.ts";
+import type { CrawlNames } from "./names.ts";
 import {
   cutText,
   decodeHtml,
@@ -47,6 +48,7 @@ export class PageCrawler {
       discovery: CrawlDiscovery;
       report: CrawlReport;
       history: CrawlHistory;
+      names: CrawlNames;
       store: CrawlStore;
       queue: CrawlQueue;
       signal?: AbortSignal;
@@ -113,6 +115,9 @@ export class PageCrawler {
       report.gone.add(path);
       discovery.seen.add(final.href); // a later link to the target itself needs no second fetch
     }
+    // A URL that redirects to a page names it (lib/meaning/url_names.ts).
+    const reached = res.status === 304 || (res.status >= 200 && res.status < 300);
+    if (reached) await this.d.names.note(path, finalPath === path ? null : finalPath, "redirect");
     if (res.status === 304) {
       if (discovery.mode === "links") {
         for (const link of await this.d.history.savedLinks(finalPath)) discovery.discover(link);
@@ -147,6 +152,8 @@ export class PageCrawler {
     // A canonical on another site is not ours to index instead: the page stays.
     if (canonical && canonical.href !== final.href && siteKeyOf(canonical) === discovery.siteKey) {
       report.note(u.href, "canonical", finalPath);
+      // The page names the one it defers to.
+      await this.d.names.note(finalPath, pathOf(canonical), "canonical");
       discovery.discover(canonical.href);
       return false;
     }

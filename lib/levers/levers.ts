@@ -6,8 +6,10 @@
 import type { Clock } from "../clock.ts";
 import type { Expand } from "../search/mod.ts";
 import { compileCurations, type Curation, type Placement } from "./curations.ts";
-import { LeverStore, type ListKind } from "./store.ts";
+import type { Equivalence } from "../meaning/equivalences.ts";
+import { LeverStore, type ListKind, type Stored } from "./store.ts";
 import { compileSynonyms, type Synonym } from "./synonyms.ts";
+import { compileNames, withNames } from "./url_names.ts";
 
 /** What one search takes from a site's levers. */
 export interface QueryLevers {
@@ -21,13 +23,26 @@ interface SiteLevers {
   versions: Record<ListKind, number>;
   synonyms: Synonym[];
   curations: Curation[];
+  /** Names the site's URLs give its pages (url_names.ts), published by its crawls. */
+  names: Equivalence[];
+  /** The owner's synonyms alone. */
+  synonymExpand?: Expand;
+  /** What searches use: the owner's synonyms, then the URL names. */
   expand?: Expand;
   place?: (q: string) => Placement | null;
   checkedAt: number;
 }
 
+type Lists = {
+  synonyms: Stored<Synonym>;
+  curations: Stored<Curation>;
+  names: Stored<Equivalence>;
+};
+
 /** Levers checked within `staleMs` × this are used while a new check runs. */
 const QUIET_FACTOR = 2;
+const KINDS: ListKind[] = ["synonyms", "curations", "names"];
+
 /** Sites whose levers stay compiled in memory (least recently used go first). */
 const MAX_SITES = 2_000;
 
@@ -65,38 +80,53 @@ export class Levers {
 
   async #check(site: string, have: SiteLevers | undefined): Promise<SiteLevers> {
     const versions = await this.store.versions(site);
-    if (
-      have && have.versions.synonyms === versions.synonyms &&
-      have.versions.curations === versions.curations
-    ) {
+    if (have && KINDS.every((k) => have.versions[k] === versions[k])) {
       have.checkedAt = this.clock();
       return have;
     }
-    const [syn, cur] = await Promise.all([
-      have?.versions.synonyms === versions.synonyms
-        ? { version: versions.synonyms, items: have.synonyms }
-        : this.store.read<Synonym>(site, "synonyms"),
-      have?.versions.curations === versions.curations
-        ? { version: versions.curations, items: have.curations }
-        : this.store.read<Curation>(site, "curations"),
-    ]);
-    return this.#keep(site, syn.version, syn.items, cur.version, cur.items);
+    return this.#keep(site, await this.#read(site, have, versions));
   }
 
-  #keep(site: string, sv: number, synonyms: Synonym[], cv: number, curations: Curation[]) {
+  /** Every list of a site: those at the versions `have` holds from it, the others from KV. */
+  async #read(site: string, have?: SiteLevers, versions?: Record<ListKind, number>) {
+    const one = <T>(kind: ListKind, items: T[] | undefined): Promise<Stored<T>> =>
+      have && versions && have.versions[kind] === versions[kind]
+        ? Promise.resolve({ version: versions[kind], items: items! })
+        : this.store.read<T>(site, kind);
+    const [synonyms, curations, names] = await Promise.all([
+      one("synonyms", have?.synonyms),
+      one("curations", have?.curations),
+      one("names", have?.names),
+    ]);
+    return { synonyms, curations, names } as Lists;
+  }
+
+  #keep(site: string, lists: Lists) {
     const was = this.#sites.get(site);
     // A check that read KV before a change made here lands after it: each list keeps the newer.
-    if (was && was.versions.synonyms > sv) [sv, synonyms] = [was.versions.synonyms, was.synonyms];
-    if (was && was.versions.curations > cv) {
-      [cv, curations] = [was.versions.curations, was.curations];
-    }
+    const pick = <K extends ListKind>(k: K) =>
+      was && was.versions[k] > lists[k].version
+        ? { version: was.versions[k], items: was[k] }
+        : lists[k];
+    const [syn, cur, names] = [pick("synonyms"), pick("curations"), pick("names")];
     // Compiled again only for the list that changed.
+    const synonymExpand = was?.versions.synonyms === syn.version
+      ? was.synonymExpand
+      : compileSynonyms(syn.items as Synonym[]);
+    const sameExpand = was?.versions.synonyms === syn.version &&
+      was.versions.names === names.version;
     const fresh: SiteLevers = {
-      versions: { synonyms: sv, curations: cv },
-      synonyms,
-      curations,
-      expand: was?.versions.synonyms === sv ? was.expand : compileSynonyms(synonyms),
-      place: was?.versions.curations === cv ? was.place : compileCurations(curations),
+      versions: { synonyms: syn.version, curations: cur.version, names: names.version },
+      synonyms: syn.items as Synonym[],
+      curations: cur.items as Curation[],
+      names: names.items as Equivalence[],
+      synonymExpand,
+      expand: sameExpand
+        ? was.expand
+        : withNames(synonymExpand, compileNames(names.items as Equivalence[])),
+      place: was?.versions.curations === cur.version
+        ? was.place
+        : compileCurations(cur.items as Curation[]),
       checkedAt: this.clock(),
     };
     this.#sites.delete(site);
@@ -109,17 +139,24 @@ export class Levers {
   }
 
   /** Replaces a site's synonyms; they hold in this instance's searches at once. */
-  async putSynonyms(site: string, list: Synonym[]): Promise<SiteLevers> {
-    const version = await this.store.write(site, "synonyms", list);
-    const cur = await this.store.read<Curation>(site, "curations");
-    return this.#keep(site, version, list, cur.version, cur.items);
+  putSynonyms(site: string, list: Synonym[]): Promise<SiteLevers> {
+    return this.#put(site, "synonyms", list);
   }
 
   /** Replaces a site's curations; they hold in this instance's searches at once. */
-  async putCurations(site: string, list: Curation[]): Promise<SiteLevers> {
-    const version = await this.store.write(site, "curations", list);
-    const syn = await this.store.read<Synonym>(site, "synonyms");
-    return this.#keep(site, syn.version, syn.items, version, list);
+  putCurations(site: string, list: Curation[]): Promise<SiteLevers> {
+    return this.#put(site, "curations", list);
+  }
+
+  /** Replaces the names a site's URLs give its pages (a crawl's, or one the owner dropped). */
+  putNames(site: string, list: Equivalence[]): Promise<SiteLevers> {
+    return this.#put(site, "names", list);
+  }
+
+  async #put<T>(site: string, kind: ListKind, items: T[]): Promise<SiteLevers> {
+    const version = await this.store.write(site, kind, items);
+    const lists = await this.#read(site);
+    return this.#keep(site, { ...lists, [kind]: { version, items } });
   }
 
   /**
@@ -156,8 +193,8 @@ export function leversFor(
   q: string,
 ): QueryLevers {
   return {
-    // Both only grow, so their sum moves whenever either does.
-    version: l.versions.synonyms + l.versions.curations,
+    // Each only grows, so their sum moves whenever one does.
+    version: l.versions.synonyms + l.versions.curations + l.versions.names,
     expand: l.expand,
     placement: l.place?.(q) ?? undefined,
   };

@@ -4,7 +4,7 @@
  * under a new generation and the head moved to it in one check-and-set, so a reader sees
  * the old list or the new one whole, never a mix; the old chunks go after.
  */
-export type ListKind = "synonyms" | "curations";
+export type ListKind = "synonyms" | "curations" | "names";
 
 interface Head {
   version: number;
@@ -27,13 +27,18 @@ export interface Stored<T> {
 export class LeverStore {
   constructor(private kv: Deno.Kv) {}
 
-  /** The versions of a site's lists (one read of both heads). */
+  /** The versions of a site's lists (one read of every head). */
   async versions(site: string): Promise<Record<ListKind, number>> {
-    const [syn, cur] = await this.kv.getMany<[Head, Head]>([
+    const [syn, cur, names] = await this.kv.getMany<[Head, Head, Head]>([
       headKey(site, "synonyms"),
       headKey(site, "curations"),
+      headKey(site, "names"),
     ]);
-    return { synonyms: syn.value?.version ?? 0, curations: cur.value?.version ?? 0 };
+    return {
+      synonyms: syn.value?.version ?? 0,
+      curations: cur.value?.version ?? 0,
+      names: names.value?.version ?? 0,
+    };
   }
 
   /** One list whole, at the version its head names. */

@@ -5,18 +5,20 @@
  * away, the same stem, or the word shared by the titles and headings that hold its other
  * words; one suggestion a query, from the strongest of these), and a pin for a frequent query
  * whose clicks mostly go to one page shown below position 3; and the names the site's own pages give a word
- * ("Content Delivery Network (CDN)", "also known as"), which its search already uses at a
- * lower weight, for the owner to make a synonym or dismiss.
+ * ("Content Delivery Network (CDN)", "also known as") and its URLs give a page (a redirect,
+ * a canonical URL: url_names.ts), which its search already uses at a lower weight, for the
+ * owner to make a synonym or dismiss.
  */
 import { invalid } from "../http/errors.ts";
 import type { Equivalence } from "../meaning/equivalences.ts";
 import { type Expand, term } from "../search/mod.ts";
 import type { Services } from "../services.ts";
-import { sha256Hex } from "../sites/keys.ts";
+import { addDismissal, dismissal, dismissedSet } from "./dismissed.ts";
 import type { Site } from "../sites/store.ts";
 import { record, text } from "./check.ts";
 import { type QueryEvidence, queryEvidence, type TitleWords, titleWords } from "./evidence.ts";
 import { leversFor } from "./levers.ts";
+import { dropUrlName, urlNameSuggestions } from "./suggestions_names.ts";
 import { LIMITS } from "./limits.ts";
 import { phraseKey, phraseWords } from "./normalise.ts";
 import type { Suggestion } from "../wire_types.ts";
@@ -38,7 +40,6 @@ const LOW_POSITION = 3;
 const MAX_SUGGESTIONS = 50;
 /** Names the pages state, offered at most (most often said first). */
 const MAX_STATED = 20;
-const MAX_DISMISSED = 1_000;
 
 const quote = (s: string) => `“${s}”`;
 const times = (n: number, what: string) =>
@@ -144,7 +145,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
     if (now.found > FEW) continue;
     const words = phraseWords(query);
     const next = nextQuery(query, e, titles);
-    if (next && !levers.expand?.(words, () => true).length) {
+    if (next && !levers.synonymExpand?.(words, () => true).length) {
       const then = await s.indexes.search(site.id, next.to, 1, FEW + 1);
       if (then.found > now.found) {
         out.push({
@@ -166,7 +167,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
     // A word pages use finds its own pages: only one they do not (nothing, or read as
     // another word by typo correction) needs a synonym.
     if (now.found > 0 && !now.corrections.some((c) => phraseKey(c.from) === word)) continue;
-    if (levers.expand?.([word], () => true).length) continue; // it has a synonym already
+    if (levers.synonymExpand?.([word], () => true).length) continue; // it has a synonym already
     if (++lookups > MAX_WORD_LOOKUPS) continue;
     const c = likelyWord(word, words.filter((w) => w !== word), titles, titles.lang);
     // Read as a word one edit away already, it is not bettered by a word further off.
@@ -195,7 +196,13 @@ export async function suggestions(s: Services, site: Site, days: number) {
   }
   const asked = new Set(out.map((x) => x.kind === "synonym" ? x.query : ""));
   out.push(
-    ...statedSuggestions(stated, evidence, levers.expand).filter((x) => !asked.has(x.query)),
+    ...statedSuggestions(stated, evidence, levers.synonymExpand).filter((x) => !asked.has(x.query)),
+    ...urlNameSuggestions(
+      levers.names,
+      (q) => searched(evidence.get(q)),
+      levers.synonymExpand,
+      MAX_STATED,
+    ).filter((x) => !asked.has(x.query)),
   );
   const keys = await Promise.all(
     out.map((x) => dismissal(x.kind, x.query, x.kind === "pin" ? x.url : x.to)),
@@ -275,15 +282,6 @@ function pinFor(query: string, e: QueryEvidence, pinned: string[]): Suggestion |
   };
 }
 
-const dismissedKey = (site: string) => ["levers", site, "dismissed"];
-/** A dismissal as kept: a short hash, so a thousand stay far below KV's 64 KiB a value. */
-const dismissal = async (kind: string, query: string, target: string) =>
-  (await sha256Hex(`${kind}\n${query}\n${target}`)).slice(0, 20);
-
-async function dismissedSet(kv: Deno.Kv, site: string): Promise<Set<string>> {
-  return new Set((await kv.get<string[]>(dismissedKey(site))).value ?? []);
-}
-
 /** Keeps a suggestion from coming back: body `{kind, query, to}` or `{kind, query, url}`. */
 export async function dismissSuggestion(s: Services, site: Site, body: unknown) {
   const o = record(body, "body", ["kind", "query", "to", "url"]);
@@ -292,11 +290,7 @@ export async function dismissSuggestion(s: Services, site: Site, body: unknown) 
   }
   const query = text(o.query, "query", LIMITS.queryChars);
   const target = o.kind === "pin" ? text(o.url, "url", 500) : text(o.to, "to", LIMITS.phraseChars);
-  const key = await dismissal(o.kind, query, target);
-  for (;;) {
-    const cur = await s.kv.get<string[]>(dismissedKey(site.id));
-    // Oldest first out.
-    const list = [...(cur.value ?? []).filter((k) => k !== key), key].slice(-MAX_DISMISSED);
-    if ((await s.kv.atomic().check(cur).set(dismissedKey(site.id), list).commit()).ok) return;
-  }
+  await addDismissal(s.kv, site.id, await dismissal(o.kind, query, target));
+  // A name the site's URLs give is dropped from searches too.
+  if (o.kind === "synonym") await dropUrlName(s, site.id, query, target);
 }

@@ -3,10 +3,11 @@
  * Network (CDN)", "CDN (Content Delivery Network)") or a second name given in so many words
  * ("X, also called Y", "also known as", "aka"). Each is an equivalence the owner never had
  * to write, used like a two-way synonym at a lower weight (answers' retrieval), and shown
- * to the owner as a suggestion to accept or drop.
+ * to the owner as a suggestion to accept or drop. Names a site gives a page by its URLs
+ * (a redirect, a canonical URL) have the same shape (url_names.ts).
  */
 
-export type EquivalenceKind = "abbreviation" | "also-called";
+export type EquivalenceKind = "abbreviation" | "also-called" | "redirect" | "canonical";
 
 export interface Equivalence {
   /** The two names, the shorter first: `["cdn", "content delivery network"]`, lowercased. */
@@ -14,10 +15,12 @@ export interface Equivalence {
   kind: EquivalenceKind;
   /** How many times the site says it. */
   seen: number;
+  /** A name from URLs: the path that names the page (redirecting, or declaring it canonical), and the page's. */
+  urls?: [string, string];
 }
 
 /** A phrase stays a synonym's size (API.md: up to 4 words). */
-const MAX_PHRASE_WORDS = 4;
+export const MAX_PHRASE_WORDS = 4;
 const MAX_TEXT_CHARS = 200_000;
 const MAX_ENTRIES = 1_000;
 

@@ -1,0 +1,188 @@
+import assert from "node:assert/strict";
+import { admin, createSite, search, startApp, type TestApp, type TestSite } from "../helpers.ts";
+import { html, serveSite } from "../fixtures/crawl_site.ts";
+
+const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
+const CRAWL = { allowLoopback: true, delayMs: 0, resolve: noDns };
+
+/**
+ * A shop's help site: /docs/cdn-setup moved to /docs/content-delivery-network (301), and
+ * /guide/parcel-tracking declares /guide/shipment-status its canonical URL. Neither page's
+ * text says "cdn", "setup", "parcel" or "tracking".
+ */
+function helpSite() {
+  const site = serveSite();
+  const canonical = `<link rel="canonical" href="${site.origin}/guide/shipment-status">`;
+  const pages: [string, ReturnType<typeof html>][] = [
+    [
+      "/",
+      html(
+        "Help",
+        `<p>Read <a href="/docs/cdn-setup">images</a> and
+      <a href="/guide/parcel-tracking">orders</a>.</p>`,
+      ),
+    ],
+    ["/about", html("About us", "<p>We sell kettles and teapots from our own workshop.</p>")],
+    ["/docs/cdn-setup", {
+      status: 301,
+      headers: { Location: "/docs/content-delivery-network" },
+    }],
+    [
+      "/docs/content-delivery-network",
+      html(
+        "Content delivery network",
+        "<p>A content delivery network keeps copies of your images on edge servers near your visitors.</p>",
+      ),
+    ],
+    [
+      "/guide/parcel-tracking",
+      html(
+        "Shipment status",
+        "<p>Follow the shipment status of an order from your account page.</p>",
+        { head: canonical },
+      ),
+    ],
+    [
+      "/guide/shipment-status",
+      html(
+        "Shipment status",
+        "<p>Follow the shipment status of an order from your account page.</p>",
+      ),
+    ],
+  ];
+  for (const [path, route] of pages) site.routes.set(path, route);
+  return site;
+}
+
+async function crawl(t: TestApp, site: TestSite, url: string) {
+  const res = await t.call(`/api/admin/sites/${site.id}/crawl`, admin(site.adminKey, { url }));
+  const started = await res.json();
+  assert.equal(res.status, 202, JSON.stringify(started));
+  for (let i = 0; i < 1000; i++) {
+    const r = await t.call(
+      `/api/admin/sites/${site.id}/crawl/${started.job.id}`,
+      admin(site.adminKey),
+    );
+    const job = await r.json();
+    if (job.status !== "queued" && job.status !== "running") {
+      assert.equal(job.status, "done", JSON.stringify(job));
+      return job;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("crawl did not finish");
+}
+
+const found = async (t: TestApp, site: TestSite, q: string) => {
+  const r = await search(t, site.publicKey, `q=${encodeURIComponent(q)}`);
+  assert.equal(r.status, 200);
+  return r.body.results.map((x: { url: string }) => x.url.split("#")[0]);
+};
+
+async function suggestions(t: TestApp, site: TestSite) {
+  const res = await t.call(`/api/admin/sites/${site.id}/suggestions`, admin(site.adminKey));
+  assert.equal(res.status, 200);
+  return (await res.json()).suggestions;
+}
+
+Deno.test("url names - after a crawl, a page's old URL name (a redirect, a canonical) finds it, and the owner is shown each with the URL that names it", async () => {
+  const fx = helpSite();
+  const t = await startApp({ crawl: CRAWL });
+  try {
+    const site = await createSite(t, "business");
+    await crawl(t, site, `${fx.origin}/`);
+    const res = await t.call(`/api/admin/sites/${site.id}/pages`, admin(site.adminKey));
+    const stored = (await res.json()).pages.map((p: { url: string }) => p.url).sort();
+    assert.deepEqual(stored, [
+      "/",
+      "/about",
+      "/docs/content-delivery-network",
+      "/guide/shipment-status",
+    ]);
+
+    assert.deepEqual(await found(t, site, "cdn setup"), ["/docs/content-delivery-network"]);
+    assert.deepEqual(await found(t, site, "parcel tracking"), ["/guide/shipment-status"]);
+    // The page's own words still find it first, through its text.
+    assert.equal(
+      (await found(t, site, "content delivery network"))[0],
+      "/docs/content-delivery-network",
+    );
+
+    const offered = (await suggestions(t, site)).map((s: Record<string, unknown>) => ({
+      ...s,
+      searches: 0,
+    }));
+    assert.deepEqual(
+      offered.sort((a: { query: string }, b: { query: string }) => a.query < b.query ? -1 : 1),
+      [
+        {
+          kind: "synonym",
+          query: "cdn setup",
+          to: "content delivery network",
+          searches: 0,
+          why: "Your site's URL “/docs/cdn-setup” redirects to “/docs/content-delivery-network”.",
+          apply: { word: "cdn setup", means: ["content delivery network"] },
+        },
+        {
+          kind: "synonym",
+          query: "parcel tracking",
+          to: "shipment status",
+          searches: 0,
+          why:
+            "Your site's URL “/guide/parcel-tracking” names “/guide/shipment-status” as its canonical URL.",
+          apply: { word: "parcel tracking", means: ["shipment status"] },
+        },
+      ],
+    );
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});
+
+Deno.test("url names - a name the owner drops no longer finds the page, not even after the next crawl; the other stays", async () => {
+  const fx = helpSite();
+  const t = await startApp({ crawl: CRAWL });
+  try {
+    const site = await createSite(t, "business");
+    await crawl(t, site, `${fx.origin}/`);
+    assert.deepEqual(await found(t, site, "cdn setup"), ["/docs/content-delivery-network"]);
+    const res = await t.call(
+      `/api/admin/sites/${site.id}/suggestions/dismissed`,
+      admin(site.adminKey, { kind: "synonym", query: "cdn setup", to: "content delivery network" }),
+    );
+    assert.ok(res.status < 300, await res.text());
+    assert.deepEqual(await found(t, site, "cdn setup"), []);
+    assert.deepEqual((await suggestions(t, site)).map((s: { query: string }) => s.query), [
+      "parcel tracking",
+    ]);
+
+    await crawl(t, site, `${fx.origin}/`);
+    assert.deepEqual(await found(t, site, "cdn setup"), []);
+    assert.deepEqual(await found(t, site, "parcel tracking"), ["/guide/shipment-status"]);
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});
+
+Deno.test("url names - once the old URL no longer redirects, the next crawl stops using its name", async () => {
+  const fx = helpSite();
+  const t = await startApp({ crawl: CRAWL });
+  try {
+    const site = await createSite(t, "business");
+    await crawl(t, site, `${fx.origin}/`);
+    assert.deepEqual(await found(t, site, "cdn setup"), ["/docs/content-delivery-network"]);
+    // The old URL is a page of its own again (about other things).
+    fx.routes.set("/docs/cdn-setup", html("Images", "<p>Where your pictures are kept.</p>"));
+    await crawl(t, site, `${fx.origin}/`);
+    assert.deepEqual(await found(t, site, "cdn setup"), []);
+    assert.deepEqual(await found(t, site, "pictures"), ["/docs/cdn-setup"]);
+    assert.deepEqual((await suggestions(t, site)).map((s: { query: string }) => s.query), [
+      "parcel tracking",
+    ]);
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});

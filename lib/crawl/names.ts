@@ -19,6 +19,8 @@ interface NameRecord {
   kind: NameKind;
 }
 
+/** A longer path is kept by no record (a name is in its last segment, under 64 characters). */
+const MAX_PATH_CHARS = 2_000;
 /** Names kept per site at most: what a site of redirects may add stays bounded. */
 const MAX_RECORDS = 2_000;
 
@@ -51,7 +53,8 @@ export class CrawlNames {
   /** Notes that fetching `from` gave the page at `to` this way; `to` null: it names none. */
   async note(from: string, to: string | null, kind: NameKind) {
     const key = nameKey(this.siteId, this.origin, from);
-    if (to === null || !urlEquivalence(from, to, kind) || !keyFits(key)) {
+    const fits = keyFits(key) && to !== null && to.length <= MAX_PATH_CHARS;
+    if (!fits || !urlEquivalence(from, to, kind)) {
       if (this.kept.delete(from)) await this.s.kv.delete(key);
       return;
     }

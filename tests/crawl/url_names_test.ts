@@ -186,3 +186,34 @@ Deno.test("url names - once the old URL no longer redirects, the next crawl stop
     await fx.close();
   }
 });
+
+Deno.test("url names - a page naming a canonical URL too long for a KV key or value is crawled and no name is kept", async () => {
+  const fx = helpSite();
+  const long = `/guide/${"x".repeat(70_000)}-status`;
+  fx.routes.set(
+    "/guide/parcel-tracking",
+    html("Shipment status", "<p>Follow it.</p>", {
+      head: `<link rel="canonical" href="${fx.origin}${long}">`,
+    }),
+  );
+  fx.routes.set(`/${"y".repeat(3_000)}`, { status: 301, headers: { Location: "/about" } });
+  fx.routes.set(
+    "/",
+    html(
+      "Help",
+      `<p><a href="/guide/parcel-tracking">orders</a>
+    <a href="/${"y".repeat(3_000)}">more</a></p>`,
+    ),
+  );
+  const t = await startApp({ crawl: CRAWL });
+  try {
+    const site = await createSite(t, "business");
+    const job = await crawl(t, site, `${fx.origin}/`);
+    assert.ok(job.counts.indexed >= 2, JSON.stringify(job.counts));
+    assert.deepEqual(await suggestions(t, site), []);
+    assert.deepEqual(await found(t, site, "parcel tracking"), []);
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});

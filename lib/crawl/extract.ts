@@ -9,6 +9,7 @@ import { Parser } from "htmlparser2";
 import { squash } from "../search/mod.ts";
 import type { PageSection } from "../sites/pages.ts";
 import { faqEntries, withFaq } from "./faq_jsonld.ts";
+import { leadText } from "./lead.ts";
 import { type Attribs, type MetaFilters, MetaReader, primaryLang, webUrl } from "./page_meta.ts";
 
 /** A section as extracted: the stored heading and anchor, and its text. */
@@ -103,7 +104,7 @@ export function extractPage(html: string, baseUrl: string): ExtractedPage {
   const read = body.result();
   return {
     title: meta.title || meta.h1,
-    description: squash(meta.description ?? meta.ogDescription ?? ""),
+    description: squash(meta.description ?? meta.ogDescription ?? leadText(read.sections)),
     lang: primaryLang(meta.lang),
     ...read,
     ...withFaq(read, faqEntries(meta.jsonLd)),
@@ -152,10 +153,9 @@ interface Span {
 }
 
 /**
- * Readable text, one block per line, with heading marks. The whole page is read; the
- * spans of the first main landmark and of the articles are noted, and `result` slices
- * the content root out of the lines afterwards, so one pass serves both cases.
- */
+ * Readable text, one block per line, with heading marks. The whole page is read; the spans
+ * of the first main landmark and of the articles are noted, and `result` slices the content
+ * root out of the lines afterwards, so one pass serves both cases. */
 class TextReader {
   #lines: string[] = [];
   #marks: Mark[] = [];

@@ -42,13 +42,13 @@ const DROP_ROLES = new Set(["navigation", "banner", "contentinfo"]);
  * Generated documentation marks its chrome with classes, not landmarks: DocBook
  * (PostgreSQL) wraps prev/up/next bars in div.navheader/navfooter, Sphinx (Python,
  * Django) puts them in div.related and div.sphinxsidebar and appends a "¶" a.headerlink
- * to every heading. Indexed, these repeat on every page and drown the real text.
- */
+ * to every heading; a page's own table of contents (.toc) repeats its headings. Indexed,
+ * these repeat on every page and drown the real text. */
 const DROP_CLASS_RE =
-  /(?:^|\s)(?:navheader|navfooter|sphinxsidebar|related|headerlink|viewcode-link|skip-link|breadcrumbs?)(?:\s|$)/;
+  /(?:^|\s)(?:navheader|navfooter|sphinxsidebar|related|headerlink|viewcode-link|skip-link|breadcrumbs?|toc)(?:\s|$)/;
 /** Ids that name page chrome on sites without landmarks (Django's docs: #global-nav, #sidebar). */
 const DROP_ID_RE =
-  /^(?:(?:global|main|site|top)-?nav(?:igation|bar)?|nav(?:bar|igation)?|sidebar|breadcrumbs?|skip-?links?)$/i;
+  /^(?:(?:global|main|site|top)-?nav(?:igation|bar)?|nav(?:bar|igation)?|sidebar|breadcrumbs?|skip-?links?|toc)$/i;
 /** "Last update: Nov 11, 2026" and the like: when the page was built, not what it says. */
 const LAST_UPDATE_RE = /^(?:last\s+(?:update[ds]?|modified|changed)|updated\s+on)\b.{0,60}$/i;
 /** "Skip to content" links. */

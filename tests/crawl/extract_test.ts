@@ -295,3 +295,20 @@ Deno.test("extract - measures how much of a page is code (a source listing is ne
   const prose = extractPage(page("", "<h1>Guide</h1><p>Read this long guide first.</p>"), BASE);
   assert.equal(prose.codeShare, 0);
 });
+
+Deno.test("extract - a page's own table of contents (class or id toc) is not its text: its headings are, once", () => {
+  const p = extractPage(
+    page(
+      "<title>Chapter 1</title>",
+      '<main><h1>Chapter 1. Basics</h1><div class="toc"><p><b>Table of Contents</b></p>' +
+        '<dl><dt><a href="#a">1.1. What is this FAQ?</a></dt><dt><a href="#b">1.2. Who wrote it?</a>' +
+        '</dt></dl></div><div id="toc"><ul><li><a href="#a">What is this FAQ?</a></li></ul></div>' +
+        '<h2 id="a">1.1. What is this FAQ?</h2><p>It answers questions often asked.</p>' +
+        '<h2 id="b">1.2. Who wrote it?</h2><p>Many people over many years.</p></main>',
+    ),
+    BASE,
+  );
+  assert.equal(p.text.match(/What is this FAQ\?/g)?.length, 1, p.text);
+  assert.ok(!p.text.includes("Table of Contents"), p.text);
+  assert.equal(p.description, "It answers questions often asked.");
+});

@@ -217,3 +217,24 @@ Deno.test("url names - a page naming a canonical URL too long for a KV key or va
     await fx.close();
   }
 });
+
+Deno.test("url names - where the owner's own synonym says what a name means, it wins and the name is no longer offered", async () => {
+  const fx = helpSite();
+  const t = await startApp({ crawl: CRAWL });
+  try {
+    const site = await createSite(t, "business");
+    await crawl(t, site, `${fx.origin}/`);
+    const res = await t.call(`/api/admin/sites/${site.id}/synonyms`, {
+      ...admin(site.adminKey, { synonyms: [{ word: "cdn setup", means: ["teapots"] }] }),
+      method: "PUT",
+    });
+    assert.equal(res.status, 200, await res.text());
+    assert.deepEqual(await found(t, site, "cdn setup"), ["/about"]);
+    assert.deepEqual((await suggestions(t, site)).map((s: { query: string }) => s.query), [
+      "parcel tracking",
+    ]);
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});

@@ -64,6 +64,30 @@ export interface HttpServer {
   shutdown(): Promise<void>;
 }
 
+/**
+ * A request whose signal is made only when something reads it: Deno's Request following a
+ * signal given to it (a dependent signal, a WeakRef and a finalizer) costs as much again as
+ * the rest of the request, and only streamed answers ever look at it.
+ */
+class ServerRequest extends Request {
+  #aborter: AbortController | null = null;
+  #gone: { reason: unknown } | null = null;
+
+  override get signal(): AbortSignal {
+    if (!this.#aborter) {
+      this.#aborter = new AbortController();
+      if (this.#gone) this.#aborter.abort(this.#gone.reason);
+    }
+    return this.#aborter.signal;
+  }
+
+  /** Aborts the signal, now or as soon as it is made. */
+  abort(reason: unknown) {
+    this.#gone ??= { reason };
+    this.#aborter?.abort(reason);
+  }
+}
+
 export const SERVE_DEFAULTS = {
   maxConnections: 256,
   maxConnectionsPerIp: 32,
@@ -167,12 +191,12 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     conns.enter(slot, reads ? "body" : "busy");
     if (reads && head.expectContinue) await writeAll(slot, CONTINUE).catch(() => {});
 
-    const aborter = new AbortController();
+    let req: ServerRequest | undefined;
     let bodyDone = !reads;
     let failed: BodyError | null = null;
     // The client leaving while the app works aborts the request's signal.
     const watch = () => {
-      wire.fill().then((more) => more || aborter.abort("client gone"));
+      wire.fill().then((more) => more || req?.abort("client gone"));
     };
     const body = reads
       ? bodyStream(wire, head.length, {
@@ -192,14 +216,8 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
 
     let completed!: () => void;
     const done = new Promise<void>((r) => completed = r);
-    let req: Request;
     try {
-      req = new Request(head.url, {
-        method: head.method,
-        headers: head.headers,
-        body,
-        signal: aborter.signal,
-      });
+      req = new ServerRequest(head.url, { method: head.method, headers: head.headers, body });
     } catch {
       // A header value Headers does not allow.
       return await refuse(slot, new Refusal(400, "The request is not valid."));
@@ -230,7 +248,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       }
       await writeResponse(slot, res, head.method === "HEAD", keepAlive, head.minor === 0);
     } catch {
-      aborter.abort("client gone");
+      req.abort("client gone");
       await res.body?.cancel().catch(() => {});
       keepAlive = false;
     } finally {

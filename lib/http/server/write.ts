@@ -108,6 +108,27 @@ let lastDate = { second: 0, text: "" };
 
 const NO_BODY = new Set([204, 304]);
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
+/** A connection keeps a buffer of up to this size to put its responses together in. */
+const KEPT_OUT_BYTES = 64 * 1024;
+
+/**
+ * `head` (text, UTF-8 encoded as `encoder.encode` would) followed by `body`, in the slot's own
+ * buffer when they fit in KEPT_OUT_BYTES: one write, and no allocation per response. The
+ * buffer is free again once the write is awaited, before the connection's next exchange.
+ */
+function compose(slot: Slot, head: string, body: Uint8Array | null): Uint8Array {
+  const size = head.length * 3 + (body?.byteLength ?? 0); // UTF-8 takes at most 3 bytes a unit
+  if (size > KEPT_OUT_BYTES) {
+    const bytes = encoder.encode(head);
+    return body ? join(bytes, body) : bytes;
+  }
+  if (!slot.out || slot.out.byteLength < size) {
+    slot.out = new Uint8Array(Math.min(KEPT_OUT_BYTES, Math.max(size, 16 * 1024)));
+  }
+  const { written } = encoder.encodeInto(head, slot.out);
+  if (body) slot.out.set(body, written);
+  return slot.out.subarray(0, written + (body?.byteLength ?? 0));
+}
 
 /** Writes a response: its declared length, or chunked; a HEAD's or 204/304's without a body. */
 export async function writeResponse(
@@ -117,34 +138,35 @@ export async function writeResponse(
   keepAlive: boolean,
   http10: boolean,
 ) {
-  const lines = [statusLine(res.status)];
-  res.headers.forEach((v, k) => HOP_BY_HOP.has(k) || lines.push(`${k}: ${v}`));
-  if (!res.headers.has("date")) lines.push(`date: ${httpDate()}`);
-  if (!keepAlive) lines.push("connection: close");
+  let text = statusLine(res.status) + "\r\n";
+  res.headers.forEach((v, k) => {
+    if (!HOP_BY_HOP.has(k)) text += `${k}: ${v}\r\n`;
+  });
+  if (!res.headers.has("date")) text += `date: ${httpDate()}\r\n`;
+  if (!keepAlive) text += "connection: close\r\n";
   const declared = res.headers.get("content-length");
   const bodyless = head || NO_BODY.has(res.status) || res.status < 200;
   const fixed = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
-  const headBytes = () => encoder.encode(lines.join("\r\n") + "\r\n\r\n");
   const known = knownBodies.get(res);
   if (bodyless || (!known && !res.body)) {
     // A HEAD answer says how long the GET's body would be, when that is known.
     const length = head ? known?.byteLength ?? fixed : bodyless ? null : 0;
-    if (length !== null && !NO_BODY.has(res.status)) lines.push(`content-length: ${length}`);
+    if (length !== null && !NO_BODY.has(res.status)) text += `content-length: ${length}\r\n`;
     await res.body?.cancel().catch(() => {});
-    await writeAll(slot, headBytes());
+    await writeAll(slot, compose(slot, text + "\r\n", null));
     return;
   }
   if (known || !/^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
     // Anything but an event stream is read whole and sent in one write, head included.
     const body = known ?? new Uint8Array(await res.arrayBuffer());
     if (fixed !== null && body.byteLength !== fixed) throw new Error("body length mismatch");
-    lines.push(`content-length: ${body.byteLength}`);
-    await writeAll(slot, join(headBytes(), body));
+    text += `content-length: ${body.byteLength}\r\n\r\n`;
+    await writeAll(slot, compose(slot, text, body));
     return;
   }
   // An event stream goes out as it is made: chunked, or until the close for HTTP/1.0.
-  if (!http10) lines.push("transfer-encoding: chunked");
-  await writeAll(slot, headBytes());
+  if (!http10) text += "transfer-encoding: chunked\r\n";
+  await writeAll(slot, encoder.encode(text + "\r\n"));
   for await (const part of res.body!) {
     if (part.byteLength === 0) continue;
     if (http10) {

@@ -3,7 +3,8 @@
  * RFC 9112's grammar (head.ts, body.ts), a cap on open connections shared fairly between client
  * addresses (conns.ts), a deadline for a request's head (idle keep-alive included) and one for
  * its body, bodies handed over as they arrive, and an accept loop that outlives running out of
- * file descriptors. It imports nothing from the app: refusals are worded by `errorBody`.
+ * file descriptors. It imports nothing from the app: refusals are worded by `errorBody`, and an
+ * app's hot GET can be answered by `early` from the parsed head, before any Request is made.
  */
 import { Wire } from "../wire.ts";
 import { type Head, type HeadLimits, parseHead, readHead } from "./head.ts";

@@ -96,6 +96,8 @@ Deno.test("early search - every GET /api/search answer is byte for byte the full
       get(target("x") + "&page=0"),
       get(target("x") + "&per_page=abc"),
       get(target("%ZZ")),
+      get(target("it's%2Bmore+&&page=1&"), 'If-None-Match: "x"\r\nAccept-Encoding: gzip\r\n'),
+      get(`/api/search?key=pk_${"1".repeat(24)}&q=cache`, `X-API-Key: ${k}\r\n`), // header wins
       get(`/api/search?key=${t.strictKey}&q=cache`, "Origin: https://other.example\r\n"),
       get(`/api/search?key=${t.strictKey}&q=cache`, "Origin: https://shop.example\r\n"),
       // Left to the app by the early hook, and answered the same either way.
@@ -129,6 +131,7 @@ Deno.test("early search - every GET /api/search answer is byte for byte the full
       401, // X-API-Key twice: one value joined by ", ", as Headers.get gives it
       200,
       ...[401, 400, 401, 401, 400, 400, 400, 400, 400], // the key's and parameters' refusals
+      ...[200, 200], // odd but valid parameters; the header's key over the parameter's
       ...[403, 200], // an origin the site does not allow, and one it does
       ...[404, 200, 404, 200, 200], // paths and a method the hook leaves to the app
       ...[200, 429, 429], // the strict site's fifth search in a minute and on

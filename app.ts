@@ -1,14 +1,21 @@
 /** createApp: the whole service from its dependencies (KV, clock, logger, …). */
 import { Hono } from "hono";
 import { ApiError } from "./lib/http/errors.ts";
-import { type AppEnv, errorResponse, publicCors, requestLog } from "./lib/http/middleware.ts";
+import {
+  type AppEnv,
+  corsHeaders,
+  errorResponse,
+  publicCors,
+  requestLog,
+} from "./lib/http/middleware.ts";
+import type { EarlyHandler } from "./lib/http/server/mod.ts";
 import { type AppOptions, createServices, type Services } from "./lib/services.ts";
 import { adminCrawlRoutes } from "./routes/api/admin/crawl.ts";
 import { adminDocumentRoutes } from "./routes/api/admin/documents.ts";
 import { adminPageRoutes } from "./routes/api/admin/pages.ts";
 import { adminSiteRoutes } from "./routes/api/admin/sites.ts";
 import { feedbackRoutes } from "./routes/api/feedback.ts";
-import { searchRoutes } from "./routes/api/search.ts";
+import { searchEarly, searchRoutes } from "./routes/api/search.ts";
 import { siteRoutes } from "./routes/api/site.ts";
 import { summarizeRoutes } from "./routes/api/summarize.ts";
 import { eventRoutes } from "./routes/api/events.ts";
@@ -26,17 +33,25 @@ export type { AppOptions };
 /** Headers a page on another origin may read from our public API. */
 const EXPOSED = ["RateLimit", "RateLimit-Policy", "Retry-After", "X-Request-Id"];
 
-export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Services } {
+/**
+ * The app, its services, and `early`: GET /api/search answered the same way before a Request
+ * is made, for our HTTP server's `early` option (lib/http/server/mod.ts).
+ */
+export function createApp(
+  opts: AppOptions,
+): { app: Hono<AppEnv>; services: Services; early: EarlyHandler } {
   const s = createServices(opts);
   const app = new Hono<AppEnv>();
-  app.use("*", requestLog(s.log, () => performance.timeOrigin + performance.now()));
+  const now = () => performance.timeOrigin + performance.now();
+  app.use("*", requestLog(s.log, now));
   // Any origin may call the public API; a site's allowedOrigins is enforced per request.
-  const cors = publicCors({
+  const corsOptions = {
     methods: ["GET", "POST", "OPTIONS"],
     allowHeaders: ["X-API-Key", "Content-Type"],
     exposeHeaders: EXPOSED,
     maxAgeSeconds: 600,
-  });
+  };
+  const cors = publicCors(corsOptions);
   for (
     const path of ["/api/search", "/api/site", "/api/summarize", "/api/feedback", "/api/events"]
   ) app.use(path, cors);
@@ -62,5 +77,5 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
     throw new ApiError("NOT_FOUND", "No such endpoint.");
   });
   app.onError((err, c) => errorResponse(err, c, s.log));
-  return { app, services: s };
+  return { app, services: s, early: searchEarly(s, { now, cors: corsHeaders(corsOptions) }) };
 }

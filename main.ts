@@ -62,7 +62,7 @@ const summarizer = apiKey
   })
   : undefined; // the built-in extractive summarizer: everything works offline
 const crawlDelayMs = optionalNumber("CRAWL_DELAY_MS");
-const { app, services } = createApp({
+const { app, services, early } = createApp({
   kv,
   operatorTokenHash: token.hash,
   demo: !production,
@@ -188,6 +188,7 @@ if (onDeploy) {
     log: jsonLogger,
     onListen,
     reusePort: workers > 1 || workerOf !== undefined,
+    early, // GET /api/search before a Request is made: the same answer, for less
   }, app.fetch);
   stopServer = () => server.shutdown();
   services.httpFront = () => ({ ...server.stats() });

@@ -7,8 +7,11 @@ import type { Site, SiteStore } from "../sites/store.ts";
 
 /** The public key of a request: the `X-API-Key` header wins over the `key` parameter. */
 export function publicKeyOf(c: Context): string {
-  const header = c.req.header("x-api-key");
-  const params = c.req.queries("key") ?? [];
+  return publicKeyFrom(c.req.header("x-api-key"), c.req.queries("key") ?? []);
+}
+
+/** The public key from an `X-API-Key` header's value and the `key` parameters, checked. */
+export function publicKeyFrom(header: string | undefined, params: string[]): string {
   const key = header ?? params[0];
   if (key === undefined || key === "") {
     throw new ApiError(

@@ -103,7 +103,8 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** Request ids: a random prefix per process and a counter, so none costs random bytes. */
 const ID_PREFIX = "req_" + randomBase62(12);
 let idCounter = 0;
-const nextRequestId = () => ID_PREFIX + base62(idCounter++, 8);
+/** A new request id. */
+export const nextRequestId = () => ID_PREFIX + base62(idCounter++, 8);
 
 /** Responses made by `respond`, which already carry the headers middleware asked for. */
 const complete = new WeakSet<Response>();
@@ -162,31 +163,60 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
       c.header("X-Request-Id", requestId);
       throw err;
     } finally {
-      log({
-        time: new Date(started).toISOString(),
-        request_id: requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status,
-        ms: Math.round((now() - started) * 10) / 10,
-        site: c.get("siteId") ?? null,
-      });
+      log(accessLine(started, now(), requestId, c.req.method, c.req.path, status, c.get("siteId")));
     }
   };
 }
 
-/** CORS for the public API: any origin; a site's allowedOrigins is enforced per request. */
-export function publicCors(o: {
+/** The access log's line for one request, whichever way it was answered. */
+export function accessLine(
+  started: number,
+  ended: number,
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  siteId: string | undefined,
+): Record<string, unknown> {
+  return {
+    time: isoTime(started),
+    request_id: requestId,
+    method,
+    path,
+    status,
+    ms: Math.round((ended - started) * 10) / 10,
+    site: siteId ?? null,
+  };
+}
+
+/** A time as ISO 8601 text to the millisecond, made once per millisecond however many ask. */
+function isoTime(t: number): string {
+  const ms = Math.floor(t);
+  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
+  return lastIso.text;
+}
+let lastIso = { ms: NaN, text: "" };
+
+/** What the public API's CORS allows. */
+export interface CorsOptions {
   methods: string[];
   allowHeaders: string[];
   exposeHeaders: string[];
   maxAgeSeconds: number;
-}): MiddlewareHandler<AppEnv> {
-  // Built once: every answer carries the same two headers, every preflight the same five.
-  const simple: [string, string][] = [
+}
+
+/** The CORS headers every public API answer carries (preflights carry more). */
+export function corsHeaders(o: CorsOptions): [string, string][] {
+  return [
     ["Access-Control-Allow-Origin", "*"],
     ["Access-Control-Expose-Headers", o.exposeHeaders.join(",")],
   ];
+}
+
+/** CORS for the public API: any origin; a site's allowedOrigins is enforced per request. */
+export function publicCors(o: CorsOptions): MiddlewareHandler<AppEnv> {
+  // Built once: every answer carries the same two headers, every preflight the same five.
+  const simple = corsHeaders(o);
   const preflight: [string, string][] = [
     ...simple,
     ["Access-Control-Max-Age", String(o.maxAgeSeconds)],
@@ -202,26 +232,32 @@ export function publicCors(o: {
 
 /** The error envelope of API.md, for any thrown value. */
 export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Response {
+  const { status, body, headers } = errorAnswer(err, c.get("requestId") ?? "", log);
+  return c.json(body, status as 400, headers);
+}
+
+/** The status, envelope and headers of an error answer, its failure logged when it is ours. */
+export function errorAnswer(err: unknown, requestId: string, log: Logger) {
   const e = asApiError(err);
   if (e.code === "SERVICE_UNAVAILABLE" && (e !== err || e.cause !== undefined)) {
     // The store failed: operators must hear of it even though the client only sees a 503.
     log({
       level: "error",
       event: "storage_unavailable",
-      request_id: c.get("requestId"),
+      request_id: requestId,
       error: String(e.cause ?? err),
     });
   }
   if (e.code === "INTERNAL_ERROR") {
     log({
       level: "error",
-      request_id: c.get("requestId"),
+      request_id: requestId,
       error: String(err),
       stack: (err as Error)?.stack,
     });
   }
-  const headers = { "X-Request-Id": c.get("requestId") ?? "", ...e.extras.headers };
-  return c.json({ error: errorObject(e, c.get("requestId") ?? "") }, e.status as 400, headers);
+  const headers: Record<string, string> = { "X-Request-Id": requestId, ...e.extras.headers };
+  return { status: e.status, body: { error: errorObject(e, requestId) }, headers };
 }
 
 /**

@@ -47,6 +47,7 @@ const encoder = new TextEncoder();
 
 /** The filters and facets asked, as one text: the same ones in any order give the same. */
 function narrowingKey(ask: SearchAsk): string {
+  if (!ask.filters?.size) return ask.facets ? "[1,[]]" : ""; // most searches: no JSON to make
   const names = [...(ask.filters ?? [])].map(([n, v]) => [n, [...v].sort()] as const)
     .sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
   return names.length || ask.facets ? JSON.stringify([ask.facets ? 1 : 0, names]) : "";

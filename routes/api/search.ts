@@ -1,11 +1,22 @@
 /** GET /api/search: parameters checked here, the search itself in lib/usecases/search_site.ts. */
 import { Hono } from "hono";
-import { publicKeyOf } from "../../lib/http/auth.ts";
+import { getQueryParams } from "hono/utils/url";
+import { publicKeyFrom } from "../../lib/http/auth.ts";
 import { ApiError } from "../../lib/http/errors.ts";
-import { allowOnly, type AppEnv, respond } from "../../lib/http/middleware.ts";
+import {
+  accessLine,
+  allowOnly,
+  type AppEnv,
+  errorAnswer,
+  nextRequestId,
+  respond,
+} from "../../lib/http/middleware.ts";
 import { FacetsParam, parse, SearchFilters, SearchParams } from "../../lib/http/schemas.ts";
+import type { EarlyAnswer, EarlyRequest } from "../../lib/http/server/mod.ts";
 import type { Services } from "../../lib/services.ts";
-import { searchSite } from "../../lib/usecases/search_site.ts";
+import { type SearchAsk, searchSite } from "../../lib/usecases/search_site.ts";
+
+const PATH = "/api/search";
 
 /** Query parameters as one value each; a repeated one is refused rather than guessed. */
 function singleParams(all: Record<string, string[]>, names: string[]) {
@@ -21,31 +32,110 @@ function singleParams(all: Record<string, string[]>, names: string[]) {
   return out;
 }
 
+/** The search a request asks, from its query parameters and its headers; throws the refusal. */
+function searchAsk(
+  all: Record<string, string[]>,
+  header: (name: string) => string | undefined,
+  onSite: (siteId: string) => void,
+): SearchAsk {
+  const key = publicKeyFrom(header("x-api-key"), all.key ?? []);
+  const once = singleParams(all, ["q", "page", "per_page", "session", "facets"]);
+  const params = parse(SearchParams, once);
+  return {
+    key,
+    origin: header("origin"),
+    q: params.q,
+    page: params.page,
+    perPage: params.per_page,
+    session: params.session,
+    filters: parse(SearchFilters, all.filter ?? [], "filter"),
+    facets: parse(FacetsParam, once.facets, "facets"),
+    onSite,
+  };
+}
+
 export function searchRoutes(s: Services) {
   const app = new Hono<AppEnv>();
-  app.get("/api/search", async (c) => {
-    const key = publicKeyOf(c);
-    const all = c.req.queries();
-    const once = singleParams(all, ["q", "page", "per_page", "session", "facets"]);
-    const params = parse(SearchParams, once);
-    const filters = parse(SearchFilters, all.filter ?? [], "filter");
-    const facets = parse(FacetsParam, once.facets, "facets");
-    const answer = await searchSite(s, {
-      key,
-      origin: c.req.header("origin"),
-      q: params.q,
-      page: params.page,
-      perPage: params.per_page,
-      session: params.session,
-      filters,
-      facets,
-      onSite: (id) => c.set("siteId", id),
-    });
+  app.get(PATH, async (c) => {
+    const ask = searchAsk(
+      c.req.queries(),
+      (name) => c.req.header(name),
+      (id) => c.set("siteId", id),
+    );
+    const answer = await searchSite(s, ask);
     return respond(c, answer.bytes, 200, {
       ...answer.headers,
       "Content-Type": "application/json",
     });
   });
-  allowOnly(app, "/api/search", ["GET"]);
+  allowOnly(app, PATH, ["GET"]);
   return app;
+}
+
+/** What the app's middleware does around every public API answer, for `searchEarly`. */
+export interface EarlyFront {
+  /** The access log's clock (milliseconds). */
+  now: () => number;
+  /** The CORS headers of every public API answer (middleware.ts `corsHeaders`). */
+  cors: [string, string][];
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * GET /api/search for our server's `early` hook (a cached answer costs little more than its
+ * write): the same parameters, search, headers, error envelope and access log line as the
+ * route behind the app's middleware, without a Request, Hono or a Response. Any other path is
+ * left to the app; so is a path the app would only reach after decoding it.
+ */
+export function searchEarly(s: Services, front: EarlyFront) {
+  return (req: EarlyRequest): Promise<EarlyAnswer> | null => {
+    const at = req.url.indexOf("/", req.url.indexOf("//") + 2);
+    const end = at + PATH.length;
+    if (!req.url.startsWith(PATH, at) || (end < req.url.length && req.url[end] !== "?")) {
+      return null;
+    }
+    return answerEarly(s, front, req);
+  };
+}
+
+async function answerEarly(s: Services, front: EarlyFront, req: EarlyRequest) {
+  const started = front.now();
+  const requestId = nextRequestId();
+  let siteId: string | undefined;
+  // Set, not appended, by lower-case name: what Hono and the middleware do to the Response.
+  const headers: Record<string, string> = {};
+  const put = (from: Record<string, string>) => {
+    for (const name in from) headers[name.toLowerCase()] = from[name];
+  };
+  let status = 200, body: Uint8Array;
+  try {
+    const all = getQueryParams(req.url) as Record<string, string[]>;
+    const ask = searchAsk(all, (name) => headerValue(req.headers, name), (id) => siteId = id);
+    const answer = await searchSite(s, ask);
+    put(answer.headers);
+    headers["content-type"] = "application/json";
+    body = answer.bytes;
+  } catch (err) {
+    const e = errorAnswer(err, requestId, s.log);
+    headers["content-type"] = "application/json";
+    put(e.headers);
+    status = e.status;
+    body = encoder.encode(JSON.stringify(e.body));
+  }
+  headers["x-request-id"] = requestId;
+  for (const [name, value] of front.cors) headers[name.toLowerCase()] = value;
+  s.log(accessLine(started, front.now(), requestId, "GET", PATH, status, siteId));
+  return { status, headers: Object.entries(headers), body };
+}
+
+/** A header's value as `Headers.get` gives it: every line of that name, joined by ", ". */
+function headerValue(lines: readonly [string, string][], name: string): string | undefined {
+  let value: string | undefined;
+  for (const [n, v] of lines) {
+    if (n.length === name.length && n.toLowerCase() === name) {
+      value = value === undefined ? v : `${value}, ${v}`;
+    }
+  }
+  return value;
 }

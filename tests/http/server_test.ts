@@ -302,3 +302,21 @@ Deno.test("server - HTTP/1.1 framing: pipelined and chunked requests, HEAD, and 
   await aborted.promise;
   await server.shutdown();
 });
+
+Deno.test("server - a request's signal read after its client left is already aborted", async () => {
+  const left = Promise.withResolvers<void>();
+  const seen = Promise.withResolvers<boolean>();
+  const server = serveHttp({ hostname: "127.0.0.1", port: 0 }, async (req) => {
+    await left.promise; // the client is gone before anything looks at the signal
+    await new Promise((r) => setTimeout(r, 100));
+    seen.resolve(req.signal.aborted);
+    return new Response("late");
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+  await conn.write(enc.encode("GET /work HTTP/1.1\r\nHost: x\r\n\r\n"));
+  await new Promise((r) => setTimeout(r, 50));
+  conn.close();
+  left.resolve();
+  assert.equal(await seen.promise, true);
+  await server.shutdown();
+});

@@ -25,6 +25,8 @@ export interface Slot {
   since: number;
   /** When the head being read or the write under way must be done by; null when neither. */
   deadline: number | null;
+  /** Where responses are put together, reused across the connection's exchanges (write.ts). */
+  out: Uint8Array | null;
 }
 
 /** What the server counted since it started. */
@@ -67,7 +69,14 @@ export class Connections {
     const own = this.#byPeer.get(peer);
     if (own && own.size >= this.maxPerPeer && !this.#evictFrom(own)) return "peer";
     if (this.slots.size >= this.max && !this.#evictHoarder()) return "full";
-    const slot: Slot = { conn, peer, phase: "head", since: Date.now(), deadline: null };
+    const slot: Slot = {
+      conn,
+      peer,
+      phase: "head",
+      since: Date.now(),
+      deadline: null,
+      out: null,
+    };
     this.slots.add(slot);
     if (own) own.add(slot);
     else this.#byPeer.set(peer, new Set([slot]));

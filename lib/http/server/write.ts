@@ -108,6 +108,61 @@ let lastDate = { second: 0, text: "" };
 
 const NO_BODY = new Set([204, 304]);
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length"]);
+/** A connection keeps a buffer of up to this size to put its responses together in. */
+const KEPT_OUT_BYTES = 64 * 1024;
+
+/**
+ * `head` (text, UTF-8 encoded as `encoder.encode` would) followed by `body`, in the slot's own
+ * buffer when they fit in KEPT_OUT_BYTES: one write, and no allocation per response. The
+ * buffer is free again once the write is awaited, before the connection's next exchange.
+ */
+function compose(slot: Slot, head: string, body: Uint8Array | null): Uint8Array {
+  const size = head.length * 3 + (body?.byteLength ?? 0); // UTF-8 takes at most 3 bytes a unit
+  if (size > KEPT_OUT_BYTES) {
+    const bytes = encoder.encode(head);
+    return body ? join(bytes, body) : bytes;
+  }
+  if (!slot.out || slot.out.byteLength < size) {
+    slot.out = new Uint8Array(Math.min(KEPT_OUT_BYTES, Math.max(size, 16 * 1024)));
+  }
+  const { written } = encoder.encodeInto(head, slot.out);
+  if (body) slot.out.set(body, written);
+  return slot.out.subarray(0, written + (body?.byteLength ?? 0));
+}
+
+/** The Date header when the app set none, and `connection: close` when the connection ends. */
+const ending = (dated: boolean, keepAlive: boolean) =>
+  (dated ? "" : `date: ${httpDate()}\r\n`) + (keepAlive ? "" : "connection: close\r\n");
+
+/**
+ * A whole answer the app made without a Response (the server's `early` hook): a status that
+ * has a body, headers as a Headers object would take them (not Set-Cookie), and the body.
+ */
+export interface EarlyAnswer {
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array;
+}
+
+/**
+ * Writes an early answer to a GET byte for byte as writeResponse writes the same Response:
+ * names in lower case and sorted, repeated ones joined by ", " (the Fetch standard's "sort and
+ * combine", which Headers iterates in).
+ */
+export async function writeEarly(slot: Slot, a: EarlyAnswer, keepAlive: boolean) {
+  const sorted = a.headers.map(([k, v]) => [k.toLowerCase(), v] as const)
+    .sort((x, y) => x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0);
+  let text = statusLine(a.status) + "\r\n", dated = false;
+  for (let i = 0; i < sorted.length; i++) {
+    const name = sorted[i][0];
+    let value = sorted[i][1];
+    while (i + 1 < sorted.length && sorted[i + 1][0] === name) value += ", " + sorted[++i][1];
+    if (name === "date") dated = true;
+    if (!HOP_BY_HOP.has(name)) text += `${name}: ${value}\r\n`;
+  }
+  text += ending(dated, keepAlive) + `content-length: ${a.body.byteLength}\r\n\r\n`;
+  await writeAll(slot, compose(slot, text, a.body));
+}
 
 /** Writes a response: its declared length, or chunked; a HEAD's or 204/304's without a body. */
 export async function writeResponse(
@@ -117,34 +172,34 @@ export async function writeResponse(
   keepAlive: boolean,
   http10: boolean,
 ) {
-  const lines = [statusLine(res.status)];
-  res.headers.forEach((v, k) => HOP_BY_HOP.has(k) || lines.push(`${k}: ${v}`));
-  if (!res.headers.has("date")) lines.push(`date: ${httpDate()}`);
-  if (!keepAlive) lines.push("connection: close");
+  let text = statusLine(res.status) + "\r\n";
+  res.headers.forEach((v, k) => {
+    if (!HOP_BY_HOP.has(k)) text += `${k}: ${v}\r\n`;
+  });
+  text += ending(res.headers.has("date"), keepAlive);
   const declared = res.headers.get("content-length");
   const bodyless = head || NO_BODY.has(res.status) || res.status < 200;
   const fixed = declared !== null && /^\d+$/.test(declared) ? Number(declared) : null;
-  const headBytes = () => encoder.encode(lines.join("\r\n") + "\r\n\r\n");
   const known = knownBodies.get(res);
   if (bodyless || (!known && !res.body)) {
     // A HEAD answer says how long the GET's body would be, when that is known.
     const length = head ? known?.byteLength ?? fixed : bodyless ? null : 0;
-    if (length !== null && !NO_BODY.has(res.status)) lines.push(`content-length: ${length}`);
+    if (length !== null && !NO_BODY.has(res.status)) text += `content-length: ${length}\r\n`;
     await res.body?.cancel().catch(() => {});
-    await writeAll(slot, headBytes());
+    await writeAll(slot, compose(slot, text + "\r\n", null));
     return;
   }
   if (known || !/^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
     // Anything but an event stream is read whole and sent in one write, head included.
     const body = known ?? new Uint8Array(await res.arrayBuffer());
     if (fixed !== null && body.byteLength !== fixed) throw new Error("body length mismatch");
-    lines.push(`content-length: ${body.byteLength}`);
-    await writeAll(slot, join(headBytes(), body));
+    text += `content-length: ${body.byteLength}\r\n\r\n`;
+    await writeAll(slot, compose(slot, text, body));
     return;
   }
   // An event stream goes out as it is made: chunked, or until the close for HTTP/1.0.
-  if (!http10) lines.push("transfer-encoding: chunked");
-  await writeAll(slot, headBytes());
+  if (!http10) text += "transfer-encoding: chunked\r\n";
+  await writeAll(slot, encoder.encode(text + "\r\n"));
   for await (const part of res.body!) {
     if (part.byteLength === 0) continue;
     if (http10) {

@@ -6,7 +6,7 @@
  * word. Source listings are left out of the title rule: a module's code page is titled with
  * its name, its documentation often is not.
  */
-import { terms, words as wordsOf } from "../analysis/tokens.ts";
+import { firstWord, terms, words as wordsOf } from "../analysis/tokens.ts";
 import { postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
 
@@ -62,6 +62,13 @@ export function headingBonus(
   if (!weight || !need || need > headingWords) return;
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * need;
+  // Whether all of a word's forms are the query's: headings of the pages share many words.
+  const known = new Map<string, boolean>();
+  const ofQuery = (word: string) => {
+    let yes = known.get(word);
+    if (yes === undefined) known.set(word, yes = terms(word, lang).every((t) => forms.has(t)));
+    return yes;
+  };
   for (const id of ids) {
     // Only a page whose headings hold enough of the query's forms is read.
     let held = 0;
@@ -74,8 +81,8 @@ export function headingBonus(
     for (const line of headings.split("\n")) {
       if (!line || line.length > longest) continue;
       // Most lines fail on their first word: only that one is stemmed before the rest.
-      const first = wordsOf(line, lang).next();
-      if (first.done || !terms(first.value, lang).every((t) => forms.has(t))) continue;
+      const first = firstWord(line, lang);
+      if (first === undefined || !ofQuery(first)) continue;
       const own = [...wordsOf(line, lang)].flatMap((w) => terms(w, lang));
       if (own.length && own.every((t) => forms.has(t))) named.push(new Set(own));
       if (named.length >= MAX_NAMING) break;

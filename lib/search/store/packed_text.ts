@@ -11,7 +11,9 @@
  * the end of this table) and how many UTF-16 units the text holds up to its end (u32 each),
  * then the blocks (raw deflate).
  */
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import zlib from "node:zlib";
+
+const { deflateRawSync, inflateRawSync } = zlib;
 
 const RAW = 0, DEFLATED = 1;
 /** UTF-8 bytes per block (fewer where a character would be cut). */
@@ -124,9 +126,61 @@ function inflate(p: Uint8Array, first: number, last: number): string {
   let text = "";
   for (let i = first; i <= last; i++) {
     const from = i ? u32(p, HEAD + 8 * (i - 1)) : 0, to = u32(p, HEAD + 8 * i);
-    text += decoder.decode(inflateRawSync(p.subarray(table + from, table + to)));
+    text += inflateBlock(p.subarray(table + from, table + to));
   }
   return text;
+}
+
+/** The inflater's native handle and where it reports the room left (node:zlib's internals). */
+interface Handle {
+  reset(): void;
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOff: number,
+    inLen: number,
+    out: Uint8Array,
+    outOff: number,
+    outLen: number,
+  ): void;
+}
+
+/**
+ * One inflater reset for each block: `inflateRawSync` makes a stream, a native inflater and
+ * its window per call, twice the cost of inflating 8 KiB. Where node:zlib's internals are not
+ * as expected, each block is inflated the usual way.
+ */
+function inflater() {
+  const z = zlib.createInflateRaw() as unknown as zlib.InflateRaw & {
+    _handle?: Handle;
+    _writeState?: Uint32Array;
+  };
+  // A bad block throws here; the stream would report it again later, to no one.
+  z.on("error", () => {});
+  const handle = z._handle, state = z._writeState;
+  if (typeof handle?.writeSync !== "function" || typeof handle.reset !== "function") return null;
+  if (!(state instanceof Uint32Array)) return null;
+  // A block inflates to at most BLOCK bytes; the room beyond shows a block that did not end.
+  return { handle, state, out: new Uint8Array(BLOCK + 1) };
+}
+
+let reused = inflater();
+
+/** One block's text. */
+function inflateBlock(block: Uint8Array): string {
+  if (!reused) return decoder.decode(inflateRawSync(block));
+  const { handle, state, out } = reused;
+  try {
+    handle.reset();
+    handle.writeSync(zlib.constants.Z_FINISH, block, 0, block.length, out, 0, out.length);
+  } catch (e) {
+    reused = inflater(); // its stream is closed after an error
+    throw e;
+  }
+  // state: [room left in `out`, input left]; a block longer than BLOCK is not one of ours.
+  const written = out.length - state[0];
+  if (state[1] !== 0 || written > BLOCK) return decoder.decode(inflateRawSync(block));
+  return decoder.decode(out.subarray(0, written));
 }
 
 const cut = (text: string, maxChars: number) =>

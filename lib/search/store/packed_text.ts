@@ -104,6 +104,47 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 }
 
 /**
+ * Texts read for results shown, at most this many in the process (~8 KB each): pages that
+ * answer many queries are shown again and again, and inflating one is most of showing it.
+ */
+const KEPT = 128;
+
+interface Kept {
+  bytes: number;
+  maxChars: number;
+  text: string;
+}
+
+/**
+ * What was read of each packed text, by the buffer that holds it (an index's columns are
+ * made once and never written) and where in it: a document's bytes are a new view per read.
+ * Only while that buffer lives: a dropped index's text goes with it.
+ */
+const kept = new WeakMap<ArrayBufferLike, Map<number, Kept>>();
+/** The texts kept, oldest first, to forget beyond KEPT. */
+const keptOrder: [WeakRef<ArrayBufferLike>, number][] = [];
+
+/** `unpackText`, the text kept for the next read of the same text and length. */
+export function unpackKept(p: Uint8Array, maxChars: number): string {
+  if (p[0] === RAW) return unpackText(p, maxChars); // nothing to inflate
+  let inBuffer = kept.get(p.buffer);
+  const had = inBuffer?.get(p.byteOffset);
+  if (had?.bytes === p.length && had.maxChars === maxChars) return had.text;
+  const text = unpackText(p, maxChars);
+  if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
+  if (!had) {
+    keptOrder.push([new WeakRef(p.buffer), p.byteOffset]);
+    if (keptOrder.length > KEPT) {
+      const [ref, at] = keptOrder.shift()!;
+      const old = ref.deref(), map = old && kept.get(old);
+      if (map?.delete(at) && !map.size) kept.delete(old!);
+    }
+  }
+  inBuffer.set(p.byteOffset, { bytes: p.length, maxChars, text });
+  return text;
+}
+
+/**
  * A stretch of the text holding characters `from` to `to` (as far as the text goes): whole
  * blocks, so it may start before `from` (at `at`) and end after `to`.
  */

@@ -76,28 +76,39 @@ export function headingBonus(
     if (held < need) continue;
     const headings = db.docs.sectionHeadings(id);
     if (!headings) continue;
-    // Each heading made of query words only, as the set of them it names.
+    // Each heading made of query words only, as the set of them it names; lines too long
+    // are passed over unread, and the page is done once two of them name the query.
     const named: Set<string>[] = [];
-    for (const line of headings.split("\n")) {
-      if (!line || line.length > longest) continue;
+    let yes = false;
+    for (let at = 0; at < headings.length && !yes && named.length < MAX_NAMING;) {
+      let end = headings.indexOf("\n", at);
+      if (end < 0) end = headings.length;
+      const from = at;
+      at = end + 1;
+      if (end === from || end - from > longest) continue;
+      const line = headings.slice(from, end);
       // Most lines fail on their first word: only that one is stemmed before the rest.
       const first = firstWord(line, lang);
       if (first === undefined || !ofQuery(first)) continue;
       const own = [...wordsOf(line, lang)].flatMap((w) => terms(w, lang));
-      if (own.length && own.every((t) => forms.has(t))) named.push(new Set(own));
-      if (named.length >= MAX_NAMING) break;
+      if (own.length && own.every((t) => forms.has(t))) {
+        named.push(new Set(own));
+        yes = namesWithOne(named, need);
+      }
     }
-    if (namedByTwo(named, need)) words[id] += weight;
+    if (yes) words[id] += weight;
   }
 }
 
-/** Whether one heading, or a heading and a subheading, name `need` query words. */
-function namedByTwo(named: Set<string>[], need: number): boolean {
-  for (let i = 0; i < named.length; i++) {
-    if (named[i].size >= need) return true;
-    for (let j = i + 1; j < named.length; j++) {
-      if (new Set([...named[i], ...named[j]]).size >= need) return true;
-    }
+/**
+ * Whether the last of `named` names `need` query words, alone or with one before it (a
+ * heading and a subheading): asked after each, it tells whether any one or two do.
+ */
+function namesWithOne(named: Set<string>[], need: number): boolean {
+  const last = named[named.length - 1];
+  if (last.size >= need) return true;
+  for (let i = 0; i < named.length - 1; i++) {
+    if (new Set([...named[i], ...last]).size >= need) return true;
   }
   return false;
 }

@@ -2,6 +2,7 @@
  * Search benchmark: index build, memory, in-process latency, and /api/search
  * under wrk beside the same queries in-process and a bare Deno.serve.
  */
+import process from "node:process";
 import { createApp } from "../app.ts";
 import type { PageInput } from "../lib/sites/pages.ts";
 import { loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
@@ -111,6 +112,8 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   // Warm up on every query (JIT), then collect the build's garbage, so the figures are steady state.
   for (const q of queries) await s.indexes.search(site.id, q, 1, 10);
   gc();
+  // CPU time of this process alone: what a search costs whatever else the machine runs.
+  const cpu = process.cpuUsage();
   const lat: number[] = [];
   for (let pass = 0; pass < 3; pass++) {
     for (const q of queries) {
@@ -119,10 +122,13 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
       lat.push(performance.now() - t0);
     }
   }
+  const cpuUs = (({ user, system }) => (user + system) / lat.length)(process.cpuUsage(cpu));
   console.log(
     `in-process search (${queries.length} queries x 3, 10 results with highlights): p50 ${
       ms(percentile(lat, 50))
-    }, p99 ${ms(percentile(lat, 99))}, max ${ms(Math.max(...lat))}`,
+    }, p99 ${ms(percentile(lat, 99))}, max ${ms(Math.max(...lat))}; CPU ${
+      cpuUs.toFixed(0)
+    } µs a search (${(1e6 / cpuUs).toFixed(0)} searches per CPU second)`,
   );
 
   let n = 0;

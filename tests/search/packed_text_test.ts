@@ -7,6 +7,7 @@ import {
   packText,
   soundText,
   textAround,
+  unpackKept,
   unpackText,
   utf8Bytes,
 } from "../../lib/search/store/packed_text.ts";
@@ -72,4 +73,32 @@ Deno.test("packed text - a damaged layout is not sound", () => {
   const bad = packed.slice();
   bad[8] = 7; // block count
   assert.equal(soundText(bad), false);
+});
+
+Deno.test("packed text - a damaged block fails to read, and text read after it reads whole", () => {
+  const rand = rng(9);
+  const text = randomText(rand, 20_000), packed = packText(text);
+  const bad = packed.slice();
+  for (let i = 40; i < 80; i++) bad[i] ^= 0x5a;
+  assert.throws(() => unpackText(bad));
+  assert.equal(unpackText(packed), text);
+  assert.equal(textAround(packed, 9_000, 9_100).text.length > 0, true);
+});
+
+Deno.test("packed text - a kept read gives the same prefix as a fresh one, for each length asked", () => {
+  const rand = rng(11);
+  const text = randomText(rand, 30_000), packed = packText(text);
+  for (const k of [8_000, 8_000, 100, 8_000, 30_000]) {
+    assert.equal(unpackKept(packed, k), text.slice(0, k), `first ${k}`);
+  }
+  // Two texts in one buffer, as a snapshot holds them: each reads as itself.
+  const other = randomText(rand, 12_000), second = packText(other);
+  const joined = new Uint8Array(packed.length + second.length);
+  joined.set(packed);
+  joined.set(second, packed.length);
+  const a = joined.subarray(0, packed.length), b = joined.subarray(packed.length);
+  for (let i = 0; i < 2; i++) {
+    assert.equal(unpackKept(a, 8_000), text.slice(0, 8_000));
+    assert.equal(unpackKept(b, 8_000), other.slice(0, 8_000));
+  }
 });

@@ -186,6 +186,17 @@ export function* words(text: string, code: string): Generator<string> {
   }
 }
 
+/** A run of RUN, looked for from the start of a text. */
+const FIRST_RUN = new RegExp(RUN.source, "u");
+
+/** The first word of a text, as `words` would give it first (undefined when it has none). */
+export function firstWord(text: string, code: string): string | undefined {
+  const run = FIRST_RUN.exec(text)?.[0];
+  if (run === undefined || !UNSPACED.test(run)) return run;
+  const first = words(text, code).next();
+  return first.done ? undefined : first.value;
+}
+
 /**
  * Indexed forms per language, keyed by the word as written: a page's words are mostly
  * the site's common words, so a build stems each distinct word about once. Bounded: two

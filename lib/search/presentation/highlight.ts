@@ -182,19 +182,19 @@ const ENDS_SENTENCE = /[.!?:;,…)»"”]\s*$/;
  */
 function joinLines(text: string, offset: number): { out: string; at: number[] } {
   const at = new Array<number>(text.length + 1);
-  let out = "", line = "";
-  for (let i = 0; i < text.length; i++) {
-    at[i] = offset + out.length;
-    const c = text[i];
-    if (c !== "\n") {
-      out += c;
-      line += c;
-      continue;
-    }
+  let out = "";
+  // Line by line: each character lands where it was plus what the separators added.
+  for (let start = 0;;) {
+    const nl = text.indexOf("\n", start), end = nl < 0 ? text.length : nl;
+    const shift = offset + out.length - start;
+    for (let i = start; i < end; i++) at[i] = shift + i;
+    const line = text.slice(start, end);
+    out += line;
+    if (nl < 0) break;
     const sep = line.trim() && !ENDS_SENTENCE.test(line) ? " · " : " ";
-    at[i] = offset + out.length + (sep.length - 1); // a match never spans a line break
+    at[nl] = offset + out.length + (sep.length - 1); // a match never spans a line break
     out += sep;
-    line = "";
+    start = nl + 1;
   }
   at[text.length] = offset + out.length;
   return { out, at };

@@ -180,7 +180,7 @@ export function searchDb(
     matched.slice(0, MAX_HIGHLIGHT_WORDS),
   );
   const present = (id: number): SearchHit => {
-    const doc = docAt(db, id, FIRST_READ_CHARS);
+    const doc = docAt(db, id, FIRST_READ_CHARS, true);
     const description = describe(doc);
     // The first matches make the snippet; sections are found by their headings too. A
     // body that holds none of the matched words (the match was in the title) is not read.

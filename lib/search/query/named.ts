@@ -6,7 +6,7 @@
  * word. Source listings are left out of the title rule: a module's code page is titled with
  * its name, its documentation often is not.
  */
-import { terms, words as wordsOf } from "../analysis/tokens.ts";
+import { firstWord, terms, words as wordsOf } from "../analysis/tokens.ts";
 import { postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
 
@@ -62,6 +62,13 @@ export function headingBonus(
   if (!weight || !need || need > headingWords) return;
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * need;
+  // Whether all of a word's forms are the query's: headings of the pages share many words.
+  const known = new Map<string, boolean>();
+  const ofQuery = (word: string) => {
+    let yes = known.get(word);
+    if (yes === undefined) known.set(word, yes = terms(word, lang).every((t) => forms.has(t)));
+    return yes;
+  };
   for (const id of ids) {
     // Only a page whose headings hold enough of the query's forms is read.
     let held = 0;
@@ -69,28 +76,39 @@ export function headingBonus(
     if (held < need) continue;
     const headings = db.docs.sectionHeadings(id);
     if (!headings) continue;
-    // Each heading made of query words only, as the set of them it names.
+    // Each heading made of query words only, as the set of them it names; lines too long
+    // are passed over unread, and the page is done once two of them name the query.
     const named: Set<string>[] = [];
-    for (const line of headings.split("\n")) {
-      if (!line || line.length > longest) continue;
+    let yes = false;
+    for (let at = 0; at < headings.length && !yes && named.length < MAX_NAMING;) {
+      let end = headings.indexOf("\n", at);
+      if (end < 0) end = headings.length;
+      const from = at;
+      at = end + 1;
+      if (end === from || end - from > longest) continue;
+      const line = headings.slice(from, end);
       // Most lines fail on their first word: only that one is stemmed before the rest.
-      const first = wordsOf(line, lang).next();
-      if (first.done || !terms(first.value, lang).every((t) => forms.has(t))) continue;
+      const first = firstWord(line, lang);
+      if (first === undefined || !ofQuery(first)) continue;
       const own = [...wordsOf(line, lang)].flatMap((w) => terms(w, lang));
-      if (own.length && own.every((t) => forms.has(t))) named.push(new Set(own));
-      if (named.length >= MAX_NAMING) break;
+      if (own.length && own.every((t) => forms.has(t))) {
+        named.push(new Set(own));
+        yes = namesWithOne(named, need);
+      }
     }
-    if (namedByTwo(named, need)) words[id] += weight;
+    if (yes) words[id] += weight;
   }
 }
 
-/** Whether one heading, or a heading and a subheading, name `need` query words. */
-function namedByTwo(named: Set<string>[], need: number): boolean {
-  for (let i = 0; i < named.length; i++) {
-    if (named[i].size >= need) return true;
-    for (let j = i + 1; j < named.length; j++) {
-      if (new Set([...named[i], ...named[j]]).size >= need) return true;
-    }
+/**
+ * Whether the last of `named` names `need` query words, alone or with one before it (a
+ * heading and a subheading): asked after each, it tells whether any one or two do.
+ */
+function namesWithOne(named: Set<string>[], need: number): boolean {
+  const last = named[named.length - 1];
+  if (last.size >= need) return true;
+  for (let i = 0; i < named.length - 1; i++) {
+    if (new Set([...named[i], ...last]).size >= need) return true;
   }
   return false;
 }

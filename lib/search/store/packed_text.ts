@@ -11,7 +11,9 @@
  * the end of this table) and how many UTF-16 units the text holds up to its end (u32 each),
  * then the blocks (raw deflate).
  */
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import zlib from "node:zlib";
+
+const { deflateRawSync, inflateRawSync } = zlib;
 
 const RAW = 0, DEFLATED = 1;
 /** UTF-8 bytes per block (fewer where a character would be cut). */
@@ -102,6 +104,47 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 }
 
 /**
+ * Texts read for results shown, at most this many in the process (~8 KB each): pages that
+ * answer many queries are shown again and again, and inflating one is most of showing it.
+ */
+const KEPT = 128;
+
+interface Kept {
+  bytes: number;
+  maxChars: number;
+  text: string;
+}
+
+/**
+ * What was read of each packed text, by the buffer that holds it (an index's columns are
+ * made once and never written) and where in it: a document's bytes are a new view per read.
+ * Only while that buffer lives: a dropped index's text goes with it.
+ */
+const kept = new WeakMap<ArrayBufferLike, Map<number, Kept>>();
+/** The texts kept, oldest first, to forget beyond KEPT. */
+const keptOrder: [WeakRef<ArrayBufferLike>, number][] = [];
+
+/** `unpackText`, the text kept for the next read of the same text and length. */
+export function unpackKept(p: Uint8Array, maxChars: number): string {
+  if (p[0] === RAW) return unpackText(p, maxChars); // nothing to inflate
+  let inBuffer = kept.get(p.buffer);
+  const had = inBuffer?.get(p.byteOffset);
+  if (had?.bytes === p.length && had.maxChars === maxChars) return had.text;
+  const text = unpackText(p, maxChars);
+  if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
+  if (!had) {
+    keptOrder.push([new WeakRef(p.buffer), p.byteOffset]);
+    if (keptOrder.length > KEPT) {
+      const [ref, at] = keptOrder.shift()!;
+      const old = ref.deref(), map = old && kept.get(old);
+      if (map?.delete(at) && !map.size) kept.delete(old!);
+    }
+  }
+  inBuffer.set(p.byteOffset, { bytes: p.length, maxChars, text });
+  return text;
+}
+
+/**
  * A stretch of the text holding characters `from` to `to` (as far as the text goes): whole
  * blocks, so it may start before `from` (at `at`) and end after `to`.
  */
@@ -124,9 +167,58 @@ function inflate(p: Uint8Array, first: number, last: number): string {
   let text = "";
   for (let i = first; i <= last; i++) {
     const from = i ? u32(p, HEAD + 8 * (i - 1)) : 0, to = u32(p, HEAD + 8 * i);
-    text += decoder.decode(inflateRawSync(p.subarray(table + from, table + to)));
+    text += inflateBlock(p.subarray(table + from, table + to));
   }
   return text;
+}
+
+/** The inflater's native handle and where it reports the room left (node:zlib's internals). */
+interface Handle {
+  reset(): void;
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOff: number,
+    inLen: number,
+    out: Uint8Array,
+    outOff: number,
+    outLen: number,
+  ): void;
+  onerror: (message: string) => void;
+}
+
+/**
+ * One inflater reset for each block: `inflateRawSync` makes a stream, a native inflater and
+ * its window per call, twice the cost of inflating 8 KiB. Where node:zlib's internals are not
+ * as expected, each block is inflated the usual way.
+ */
+function inflater() {
+  const z = zlib.createInflateRaw() as unknown as { _handle?: Handle; _writeState?: Uint32Array };
+  const handle = z._handle, state = z._writeState;
+  if (typeof handle?.writeSync !== "function" || typeof handle.reset !== "function") return null;
+  if (!(state instanceof Uint32Array)) return null;
+  // A bad block is this read's error, not the stream's: the stream would close the handle
+  // later, and Deno's close of a handle that failed does not return (2.9.6).
+  const failed = { message: "" };
+  handle.onerror = (message: string) => failed.message = message || "inflate failed";
+  // A block inflates to at most BLOCK bytes; the room beyond shows a block that did not end.
+  return { handle, state, failed, out: new Uint8Array(BLOCK + 1) };
+}
+
+const reused = inflater();
+
+/** One block's text. */
+function inflateBlock(block: Uint8Array): string {
+  if (!reused) return decoder.decode(inflateRawSync(block));
+  const { handle, state, failed, out } = reused;
+  failed.message = "";
+  handle.reset();
+  handle.writeSync(zlib.constants.Z_FINISH, block, 0, block.length, out, 0, out.length);
+  if (failed.message) throw new Error(`packed text: ${failed.message}`);
+  // state: [room left in `out`, input left]; a block longer than BLOCK is not one of ours.
+  const written = out.length - state[0];
+  if (state[1] !== 0 || written > BLOCK) return decoder.decode(inflateRawSync(block));
+  return decoder.decode(out.subarray(0, written));
 }
 
 const cut = (text: string, maxChars: number) =>

@@ -10,7 +10,7 @@ import { Vocab } from "./vocab.ts";
 import { DocStore, type StoredDoc } from "./doc_store.ts";
 import { bufferBytes, MAP_ENTRY_BYTES } from "./held_bytes.ts";
 import { packSections, type Section, sectionOffsets, unpackSections } from "./packed_sections.ts";
-import { packText, textAround, unpackText } from "./packed_text.ts";
+import { packText, textAround, unpackKept, unpackText } from "./packed_text.ts";
 import { type DocFilters, FilterPostings } from "./filter_postings.ts";
 
 export { FIELDS };
@@ -217,8 +217,11 @@ export function removeDoc(db: SiteDb, id: string) {
   }
 }
 
-/** The document for an internal id, with (at most the first `maxChars` of) its text. */
-export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
+/**
+ * The document for an internal id, with (at most the first `maxChars` of) its text; `shown`:
+ * read for a result, kept for the next result showing it (packed_text.ts `unpackKept`).
+ */
+export function docAt(db: SiteDb, id: number, maxChars = Infinity, shown = false): Doc {
   const doc = db.docs.get(id)!;
   // The headings field is made again from the sections only when someone reads it.
   const sections = unpackSections(doc.sections);
@@ -227,7 +230,7 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
     get headings() {
       return storedHeadings(doc, sections);
     },
-    body: unpackText(doc.body, maxChars),
+    body: shown ? unpackKept(doc.body, maxChars) : unpackText(doc.body, maxChars),
     sections,
   };
 }

@@ -19,7 +19,7 @@ import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
-import { languageOf, squash } from "../search/mod.ts";
+import { type Expand, languageOf, squash } from "../search/mod.ts";
 import { Slices } from "../slices.ts";
 
 export type SourceRef =
@@ -42,7 +42,7 @@ export interface Retrieved {
   refs: SourceRef[];
   /** False when nothing on the site matches the question well enough to answer it. */
   matched: boolean;
-  /** The question as answered: the site search's corrections applied. */
+  /** The question as answered: the site search's corrections applied, synonyms beside it. */
   question: string;
 }
 
@@ -106,10 +106,12 @@ export async function retrieve(
   }
   const slices = new Slices();
   // The site search ranks the pages with its corrections already.
-  const candidates = await gather(s, site, asked, earlier, context.sources, slices);
+  const { expand } = await s.levers.forQuery(site.id, asked);
+  const candidates = await gather(s, site, asked, earlier, context.sources, slices, expand);
   dropCopies(candidates);
   let question = asked;
-  const named = statedNames(asked, candidates);
+  const synonyms = synonymNames(asked, expand);
+  const named = [...statedNames(asked, candidates), ...synonyms];
   let { scored, unheld } = await scoreSections(candidates, question, earlier, slices, named);
   if (unheld) {
     // A word no section holds may be a typo: read the question as search corrects it.
@@ -147,6 +149,9 @@ export async function retrieve(
       score: x.score / best.score,
     };
   });
+  // The answerer reads the owner's words for the question's as well ("club (membership)").
+  const also = [...new Set(synonyms.map(([, other]) => other))];
+  if (also.length) question = `${question} (${also.join(", ")})`;
   return { texts, refs, matched: true, question };
 }
 
@@ -224,6 +229,16 @@ function statedNames(question: string, candidates: Candidate[]): [string, string
   return [...out.values()];
 }
 
+/** The owner's synonyms (and the names URLs give) of the question's words, as stated names. */
+function synonymNames(question: string, expand: Expand | undefined): [string, string][] {
+  if (!expand) return [];
+  const words = question.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  // Typos are search's corrections' business here (`corrected`), not the synonyms'.
+  return expand(words, () => true).flatMap(({ from, to, phrases }) =>
+    phrases.map((p): [string, string] => [words.slice(from, to).join(" "), p.join(" ")])
+  );
+}
+
 /** Anchors from the page records (`sections`), which the search index does not keep. */
 async function addAnchors(s: Services, site: Site, chosen: Scored<Candidate>[]) {
   const need = chosen.filter((x) =>
@@ -259,18 +274,23 @@ async function gather(
   earlier: string[],
   used: string[],
   slices: Slices,
+  expand: Expand | undefined,
 ): Promise<Candidate[]> {
   const own = searchWords(question);
   const withContext = earlier.length ? searchWords([question, ...earlier].join(" ")) : "";
   const docsToo = PLANS[site.plan].documents;
   // Pages an owner's curation hides for this question are never a source (lib/levers).
+  // The owner's synonyms and the names the site's URLs give expand the question as they
+  // expand a search: an answer finds what search finds.
   const hidden = await s.levers.hiddenFor(site.id, question);
   const lists = await Promise.all([
-    own ? s.indexes.top(site.id, own, PAGES, MAX_TEXT_PER_SOURCE) : [],
-    withContext ? s.indexes.top(site.id, withContext, PAGES, MAX_TEXT_PER_SOURCE) : [],
-    docsToo && own ? s.documentIndexes.top(site.id, own, DOCUMENTS, MAX_TEXT_PER_SOURCE) : [],
+    own ? s.indexes.top(site.id, own, PAGES, MAX_TEXT_PER_SOURCE, expand) : [],
+    withContext ? s.indexes.top(site.id, withContext, PAGES, MAX_TEXT_PER_SOURCE, expand) : [],
+    docsToo && own
+      ? s.documentIndexes.top(site.id, own, DOCUMENTS, MAX_TEXT_PER_SOURCE, expand)
+      : [],
     docsToo && withContext
-      ? s.documentIndexes.top(site.id, withContext, DOCUMENTS, MAX_TEXT_PER_SOURCE)
+      ? s.documentIndexes.top(site.id, withContext, DOCUMENTS, MAX_TEXT_PER_SOURCE, expand)
       : [],
   ]);
   const out = new Map<string, Candidate>();

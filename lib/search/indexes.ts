@@ -7,7 +7,7 @@
  * it has settled; the least recently used go first when the memory budget is spent.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { rank, statedEquivalences } from "./query/rank.ts";
+import { type Expand, rank, statedEquivalences } from "./query/rank.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
 import {
   addDoc,
@@ -366,9 +366,15 @@ export class SearchIndexes {
   stated = async (site: string) => statedEquivalences((await this.current(site)).db);
 
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
-  async top(site: string, q: string, limit: number, maxChars = Infinity): Promise<Doc[]> {
+  async top(
+    site: string,
+    q: string,
+    limit: number,
+    maxChars = Infinity,
+    expand?: Expand,
+  ): Promise<Doc[]> {
     const { db } = await this.current(site);
-    return rank(db, q, limit).ids.map((id) => docAt(db, id, maxChars));
+    return rank(db, q, limit, expand).ids.map((id) => docAt(db, id, maxChars));
   }
 
   /** Forgets an index (tests, memory pressure); the next search loads or rebuilds it. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { retrieve } from "../../lib/answers/retrieve.ts";
 import { citedSources, extractiveAnswer } from "../../lib/answers/extractive.ts";
-import { createSite, putPages, startApp } from "../helpers.ts";
+import { createSite, OPERATOR, putPages, startApp } from "../helpers.ts";
 
 /** A small shop site: the answer to each question sits under one heading of one page. */
 export const SHOP = [
@@ -118,5 +118,26 @@ Deno.test("retrieve - a page source points at its section's anchor when the page
     url: "/help/subscriptions#pause",
   });
   assert.equal(r.texts[0].anchor, "pause");
+  t.close();
+});
+
+Deno.test("retrieve - a question in the owner's synonym finds the section search finds for it", async () => {
+  const { t, site } = await shop();
+  const question = "Tell me about the club";
+  const before = await retrieve(t.services, site, question);
+  assert.ok(
+    !before.refs.some((r) => r.type === "page" && r.url.startsWith("/membership")),
+    JSON.stringify(before.refs),
+  );
+  const put = await t.call(`/api/admin/sites/${site.id}/synonyms`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${OPERATOR}`, "content-type": "application/json" },
+    body: JSON.stringify({ synonyms: [{ word: "club", means: ["membership"] }] }),
+  });
+  assert.equal(put.status, 200, await put.text());
+  const after = await retrieve(t.services, site, question);
+  assert.equal(after.matched, true);
+  assert.equal(after.refs[0].type === "page" && after.refs[0].url.split("#")[0], "/membership");
+  assert.match(extractiveAnswer(after.question, after.texts), /8 euros a month/);
   t.close();
 });

@@ -53,3 +53,31 @@ export function trimAfterChurn(
   Deno.unrefTimer(timer); // never keeps the process alive
   return () => clearInterval(timer);
 }
+
+let releasedAt = -Infinity;
+let pending = false;
+
+/**
+ * Frees soon what a large index build, catch-up or compaction dropped, once the request that
+ * made it has been answered (its pages are garbage too then): a full collection releases the
+ * arrays and buffers at once (V8 alone waits until its heap has grown by half), and
+ * `malloc_trim`, once V8's sweeper has handed the buffers back (`sweepMs` later), returns the
+ * pages to the system. At most once every `gapMs`; nothing where V8's gc is not exposed
+ * (`--expose-gc`, which `deno task start` passes).
+ */
+export function releaseSoon({
+  gapMs = 500,
+  sweepMs = 50,
+  trim = mallocTrim(),
+  collect = (globalThis as { gc?: () => void }).gc,
+}: { gapMs?: number; sweepMs?: number; trim?: Trim | null; collect?: () => void } = {}) {
+  if (!collect || pending || performance.now() - releasedAt < gapMs) return;
+  pending = true;
+  const timer = setTimeout(() => {
+    pending = false;
+    releasedAt = performance.now();
+    collect();
+    if (trim) Deno.unrefTimer(setTimeout(trim, sweepMs));
+  }, 0);
+  Deno.unrefTimer(timer);
+}

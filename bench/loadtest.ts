@@ -36,7 +36,7 @@ const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Numbe
 const INDEX_MB = Deno.env.get("INDEX_MEMORY_MB");
 /** INDEX_SNAPSHOTS=off here turns the server's index snapshots off (to compare). */
 const SNAPSHOTS = Deno.env.get("INDEX_SNAPSHOTS");
-/** Replaces `run -A --v8-flags=--expose-gc,<V8_FLAGS> main.ts` (e.g. with `--cpu-prof`, to profile the server). */
+/** Replaces `run -A --v8-flags=<V8_FLAGS> main.ts` (e.g. with `--cpu-prof`, to profile the server). */
 const SERVER_ARGS = Deno.env.get("LOADTEST_SERVER_ARGS")?.split(" ").filter(Boolean);
 /** A file the server's access log is appended to (else it is read and dropped). */
 const SERVER_LOG = Deno.env.get("LOADTEST_SERVER_LOG");

@@ -13,7 +13,7 @@ export interface Server {
 export interface ServerOptions {
   workers: number;
   kvPath: string;
-  /** Replaces `run -A --v8-flags=--expose-gc,<V8_FLAGS> main.ts` (e.g. to profile the server). */
+  /** Replaces `run -A --v8-flags=<V8_FLAGS> main.ts` (e.g. to profile the server). */
   args?: string[];
   /** More environment for the server (operator token, limits, budget). */
   env?: Record<string, string>;
@@ -28,7 +28,7 @@ export async function startServer(o: ServerOptions): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
     // The flags `deno task start` runs with, and gc exposed so /api/admin/stats?gc=1 can tell
     // live memory from garbage after a run.
-    args: o.args ?? ["run", "-A", `--v8-flags=--expose-gc,${V8_FLAGS}`, "main.ts"],
+    args: o.args ?? ["run", "-A", `--v8-flags=${V8_FLAGS}`, "main.ts"],
     cwd: o.dir ?? new URL("../", import.meta.url).pathname,
     env: {
       PORT: "0",

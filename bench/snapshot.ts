@@ -81,7 +81,9 @@ export async function benchRestart(opts: { pages: number; rounds?: number }) {
   const dir = await Deno.makeTempDir({ prefix: "sitesearch-restart-" });
   const kvPath = `${dir}/kv.sqlite`;
   const env = { SITESEARCH_OPERATOR_TOKEN: OPERATOR };
-  const serve = () => startServer({ workers: 1, kvPath, env });
+  // RESTART_SERVER_ARGS replaces the server's `run …` arguments (e.g. to add --cpu-prof).
+  const args = Deno.env.get("RESTART_SERVER_ARGS")?.split(" ");
+  const serve = () => startServer({ workers: 1, kvPath, env, args });
   let server = await serve();
   const site = await createSite(server.origin, "Restart");
   await putPages(server.origin, site.id, corpus);

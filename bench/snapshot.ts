@@ -78,12 +78,14 @@ export async function benchRestart(opts: { pages: number; rounds?: number }) {
   const corpus = await loadCorpus(opts.pages);
   const rounds = opts.rounds ?? 5;
   console.log(`\n## Snapshots: first search of a ${corpus.length}-page site after a restart`);
-  const dir = await Deno.makeTempDir({ prefix: "sitesearch-restart-" });
-  const kvPath = `${dir}/kv.sqlite`;
+  const tmp = await Deno.makeTempDir({ prefix: "sitesearch-restart-" });
+  const kvPath = `${tmp}/kv.sqlite`;
   const env = { SITESEARCH_OPERATOR_TOKEN: OPERATOR };
   // RESTART_SERVER_ARGS replaces the server's `run …` arguments (e.g. to add --cpu-prof).
   const args = Deno.env.get("RESTART_SERVER_ARGS")?.split(" ");
-  const serve = () => startServer({ workers: 1, kvPath, env, args });
+  // MEMORY_SERVER_DIR runs another checkout's main.ts (bench/memory.ts), to compare code.
+  const dir = Deno.env.get("MEMORY_SERVER_DIR");
+  const serve = () => startServer({ workers: 1, kvPath, env, args, dir });
   let server = await serve();
   const site = await createSite(server.origin, "Restart");
   await putPages(server.origin, site.id, corpus);
@@ -119,7 +121,7 @@ export async function benchRestart(opts: { pages: number; rounds?: number }) {
       percentile(first, 50).toFixed(0)
     } ms, max ${Math.max(...first).toFixed(0)} ms over ${rounds} restarts (target ≤ 100 ms)`,
   );
-  await Deno.remove(dir, { recursive: true });
+  await Deno.remove(tmp, { recursive: true });
 }
 
 if (import.meta.main) {

@@ -1,7 +1,8 @@
 /**
  * Snapshot benchmark: a site's first search when its index is not in memory, rebuilt from
  * its pages in KV beside loaded from its snapshot (the cold start after an eviction or on a
- * new instance). Alone: `deno run -A bench/snapshot.ts [pages]`.
+ * new instance), and after a restart of main.ts. Alone: `deno run -A bench/snapshot.ts [pages]
+ * [restart]`.
  */
 import { PageStore } from "../lib/sites/pages.ts";
 import { SearchIndexes, Snapshots } from "../lib/search/mod.ts";
@@ -125,7 +126,8 @@ export async function benchRestart(opts: { pages: number; rounds?: number }) {
 }
 
 if (import.meta.main) {
+  // `… [pages] restart`: the restart figure alone.
   const pages = Number(Deno.args[0] ?? 2000);
-  await benchSnapshot({ pages });
+  if (Deno.args[1] !== "restart") await benchSnapshot({ pages });
   await benchRestart({ pages });
 }

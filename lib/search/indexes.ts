@@ -17,6 +17,8 @@ import { IndexBudget } from "./budget.ts";
 import { releaseSoon } from "../memory_trim.ts";
 import { buildIndex, compact, COMPACT_NOW_PAGES, inSlices, type SiteIndex } from "./site_index.ts";
 
+/** Changed pages a catch-up reads from KV at once (each group indexed before the next is read). */
+const CATCH_UP_GROUP = 50;
 /** How long a search waits for its index to catch up before answering from what is indexed. */
 const CATCH_UP_WAIT_MS = 50;
 /**
@@ -222,15 +224,18 @@ export class SearchIndexes {
     if (version === idx.version) return;
     const urls = await this.pages.changesSince(site, idx.version, version);
     if (urls !== null) {
-      const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
-      await inSlices(urls.keys(), (i) => {
-        const url = urls[i];
-        removeDoc(idx.db, url);
-        idx.names.remove(url);
-        const page = pages[i];
-        if (page) idx.names.add(url, page.title, page.lang);
-        if (page) addDoc(idx.db, toDoc(page, idx.names));
-      });
+      // Read a group at a time: an upsert of 500 long pages is never all in memory at once.
+      for (let from = 0; from < urls.length; from += CATCH_UP_GROUP) {
+        const group = urls.slice(from, from + CATCH_UP_GROUP);
+        const pages = await Promise.all(group.map((u) => this.pages.get(site, u)));
+        await inSlices(group.keys(), (i) => {
+          const url = group[i], page = pages[i];
+          removeDoc(idx.db, url);
+          idx.names.remove(url);
+          if (page) idx.names.add(url, page.title, page.lang);
+          if (page) addDoc(idx.db, toDoc(page, idx.names));
+        });
+      }
       idx.version = version;
       idx.bytes = heldBytes(idx.db);
       // Mostly pages added since its load: the next save makes its columns anew, or this

@@ -255,6 +255,7 @@ export class SearchIndexes {
       Object.assign(idx, await buildIndex(this.pages, site, this.clock), {
         checkedAt: idx.checkedAt,
         busy: idx.busy,
+        packed: undefined, // the bytes of the index this replaces: not kept alive
       });
     }
     this.scheduleSave(site);

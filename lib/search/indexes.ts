@@ -238,25 +238,26 @@ export class SearchIndexes {
       }
       idx.version = version;
       idx.bytes = heldBytes(idx.db);
-      // Mostly pages added since its load: the next save makes its columns anew, or this
-      // catch-up when it indexed many.
+      // Mostly pages added since its load: the next save makes its columns anew.
       if (idx.db.docs.loose) idx.loose = true;
-      if (urls.length < COMPACT_NOW_PAGES) {
-        // a few pages: compacted at the next save, if ever
-      } else if (idx.loose) compact(idx);
-      else releaseSoon(); // what the catch-up read and built, with the upsert's pages
     }
     // Indexed again at a gap in the log, or when the shared title part or language changed
     // (the first pages of a crawl show it).
     const { names } = idx;
     const renamed = names.key() !== idx.builtWith &&
       (idx.builtPages < 10 || names.size >= 2 * idx.builtPages);
-    if (urls === null || renamed) {
+    const rebuilt = urls === null || renamed;
+    if (rebuilt) {
       Object.assign(idx, await buildIndex(this.pages, site, this.clock), {
         checkedAt: idx.checkedAt,
         busy: idx.busy,
         packed: undefined, // the bytes of the index this replaces: not kept alive
       });
+    }
+    // Many pages indexed: compacted now (if loose) and what it left freed, not at the save.
+    if ((rebuilt ? idx.builtPages : urls.length) >= COMPACT_NOW_PAGES) {
+      if (idx.loose) compact(idx);
+      else releaseSoon(); // what the catch-up read and built, with the upsert's pages
     }
     this.scheduleSave(site);
   }

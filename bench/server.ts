@@ -26,8 +26,8 @@ export interface ServerOptions {
 /** Runs main.ts and waits for the URL it prints. */
 export async function startServer(o: ServerOptions): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    // The flags `deno task start` runs with, and gc exposed so /api/admin/stats?gc=1 can tell
-    // live memory from garbage after a run.
+    // The flags `deno task start` runs with (gc exposed among them, so /api/admin/stats?gc=1
+    // can also tell live memory from garbage after a run).
     args: o.args ?? ["run", "-A", `--v8-flags=${V8_FLAGS}`, "main.ts"],
     cwd: o.dir ?? new URL("../", import.meta.url).pathname,
     env: {

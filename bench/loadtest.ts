@@ -10,6 +10,8 @@
 import { loadCorpus } from "./corpus.ts";
 import { rssMb, startServer } from "./server.ts";
 import { haveWrk, wrk } from "./wrk.ts";
+import { call, createSite, OPERATOR, putPages, queryPool, sitePages } from "./memory.ts";
+import type { PageInput } from "../lib/sites/pages.ts";
 
 const SITES = Number(Deno.env.get("LOADTEST_SITES") ?? 200);
 const PAGES = Number(Deno.env.get("LOADTEST_PAGES") ?? 200);
@@ -36,46 +38,17 @@ const WORKERS = (Deno.env.get("LOADTEST_WORKERS") ?? "1,2").split(",").map(Numbe
 const INDEX_MB = Deno.env.get("INDEX_MEMORY_MB");
 /** INDEX_SNAPSHOTS=off here turns the server's index snapshots off (to compare). */
 const SNAPSHOTS = Deno.env.get("INDEX_SNAPSHOTS");
-/** Replaces `run -A --v8-flags=--expose-gc,<V8_FLAGS> main.ts` (e.g. with `--cpu-prof`, to profile the server). */
+/** Replaces `run -A --v8-flags=<V8_FLAGS> main.ts` (e.g. with `--cpu-prof`, to profile the server). */
 const SERVER_ARGS = Deno.env.get("LOADTEST_SERVER_ARGS")?.split(" ").filter(Boolean);
 /** A file the server's access log is appended to (else it is read and dropped). */
 const SERVER_LOG = Deno.env.get("LOADTEST_SERVER_LOG");
-const OPERATOR = "op_loadtest_" + crypto.randomUUID().replaceAll("-", "");
-
-async function call(origin: string, path: string, init: RequestInit = {}): Promise<Response> {
-  return await fetch(origin + path, {
-    ...init,
-    headers: { authorization: `Bearer ${OPERATOR}`, "content-type": "application/json" },
-  });
-}
-
-/** Creates the sites (enterprise with per-site limits high enough not to refuse the mix). */
-async function createSites(origin: string, corpus: { url: string; title: string; body: string }[]) {
+/** Creates the sites, each its own slice of the corpus (bench/memory.ts makes them alike). */
+async function createSites(origin: string, corpus: PageInput[]) {
   const keys: string[] = [];
   for (let i = 0; i < SITES; i++) {
-    const res = await call(origin, "/api/admin/sites", {
-      method: "POST",
-      body: JSON.stringify({ name: `Load ${i}`, plan: "enterprise" }),
-    });
-    if (res.status !== 201) throw new Error(`create site: ${res.status} ${await res.text()}`);
-    const { site, publicKey } = await res.json();
-    const patch = await call(origin, `/api/admin/sites/${site.id}`, {
-      method: "PATCH",
-      body: JSON.stringify({ aiSummaries: true, limits: { searchesPerMinute: 1_000_000 } }),
-    });
-    await patch.body?.cancel();
-    // Each site takes a different slice of the corpus, so no two indexes are alike.
-    const pages = Array.from({ length: PAGES }, (_, j) => {
-      const p = corpus[(i * 37 + j) % corpus.length];
-      return { url: p.url, title: p.title, body: p.body.slice(0, BODY_CHARS) };
-    });
-    const put = await call(origin, `/api/admin/sites/${site.id}/pages`, {
-      method: "PUT",
-      body: JSON.stringify({ pages }),
-    });
-    if (put.status !== 200) throw new Error(`put pages: ${put.status} ${await put.text()}`);
-    await put.body?.cancel();
-    keys.push(publicKey);
+    const site = await createSite(origin, `Load ${i}`);
+    await putPages(origin, site.id, sitePages(corpus, i, PAGES, BODY_CHARS));
+    keys.push(site.publicKey);
   }
   return keys;
 }
@@ -104,23 +77,6 @@ async function stats(origin: string, gc = false): Promise<Stats> {
 }
 
 const MB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-
-/** Real visitor queries when the shared judgments are present ($EVAL_DIR, else ../shared/eval), else page titles. */
-async function queryPool(
-  corpus: { title: string }[],
-): Promise<{ from: string; queries: string[] }> {
-  const dir = Deno.env.get("EVAL_DIR") ?? new URL("../../shared/eval", import.meta.url).pathname;
-  try {
-    const file = `${dir}/django_judgments.json`;
-    const { judgments }: { judgments: { query: string }[] } = JSON.parse(
-      await Deno.readTextFile(file),
-    );
-    return { from: "the judged queries", queries: judgments.map((j) => j.query) };
-  } catch {
-    const titles = corpus.slice(0, 300).map((p) => p.title.split(/\s+/).slice(0, 3).join(" "));
-    return { from: "page titles (no judged queries found)", queries: titles };
-  }
-}
 
 /** One of `xs`, at random. */
 const pick = <T>(xs: T[]): T => xs[Math.floor(Math.random() * xs.length)];

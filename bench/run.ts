@@ -1,9 +1,15 @@
-/** `deno task bench`: every benchmark, printing figures. BENCH_PAGES and BENCH_SECONDS adjust size. */
+/**
+ * `deno task bench`: every benchmark, printing figures. BENCH_PAGES and BENCH_SECONDS adjust
+ * size; BENCH_MEMORY=1 adds bench/memory.ts (the server's RSS per 1,000 pages through the API,
+ * and 200 sites × 200 pages at INDEX_MEMORY_MB=300: a few minutes).
+ */
 import { benchSearch } from "./search.ts";
 import { benchSummarize } from "./summarize.ts";
 import { evaluate } from "./eval.ts";
 import { benchCrawl } from "./crawl.ts";
-import { benchSnapshot } from "./snapshot.ts";
+import { benchRestart, benchSnapshot } from "./snapshot.ts";
+import { benchApiGrowth, benchManySites } from "./memory.ts";
+import { loadCorpus } from "./corpus.ts";
 import { benchFront } from "./front.ts";
 import { benchFilters } from "./filters.ts";
 
@@ -18,6 +24,12 @@ await run.close();
 await benchFilters({ pages }); // p99 with a filter against without
 await benchFront(); // the HTTP front alone: a cached answer against bare servers
 await benchSnapshot({ pages });
+await benchRestart({ pages });
+if (Deno.env.get("BENCH_MEMORY") === "1") {
+  const corpus = await loadCorpus();
+  await benchApiGrowth(corpus);
+  await benchManySites(corpus);
+}
 await benchCrawl();
 const hasDjango = await Deno.stat("/usr/share/doc/python-django-doc/html").then(
   () => true,

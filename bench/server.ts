@@ -13,21 +13,23 @@ export interface Server {
 export interface ServerOptions {
   workers: number;
   kvPath: string;
-  /** Replaces `run -A --v8-flags=--expose-gc,<V8_FLAGS> main.ts` (e.g. to profile the server). */
+  /** Replaces `run -A --v8-flags=<V8_FLAGS> main.ts` (e.g. to profile the server). */
   args?: string[];
   /** More environment for the server (operator token, limits, budget). */
   env?: Record<string, string>;
   /** A file the server's access log is appended to (else it is read and dropped). */
   log?: string;
+  /** The checkout whose main.ts runs (another tree's, to compare code): this one by default. */
+  dir?: string;
 }
 
 /** Runs main.ts and waits for the URL it prints. */
 export async function startServer(o: ServerOptions): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    // The flags `deno task start` runs with, and gc exposed so /api/admin/stats?gc=1 can tell
-    // live memory from garbage after a run.
-    args: o.args ?? ["run", "-A", `--v8-flags=--expose-gc,${V8_FLAGS}`, "main.ts"],
-    cwd: new URL("../", import.meta.url).pathname,
+    // The flags `deno task start` runs with (gc exposed among them, so /api/admin/stats?gc=1
+    // can also tell live memory from garbage after a run).
+    args: o.args ?? ["run", "-A", `--v8-flags=${V8_FLAGS}`, "main.ts"],
+    cwd: o.dir ?? new URL("../", import.meta.url).pathname,
     env: {
       PORT: "0",
       HOSTNAME: "127.0.0.1",
@@ -81,4 +83,11 @@ export function rssMb(pid: number): number {
     } catch { /* gone */ }
   }
   return kb / 1024;
+}
+
+/** A process's resident memory now (VmRSS) and its peak since it started (VmHWM), in MB. */
+export function procMemory(pid: number): { rss: number; peak: number } {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
 }

@@ -9,42 +9,16 @@
 import type { PageStore } from "../sites/pages.ts";
 import { type Expand, rank, statedEquivalences } from "./query/rank.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
-import {
-  addDoc,
-  createSiteDb,
-  type Doc,
-  docAt,
-  heldBytes,
-  removeDoc,
-  type SiteDb,
-} from "./store/site_db.ts";
-import { SiteName } from "./analysis/site_name.ts";
-import { packIndex, type Snapshots, unpackIndex } from "./persistence/snapshot.ts";
+import { addDoc, type Doc, docAt, heldBytes, removeDoc } from "./store/site_db.ts";
+import { packIndex, type Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
+import { releaseSoon } from "../memory_trim.ts";
+import { buildIndex, compact, COMPACT_NOW_PAGES, inSlices, type SiteIndex } from "./site_index.ts";
 
-interface SiteIndex {
-  db: SiteDb;
-  version: number;
-  checkedAt: number;
-  /** Serialises catch-ups so two never replay the same log at once. */
-  busy: Promise<void>;
-  /** What the site's pages share (title part, language), and what the index was built with. */
-  names: SiteName;
-  builtWith: string;
-  builtPages: number;
-  /** Built in place since it was last loaded or compacted: saving it compacts it. */
-  loose: boolean;
-  /**
-   * Memory the index holds, for the per-process budget (INDEX_MEMORY_MB): counted when it is
-   * built, loaded or caught up (the scores ranking keeps are counted apart, as they change).
-   */
-  bytes: number;
-}
-
-/** Longest stretch of indexing between yields to the event loop, so searches never wait behind it. */
-const SLICE_MS = 8;
+/** Changed pages a catch-up reads from KV at once (each group indexed before the next is read). */
+const CATCH_UP_GROUP = 50;
 /** How long a search waits for its index to catch up before answering from what is indexed. */
 const CATCH_UP_WAIT_MS = 50;
 /**
@@ -53,18 +27,6 @@ const CATCH_UP_WAIT_MS = 50;
  * this many times later after a quiet spell.
  */
 const QUIET_FACTOR = 10;
-
-/** Runs `step` on each item, yielding to the event loop whenever a slice has run SLICE_MS. */
-async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T) => void) {
-  let sliceStart = performance.now();
-  for await (const item of items) {
-    step(item);
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      await new Promise((r) => setTimeout(r, 0));
-      sliceStart = performance.now();
-    }
-  }
-}
 
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
@@ -165,17 +127,11 @@ export class SearchIndexes {
     this.unsaved.delete(site);
     const encode = () => {
       const encoded = idx.busy.then(() => {
-        const bytes = packIndex(idx);
-        // A built index is kept as a load would give it: the same answers from one buffer,
-        // without what building left (grown arrays, an object and a body buffer a page). Once,
-        // and again when a quarter of its pages came since: a few pages do not pay for it.
-        if (idx.loose) {
-          // A copy: the saved bytes go to KV while the index may change.
-          idx.db = unpackIndex(bytes.slice(), idx.version).db;
-          idx.bytes = heldBytes(idx.db);
-          idx.loose = false;
-        }
-        return { version: idx.version, bytes };
+        if (idx.loose) compact(idx);
+        // A copy: the saved bytes go to KV while the index may change.
+        const { packed } = idx;
+        const fresh = packed?.db === idx.db && packed.version === idx.version;
+        return { version: idx.version, bytes: fresh ? packed.bytes.slice() : packIndex(idx) };
       });
       idx.busy = encoded.then(() => {}, () => {});
       return encoded;
@@ -220,7 +176,8 @@ export class SearchIndexes {
       return idx;
     }
     this.opened.built++;
-    const idx = await this.build(site);
+    const idx = await buildIndex(this.pages, site, this.clock);
+    if (idx.builtPages >= COMPACT_NOW_PAGES) compact(idx);
     this.churn.buildMs += performance.now() - started;
     this.scheduleSave(site);
     return idx;
@@ -231,26 +188,6 @@ export class SearchIndexes {
     let bytes = 0;
     for (const idx of this.built.values()) bytes += idx.bytes + scoreCacheBytes(idx.db);
     return { sites: this.built.size, bytes };
-  }
-
-  /** Builds a site's index from KV. */
-  private async build(site: string): Promise<SiteIndex> {
-    const { version } = await this.pages.version(site);
-    const names = new SiteName();
-    for await (const meta of this.pages.metas(site)) names.add(meta.url, meta.title, meta.lang);
-    const db = createSiteDb();
-    await inSlices(this.pages.all(site), (page) => addDoc(db, toDoc(page, names)));
-    return {
-      bytes: heldBytes(db),
-      db,
-      version,
-      checkedAt: this.clock(),
-      busy: Promise.resolve(),
-      names,
-      builtWith: names.key(),
-      builtPages: names.size,
-      loose: true,
-    };
   }
 
   private load(site: string): Promise<SiteIndex> {
@@ -287,15 +224,18 @@ export class SearchIndexes {
     if (version === idx.version) return;
     const urls = await this.pages.changesSince(site, idx.version, version);
     if (urls !== null) {
-      const pages = await Promise.all(urls.map((u) => this.pages.get(site, u)));
-      await inSlices(urls.keys(), (i) => {
-        const url = urls[i];
-        removeDoc(idx.db, url);
-        idx.names.remove(url);
-        const page = pages[i];
-        if (page) idx.names.add(url, page.title, page.lang);
-        if (page) addDoc(idx.db, toDoc(page, idx.names));
-      });
+      // Read a group at a time: an upsert of 500 long pages is never all in memory at once.
+      for (let from = 0; from < urls.length; from += CATCH_UP_GROUP) {
+        const group = urls.slice(from, from + CATCH_UP_GROUP);
+        const pages = await Promise.all(group.map((u) => this.pages.get(site, u)));
+        await inSlices(group.keys(), (i) => {
+          const url = group[i], page = pages[i];
+          removeDoc(idx.db, url);
+          idx.names.remove(url);
+          if (page) idx.names.add(url, page.title, page.lang);
+          if (page) addDoc(idx.db, toDoc(page, idx.names));
+        });
+      }
       idx.version = version;
       idx.bytes = heldBytes(idx.db);
       // Mostly pages added since its load: the next save makes its columns anew.
@@ -306,8 +246,18 @@ export class SearchIndexes {
     const { names } = idx;
     const renamed = names.key() !== idx.builtWith &&
       (idx.builtPages < 10 || names.size >= 2 * idx.builtPages);
-    if (urls === null || renamed) {
-      Object.assign(idx, await this.build(site), { checkedAt: idx.checkedAt, busy: idx.busy });
+    const rebuilt = urls === null || renamed;
+    if (rebuilt) {
+      Object.assign(idx, await buildIndex(this.pages, site, this.clock), {
+        checkedAt: idx.checkedAt,
+        busy: idx.busy,
+        packed: undefined, // the bytes of the index this replaces: not kept alive
+      });
+    }
+    // Many pages indexed: compacted now (if loose) and what it left freed, not at the save.
+    if ((rebuilt ? idx.builtPages : urls.length) >= COMPACT_NOW_PAGES) {
+      if (idx.loose) compact(idx);
+      else releaseSoon(); // what the catch-up read and built, with the upsert's pages
     }
     this.scheduleSave(site);
   }

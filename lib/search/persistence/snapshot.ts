@@ -41,6 +41,12 @@ export interface SnapshotHead {
   size: number;
   /** SHA-256 hex of the whole snapshot: a damaged or missing chunk is never decoded. */
   digest: string;
+  /**
+   * SHA-256 hex of the snapshot's first `HEAD_DIGEST_BYTES`: what sits beside the index and
+   * the codec's header, whose checksum covers the rest (checked as it decodes). A load checks
+   * this one where a head has it (one hash of the bytes instead of two), `digest` where not.
+   */
+  headDigest?: string;
   savedAt: number;
 }
 
@@ -48,6 +54,8 @@ export interface SnapshotHead {
 export const CHUNK_BYTES = 60_000;
 /** Chunks per atomic commit: under KV's 800 KiB of mutations per commit. */
 const CHUNKS_PER_COMMIT = 12;
+/** Bytes past what sits beside the index that `headDigest` covers: the codec's header and more. */
+const CODEC_HEAD_BYTES = 64;
 /** Chunks read per KV round trip when loading. */
 const READ_BATCH = 500;
 /** One instance saves a site at a time; a lease older than this (a crashed saver) is taken over. */
@@ -61,6 +69,12 @@ const decoder = new TextDecoder();
 async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** How many of a snapshot's first bytes its `headDigest` covers. */
+function headDigestBytes(bytes: Uint8Array): number {
+  const extras = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
+  return Math.min(bytes.length, ((4 + extras + 7) & ~7) + CODEC_HEAD_BYTES);
 }
 
 /** A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes (8-aligned). */
@@ -156,15 +170,18 @@ export class Snapshots {
     }
     // A save that flipped the head meanwhile has deleted these chunks: this copy is partial.
     if (count !== head.chunks || at !== head.size) return null;
-    // The digest is computed off the main thread while the bytes decode; a mismatch discards them.
-    const digest = sha256(bytes);
+    // The digest is computed while the bytes decode; a mismatch discards them. Where the head
+    // has one, the digest of the first bytes: the codec's checksum covers the rest as it decodes.
+    const digest = head.headDigest === undefined
+      ? sha256(bytes).then((d) => d === head.digest)
+      : sha256(bytes.slice(0, headDigestBytes(bytes))).then((d) => d === head.headDigest);
     let saved: SavedIndex | null = null;
     try {
       saved = unpackIndex(bytes, head.version);
     } catch {
-      // damaged: the digest says so too
+      // damaged: the codec's checksum or the digest says so
     }
-    return (await digest) === head.digest ? saved : null;
+    return (await digest) ? saved : null;
   }
 
   /**
@@ -226,6 +243,7 @@ export class Snapshots {
         chunks,
         size: bytes.length,
         digest: await sha256(bytes),
+        headDigest: await sha256(bytes.slice(0, headDigestBytes(bytes))),
         savedAt: this.now(),
       };
       // The site must still exist (a deleted site's version key is gone), and no other save

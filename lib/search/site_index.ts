@@ -1,0 +1,92 @@
+/**
+ * One site's index in memory (indexes.ts keeps one per site): what it holds and was built
+ * with, built from the pages in slices, and compacted into its snapshot's form.
+ */
+import type { PageStore } from "../sites/pages.ts";
+import { addDoc, createSiteDb, heldBytes, type SiteDb } from "./store/site_db.ts";
+import { SiteName } from "./analysis/site_name.ts";
+import { packIndex, unpackIndex } from "./persistence/snapshot.ts";
+import { toDoc } from "./documents.ts";
+import { releaseSoon } from "../memory_trim.ts";
+
+export interface SiteIndex {
+  db: SiteDb;
+  version: number;
+  checkedAt: number;
+  /** Serialises catch-ups so two never replay the same log at once. */
+  busy: Promise<void>;
+  /** What the site's pages share (title part, language), and what the index was built with. */
+  names: SiteName;
+  builtWith: string;
+  builtPages: number;
+  /** Built in place since it was last loaded or compacted: saving it compacts it. */
+  loose: boolean;
+  /** The bytes a compaction packed, which `db` is read from, while it holds no later change. */
+  packed?: { db: SiteDb; version: number; bytes: Uint8Array<ArrayBuffer> };
+  /**
+   * Memory the index holds, for the per-process budget (INDEX_MEMORY_MB): counted when it is
+   * built, loaded or caught up (the scores ranking keeps are counted apart, as they change).
+   */
+  bytes: number;
+}
+
+/** Longest stretch of indexing between yields to the event loop, so searches never wait behind it. */
+const SLICE_MS = 8;
+
+/**
+ * Pages indexed in one go (a build, an upsert's catch-up) from which a loose index is
+ * compacted at once rather than at its save: what building left is then freed while the
+ * upsert is answered, not carried into the next one's (a burst of them piles it up).
+ */
+export const COMPACT_NOW_PAGES = 100;
+
+/** Runs `step` on each item, yielding to the event loop whenever a slice has run SLICE_MS. */
+export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T) => void) {
+  let sliceStart = performance.now();
+  for await (const item of items) {
+    step(item);
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await new Promise((r) => setTimeout(r, 0));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/**
+ * Makes a built index what a load of its snapshot gives: the same answers from one buffer,
+ * without what building left (grown arrays, an object and a body buffer a page), which is
+ * freed at once. Once, and again when a quarter of its pages came since (a few pages do not
+ * pay for it): at its save, or after a build or catch-up of many pages.
+ */
+export function compact(idx: SiteIndex) {
+  const bytes = packIndex(idx);
+  idx.db = unpackIndex(bytes, idx.version).db;
+  idx.packed = { db: idx.db, version: idx.version, bytes };
+  idx.bytes = heldBytes(idx.db);
+  idx.loose = false;
+  releaseSoon();
+}
+
+/** Builds a site's index from its pages in KV. */
+export async function buildIndex(
+  pages: PageStore,
+  site: string,
+  clock: () => number,
+): Promise<SiteIndex> {
+  const { version } = await pages.version(site);
+  const names = new SiteName();
+  for await (const meta of pages.metas(site)) names.add(meta.url, meta.title, meta.lang);
+  const db = createSiteDb();
+  await inSlices(pages.all(site), (page) => addDoc(db, toDoc(page, names)));
+  return {
+    bytes: heldBytes(db),
+    db,
+    version,
+    checkedAt: clock(),
+    busy: Promise.resolve(),
+    names,
+    builtWith: names.key(),
+    builtPages: names.size,
+    loose: true,
+  };
+}

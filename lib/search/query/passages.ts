@@ -13,18 +13,45 @@ import { unpackText } from "../store/packed_text.ts";
 import { unpackSections } from "../store/packed_sections.ts";
 import { RANKING } from "./weights.ts";
 
-/** A page's forms → the passages (0: the lead) that hold them. */
-type Passages = Map<string, number | number[]>;
+/**
+ * A long page's passages (0: the lead), compactly: per form it holds (by a 32-bit hash of it)
+ * the passages holding it, in pairs sorted by hash, or EVERYWHERE for a form in `spread` of
+ * them or more; and the headings that are a name alone, as sets of forms (`nameKey`).
+ */
+interface Passages {
+  count: number;
+  hashes: Uint32Array;
+  at: Uint16Array;
+  names: Set<string>;
+}
 
-/** Where a page's passages keep their number (no form is empty). */
-const COUNT = "";
-
-/** Where a heading that is a name is noted: before its key (no form has a space). */
-const HEADING = " ";
+/** A form the page uses throughout: it stands for all of it, as its title does. */
+const EVERYWHERE = 0xffff;
 /** Forms a heading that is a name has at most. */
 const MAX_NAME = 4;
 /** A set of forms as one string. */
 const nameKey = (forms: string[]) => [...new Set(forms)].sort().join(" ");
+
+/** FNV-1a: a form's 32-bit hash (two forms of one page share one about once in 10^6 pages). */
+function hash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The passages holding a form (EVERYWHERE alone when it is in most of them). */
+function where(passages: Passages, form: string): number[] {
+  const { hashes, at } = passages, h = hash(form);
+  let lo = 0, hi = hashes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (hashes[mid] < h) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: number[] = [];
+  for (let i = lo; i < hashes.length && hashes[i] === h; i++) out.push(at[i]);
+  return out;
+}
 
 /** Pages' passages kept per index version: the body lengths' array is new on each seal. */
 const kept = new WeakMap<object, Map<number, Passages | null>>();
@@ -48,35 +75,46 @@ function read(db: SiteDb, id: number): Passages | null {
   if (!doc || !at || at.length < 2) return null;
   const body = unpackText(doc.body);
   const sections = unpackSections(doc.sections);
-  const anchors = sections.map((s) => s.anchor), headings = sections.map((s) => s.heading);
-  const out: Passages = new Map();
+  const forms = new Map<string, number[]>(), names = new Set<string>();
   const note = (text: string, p: number) => {
     for (const w of words(text, doc.lang)) {
       for (const t of terms(w, doc.lang)) {
-        const v = out.get(t);
-        if (v === undefined) out.set(t, p);
-        else if (typeof v === "number") v !== p && out.set(t, [v, p]);
-        else if (v[v.length - 1] !== p) v.push(p);
+        const list = forms.get(t);
+        if (!list) forms.set(t, [p]);
+        else if (list[list.length - 1] !== p) list.push(p);
       }
     }
   };
   // Passage 0 is the lead; a heading not found as a line of the body joins the passage before.
   let p = 0, from = 0;
   at.forEach((start, i) => {
-    if (start > from) {
+    if (start > from && p < EVERYWHERE - 1) {
       note(body.slice(from, start), p++);
       from = start;
     }
     // The anchor names its section, often by the names above it ("cmdoption-tool-verbose").
-    if (anchors[i]) note(anchors[i], p);
-    // A heading that is a name alone ("overlaps_left"), as the set of its forms.
-    const own = [...words(headings[i], doc.lang)].flatMap((w) => terms(w, doc.lang));
-    if (own.length && own.length <= MAX_NAME) out.set(HEADING + nameKey(own), i);
+    const { heading, anchor } = sections[i] ?? { heading: "", anchor: "" };
+    if (anchor) note(anchor, p);
+    const own = [...words(heading, doc.lang)].flatMap((w) => terms(w, doc.lang));
+    if (own.length && own.length <= MAX_NAME) names.add(nameKey(own));
   });
   note(body.slice(from), p);
   if (p < 1) return null;
-  out.set(COUNT, p + 1);
-  return out;
+  const count = p + 1, most = RANKING.passages.spread * count;
+  // Pairs (hash, passage) as one number each, sorted: hash * 2^16 + passage.
+  const pairs: number[] = [];
+  for (const [form, list] of forms) {
+    const h = hash(form) * 0x10000;
+    if (list.length >= most) pairs.push(h + EVERYWHERE);
+    else for (const q of list) pairs.push(h + q);
+  }
+  const sorted = Float64Array.from(pairs).sort();
+  const hashes = new Uint32Array(sorted.length), at16 = new Uint16Array(sorted.length);
+  sorted.forEach((v, i) => {
+    hashes[i] = Math.floor(v / 0x10000);
+    at16[i] = v % 0x10000;
+  });
+  return { count, hashes, at: at16, names };
 }
 
 /**
@@ -89,7 +127,7 @@ export function passageFit(
   query: Groups,
   words: { [id: number]: number },
 ) {
-  const { minWords, spread } = RANKING.passages;
+  const { minWords } = RANKING.passages;
   const { groups, of } = query;
   // One word, even a name of several parts, is not spread over a page.
   if (!minWords || new Set(of).size < 2) return;
@@ -100,7 +138,6 @@ export function passageFit(
     const passages = passagesOf(db, id);
     // A section headed by the query's rarest word alone is what the query asks for.
     if (!passages || namedByHeading(passages, rarest)) continue;
-    const sections = passages.get(COUNT) as number;
     // Per passage: the query words it holds, of the `apart` ones the page holds here and there.
     const held = new Map<number, number>();
     let apart = 0, best = 0;
@@ -109,15 +146,10 @@ export function passageFit(
       if (forms.some((f) => db.index.get("title", id, f) || db.index.get("description", id, f))) {
         continue;
       }
-      const where = new Set<number>();
-      for (const f of forms) {
-        const v = passages.get(f);
-        if (v !== undefined) { for (const p of typeof v === "number" ? [v] : v) where.add(p); }
-      }
-      // A word the page uses throughout stands for all of it, as its title does.
-      if (!where.size || where.size >= spread * sections) continue;
+      const holding = new Set(forms.flatMap((f) => where(passages, f)));
+      if (!holding.size || holding.has(EVERYWHERE)) continue;
       apart++;
-      for (const p of where) {
+      for (const p of holding) {
         const n = (held.get(p) ?? 0) + 1;
         held.set(p, n);
         if (n > best) best = n;
@@ -148,7 +180,7 @@ function bodyPages(db: SiteDb, form: string): number {
 
 /** Whether a heading of the page is a query word alone (`groups`: its parts' forms). */
 const namedByHeading = (passages: Passages, groups: string[][]) =>
-  groups.length > 0 && passages.has(HEADING + nameKey(groups.map((forms) => forms[0])));
+  groups.length > 0 && passages.names.has(nameKey(groups.map((forms) => forms[0])));
 
 /** A query's words as groups of forms (a dotted name's parts each one), `of`: their word. */
 export interface Groups {

@@ -118,7 +118,7 @@ export const RANKING: Readonly<Ranking> = {
   codePrior: 0.3,
   sectionHeadingWeight: 3,
   named: { words: 2, minTitle: 2, slack: 1, heading: 1, headingWords: 2, pool: 30 },
-  passages: { minWords: 1000, spread: 0.2, pool: 50, kept: 2000 },
+  passages: { minWords: 1000, spread: 0.2, pool: 20, kept: 2000 },
 };
 
 /** A page's prior from its share of code: listings come after prose pages that match as well. */

@@ -15,8 +15,11 @@ import { RANKING } from "./weights.ts";
 import type { Alternatives, Expand } from "./expand.ts";
 import { statedEquivalences, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
+import { formGroups, passageFit } from "./passages.ts";
+import { topK } from "./top_k.ts";
 
 export type { Alternatives, Expand };
+export { topK };
 export { statedEquivalences };
 
 const JOINED = /[_.-]/;
@@ -75,29 +78,6 @@ function scratch(db: SiteDb): Scratch {
     scratches.set(db, s = made);
   }
   return s;
-}
-
-/**
- * The `k` best documents, best first: more query words, then a higher score; ties keep the
- * order of `ids`, exactly as a stable sort of them all would (only a few are kept in order).
- */
-export function topK(
-  ids: number[],
-  k: number,
-  acc: { score: ArrayLike<number>; words: ArrayLike<number> },
-): number[] {
-  const { score, words } = acc;
-  const better = (a: number, b: number) => words[b] - words[a] || score[b] - score[a];
-  if (k * 4 >= ids.length) return ids.sort(better).slice(0, k);
-  const top: number[] = [];
-  for (const id of ids) {
-    if (top.length === k && better(id, top[k - 1]) >= 0) continue;
-    if (top.length === k) top.pop();
-    let i = top.length;
-    while (i > 0 && better(id, top[i - 1]) < 0) i--;
-    top.splice(i, 0, id);
-  }
-  return top;
 }
 
 /** The words of a query that are searched for: stop words only when nothing else is left. */
@@ -168,9 +148,11 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
         if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
       }
       nameBonus(db, new Set(pass.matched), acc.words, pass.counted);
-      // The first pages are ranked again with the query words their headings name.
-      const pool = Math.max(limit, RANKING.named.pool);
-      ids = topK(pass.touched, Math.min(pool, pass.touched.length), acc);
+      // The first pages are ranked again by their best passage and the words headings name.
+      const { pool } = RANKING.passages, named = Math.max(limit, RANKING.named.pool);
+      ids = topK(pass.touched, Math.min(Math.max(pool, named), pass.touched.length), acc);
+      passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
+      ids = topK(ids, Math.min(named, ids.length), acc);
       headingBonus(db, ids, new Set(pass.matched), acc.words, langs[0], pass.units);
       ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {

@@ -1,0 +1,210 @@
+/**
+ * Pages judged by their best passage (RANKING.passages): a long page that uses each query
+ * word once, in sections far apart, answers the query less than a page whose one section
+ * holds them all. Among the first pages, a long page counts only the query words its best
+ * section holds (with those of its title and description, which stand for every section).
+ * A page's sections (its lead, then one per heading, store/packed_sections.ts) and the
+ * forms each holds are read once per index version and kept: a search then only looks up
+ * its few words in them.
+ */
+import { terms, words } from "../analysis/tokens.ts";
+import { docCount, postings, type SiteDb } from "../store/site_db.ts";
+import { unpackText } from "../store/packed_text.ts";
+import { unpackSections } from "../store/packed_sections.ts";
+import { RANKING } from "./weights.ts";
+
+/**
+ * A long page's passages (0: the lead), compactly: per form it holds (by a 32-bit hash of it)
+ * the passages holding it, in pairs sorted by hash, or EVERYWHERE for a form in `spread` of
+ * them or more; and the headings that are a name alone, as sets of forms (`nameKey`).
+ */
+interface Passages {
+  count: number;
+  hashes: Uint32Array;
+  at: Uint16Array;
+  names: Set<string>;
+}
+
+/** A form the page uses throughout: it stands for all of it, as its title does. */
+const EVERYWHERE = 0xffff;
+/** Forms a heading that is a name has at most. */
+const MAX_NAME = 4;
+/** A set of forms as one string. */
+const nameKey = (forms: string[]) => [...new Set(forms)].sort().join(" ");
+
+/** FNV-1a: a form's 32-bit hash (two forms of one page share one about once in 10^6 pages). */
+function hash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** The passages holding a form (EVERYWHERE alone when it is in most of them). */
+function where(passages: Passages, form: string): number[] {
+  const { hashes, at } = passages, h = hash(form);
+  let lo = 0, hi = hashes.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (hashes[mid] < h) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: number[] = [];
+  for (let i = lo; i < hashes.length && hashes[i] === h; i++) out.push(at[i]);
+  return out;
+}
+
+/** Pages' passages kept per index version: the body lengths' array is new on each seal. */
+const kept = new WeakMap<object, Map<number, Passages | null>>();
+
+/** The forms of each of a long page's passages, or null for a page of one passage. */
+function passagesOf(db: SiteDb, id: number): Passages | null {
+  const key = db.index.lengths.body.data;
+  let pages = kept.get(key);
+  if (!pages) kept.set(key, pages = new Map());
+  const have = pages.get(id);
+  if (have !== undefined) return have;
+  if (pages.size >= RANKING.passages.kept) pages.delete(pages.keys().next().value!);
+  const out = read(db, id);
+  pages.set(id, out);
+  return out;
+}
+
+function read(db: SiteDb, id: number): Passages | null {
+  const doc = db.docs.get(id);
+  const at = doc?.sectionAt;
+  if (!doc || !at || at.length < 2) return null;
+  const body = unpackText(doc.body);
+  const sections = unpackSections(doc.sections);
+  const forms = new Map<string, number[]>(), names = new Set<string>();
+  const note = (text: string, p: number) => {
+    for (const w of words(text, doc.lang)) {
+      for (const t of terms(w, doc.lang)) {
+        const list = forms.get(t);
+        if (!list) forms.set(t, [p]);
+        else if (list[list.length - 1] !== p) list.push(p);
+      }
+    }
+  };
+  // Passage 0 is the lead; a heading not found as a line of the body joins the passage before.
+  let p = 0, from = 0;
+  at.forEach((start, i) => {
+    if (start > from && p < EVERYWHERE - 1) {
+      note(body.slice(from, start), p++);
+      from = start;
+    }
+    // The anchor names its section, often by the names above it ("cmdoption-tool-verbose").
+    const { heading, anchor } = sections[i] ?? { heading: "", anchor: "" };
+    if (anchor) note(anchor, p);
+    const own = [...words(heading, doc.lang)].flatMap((w) => terms(w, doc.lang));
+    if (own.length && own.length <= MAX_NAME) names.add(nameKey(own));
+  });
+  note(body.slice(from), p);
+  if (p < 1) return null;
+  const count = p + 1, most = RANKING.passages.spread * count;
+  // Pairs (hash, passage) as one number each, sorted: hash * 2^16 + passage.
+  const pairs: number[] = [];
+  for (const [form, list] of forms) {
+    const h = hash(form) * 0x10000;
+    if (list.length >= most) pairs.push(h + EVERYWHERE);
+    else for (const q of list) pairs.push(h + q);
+  }
+  const sorted = Float64Array.from(pairs).sort();
+  const hashes = new Uint32Array(sorted.length), at16 = new Uint16Array(sorted.length);
+  sorted.forEach((v, i) => {
+    hashes[i] = Math.floor(v / 0x10000);
+    at16[i] = v % 0x10000;
+  });
+  return { count, hashes, at: at16, names };
+}
+
+/**
+ * Takes one word off `words` (per document id) of each long page of `ids` whose body holds
+ * query words that no one passage holds together: `query` is the query's words as forms.
+ */
+export function passageFit(
+  db: SiteDb,
+  ids: number[],
+  query: Groups,
+  words: { [id: number]: number },
+) {
+  const { minWords } = RANKING.passages;
+  const { groups, of } = query;
+  // One word, even a name of several parts, is not spread over a page.
+  if (!minWords || new Set(of).size < 2) return;
+  const rarest = rarestWord(db, query);
+  const lengths = db.index.lengths.body;
+  for (const id of ids) {
+    if (lengths.get(id) < minWords) continue;
+    const passages = passagesOf(db, id);
+    // A section headed by the query's rarest word alone is what the query asks for.
+    if (!passages || namedByHeading(passages, rarest)) continue;
+    // Per passage: the query words it holds, of the `apart` ones the page holds here and there.
+    const held = new Map<number, number>();
+    let apart = 0, best = 0;
+    for (const forms of groups) {
+      // The title or description holds a word for every passage.
+      if (forms.some((f) => db.index.get("title", id, f) || db.index.get("description", id, f))) {
+        continue;
+      }
+      const holding = new Set(forms.flatMap((f) => where(passages, f)));
+      if (!holding.size || holding.has(EVERYWHERE)) continue;
+      apart++;
+      for (const p of holding) {
+        const n = (held.get(p) ?? 0) + 1;
+        held.set(p, n);
+        if (n > best) best = n;
+      }
+    }
+    if (best < apart) words[id] = Math.max(1, words[id] - 1);
+  }
+}
+
+/** The forms of the query word rarest in the pages' text (the sum of its parts' idf). */
+function rarestWord(db: SiteDb, { groups, of }: Groups): string[][] {
+  const n = docCount(db), weight: number[] = [];
+  groups.forEach((forms, g) => {
+    const df = Math.max(...forms.map((f) => bodyPages(db, f)));
+    weight[of[g]] = (weight[of[g]] ?? 0) + Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  });
+  let top = of[0];
+  weight.forEach((w, i) => w > weight[top] && (top = i));
+  return groups.filter((_, g) => of[g] === top);
+}
+
+/** Pages whose body holds a form. */
+function bodyPages(db: SiteDb, form: string): number {
+  let n = 0;
+  for (const { ids } of postings(db, "body", form)) n += ids.length;
+  return n;
+}
+
+/** Whether a heading of the page is a query word alone (`groups`: its parts' forms). */
+const namedByHeading = (passages: Passages, groups: string[][]) =>
+  groups.length > 0 && passages.names.has(nameKey(groups.map((forms) => forms[0])));
+
+/** A query's words as groups of forms (a dotted name's parts each one), `of`: their word. */
+export interface Groups {
+  groups: string[][];
+  of: number[];
+}
+
+/** Each query word's forms, with those of its correction (a dotted name's parts each count). */
+export function formGroups(
+  query: string[],
+  langs: string[],
+  corrections: { from: string; to: string }[],
+): Groups {
+  const groups: string[][] = [], of: number[] = [];
+  query.forEach((word, i) => {
+    const to = corrections.find((c) => c.from === word)?.to;
+    const parts: string[][] = [];
+    for (const w of to ? [to, word] : [word]) {
+      for (const l of langs) {
+        terms(w, l).forEach((t, j) => (parts[j] ??= []).push(t));
+      }
+    }
+    groups.push(...parts);
+    of.push(...parts.map(() => i));
+  });
+  return { groups, of };
+}

@@ -8,7 +8,7 @@ import type { PageInput } from "../lib/sites/pages.ts";
 import { loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
 import { haveWrk, wrk, type WrkResult } from "./wrk.ts";
 import { mallocTrim } from "../lib/memory_trim.ts";
-import { serveHttp } from "../lib/http/server/mod.ts";
+import { type EarlyHandler, serveHttp } from "../lib/http/server/mod.ts";
 import { startServer } from "./server.ts";
 import type { Services } from "../lib/services.ts";
 import type { Hono } from "hono";
@@ -47,7 +47,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
 
   const dir = await Deno.makeTempDir();
   const kv = await Deno.openKv(`${dir}/bench.kv`);
-  const { app, services: s } = createApp({
+  const { app, services: s, early } = createApp({
     kv,
     operatorToken: "op_bench",
     log: () => {},
@@ -142,7 +142,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   if (!(await haveWrk())) {
     console.log("wrk not installed (apt-get install -y wrk): HTTP load figures skipped");
   } else {
-    await benchHttp(app, s, site.id, publicKey, opts.seconds, `${dir}/bench.kv`);
+    await benchHttp(app, early, s, site.id, publicKey, opts.seconds, `${dir}/bench.kv`);
     const paths = queries.map((q) => `/api/search?key=${publicKey}&q=${encodeURIComponent(q)}`);
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
     const before = { ...s.quota.stats };
@@ -240,6 +240,7 @@ async function indexQueries(): Promise<string[]> {
  */
 async function benchHttp(
   app: Hono<AppEnv>,
+  early: EarlyHandler,
   s: Services,
   siteId: string,
   publicKey: string,
@@ -283,7 +284,10 @@ async function benchHttp(
     {
       name: "our server (main.ts)",
       start: () =>
-        serveHttp({ hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000 }, app.fetch),
+        serveHttp(
+          { hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000, early },
+          app.fetch,
+        ),
     },
     {
       name: "Deno.serve (Deploy)",

@@ -6,12 +6,18 @@
  * word. Source listings are left out of the title rule: a module's code page is titled with
  * its name, its documentation often is not.
  */
-import { firstWord, terms, words as wordsOf } from "../analysis/tokens.ts";
-import { postings, type SiteDb } from "../store/site_db.ts";
+import { terms, words as wordsOf } from "../analysis/tokens.ts";
+import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
+import { exactScores } from "./bm25.ts";
 
 /** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
 const MAX_NAMING = 40;
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** A section number ("9", "9.8", "2-1"): numbering, not a name. */
+const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
 
 /**
  * Adds the bonus to `words` (per document id) of every page whose title holds only the forms
@@ -45,8 +51,15 @@ export function nameBonus(
 }
 
 /**
- * Adds RANKING.named.heading to `words` of each page of `ids` with one heading, or two, made
- * of query words only and naming all `queryWords` of them (a dotted name's parts each count).
+ * Adds RANKING.named.heading to `words` of each page of `ids` with a heading that names the
+ * query. A heading's words are its words less stop words and section numbers ("9.8"); it
+ * names the query when they are query words only and name every one of them (alone, or for a
+ * query of at most `headingWords` words with one other heading: "CACHES", "KEY_PREFIX"), or,
+ * for a query of `looseWords` words at most with a rare word, when they hold all of the
+ * query's words but `slack`, every rare one among them, with at most `extra` words besides
+ * ("Invoking the msgattrib Program" for "msgattrib program usage"). The two rules for longer
+ * queries need words typed apart (`typed` of them): a dotted name's parts are one name, which
+ * a heading of some of its parts does not name.
  */
 export function headingBonus(
   db: SiteDb,
@@ -55,29 +68,42 @@ export function headingBonus(
   words: { [id: number]: number },
   lang: string,
   queryWords: number,
+  typed: number,
 ) {
-  const { heading: weight, headingWords } = RANKING.named;
+  const { heading: weight, headingWords, looseWords, extra, slack } = RANKING.named;
   const need = Math.min(forms.size, queryWords);
-  // A name is a few words; a question's words are in many headings, named by none.
-  if (!weight || !need || need > headingWords) return;
+  const apart = typed >= queryWords;
+  if (!weight || !need || (need > headingWords && !apart)) return;
+  // The rare words a heading holding not all query words must hold (none: it holds all).
+  const rare = apart && need > slack + 1 && need <= looseWords ? rareForms(db, forms) : NONE;
+  const loose = rare.size > 0;
+  const least = loose ? need - slack : need, spare = loose ? extra : 0;
   // Longer lines hold more than query words (a word is about twice its form at most).
-  const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * need;
-  // Whether all of a word's forms are the query's: headings of the pages share many words.
-  const known = new Map<string, boolean>();
+  const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * (need + spare + 1);
+  // A word's forms that are the query's, [] for a stop word or a number, null when any is not.
+  const known = new Map<string, string[] | null>();
   const ofQuery = (word: string) => {
-    let yes = known.get(word);
-    if (yes === undefined) known.set(word, yes = terms(word, lang).every((t) => forms.has(t)));
-    return yes;
+    let got = known.get(word);
+    if (got === undefined) {
+      const own = NUMBER.test(word) ? [] : terms(word, lang);
+      known.set(word, got = own.every((t) => forms.has(t)) ? own : null);
+    }
+    return got;
   };
   for (const id of ids) {
     // Only a page whose headings hold enough of the query's forms is read.
-    let held = 0;
-    for (const f of forms) if (db.index.get("headings", id, f) > 0 && ++held >= need) break;
-    if (held < need) continue;
+    let held = 0, rareHeld = 0;
+    for (const f of forms) {
+      if (db.index.get("headings", id, f) > 0) {
+        held++;
+        if (rare.has(f)) rareHeld++;
+      }
+    }
+    if (held < least || rareHeld < rare.size) continue;
     const headings = db.docs.sectionHeadings(id);
     if (!headings) continue;
     // Each heading made of query words only, as the set of them it names; lines too long
-    // are passed over unread, and the page is done once two of them name the query.
+    // are passed over unread, and the page is done once one or two of them name the query.
     const named: Set<string>[] = [];
     let yes = false;
     for (let at = 0; at < headings.length && !yes && named.length < MAX_NAMING;) {
@@ -87,26 +113,40 @@ export function headingBonus(
       at = end + 1;
       if (end === from || end - from > longest) continue;
       const line = headings.slice(from, end);
-      // Most lines fail on their first word: only that one is stemmed before the rest.
-      const first = firstWord(line, lang);
-      if (first === undefined || !ofQuery(first)) continue;
-      const own = [...wordsOf(line, lang)].flatMap((w) => terms(w, lang));
-      if (own.length && own.every((t) => forms.has(t))) {
-        named.push(new Set(own));
-        yes = namesWithOne(named, need);
+      // Most lines fail on their first words: a line is read only while it may still name.
+      const own = new Set<string>();
+      let others = 0;
+      for (const w of wordsOf(line, lang)) {
+        const mine = ofQuery(w);
+        if (mine) { for (const t of mine) own.add(t); }
+        else if (++others > spare) break;
       }
+      if (others > spare || !own.size) continue;
+      if (others === 0) {
+        named.push(own);
+        yes = namesWithOne(named, need, need <= headingWords);
+      }
+      if (!yes && loose && own.size >= least) yes = [...rare].every((f) => own.has(f));
     }
     if (yes) words[id] += weight;
   }
+}
+
+/** The query's rare forms (RANKING.named.rare): in few pages, so they name a thing. */
+function rareForms(db: SiteDb, forms: Set<string>): Set<string> {
+  const { pages, share } = RANKING.named.rare;
+  const most = Math.max(pages, share * docCount(db));
+  return new Set([...forms].filter((f) => exactScores(db, f).size <= most));
 }
 
 /**
  * Whether the last of `named` names `need` query words, alone or with one before it (a
  * heading and a subheading): asked after each, it tells whether any one or two do.
  */
-function namesWithOne(named: Set<string>[], need: number): boolean {
+function namesWithOne(named: Set<string>[], need: number, pairs: boolean): boolean {
   const last = named[named.length - 1];
   if (last.size >= need) return true;
+  if (!pairs) return false;
   for (let i = 0; i < named.length - 1; i++) {
     if (new Set([...named[i], ...last]).size >= need) return true;
   }

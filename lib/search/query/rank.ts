@@ -153,7 +153,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       ids = topK(pass.touched, Math.min(Math.max(pool, named), pass.touched.length), acc);
       passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
       ids = topK(ids, Math.min(named, ids.length), acc);
-      headingBonus(db, ids, new Set(pass.matched), acc.words, langs[0], pass.units);
+      headingBonus(db, ids, new Set(pass.matched), acc.words, langs[0], pass.units, query.length);
       ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
       clear(acc, pass.touched);

@@ -83,6 +83,9 @@ export interface Ranking {
     slack: number;
     heading: number;
     headingWords: number;
+    looseWords: number;
+    extra: number;
+    rare: { pages: number; share: number };
     pool: number;
   };
   /**
@@ -117,7 +120,17 @@ export const RANKING: Readonly<Ranking> = {
   codeShare: 0.7,
   codePrior: 0.3,
   sectionHeadingWeight: 3,
-  named: { words: 2, minTitle: 2, slack: 1, heading: 1, headingWords: 2, pool: 30 },
+  named: {
+    words: 2,
+    minTitle: 2,
+    slack: 1,
+    heading: 1,
+    headingWords: 2,
+    looseWords: 4,
+    extra: 1,
+    rare: { pages: 3, share: 0.005 },
+    pool: 30,
+  },
   passages: { minWords: 1000, spread: 0.2, pool: 20, kept: 2000 },
 };
 

@@ -57,9 +57,10 @@ export function nameBonus(
  * query of at most `headingWords` words with one other heading: "CACHES", "KEY_PREFIX"), or,
  * for a query of `looseWords` words at most with a rare word, when they hold all of the
  * query's words but `slack`, every rare one among them, with at most `extra` words besides
- * ("Invoking the msgattrib Program" for "msgattrib program usage"). The two rules for longer
- * queries need words typed apart (`typed` of them): a dotted name's parts are one name, which
- * a heading of some of its parts does not name.
+ * ("Invoking the msgattrib Program" for "msgattrib program usage"), where no heading names it
+ * exactly. Of `typed` words as typed: a dotted name's parts are one name, which a heading of
+ * some of its parts does not name, so longer queries need two words typed, and the loose rule
+ * every word typed apart.
  */
 export function headingBonus(
   db: SiteDb,
@@ -72,10 +73,11 @@ export function headingBonus(
 ) {
   const { heading: weight, headingWords, looseWords, extra, slack } = RANKING.named;
   const need = Math.min(forms.size, queryWords);
-  const apart = typed >= queryWords;
-  if (!weight || !need || (need > headingWords && !apart)) return;
+  if (!weight || !need || (need > headingWords && typed < 2)) return;
   // The rare words a heading holding not all query words must hold (none: it holds all).
-  const rare = apart && need > slack + 1 && need <= looseWords ? rareForms(db, forms) : NONE;
+  const rare = typed >= queryWords && need > slack + 1 && need <= looseWords
+    ? rareForms(db, forms)
+    : NONE;
   const loose = rare.size > 0;
   const least = loose ? need - slack : need, spare = loose ? extra : 0;
   // Longer lines hold more than query words (a word is about twice its form at most).
@@ -90,6 +92,8 @@ export function headingBonus(
     }
     return got;
   };
+  // Pages a heading names exactly, and pages one names all but `slack` words of.
+  const exactly: number[] = [], closely: number[] = [];
   for (const id of ids) {
     // Only a page whose headings hold enough of the query's forms is read.
     let held = 0, rareHeld = 0;
@@ -105,7 +109,7 @@ export function headingBonus(
     // Each heading made of query words only, as the set of them it names; lines too long
     // are passed over unread, and the page is done once one or two of them name the query.
     const named: Set<string>[] = [];
-    let yes = false;
+    let yes = false, close = false;
     for (let at = 0; at < headings.length && !yes && named.length < MAX_NAMING;) {
       let end = headings.indexOf("\n", at);
       if (end < 0) end = headings.length;
@@ -126,10 +130,13 @@ export function headingBonus(
         named.push(own);
         yes = namesWithOne(named, need, need <= headingWords);
       }
-      if (!yes && loose && own.size >= least) yes = [...rare].every((f) => own.has(f));
+      if (!yes && loose && own.size >= least) close ||= [...rare].every((f) => own.has(f));
     }
-    if (yes) words[id] += weight;
+    if (yes) exactly.push(id);
+    else if (close) closely.push(id);
   }
+  // A heading that names the query only nearly counts where none names it exactly.
+  for (const id of exactly.length ? exactly : closely) words[id] += weight;
 }
 
 /** The query's rare forms (RANKING.named.rare): in few pages, so they name a thing. */

@@ -143,7 +143,11 @@ export function headingBonus(
 function rareForms(db: SiteDb, forms: Set<string>): Set<string> {
   const { pages, share } = RANKING.named.rare;
   const most = Math.max(pages, share * docCount(db));
-  return new Set([...forms].filter((f) => exactScores(db, f).size <= most));
+  // A correction's word as written is among the forms, and in no page's index.
+  return new Set([...forms].filter((f) => {
+    const n = exactScores(db, f).size;
+    return n > 0 && n <= most;
+  }));
 }
 
 /**

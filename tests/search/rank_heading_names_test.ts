@@ -1,0 +1,160 @@
+import assert from "node:assert/strict";
+import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
+
+interface Page {
+  id: string;
+  title: string;
+  body: string;
+  sections: string[];
+}
+
+function site(pages: Page[]): SiteDb {
+  const db = createSiteDb();
+  for (const p of pages) {
+    addDoc(db, {
+      id: p.id,
+      title: p.title,
+      description: "",
+      headings: p.sections.join("\n"),
+      body: p.body,
+      sections: p.sections.map((heading) => ({ heading, anchor: "" })),
+    });
+  }
+  return db;
+}
+
+const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);
+
+/** Chapters of a manual that use common words often and name no tool. */
+const filler = (n: number): Page[] =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `/manual/chapter${i}`,
+    title: `Chapter ${i}`,
+    body: "Every program reads files. The program writes files; disk usage grows. ".repeat(4),
+    sections: [`${i}. Chapter ${i}`, `${i}.1 Files and errors`],
+  }));
+
+/** A manual: one chapter documents each tool under "Invoking the … Program". */
+function manual(): SiteDb {
+  return site([
+    ...filler(12),
+    {
+      id: "/manual/tools",
+      title: "Manipulating catalogs",
+      body: "The frobctl program merges catalogs. frobctl takes options. " +
+        "The grepctl program searches catalogs for a pattern. ".repeat(3) +
+        "Every program reads catalogs in order and writes them back. ".repeat(20),
+      sections: [
+        "9. Manipulating catalogs",
+        "9.1 Invoking the frobctl Program",
+        "9.1.1 Input file location",
+        "9.2 Invoking the grepctl Program",
+      ],
+    },
+    {
+      id: "/manual/languages",
+      title: "Other programming languages",
+      body: "Usage notes for each program. Program usage differs by language; the usage " +
+        "of a program is shown with --help. Usage: program [option]. ".repeat(3),
+      sections: ["15. Other programming languages", "15.1 Usage notes"],
+    },
+  ]);
+}
+
+Deno.test("rank heading names - a numbered heading that holds a tool's name and its kind names the tool's page, though it lacks the query's last word", () => {
+  const db = manual();
+  assert.equal(urls(db, "frobctl program usage")[0], "/manual/tools");
+  // Spelled as the heading has it, the query still finds the page first.
+  assert.equal(urls(db, "frobctl program")[0], "/manual/tools");
+});
+
+Deno.test("rank heading names - a heading without the query's rarest word does not name the query", () => {
+  // "quuxctl" is named in the tools chapter's text only; a heading there holds "program
+  // usage" but not "quuxctl", the word that says which program: the tool's page stays first.
+  const db = site([
+    ...filler(12),
+    {
+      id: "/manual/tools",
+      title: "Manipulating catalogs",
+      body: "Every program reads catalogs. The frobctl program merges them. ".repeat(10) +
+        "Also see quuxctl.",
+      sections: [
+        "9. Manipulating catalogs",
+        "9.1 Invoking the frobctl Program",
+        "9.2 Program usage notes",
+      ],
+    },
+    {
+      id: "/manual/quux",
+      title: "The quuxctl tool",
+      body: "quuxctl usage: quuxctl [option]. The quuxctl program usage is short. ".repeat(3),
+      sections: ["14. The quuxctl tool", "14.1 Options"],
+    },
+  ]);
+  assert.equal(urls(db, "quuxctl program usage")[0], "/manual/quux");
+});
+
+/** An FAQ in chapters: each question is a heading; other chapters use the same words. */
+function faq(): SiteDb {
+  return site([
+    {
+      id: "/faq/basics",
+      title: "Definitions and overview",
+      body: "Acme Linux is a free operating system. This FAQ answers questions. ",
+      sections: [
+        "1.1 What is Acme Linux?",
+        "1.2 What is this FAQ?",
+        "1.3 Who makes the releases?",
+      ],
+    },
+    {
+      id: "/faq/getting",
+      title: "Getting and installing Acme Linux",
+      body: "Acme Linux images: get Acme Linux from a mirror. Acme Linux installs on most " +
+        "machines. Which Acme Linux release? The Linux kernel of Acme. ".repeat(4),
+      sections: ["2.1 Where can I get Acme Linux?", "2.2 How do I install Acme Linux?"],
+    },
+    {
+      id: "/faq/support",
+      title: "Support for Acme Linux",
+      body: "Questions about Acme Linux go to the lists. Acme Linux support. Linux. ".repeat(4),
+      sections: ["3.1 Where do I ask about Acme Linux?"],
+    },
+  ]);
+}
+
+Deno.test("rank heading names - a question asked word for word as an FAQ heading finds that heading's page first", () => {
+  const db = faq();
+  assert.equal(urls(db, "What is Acme Linux?")[0], "/faq/basics");
+  // With a typo in it, the question still names its page.
+  assert.equal(urls(db, "What is Acme Lniux?")[0], "/faq/basics");
+  // A question no heading asks is ranked by its words as before.
+  assert.equal(urls(db, "Where is Acme Linux support?")[0], "/faq/support");
+});
+
+Deno.test("rank heading names - a heading that names a question exactly wins over one that names all but a word of it", () => {
+  // Many chapters say "many" and "Acme": only "distributions" is rare.
+  const chapters = Array.from({ length: 12 }, (_, i) => ({
+    id: `/faq/chapter${i}`,
+    title: `Chapter ${i}`,
+    body: "Many Acme users ask many things about Acme. ",
+    sections: [`${i}.1 Acme questions`],
+  }));
+  const db = site([
+    ...chapters,
+    {
+      id: "/faq/archives",
+      title: "The archives",
+      body: "There are three distributions: stable, testing and unstable. ",
+      sections: ["5.1 How many Acme distributions are there?"],
+    },
+    {
+      id: "/faq/choosing",
+      title: "Choosing a distribution",
+      body: "Which of the Acme distributions suits you? Many Acme users choose stable. " +
+        "Acme distributions differ. ".repeat(6),
+      sections: ["4.1 Which Acme distributions?", "4.2 Many Acme releases"],
+    },
+  ]);
+  assert.equal(urls(db, "How many Acme distributions are there?")[0], "/faq/archives");
+});

@@ -3,8 +3,10 @@
  * holding nearly all of them ("celery.utils.saferepr" for "module celery.utils.saferepr"), or
  * whose headings name every query word ("CACHES" then "KEY_PREFIX" for "CACHES-KEY_PREFIX"),
  * is what the query is about, more than a contents page or a guide that merely uses every
- * word. Source listings are left out of the title rule: a module's code page is titled with
- * its name, its documentation often is not.
+ * word; so is a page with a heading that asks the query's question word for word, or that
+ * names the thing a short query asks about ("Invoking the frobctl Program"). Source listings
+ * are left out of the title rule: a module's code page is titled with its name, its
+ * documentation often is not.
  */
 import { terms, words as wordsOf } from "../analysis/tokens.ts";
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
@@ -14,6 +16,7 @@ import { exactScores } from "./bm25.ts";
 /** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
 const MAX_NAMING = 40;
 
+/** No rare words: a query every naming heading must hold whole. */
 const NONE: ReadonlySet<string> = new Set();
 
 /** A section number ("9", "9.8", "2-1"): numbering, not a name. */
@@ -57,7 +60,7 @@ export function nameBonus(
  * query of at most `headingWords` words with one other heading: "CACHES", "KEY_PREFIX"), or,
  * for a query of `looseWords` words at most with a rare word, when they hold all of the
  * query's words but `slack`, every rare one among them, with at most `extra` words besides
- * ("Invoking the msgattrib Program" for "msgattrib program usage"), where no heading names it
+ * ("Invoking the frobctl Program" for "frobctl program usage"), where no heading names it
  * exactly. Of `typed` words as typed: a dotted name's parts are one name, which a heading of
  * some of its parts does not name, so longer queries need two words typed, and the loose rule
  * every word typed apart.

@@ -158,3 +158,30 @@ Deno.test("rank heading names - a heading that names a question exactly wins ove
   ]);
   assert.equal(urls(db, "How many Acme distributions are there?")[0], "/faq/archives");
 });
+
+Deno.test("rank heading names - a setting's own heading names it for 'NAME setting' before the page that lists every setting", () => {
+  // Twelve topic pages mention settings; one documents FROB_HOST under its own heading.
+  const topics = Array.from({ length: 12 }, (_, i) => ({
+    id: `/topics/topic${i}`,
+    title: `Topic ${i}`,
+    body: `Topic ${i} has a setting or two. Each setting has a default. `.repeat(3),
+    sections: [`Topic ${i}`, "Settings"],
+  }));
+  const db = site([
+    ...topics,
+    {
+      id: "/topics/email",
+      title: "Sending e-mail",
+      body: "Mail goes through the host FROB_HOST names. This setting defaults to localhost.",
+      sections: ["Sending e-mail", "FROB_HOST", "FROB_PORT"],
+    },
+    {
+      id: "/topics/settings",
+      title: "Settings",
+      body: "Every setting, with its default. FROB_HOST setting: see e-mail. The setting " +
+        "FROB_PORT. A setting is read once. Setting names are upper case. ".repeat(3),
+      sections: ["Settings", "Built-in settings reference", "Setting defaults"],
+    },
+  ]);
+  assert.equal(urls(db, "FROB_HOST setting")[0], "/topics/email");
+});

@@ -58,12 +58,12 @@ export function nameBonus(
  * query. A heading's words are its words less stop words and section numbers ("9.8"); it
  * names the query when they are query words only and name every one of them (alone, or for a
  * query of at most `headingWords` words with one other heading: "CACHES", "KEY_PREFIX"), or,
- * for a query of `looseWords` words at most with a rare word, when they hold all of the
- * query's words but `slack`, every rare one among them, with at most `extra` words besides
- * ("Invoking the frobctl Program" for "frobctl program usage"), where no heading names it
- * exactly. Of `typed` words as typed: a dotted name's parts are one name, which a heading of
- * some of its parts does not name, so longer queries need two words typed, and the loose rule
- * every word typed apart.
+ * for a query of more than `slack` and at most `looseWords` words with a rare word, when they
+ * hold all of the query's words but `slack`, every rare one among them, and at most `extra`
+ * words besides ("Invoking the frobctl Program" for "frobctl program usage"), where no heading
+ * names it exactly. Of `typed` words as typed: a dotted name's parts are one name, which a
+ * heading of some of its parts does not name, so longer queries need two words typed, and the
+ * loose rule every word typed apart.
  */
 export function headingBonus(
   db: SiteDb,
@@ -78,7 +78,7 @@ export function headingBonus(
   const need = Math.min(forms.size, queryWords);
   if (!weight || !need || (need > headingWords && typed < 2)) return;
   // The rare words a heading holding not all query words must hold (none: it holds all).
-  const rare = typed >= queryWords && need > slack + 1 && need <= looseWords
+  const rare = typed >= queryWords && need > slack && need <= looseWords
     ? rareForms(db, forms)
     : NONE;
   const loose = rare.size > 0;

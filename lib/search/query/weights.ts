@@ -76,13 +76,15 @@ export interface Ranking {
    * words only and naming every one of them; among the first `pool` pages, such a page counts
    * `heading` more. MRR@10 plain / typo, both on: Django 0.875/0.865 → 0.909/0.900, Scrapy
    * 0.931/0.929 → 0.949/0.947, Celery 0.868/0.860 → 0.922/0.910, git-doc 0.532/0.532 → same.
-   * A longer query of words typed apart is named by one heading that is its words exactly (a
-   * FAQ's question); and one of at most `looseWords` words (3 or more) with a rare word, one in
-   * at most `rare.pages` pages or `rare.share` of them (a thing's name), by a heading holding all
-   * its words but `slack`, every rare one among them, and at most `extra` other words ("Invoking
-   * the frobctl Program"), where no heading names it exactly. Section numbers are no words.
-   * MRR@10 plain / typo: gettext 0.791/0.715 → 0.810/0.734, Debian FAQ 0.950/0.963 → 1.000/1.000,
-   * the shared sets and git-doc the same (Celery 0.922 → 0.923).
+   * A longer query of two words typed or more (a dotted name's parts are one name) is named by
+   * one heading that is its words exactly (a FAQ's question). A query of more than `slack` and
+   * at most `looseWords` words, all typed apart, with a rare word (in at most `rare.pages` pages
+   * or `rare.share` of them: a thing's name) is named by a heading holding all its words but
+   * `slack`, every rare one among them, and at most `extra` other words ("Invoking the frobctl
+   * Program", "FROB_HOST" for "FROB_HOST setting"), where no heading names it exactly. Section
+   * numbers are no words. MRR@10 plain / typo: gettext 0.791/0.715 → 0.813/0.737, Debian FAQ
+   * 0.950/0.963 → 1.000/1.000, Scrapy 0.951/0.950 → 0.963/0.960, Celery 0.922/0.910 →
+   * 0.923/0.910, Django and git-doc the same.
    */
   named: {
     words: number;

@@ -100,40 +100,42 @@ function faq(): SiteDb {
     {
       id: "/faq/basics",
       title: "Definitions and overview",
-      body: "Acme Linux is a free operating system. This FAQ answers questions. ",
+      body: "Acme Desktop is a free operating system. This FAQ answers questions. ",
       sections: [
-        "1.1 What is Acme Linux?",
+        "1.1 What is Acme Desktop?",
         "1.2 What is this FAQ?",
         "1.3 Who makes the releases?",
       ],
     },
     {
       id: "/faq/getting",
-      title: "Getting and installing Acme Linux",
-      body: "Acme Linux images: get Acme Linux from a mirror. Acme Linux installs on most " +
-        "machines. Which Acme Linux release? The Linux kernel of Acme. ".repeat(4),
-      sections: ["2.1 Where can I get Acme Linux?", "2.2 How do I install Acme Linux?"],
+      title: "Getting and installing Acme Desktop",
+      body: "Acme Desktop images: get Acme Desktop from a mirror. Acme Desktop installs on most " +
+        "machines. Which Acme Desktop release? The desktop of Acme. ".repeat(4),
+      sections: ["2.1 Where can I get Acme Desktop?", "2.2 How do I install Acme Desktop?"],
     },
     {
       id: "/faq/support",
-      title: "Support for Acme Linux",
-      body: "Questions about Acme Linux go to the lists. Acme Linux support. Linux. ".repeat(4),
-      sections: ["3.1 Where do I ask about Acme Linux?"],
+      title: "Support for Acme Desktop",
+      body: "Questions about Acme Desktop go to the lists. Acme Desktop support. Desktop. ".repeat(
+        4,
+      ),
+      sections: ["3.1 Where do I ask about Acme Desktop?"],
     },
   ]);
 }
 
 Deno.test("rank heading names - a question asked word for word as an FAQ heading finds that heading's page first", () => {
   const db = faq();
-  assert.equal(urls(db, "What is Acme Linux?")[0], "/faq/basics");
+  assert.equal(urls(db, "What is Acme Desktop?")[0], "/faq/basics");
   // With a typo in it, the question still names its page.
-  assert.equal(urls(db, "What is Acme Lniux?")[0], "/faq/basics");
+  assert.equal(urls(db, "What is Acme Dekstop?")[0], "/faq/basics");
   // A question no heading asks is ranked by its words as before.
-  assert.equal(urls(db, "Where is Acme Linux support?")[0], "/faq/support");
+  assert.equal(urls(db, "Where is Acme Desktop support?")[0], "/faq/support");
 });
 
 Deno.test("rank heading names - a heading that names a question exactly wins over one that names all but a word of it", () => {
-  // Many chapters say "many" and "Acme": only "distributions" is rare.
+  // Many chapters say "many" and "Acme": only "editions" is rare.
   const chapters = Array.from({ length: 12 }, (_, i) => ({
     id: `/faq/chapter${i}`,
     title: `Chapter ${i}`,
@@ -145,18 +147,18 @@ Deno.test("rank heading names - a heading that names a question exactly wins ove
     {
       id: "/faq/archives",
       title: "The archives",
-      body: "There are three distributions: stable, testing and unstable. ",
-      sections: ["5.1 How many Acme distributions are there?"],
+      body: "There are three editions: basic, plus and pro. ",
+      sections: ["5.1 How many Acme editions are there?"],
     },
     {
       id: "/faq/choosing",
-      title: "Choosing a distribution",
-      body: "Which of the Acme distributions suits you? Many Acme users choose stable. " +
-        "Acme distributions differ. ".repeat(6),
-      sections: ["4.1 Which Acme distributions?", "4.2 Many Acme releases"],
+      title: "Choosing an edition",
+      body: "Which of the Acme editions suits you? Many Acme users choose basic. " +
+        "Acme editions differ. ".repeat(6),
+      sections: ["4.1 Which Acme editions?", "4.2 Many Acme releases"],
     },
   ]);
-  assert.equal(urls(db, "How many Acme distributions are there?")[0], "/faq/archives");
+  assert.equal(urls(db, "How many Acme editions are there?")[0], "/faq/archives");
 });
 
 Deno.test("rank heading names - a setting's own heading names it for 'NAME setting' before the page that lists every setting", () => {

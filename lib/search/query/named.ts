@@ -125,7 +125,7 @@ export function headingBonus(
       let others = 0;
       for (const w of wordsOf(line, lang)) {
         const mine = ofQuery(w);
-        if (mine) { for (const t of mine) own.add(t); }
+        if (mine) mine.forEach((t) => own.add(t));
         else if (++others > spare) break;
       }
       if (others > spare || !own.size) continue;

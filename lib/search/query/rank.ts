@@ -13,14 +13,20 @@ import { correct } from "../analysis/typos.ts";
 import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
 import { RANKING } from "./weights.ts";
 import type { Alternatives, Expand } from "./expand.ts";
-import { statedEquivalences, statedSpans } from "./stated.ts";
+import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
-import { formGroups, passageFit } from "./passages.ts";
+import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
 
 export type { Alternatives, Expand };
 export { topK };
 export { statedEquivalences };
+
+/** What a site's searches use that is read off their path after each change, a step at a time. */
+export function* prepare(db: SiteDb): Generator<void> {
+  yield* mineStated(db);
+  yield* readPassages(db);
+}
 
 const JOINED = /[_.-]/;
 const DOTTED = /[.-]/;

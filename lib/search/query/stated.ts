@@ -2,7 +2,8 @@
  * Meaning a site states (lib/meaning/equivalences.ts) as ranking uses it: mined from the
  * pages' text and kept per version of the index, then offered to rank() beside the owner's
  * synonyms, both ways, at RANKING.statedWeight. Each page is mined once (again when its
- * text changes), within a small time budget per search, so no search pays for a whole site;
+ * text changes) in a pass after each build, load or catch-up (mineStated, run by indexes.ts),
+ * never by a search, so a search's results do not hang on how many searches came before;
  * the list is merged anew only every MERGE_EVERY pages mined and when all are, not per page.
  */
 import {
@@ -17,8 +18,8 @@ import { RANKING } from "./weights.ts";
 
 /** Text read per page: definitions come early, and mining every byte of a manual costs. */
 const PAGE_CHARS = 20_000;
-/** Time one search may spend mining (at least one page; 0.1 to 0.3 ms each on manuals). */
-const MS_PER_SEARCH = 0.3;
+/** Time one step of the pass mines for (at least one page; 0.1 to 0.3 ms each on manuals). */
+const MS_PER_STEP = 1;
 /** Pages mined between two merges of the list (a merge reads every page's equivalences). */
 const MERGE_EVERY = 200;
 
@@ -65,7 +66,7 @@ function byFirstWord(db: SiteDb, list: Equivalence[]) {
   return out;
 }
 
-/** The site's equivalences, mining pages not mined yet for at most `budgetMs`. */
+/** The site's equivalences, mining pages not mined yet for at most `budgetMs` (0: none). */
 function mine(db: SiteDb, budgetMs: number): Mined {
   const stamp = stampOf(db);
   let m = mined.get(db);
@@ -88,7 +89,7 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   }
   const until = performance.now() + budgetMs;
   let minedNow = 0;
-  while (m.todo.length && (minedNow === 0 || performance.now() < until)) {
+  while (m.todo.length && budgetMs > 0 && (minedNow === 0 || performance.now() < until)) {
     const [id, key] = m.todo.pop()!;
     if (!db.docs.body(id)) continue; // gone since it was listed
     m.pages.set(key, mineEquivalences(docAt(db, id, PAGE_CHARS).body));
@@ -108,9 +109,14 @@ function mine(db: SiteDb, budgetMs: number): Mined {
 /** Every equivalence a site's pages state, most often said first. */
 export const statedEquivalences = (db: SiteDb): Equivalence[] => mine(db, Infinity).list;
 
+/** Mines the site's pages not mined yet, about MS_PER_STEP a step (indexes.ts runs it in slices). */
+export function* mineStated(db: SiteDb): Generator<void> {
+  while (mine(db, MS_PER_STEP).todo.length) yield;
+}
+
 /** The spans of a query (its words, lowercased) that a name the site gives also stands for. */
 export function statedSpans(db: SiteDb, words: string[]): Alternatives[] {
-  const { byFirst } = mine(db, MS_PER_SEARCH);
+  const { byFirst } = mine(db, 0);
   if (!byFirst.size) return [];
   const out: Alternatives[] = [];
   for (let i = 0; i < words.length;) {

@@ -108,6 +108,14 @@ export class DocStore {
     }
   }
 
+  /** A document's id and packed body's size as one key, without making it an object (passages.ts). */
+  textKey(id: number): string | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    if (row >= 0) return `${this.text(row, ID)}\u0000${this.field(row, BODY).length}`;
+    const doc = this.added.get(id);
+    return doc && `${doc.id}\u0000${doc.body.length}`;
+  }
+
   /** A document's section headings, one a line, without making it an object (named.ts). */
   sectionHeadings(id: number): string | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;

@@ -215,12 +215,15 @@ export class SearchIndexes {
   /** Replays changes since the index's version; rebuilds if the log has a gap. */
   async refresh(site: string): Promise<void> {
     const idx = await this.load(site);
+    const [db, version] = [idx.db, idx.version];
     const run = idx.busy.then(() => {
       idx.checkedAt = this.clock();
       return this.catchUp(site, idx);
     });
     idx.busy = run.catch(() => {});
-    await run.finally(() => this.prepare(site, idx));
+    await run.finally(() => {
+      if (idx.db !== db || idx.version !== version) this.prepare(site, idx);
+    });
   }
 
   /**
@@ -232,13 +235,17 @@ export class SearchIndexes {
     const current = () => this.built.get(site) === idx;
     const run = (async () => {
       let db = idx.db, version = idx.version;
+      const changed = () => idx.db !== db || idx.version !== version;
       do {
         [db, version] = [idx.db, idx.version];
+        // The first slice runs at once: a small site's is done before its first search.
         const steps = prepare(db);
-        await inSlices(steps, () => {
-          if (idx.db !== db || idx.version !== version || !current()) steps.return(undefined);
-        }, PREPARE_SLICE_MS);
-      } while (current() && (idx.db !== db || idx.version !== version));
+        for (let done = false; !done && !changed() && current();) {
+          const until = performance.now() + PREPARE_SLICE_MS;
+          while (!(done = !!steps.next().done) && performance.now() < until);
+          if (!done) await new Promise((r) => setTimeout(r, 0));
+        }
+      } while (current() && changed());
     })().catch(() => {}).finally(() => this.preparing.delete(idx));
     this.preparing.set(idx, run);
   }

@@ -40,16 +40,12 @@ const SLICE_MS = 8;
  */
 export const COMPACT_NOW_PAGES = 100;
 
-/** Runs `step` on each item, yielding to the event loop whenever a slice has run `sliceMs`. */
-export async function inSlices<T>(
-  items: Iterable<T> | AsyncIterable<T>,
-  step: (item: T) => void,
-  sliceMs = SLICE_MS,
-) {
+/** Runs `step` on each item, yielding to the event loop whenever a slice has run SLICE_MS. */
+export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T) => void) {
   let sliceStart = performance.now();
   for await (const item of items) {
     step(item);
-    if (performance.now() - sliceStart >= sliceMs) {
+    if (performance.now() - sliceStart >= SLICE_MS) {
       await new Promise((r) => setTimeout(r, 0));
       sliceStart = performance.now();
     }

@@ -56,12 +56,15 @@ function where(passages: Passages, form: string): number[] {
 
 /**
  * Long pages' passages by page (its id, its URL, and its packed text's size, which a change
- * of its text changes): they outlive index versions, compactions and loads. Oldest dropped
- * first past PAGES_KEPT.
+ * of its text changes): they outlive index versions, compactions and loads. The oldest read
+ * go first past KEPT_BYTES over all sites (a few KB a page).
  */
 const kept = new Map<string, Passages | null>();
-/** Long pages whose passages are kept, over all sites (a few KB each). */
-const PAGES_KEPT = 20_000;
+const KEPT_BYTES = 32 << 20;
+let keptBytes = 0;
+
+/** What a page's passages hold, roughly. */
+const sizeOf = (p: Passages | null) => 64 + (p ? p.hashes.length * 6 + p.names.size * 48 : 0);
 
 /** The forms of each of a long page's passages (read now if need be), or null for one passage. */
 function passagesOf(db: SiteDb, id: number): Passages | null {
@@ -69,8 +72,13 @@ function passagesOf(db: SiteDb, id: number): Passages | null {
   if (key === undefined) return null;
   const have = kept.get(key);
   if (have !== undefined) return have;
-  if (kept.size >= PAGES_KEPT) kept.delete(kept.keys().next().value!);
   const out = read(db, id);
+  keptBytes += sizeOf(out);
+  for (const [k, p] of kept) {
+    if (keptBytes <= KEPT_BYTES) break;
+    kept.delete(k);
+    keptBytes -= sizeOf(p);
+  }
   kept.set(key, out);
   return out;
 }

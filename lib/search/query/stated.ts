@@ -27,7 +27,7 @@ interface Mined {
   stamp: string;
   /** Pages of this version not mined yet: internal id and key. */
   todo: [number, string][];
-  /** Each page's equivalences, by its id and text size (a changed page is mined again). */
+  /** Each page's equivalences, by its text's key (DocStore.textKey: a changed page is mined again). */
   pages: Map<string, Equivalence[]>;
   list: Equivalence[];
   /** First word of a name → [its words, the other name's words]. */
@@ -35,6 +35,15 @@ interface Mined {
 }
 
 const mined = new WeakMap<SiteDb, Mined>();
+/**
+ * Each page's equivalences over all sites' indexes, by the same key: a reload or compaction
+ * of an index (a new SiteDb) mines no page again. The oldest go first past PAGES_KNOWN.
+ */
+const known = new Map<string, Equivalence[]>();
+const PAGES_KNOWN = 100_000;
+
+/** What a site never mined offers. */
+const NONE: Mined = { stamp: "", todo: [], pages: new Map(), list: [], byFirst: new Map() };
 
 /** Changes whenever a page is added, replaced or removed, and when ids move (a seal). */
 const stampOf = (db: SiteDb) => {
@@ -71,13 +80,15 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   const stamp = stampOf(db);
   let m = mined.get(db);
   if (m?.stamp === stamp && !m.todo.length) return m;
+  // A search leaves listing and mining to the pass after the change (mineStated).
+  if (budgetMs <= 0) return m ?? NONE;
   let changed = false;
   if (m?.stamp !== stamp) {
     // A new version: pages mined before are kept, the others listed to mine.
     const pages = new Map<string, Equivalence[]>(), todo: [number, string][] = [];
-    for (const [id, docId, size] of db.docs.sizes()) {
-      const key = `${docId}\u0000${size}`;
-      const had = m?.pages.get(key);
+    for (const [id] of db.docs.sizes()) {
+      const key = db.docs.textKey(id)!;
+      const had = m?.pages.get(key) ?? known.get(key);
       if (had) pages.set(key, had);
       else todo.push([id, key]);
     }
@@ -92,7 +103,10 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   while (m.todo.length && budgetMs > 0 && (minedNow === 0 || performance.now() < until)) {
     const [id, key] = m.todo.pop()!;
     if (!db.docs.body(id)) continue; // gone since it was listed
-    m.pages.set(key, mineEquivalences(docAt(db, id, PAGE_CHARS).body));
+    const found = mineEquivalences(docAt(db, id, PAGE_CHARS).body);
+    m.pages.set(key, found);
+    if (known.size >= PAGES_KNOWN) known.delete(known.keys().next().value!);
+    known.set(key, found);
     minedNow++;
   }
   // Merged when pages went, when all are mined, and every MERGE_EVERY pages on the way.

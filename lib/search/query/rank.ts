@@ -7,14 +7,15 @@
  * query's words (pages it names count more: named.ts) rank first, BM25 orders the rest;
  * owner's synonyms and names the site states (stated.ts) find words as other phrases.
  */
-import { postings, type SiteDb } from "../store/site_db.ts";
+import type { SiteDb } from "../store/site_db.ts";
 import { fold, isStopWord, terms, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
 import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
 import { RANKING } from "./weights.ts";
 import type { Alternatives, Expand } from "./expand.ts";
 import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
-import { headingBonus, nameBonus } from "./named.ts";
+import { nameBonus } from "./named.ts";
+import { headingBonusOver } from "./heading_pool.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
 
@@ -159,12 +160,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       ids = topK(pass.touched, Math.min(Math.max(pool, named), pass.touched.length), acc);
       passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
       ids = topK(ids, Math.min(named, ids.length), acc);
-      const matched = new Set(pass.matched), forms = inHeadings(db, matched);
-      // Too few forms in headings name no page; the longest bounds the lines named.ts reads.
-      if (matched.size && forms.size >= Math.min(matched.size, pass.units)) {
-        forms.add([...matched].reduce((a, b) => b.length > a.length ? b : a));
-        headingBonus(db, ids, forms, acc.words, langs[0], pass.units);
-      }
+      headingBonusOver(db, ids, new Set(pass.matched), acc.words, langs[0], pass.units);
       ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
       clear(acc, pass.touched);
@@ -177,15 +173,6 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       words: query,
     };
   }
-}
-
-/** The forms some heading holds: of a typed word's hundreds ("in…"), only these can name a page. */
-function inHeadings(db: SiteDb, forms: Set<string>): Set<string> {
-  const out = new Set<string>();
-  for (const f of forms) {
-    for (const { ids } of postings(db, "headings", f)) if (ids.length && out.add(f)) break;
-  }
-  return out;
 }
 
 /** Leaves the arrays zeroed for the next query. */

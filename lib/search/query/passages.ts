@@ -55,9 +55,9 @@ function where(passages: Passages, form: string): number[] {
 }
 
 /**
- * Long pages' passages by page (its id, its URL, and its packed text's size, which a change
- * of its text changes): they outlive index versions, compactions and loads. The oldest read
- * go first past KEPT_BYTES over all sites (a few KB a page).
+ * Long pages' passages by page (DocStore.textKey: its URL and its packed text's size and
+ * sampled bytes, which an edit changes): they outlive index versions, compactions and loads.
+ * The oldest read go first past KEPT_BYTES over all sites (a few KB a page).
  */
 const kept = new Map<string, Passages | null>();
 const KEPT_BYTES = 32 << 20;

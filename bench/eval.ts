@@ -83,6 +83,9 @@ export async function evaluate(
       const row: Row = { set, pages: c.pages, crawlSeconds: c.seconds, searchMs: [] };
       console.error(`${set.name}: ${c.pages} pages crawled in ${c.seconds.toFixed(1)} s`);
       if (opts.relevance !== false) {
+        // Judged at rest: the pass after the crawl's last change (indexes.ts prepare) done.
+        await c.services.indexes.search(c.siteId, "warm", 1, 1);
+        await c.services.indexes.idle();
         row.plain = await relevance(c.services, c.siteId, set.plain, row.searchMs);
         row.typo = await relevance(c.services, c.siteId, set.typo, row.searchMs);
       }

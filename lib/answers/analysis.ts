@@ -14,7 +14,7 @@ const FILLER = new Set(
     .concat("hi hello thanks")).split(" "),
 );
 
-/** Words search splits into parts (django.contrib.sites). */
+/** Words search splits into parts (shop.orders.refunds). */
 const DOTTED = /[.-]/;
 /** Per language, a lowercased word's content terms (most words recur: one lookup each). */
 const known = new Map<string, Map<string, string[]>>();

@@ -7,7 +7,7 @@
  * it has settled; the least recently used go first when the memory budget is spent.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { type Expand, rank, statedEquivalences } from "./query/rank.ts";
+import { type Expand, prepare, rank, statedEquivalences } from "./query/rank.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
 import { addDoc, type Doc, docAt, heldBytes, removeDoc } from "./store/site_db.ts";
 import { packIndex, type Snapshots } from "./persistence/snapshot.ts";
@@ -27,6 +27,8 @@ const CATCH_UP_WAIT_MS = 50;
  * this many times later after a quiet spell.
  */
 const QUIET_FACTOR = 10;
+/** Longest stretch of the pass after a change (rank.ts prepare) between yields to searches. */
+const PREPARE_SLICE_MS = 5;
 
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
@@ -49,6 +51,8 @@ export class SearchIndexes {
   private sites = new Map<string, Promise<SiteIndex>>();
   /** The indexes built so far, for the memory budget. */
   private built = new Map<string, SiteIndex>();
+  /** The passes after a change under way (rank.ts prepare), one an index. */
+  private preparing = new Map<SiteIndex, Promise<void>>();
   /** Sites whose index has changes not yet in a snapshot, with the save's timer. */
   private unsaved = new Map<string, { timer: ReturnType<typeof setTimeout>; since: number }>();
   /** Saves under way. */
@@ -202,6 +206,7 @@ export class SearchIndexes {
       if (this.sites.get(site) !== p) return; // dropped while it was being built
       this.built.set(site, idx);
       this.evict(site);
+      this.prepare(site, idx);
     }, () => this.sites.delete(site));
     this.sites.set(site, p);
     return p;
@@ -210,12 +215,44 @@ export class SearchIndexes {
   /** Replays changes since the index's version; rebuilds if the log has a gap. */
   async refresh(site: string): Promise<void> {
     const idx = await this.load(site);
+    const [db, version] = [idx.db, idx.version];
     const run = idx.busy.then(() => {
       idx.checkedAt = this.clock();
       return this.catchUp(site, idx);
     });
     idx.busy = run.catch(() => {});
-    await run;
+    await run.finally(() => {
+      if (idx.db !== db || idx.version !== version) this.prepare(site, idx);
+    });
+  }
+
+  /**
+   * Reads what searches use off their path (rank.ts prepare) in slices, after an index is
+   * opened or caught up; again from the start when it changed meanwhile, never once dropped.
+   */
+  private prepare(site: string, idx: SiteIndex) {
+    if (this.preparing.has(idx)) return; // the running pass sees the change and starts again
+    const current = () => this.built.get(site) === idx;
+    const run = (async () => {
+      let db = idx.db, version = idx.version;
+      const changed = () => idx.db !== db || idx.version !== version;
+      do {
+        [db, version] = [idx.db, idx.version];
+        // The first slice runs at once: a small site's is done before its first search.
+        const steps = prepare(db);
+        for (let done = false; !done && !changed() && current();) {
+          const until = performance.now() + PREPARE_SLICE_MS;
+          while (!(done = !!steps.next().done) && performance.now() < until);
+          if (!done) await new Promise((r) => setTimeout(r, 0));
+        }
+      } while (current() && changed());
+    })().catch(() => {}).finally(() => this.preparing.delete(idx));
+    this.preparing.set(idx, run);
+  }
+
+  /** Waits until no pass after a change runs (tests, benchmarks, the eval). */
+  async idle(): Promise<void> {
+    while (this.preparing.size) await Promise.all(this.preparing.values());
   }
 
   /** Brings an index to the site's current version: replays the log, or rebuilds at a gap. */

@@ -16,7 +16,7 @@ Deno.test("packed sections - read back as given, anchors kept only when a sectio
   assert.equal(p.anchors, "");
   assert.ok(soundSections(p));
   assert.deepEqual(unpackSections(p), plain);
-  const anchored = [{ heading: "HttpRequest", anchor: "django.http.HttpRequest" }, {
+  const anchored = [{ heading: "HttpRequest", anchor: "shop.http.HttpRequest" }, {
     heading: "Notes",
     anchor: "",
   }];

@@ -59,21 +59,21 @@ function sectioned(
 Deno.test("rank named - a page with a heading and a subheading naming each part of a joined name comes before guides that use the words more", () => {
   const db = sectioned([
     {
-      id: "/topics/cache",
-      title: "The cache framework",
-      body: "Caches store pages. Every cache has a key prefix; the key_prefix of caches. ".repeat(
+      id: "/topics/queues",
+      title: "The queue framework",
+      body: "Queues hold jobs. Every queue has a max depth; the max_depth of queues. ".repeat(
         5,
       ),
-      sections: ["Setting up the cache", "Cache arguments"],
+      sections: ["Setting up a queue", "Queue arguments"],
     },
     {
       id: "/ref/settings",
       title: "Settings",
-      body: "Every setting, one by one. A dictionary of caches. The key_prefix setting.",
-      sections: ["Core settings", "CACHES", "KEY_PREFIX", "TIMEOUT"],
+      body: "Every setting, one by one. A dictionary of queues. The max_depth setting.",
+      sections: ["Core settings", "QUEUES", "MAX_DEPTH", "TIMEOUT"],
     },
   ]);
-  assert.equal(urls(db, "CACHES-KEY_PREFIX")[0], "/ref/settings");
+  assert.equal(urls(db, "QUEUES-MAX_DEPTH")[0], "/ref/settings");
   // A heading that names only part of a longer query does not count.
-  assert.equal(urls(db, "caches key_prefix every cache")[0], "/topics/cache");
+  assert.equal(urls(db, "queues max_depth every queue")[0], "/topics/queues");
 });

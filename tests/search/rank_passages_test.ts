@@ -79,18 +79,21 @@ Deno.test("rank passages - a word the long page's title holds counts in every se
 });
 
 Deno.test("rank passages - a reference page with a section headed by the query's rare name comes first although its other words are elsewhere", () => {
-  const headings = Array.from({ length: 12 }, (_, i) => i === 5 ? "overlaps_left" : `Entry ${i}`);
+  const headings = Array.from({ length: 12 }, (_, i) => i === 5 ? "strictly_beside" : `Entry ${i}`);
   const db = siteDb([
-    longPage("/reference", { 5: "overlaps_left lookup", 9: "type" }, headings),
+    longPage("/reference", { 5: "strictly_beside lookup", 9: "type" }, headings),
     {
       id: "/lookups",
       title: "Spatial queries",
-      sections: [{ heading: "Table", text: "Each lookup type: overlaps_left, contains, within." }],
+      sections: [{
+        heading: "Table",
+        text: "Each lookup type: strictly_beside, contains, within.",
+      }],
     },
     // Other pages say "lookup" and "type": the name is the query's rare word.
     { id: "/guide", title: "Guide", sections: [{ heading: "Guide", text: "A lookup type." }] },
   ]);
-  assert.equal(urls(db, "lookup type overlaps_left")[0], "/reference");
+  assert.equal(urls(db, "lookup type strictly_beside")[0], "/reference");
 });
 
 Deno.test("rank passages - a one-word query, even a joined name, is not judged by passages", () => {

@@ -120,11 +120,11 @@ Deno.test("rank - a correction the query did not need is dropped: it must raise 
 Deno.test("rank - a correction kept although no page shares it with the other words, as it brings its pages onto the first page", () => {
   const db = build([
     page("/listing", "retry.py", "meta = request.meta  # reqmeta"),
-    page("/policy", "Settings", "referrer_policy sets the Referer header."),
+    page("/policy", "Settings", "referrer_mode sets the Referer header."),
     page("/other", "Other", filler(3)),
   ]);
-  const r = rank(db, "reqmeta refererr_policy ");
-  assert.deepEqual(r.corrections, [{ from: "refererr_policy", to: "referrer_policy" }]);
+  const r = rank(db, "reqmeta refererr_mode ");
+  assert.deepEqual(r.corrections, [{ from: "refererr_mode", to: "referrer_mode" }]);
   assert.deepEqual(r.ids.map((id) => docAt(db, id, 0).id).sort(), ["/listing", "/policy"]);
 });
 
@@ -154,7 +154,7 @@ const csrfSections = [
   { heading: "How to use it", anchor: "how-to-use-it" },
   { heading: "Acquiring the token if CSRF cookies are off", anchor: "s-acquiring-token-csrf" },
   { heading: "CSRF and caching", anchor: "csrf-caching" },
-  { heading: "CSRF_FAILURE_VIEW", anchor: "csrf-failure-view" },
+  { heading: "CSRF_REJECT_HOOK", anchor: "csrf-reject-hook" },
 ];
 const sectioned = (sections: Section[]) =>
   sections.map((s) => `${s.heading}\n${filler(2)} The ${s.heading} part.`).join("\n");

@@ -70,7 +70,7 @@ function docs(): Doc[] {
       title: "Crème brûlée",
       description: "",
       headings: "",
-      body: "Plain Latin-1 text: crème, café, naïve, get_object_or_404 and django.http.",
+      body: "Plain Latin-1 text: crème, café, naïve, get_object_or_404 and shop.http.",
     },
   );
   return out;
@@ -92,7 +92,7 @@ const QUERIES = [
   "mahlgrad",
   "cafe",
   "get_objcet_or_404",
-  "django.http",
+  "shop.http",
   "the",
   "zzzz nothing",
 ];

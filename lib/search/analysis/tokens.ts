@@ -118,7 +118,7 @@ const settings = (code: string) => LANGUAGES[code] ?? NONE;
 
 /** Words as written: letters, marks and digits, joined by `_`, `.`, `-` or an apostrophe. */
 const RUN = /[\p{L}\p{N}\p{M}]+(?:[_.'’-][\p{L}\p{N}\p{M}]+)*/gu;
-/** `.` and `-` separate indexed words (django.contrib.sites); `_` does not. */
+/** `.` and `-` separate indexed words (shop.orders.refunds); `_` does not. */
 const PART = /[.-]/;
 const APOSTROPHE = /['’]/g;
 /** Scripts written without spaces between words (ranges: faster than Script= classes). */

@@ -51,7 +51,7 @@ function eachEdit(word: string, chars: string[], visit: (e: string) => void, see
 
 /**
  * Calls `visit` with the edits of `w` worth looking up: in an identifier with one unknown
- * part (frce_str) only that part's (the one edit changed it), kept when the edited part
+ * part (fecth_all) only that part's (the one edit changed it), kept when the edited part
  * is a word pages use or now holds a separator; else every edit of the whole.
  */
 function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (e: string) => void) {

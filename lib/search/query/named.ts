@@ -1,7 +1,7 @@
 /**
  * Pages the query names (RANKING.named): a page whose whole title is words of the query,
- * holding nearly all of them ("celery.utils.saferepr" for "module celery.utils.saferepr"), or
- * whose headings name every query word ("CACHES" then "KEY_PREFIX" for "CACHES-KEY_PREFIX"),
+ * holding nearly all of them ("shop.orders.refunds" for "module shop.orders.refunds"), or
+ * whose headings name every query word ("QUEUES" then "MAX_DEPTH" for "QUEUES-MAX_DEPTH"),
  * is what the query is about, more than a contents page or a guide that merely uses every
  * word; so is a page with a heading that asks the query's question word for word, or that
  * names the thing a short query asks about ("Invoking the frobctl Program"). Source listings
@@ -73,6 +73,7 @@ export function headingBonus(
   lang: string,
   queryWords: number,
   typed: number,
+  heldBy?: Map<number, Set<string>>,
 ) {
   const { heading: weight, headingWords, looseWords, extra, slack } = RANKING.named;
   const need = Math.min(forms.size, queryWords);
@@ -99,9 +100,11 @@ export function headingBonus(
   const exactly: number[] = [], closely: number[] = [];
   for (const id of ids) {
     // Only a page whose headings hold enough of the query's forms is read.
+    // `heldBy`: the forms each page's headings hold, read once for the pool (heading_pool.ts).
     let held = 0, rareHeld = 0;
-    for (const f of forms) {
-      if (db.index.get("headings", id, f) > 0) {
+    const own = heldBy ? heldBy.get(id) ?? NONE : forms;
+    for (const f of own) {
+      if (heldBy || db.index.get("headings", id, f) > 0) {
         held++;
         if (rare.has(f)) rareHeld++;
       }

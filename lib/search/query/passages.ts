@@ -4,8 +4,9 @@
  * holds them all. Among the first pages, a long page counts only the query words its best
  * section holds (with those of its title and description, which stand for every section).
  * A page's sections (its lead, then one per heading, store/packed_sections.ts) and the
- * forms each holds are read once per index version and kept: a search then only looks up
- * its few words in them.
+ * forms each holds are read once per page text (not per index version) and kept, in a pass
+ * after each build (readPassages, run by indexes.ts): a search only looks up its few words
+ * in them, and reads at most one page itself, judging other unread pages by their words.
  */
 import { terms, words } from "../analysis/tokens.ts";
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
@@ -53,20 +54,49 @@ function where(passages: Passages, form: string): number[] {
   return out;
 }
 
-/** Pages' passages kept per index version: the body lengths' array is new on each seal. */
-const kept = new WeakMap<object, Map<number, Passages | null>>();
+/**
+ * Long pages' passages by page (DocStore.textKey: its URL and its packed text's size and
+ * sampled bytes, which an edit changes): they outlive index versions, compactions and loads.
+ * The oldest read go first past KEPT_BYTES over all sites (a few KB a page).
+ */
+const kept = new Map<string, Passages | null>();
+const KEPT_BYTES = 32 << 20;
+let keptBytes = 0;
 
-/** The forms of each of a long page's passages, or null for a page of one passage. */
+/** What a page's passages hold, roughly. */
+const sizeOf = (p: Passages | null) => 64 + (p ? p.hashes.length * 6 + p.names.size * 48 : 0);
+
+/** The forms of each of a long page's passages (read now if need be), or null for one passage. */
 function passagesOf(db: SiteDb, id: number): Passages | null {
-  const key = db.index.lengths.body.data;
-  let pages = kept.get(key);
-  if (!pages) kept.set(key, pages = new Map());
-  const have = pages.get(id);
+  const key = db.docs.textKey(id);
+  if (key === undefined) return null;
+  const have = kept.get(key);
   if (have !== undefined) return have;
-  if (pages.size >= RANKING.passages.kept) pages.delete(pages.keys().next().value!);
   const out = read(db, id);
-  pages.set(id, out);
+  keptBytes += sizeOf(out);
+  for (const [k, p] of kept) {
+    if (keptBytes <= KEPT_BYTES) break;
+    kept.delete(k);
+    keptBytes -= sizeOf(p);
+  }
+  kept.set(key, out);
   return out;
+}
+
+/**
+ * Reads the passages of the site's long pages not read yet, one page a step (indexes.ts runs
+ * it in slices after a build, a load or a catch-up): searches then need not read them.
+ */
+export function* readPassages(db: SiteDb): Generator<void> {
+  const { minWords } = RANKING.passages;
+  if (!minWords) return;
+  for (const [id] of db.docs.sizes()) {
+    if (db.index.lengths.body.get(id) < minWords) continue;
+    const key = db.docs.textKey(id);
+    if (key === undefined || kept.has(key)) continue;
+    passagesOf(db, id);
+    yield;
+  }
 }
 
 function read(db: SiteDb, id: number): Passages | null {
@@ -76,9 +106,13 @@ function read(db: SiteDb, id: number): Passages | null {
   const body = unpackText(doc.body);
   const sections = unpackSections(doc.sections);
   const forms = new Map<string, number[]>(), names = new Set<string>();
+  // A manual says its words many times: each is made into forms once.
+  const formsOf = new Map<string, string[]>();
   const note = (text: string, p: number) => {
     for (const w of words(text, doc.lang)) {
-      for (const t of terms(w, doc.lang)) {
+      let ts = formsOf.get(w);
+      if (!ts) formsOf.set(w, ts = terms(w, doc.lang));
+      for (const t of ts) {
         const list = forms.get(t);
         if (!list) forms.set(t, [p]);
         else if (list[list.length - 1] !== p) list.push(p);
@@ -133,8 +167,12 @@ export function passageFit(
   if (!minWords || new Set(of).size < 2) return;
   const rarest = rarestWord(db, query);
   const lengths = db.index.lengths.body;
+  // A page not read yet (its pass after a build still runs) costs a search 2–5 ms: one is read.
+  let reads = 1;
   for (const id of ids) {
     if (lengths.get(id) < minWords) continue;
+    const key = db.docs.textKey(id);
+    if (key !== undefined && !kept.has(key) && reads-- <= 0) continue;
     const passages = passagesOf(db, id);
     // A section headed by the query's rarest word alone is what the query asks for.
     if (!passages || namedByHeading(passages, rarest)) continue;

@@ -13,14 +13,21 @@ import { correct } from "../analysis/typos.ts";
 import { exactScores, NO_SCORES, score, toScores, weighted } from "./bm25.ts";
 import { RANKING } from "./weights.ts";
 import type { Alternatives, Expand } from "./expand.ts";
-import { statedEquivalences, statedSpans } from "./stated.ts";
-import { headingBonus, nameBonus } from "./named.ts";
-import { formGroups, passageFit } from "./passages.ts";
+import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
+import { nameBonus } from "./named.ts";
+import { headingBonusOver } from "./heading_pool.ts";
+import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
 
 export type { Alternatives, Expand };
 export { topK };
 export { statedEquivalences };
+
+/** What a site's searches use that is read off their path after each change, a step at a time. */
+export function* prepare(db: SiteDb): Generator<void> {
+  yield* mineStated(db);
+  yield* readPassages(db);
+}
 
 const JOINED = /[_.-]/;
 const DOTTED = /[.-]/;
@@ -153,7 +160,15 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       ids = topK(pass.touched, Math.min(Math.max(pool, named), pass.touched.length), acc);
       passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
       ids = topK(ids, Math.min(named, ids.length), acc);
-      headingBonus(db, ids, new Set(pass.matched), acc.words, langs[0], pass.units, query.length);
+      headingBonusOver(
+        db,
+        ids,
+        new Set(pass.matched),
+        acc.words,
+        langs[0],
+        pass.units,
+        query.length,
+      );
       ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
       clear(acc, pass.touched);

@@ -2,7 +2,8 @@
  * Meaning a site states (lib/meaning/equivalences.ts) as ranking uses it: mined from the
  * pages' text and kept per version of the index, then offered to rank() beside the owner's
  * synonyms, both ways, at RANKING.statedWeight. Each page is mined once (again when its
- * text changes), within a small time budget per search, so no search pays for a whole site;
+ * text changes) in a pass after each build, load or catch-up (mineStated, run by indexes.ts),
+ * never by a search, so a search's results do not hang on how many searches came before;
  * the list is merged anew only every MERGE_EVERY pages mined and when all are, not per page.
  */
 import {
@@ -17,8 +18,8 @@ import { RANKING } from "./weights.ts";
 
 /** Text read per page: definitions come early, and mining every byte of a manual costs. */
 const PAGE_CHARS = 20_000;
-/** Time one search may spend mining (at least one page; 0.1 to 0.3 ms each on manuals). */
-const MS_PER_SEARCH = 0.3;
+/** Time one step of the pass mines for (at least one page; 0.1 to 0.3 ms each on manuals). */
+const MS_PER_STEP = 1;
 /** Pages mined between two merges of the list (a merge reads every page's equivalences). */
 const MERGE_EVERY = 200;
 
@@ -26,7 +27,7 @@ interface Mined {
   stamp: string;
   /** Pages of this version not mined yet: internal id and key. */
   todo: [number, string][];
-  /** Each page's equivalences, by its id and text size (a changed page is mined again). */
+  /** Each page's equivalences, by its text's key (DocStore.textKey: a changed page is mined again). */
   pages: Map<string, Equivalence[]>;
   list: Equivalence[];
   /** First word of a name → [its words, the other name's words]. */
@@ -34,6 +35,15 @@ interface Mined {
 }
 
 const mined = new WeakMap<SiteDb, Mined>();
+/**
+ * Each page's equivalences over all sites' indexes, by the same key: a reload or compaction
+ * of an index (a new SiteDb) mines no page again. The oldest go first past PAGES_KNOWN.
+ */
+const known = new Map<string, Equivalence[]>();
+const PAGES_KNOWN = 100_000;
+
+/** What a site never mined offers. */
+const NONE: Mined = { stamp: "", todo: [], pages: new Map(), list: [], byFirst: new Map() };
 
 /** Changes whenever a page is added, replaced or removed, and when ids move (a seal). */
 const stampOf = (db: SiteDb) => {
@@ -65,18 +75,20 @@ function byFirstWord(db: SiteDb, list: Equivalence[]) {
   return out;
 }
 
-/** The site's equivalences, mining pages not mined yet for at most `budgetMs`. */
+/** The site's equivalences, mining pages not mined yet for at most `budgetMs` (0: none). */
 function mine(db: SiteDb, budgetMs: number): Mined {
   const stamp = stampOf(db);
   let m = mined.get(db);
   if (m?.stamp === stamp && !m.todo.length) return m;
+  // A search leaves listing and mining to the pass after the change (mineStated).
+  if (budgetMs <= 0) return m ?? NONE;
   let changed = false;
   if (m?.stamp !== stamp) {
     // A new version: pages mined before are kept, the others listed to mine.
     const pages = new Map<string, Equivalence[]>(), todo: [number, string][] = [];
-    for (const [id, docId, size] of db.docs.sizes()) {
-      const key = `${docId}\u0000${size}`;
-      const had = m?.pages.get(key);
+    for (const [id] of db.docs.sizes()) {
+      const key = db.docs.textKey(id)!;
+      const had = m?.pages.get(key) ?? known.get(key);
       if (had) pages.set(key, had);
       else todo.push([id, key]);
     }
@@ -88,10 +100,13 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   }
   const until = performance.now() + budgetMs;
   let minedNow = 0;
-  while (m.todo.length && (minedNow === 0 || performance.now() < until)) {
+  while (m.todo.length && budgetMs > 0 && (minedNow === 0 || performance.now() < until)) {
     const [id, key] = m.todo.pop()!;
     if (!db.docs.body(id)) continue; // gone since it was listed
-    m.pages.set(key, mineEquivalences(docAt(db, id, PAGE_CHARS).body));
+    const found = mineEquivalences(docAt(db, id, PAGE_CHARS).body);
+    m.pages.set(key, found);
+    if (known.size >= PAGES_KNOWN) known.delete(known.keys().next().value!);
+    known.set(key, found);
     minedNow++;
   }
   // Merged when pages went, when all are mined, and every MERGE_EVERY pages on the way.
@@ -108,9 +123,14 @@ function mine(db: SiteDb, budgetMs: number): Mined {
 /** Every equivalence a site's pages state, most often said first. */
 export const statedEquivalences = (db: SiteDb): Equivalence[] => mine(db, Infinity).list;
 
+/** Mines the site's pages not mined yet, about MS_PER_STEP a step (indexes.ts runs it in slices). */
+export function* mineStated(db: SiteDb): Generator<void> {
+  while (mine(db, MS_PER_STEP).todo.length) yield;
+}
+
 /** The spans of a query (its words, lowercased) that a name the site gives also stands for. */
 export function statedSpans(db: SiteDb, words: string[]): Alternatives[] {
-  const { byFirst } = mine(db, MS_PER_SEARCH);
+  const { byFirst } = mine(db, 0);
   if (!byFirst.size) return [];
   const out: Alternatives[] = [];
   for (let i = 0; i < words.length;) {

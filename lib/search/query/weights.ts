@@ -104,12 +104,12 @@ export interface Ranking {
    * page whose one section answers comes first. Words of its title or description, or in
    * `spread` of its sections or more (0 to 1: what the page is about), count as in every
    * section; a query of one word, and a page with a heading that is the query's rarest word
-   * alone ("overlaps_left"), are left as they are. `kept`: pages whose sections' words are
-   * kept per index (each costs its body read once, ~5 ms, and ~3 KB kept). MRR@10 plain / typo: git-doc 0.880/0.887
+   * alone (a lookup's or an option's own heading), are left as they are. A page's sections'
+   * words are read once, off the search path (query/passages.ts). MRR@10 plain / typo: git-doc 0.880/0.887
    * → 0.906/0.910, gettext 0.746/0.705 → 0.791/0.715, Debian FAQ 0.946/0.958 → 0.950/0.963,
    * the shared sets the same or above.
    */
-  passages: { minWords: number; spread: number; pool: number; kept: number };
+  passages: { minWords: number; spread: number; pool: number };
 }
 
 /** The ranking the service runs with. */
@@ -140,7 +140,7 @@ export const RANKING: Readonly<Ranking> = {
     rare: { pages: 3, share: 0.005 },
     pool: 30,
   },
-  passages: { minWords: 1000, spread: 0.2, pool: 20, kept: 2000 },
+  passages: { minWords: 1000, spread: 0.2, pool: 20 },
 };
 
 /** A page's prior from its share of code: listings come after prose pages that match as well. */

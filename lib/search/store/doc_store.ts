@@ -54,6 +54,17 @@ const decoder = new TextDecoder();
 /** What a document object takes beside its text: the object and its strings' and arrays' headers. */
 const DOC_BYTES = 900;
 
+/** Bytes of a packed body sampled for its key: deflated text differs all along after an edit. */
+const SAMPLED = 256;
+
+/** A document's id, its packed body's size and an FNV-1a hash of a sample of the body. */
+function keyOf(docId: string, body: Uint8Array): string {
+  const step = Math.max(1, Math.floor(body.length / SAMPLED));
+  let h = 0x811c9dc5;
+  for (let i = body.length - 1; i >= 0; i -= step) h = Math.imul(h ^ body[i], 0x01000193);
+  return `${docId}\u0000${body.length}\u0000${h >>> 0}`;
+}
+
 export class DocStore {
   /** Internal id → column row, or -1 (a document added since, or none). */
   private rowOf: Int32Array;
@@ -106,6 +117,17 @@ export class DocStore {
         if (doc) yield [id, doc.id, doc.body.length];
       }
     }
+  }
+
+  /**
+   * A key for a document's text, without making it an object (query/passages.ts, stated.ts):
+   * its id, its packed body's size and a sample of its bytes, which an edit changes.
+   */
+  textKey(id: number): string | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    if (row >= 0) return keyOf(this.text(row, ID), this.field(row, BODY));
+    const doc = this.added.get(id);
+    return doc && keyOf(doc.id, doc.body);
   }
 
   /** A document's section headings, one a line, without making it an object (named.ts). */

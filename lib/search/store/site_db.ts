@@ -108,7 +108,7 @@ function noteWords(db: SiteDb, text: string, lang: string, n: number) {
 
 /**
  * The headings field of a page with sections: each heading with its anchor, which names
- * the section for links, often by the full name (django.http.HttpRequest).
+ * the section for links, often by the full name (shop.orders.Refund).
  */
 export const headingsText = (sections: Section[]) =>
   sections.map((s) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading).join("\n");

@@ -7,7 +7,7 @@
  * it has settled; the least recently used go first when the memory budget is spent.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { type Expand, prepare, rank, statedEquivalences } from "./query/rank.ts";
+import { type Expand, prepareIndex, rank, statedEquivalences } from "./query/rank.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
 import { addDoc, type Doc, docAt, heldBytes, removeDoc } from "./store/site_db.ts";
 import { packIndex, type Snapshots } from "./persistence/snapshot.ts";
@@ -27,7 +27,7 @@ const CATCH_UP_WAIT_MS = 50;
  * this many times later after a quiet spell.
  */
 const QUIET_FACTOR = 10;
-/** Longest stretch of the pass after a change (rank.ts prepare) between yields to searches. */
+/** Longest stretch of the pass after a change (rank.ts prepareIndex) between yields to searches. */
 const PREPARE_SLICE_MS = 5;
 
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
@@ -51,7 +51,7 @@ export class SearchIndexes {
   private sites = new Map<string, Promise<SiteIndex>>();
   /** The indexes built so far, for the memory budget. */
   private built = new Map<string, SiteIndex>();
-  /** The passes after a change under way (rank.ts prepare), one an index. */
+  /** The passes after a change under way (rank.ts prepareIndex), one an index. */
   private preparing = new Map<SiteIndex, Promise<void>>();
   /** Sites whose index has changes not yet in a snapshot, with the save's timer. */
   private unsaved = new Map<string, { timer: ReturnType<typeof setTimeout>; since: number }>();
@@ -227,7 +227,7 @@ export class SearchIndexes {
   }
 
   /**
-   * Reads what searches use off their path (rank.ts prepare) in slices, after an index is
+   * Reads what searches use off their path (rank.ts prepareIndex) in slices, after an index is
    * opened or caught up; again from the start when it changed meanwhile, never once dropped.
    */
   private prepare(site: string, idx: SiteIndex) {
@@ -239,7 +239,7 @@ export class SearchIndexes {
       do {
         [db, version] = [idx.db, idx.version];
         // The first slice runs at once: a small site's is done before its first search.
-        const steps = prepare(db);
+        const steps = prepareIndex(db);
         for (let done = false; !done && !changed() && current();) {
           const until = performance.now() + PREPARE_SLICE_MS;
           while (!(done = !!steps.next().done) && performance.now() < until);

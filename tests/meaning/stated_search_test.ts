@@ -3,7 +3,7 @@ import { compileSynonyms } from "../../lib/levers/synonyms.ts";
 import { addDoc, createSiteDb, docAt, rank, RANKING, type SiteDb } from "../../lib/search/mod.ts";
 import { removeDoc } from "../../lib/search/store/site_db.ts";
 import { statedEquivalences } from "../../lib/search/query/stated.ts";
-import { prepare } from "../../lib/search/query/rank.ts";
+import { prepareIndex } from "../../lib/search/query/rank.ts";
 import {
   admin,
   createSite,
@@ -43,7 +43,7 @@ function siteDb(pages = PAGES): SiteDb {
 
 /** The pass the server runs after each change of an index (indexes.ts), run to its end. */
 function prepared(db: SiteDb): SiteDb {
-  for (const _ of prepare(db));
+  for (const _ of prepareIndex(db));
   return db;
 }
 

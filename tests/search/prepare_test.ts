@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createApp } from "../../app.ts";
 import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
-import { prepare } from "../../lib/search/query/rank.ts";
+import { prepareIndex } from "../../lib/search/query/rank.ts";
 import type { PageInput } from "../../lib/sites/pages.ts";
 
 /** Filler prose of `n` words that holds no query word (a manual's other topics). */
@@ -62,7 +62,7 @@ function siteDb(site: string): SiteDb {
 
 const urls = (db: SiteDb) => rank(db, QUERY, 10).ids.map((i) => docAt(db, i, 0).id);
 const run = (db: SiteDb) => {
-  for (const _ of prepare(db));
+  for (const _ of prepareIndex(db));
 };
 
 Deno.test("prepare - once the pass has run, every long page is judged by its best section, whatever searches ran before it", () => {

@@ -24,7 +24,7 @@ export { topK };
 export { statedEquivalences };
 
 /** What a site's searches use that is read off their path after each change, a step at a time. */
-export function* prepare(db: SiteDb): Generator<void> {
+export function* prepareIndex(db: SiteDb): Generator<void> {
   yield* mineStated(db);
   yield* readPassages(db);
 }

@@ -106,8 +106,15 @@ export async function retrieve(
   }
   const slices = new Slices();
   // The site search ranks the pages with its corrections already.
-  const { expand } = await s.levers.forQuery(site.id, asked);
-  const candidates = await gather(s, site, asked, earlier, context.sources, slices, expand);
+  // One read of the levers: what they hide, and how they expand the question as they expand a
+  // search (the owner's synonyms, the names the site's URLs give), so an answer finds what search finds.
+  const levers = await s.levers.forQuery(site.id, asked);
+  const { expand } = levers;
+  const hidden = levers.placement?.hide ?? new Set<string>();
+  const candidates = await gather(s, site, asked, earlier, context.sources, slices, {
+    expand,
+    hidden,
+  });
   dropCopies(candidates);
   let question = asked;
   const synonyms = synonymNames(asked, expand);
@@ -274,15 +281,12 @@ async function gather(
   earlier: string[],
   used: string[],
   slices: Slices,
-  expand: Expand | undefined,
+  { expand, hidden }: { expand?: Expand; hidden: Set<string> },
 ): Promise<Candidate[]> {
   const own = searchWords(question);
   const withContext = earlier.length ? searchWords([question, ...earlier].join(" ")) : "";
   const docsToo = PLANS[site.plan].documents;
   // Pages an owner's curation hides for this question are never a source (lib/levers).
-  // The owner's synonyms and the names the site's URLs give expand the question as they
-  // expand a search: an answer finds what search finds.
-  const hidden = await s.levers.hiddenFor(site.id, question);
   const lists = await Promise.all([
     own ? s.indexes.top(site.id, own, PAGES, MAX_TEXT_PER_SOURCE, expand) : [],
     withContext ? s.indexes.top(site.id, withContext, PAGES, MAX_TEXT_PER_SOURCE, expand) : [],

@@ -176,11 +176,6 @@ export class Levers {
     const l = await this.#forVisitor(site);
     return l ? leversFor(l, q) : { version: -1 };
   }
-
-  /** Pages a curation hides for this query (an AI answer never cites them). */
-  async hiddenFor(site: string, q: string): Promise<Set<string>> {
-    return (await this.#forVisitor(site))?.place?.(q)?.hide ?? new Set();
-  }
 }
 
 /** The levers of one query, from lists (stored or, for a preview, unsaved). */

@@ -11,6 +11,7 @@ import { leversFor } from "./levers.ts";
 import { LIMITS } from "./limits.ts";
 import { checkSynonyms, compileSynonyms, type Synonym } from "./synonyms.ts";
 import { text } from "./check.ts";
+import { compileNames, withNames } from "./url_names.ts";
 import type { PinWarning } from "../wire_types.ts";
 
 export type { PinWarning };
@@ -92,9 +93,12 @@ export async function preview(s: Services, site: Site, body: unknown) {
   const curations: Curation[] = o.curations === undefined
     ? stored.curations
     : checkCurations({ curations: o.curations });
+  // The URL names a crawl published hold in both, as in every search.
   const after = leversFor({
     versions: stored.versions,
-    expand: compileSynonyms(synonyms),
+    expand: o.synonyms === undefined
+      ? stored.expand
+      : withNames(compileSynonyms(synonyms), compileNames(stored.names)),
     place: compileCurations(curations),
   }, q);
   const [now, next] = await Promise.all([

@@ -65,3 +65,29 @@ Deno.test("levers - a visitor's search never fails when the levers cannot be rea
   assert.deepEqual(urls((await search(t, site.publicKey, "q=refund")).body), ["/support/refunds"]);
   t.close();
 });
+
+Deno.test("preview api - the names the site's URLs give its pages hold in the preview as in searches, beside unsaved synonyms", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "pro");
+  await putPages(t, site, SHOP);
+  // As a crawl publishes it: "/sweatshirts" redirected to "/hoodies".
+  await t.services.levers.putNames(site.id, [
+    {
+      words: ["hoodies", "sweatshirts"],
+      kind: "redirect",
+      seen: 1,
+      urls: ["/sweatshirts", "/hoodies"],
+    },
+  ]);
+  assert.deepEqual(urls((await search(t, site.publicKey, "q=sweatshirts")).body), ["/hoodies"]);
+  const res = await t.call(
+    `/api/admin/sites/${site.id}/levers/preview`,
+    admin(site.adminKey, { q: "sweatshirts", synonyms: [{ words: ["jumper", "hoodies"] }] }),
+  );
+  const body = await res.json();
+  assert.equal(res.status, 200, JSON.stringify(body));
+  const shown = (r: { results: { url: string }[] }) => r.results.map((x) => x.url.split("#")[0]);
+  assert.deepEqual(shown(body.before), ["/hoodies"]);
+  assert.deepEqual(shown(body.after), ["/hoodies"], "an unsaved synonym list keeps the names");
+  t.close();
+});

@@ -1,8 +1,7 @@
 /**
  * `deno task eval [set ...]`: every evaluation set (eval_sets.ts: Django, Scrapy, Celery
- * from ../shared/eval; git-doc, GNU gettext's manual and the Debian FAQ with judgments
- * derived from their own structure, eval_derived.ts), each
- * site served on 127.0.0.1 and crawled whole without its index pages. Relevance: every
+ * from ../shared/eval; git-doc, GNU gettext's manual, the Debian FAQ and ikiwiki's site with
+ * judgments derived from their own structure, eval_derived.ts), each site served on 127.0.0.1 and crawled whole without its index pages. Relevance: every
  * judged query (plain and with a typo) through the search index, scored by evaluate.py.
  * Answers: every FAQ question through POST /api/summarize, scored by score_answers.py.
  * Prints one table, then (with --scale) search speed and memory over every installed manual.

@@ -1,6 +1,6 @@
 /**
  * What a site's pages share. The site-name part of page titles ("Request objects —
- * Django 3.2 documentation"): the part after the last separator (or before the first)
+ * Acme 3.2 documentation"): the part after the last separator (or before the first)
  * that most pages share. It says nothing about any one page, so results and the title
  * field leave it out, and a heading that is nothing but the site name is dropped. And
  * the site's language: the one most pages declare, for the pages that declare none.

@@ -51,9 +51,11 @@ export interface Ranking {
   /**
    * A correction is kept only when it raises the result set: a page then matches more of the
    * query's words than any did without it, or a page it matches enters the first this many
-   * results (1 or more; a first page's worth). Else the word is looked up as typed.
+   * results (1 or more; a first page's worth), or puts a page it matches among the first
+   * `correctionTop` (0 to `correctionPage`) where it was not. Else the word is looked up as typed.
    */
   correctionPage: number;
+  correctionTop: number;
   /**
    * Share of a page's text in code blocks (0 to 1) from which it counts as a listing, and
    * the weight of a listing beside prose pages that match as many words (0 to 1).
@@ -124,6 +126,7 @@ export const RANKING: Readonly<Ranking> = {
   maxTypoWords: 4,
   typoLength: { min: 4, max: 40 },
   correctionPage: 10,
+  correctionTop: 3,
   codeShare: 0.7,
   codePrior: 0.3,
   sectionHeadingWeight: 3,

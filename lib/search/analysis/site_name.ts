@@ -6,8 +6,11 @@
  * the site's language: the one most pages declare, for the pages that declare none.
  */
 
-/** " | ", " — ", " - ", " · ", " :: ", " » " and the like, with spaces around. */
-const SEPARATOR = /\s+(?:[|—–·:»•\-]|::)\s+/;
+/**
+ * " | ", " — ", " - ", " · ", " :: ", " » " and the like, with spaces around, and a colon
+ * after a word ("Acme manual: 3. Setup"), as a name that heads every page is written.
+ */
+const SEPARATOR = /\s+(?:[|—–·:»•\-]|::)\s+|(?<=\S):\s+/;
 /** Shared by at least half of the pages, and by at least this many. */
 const MIN_PAGES = 3;
 

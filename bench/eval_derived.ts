@@ -203,9 +203,11 @@ export async function docbookFaq(root: string, pages: RegExp): Promise<Derived> 
   return { plain, faq };
 }
 
-/** Where a wiki's generated list (ikiwiki's map and archive directives) links a page. */
-const LISTED =
-  /<a href="([^"#]+)"(?: class="mapitem")?>([^<]+)<\/a>(?:<br \/>\s*<span class="archivepagedate">)?/g;
+/** A generated list's entries (ikiwiki's map and archive directives): link, then its text. */
+const LISTED = [
+  /<a href="([^"#]+)" class="mapitem">([^<]+)<\/a>/g,
+  /<a href="([^"#]+)">([^<]+)<\/a><br \/>\s*<span class="archivepagedate">/g,
+];
 
 /**
  * A wiki's generated lists (ikiwiki): the pages whose body holds a map (`class="map"`) or a
@@ -231,8 +233,8 @@ export async function wikiListPages(root: string, exclude: RegExp): Promise<stri
 /**
  * A wiki with a blog (ikiwiki's own site): each entry of its generated lists (the blog's
  * archive of tips, the plugin directory, the tag pages, the site map) is a query, the entry's
- * link text as a visitor reads it ("using a proxy", "aggregate"), whose relevant pages are
- * the pages entries of that text link to; 300 at most, spread evenly over the sorted entries.
+ * link text as a visitor reads it (a post's title, a plugin's name), whose relevant pages
+ * are the pages entries of that text link to; 300 at most, spread evenly over the sorted entries.
  * The lists themselves are left out of the crawl (`skip` matches them and whatever else the
  * site's server refuses), as the other sets' index pages are, and only pages a crawler can
  * then index (`indexable`) are judged.
@@ -243,16 +245,15 @@ export async function wikiLists(
   lists: string[],
   skip: RegExp,
 ): Promise<Derived> {
-  const pages = await indexable(root, start, skip);
+  const crawled = await indexable(root, start, skip);
   const byQuery = new Map<string, Set<string>>();
   for (const list of lists) {
     const html = await Deno.readTextFile(`${root}${list}`);
     const body = html.slice(html.indexOf('id="content"'), html.indexOf('id="footer"'));
-    for (const m of body.matchAll(LISTED)) {
-      if (!m[0].includes("mapitem") && !m[0].includes("archivepagedate")) continue;
-      const path = new URL(m[1], `http://x${list}`).pathname;
+    for (const m of LISTED.flatMap((re) => [...body.matchAll(re)])) {
+      const path = decodeURIComponent(new URL(m[1], `http://x${list}`).pathname);
       const query = text(m[2]);
-      if (query.length < 2 || !pages.has(path)) continue;
+      if (query.length < 2 || !crawled.has(path)) continue;
       byQuery.set(query, (byQuery.get(query) ?? new Set()).add(path));
     }
   }

@@ -52,7 +52,7 @@ function eachEdit(word: string, chars: string[], visit: (e: string) => void, see
 /**
  * Calls `visit` with the edits of `w` worth looking up: in an identifier with one unknown
  * part (fecth_all) only that part's (the one edit changed it), whether or not the part is a
- * word of its own anywhere (merge_inplace is used whole); else every edit of the whole.
+ * word of its own anywhere (grind_finepowder is used whole); else every edit of the whole.
  */
 function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (e: string) => void) {
   if (!JOINED.test(w)) return eachEdit(w, alphabet, visit, db.trigrams);

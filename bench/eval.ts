@@ -1,11 +1,11 @@
 /**
  * `deno task eval [set ...]`: every evaluation set (eval_sets.ts: Django, Scrapy, Celery
- * from ../shared/eval; git-doc, GNU gettext's manual and the Debian FAQ with judgments
- * derived from their own structure, eval_derived.ts), each
- * site served on 127.0.0.1 and crawled whole without its index pages. Relevance: every
+ * from ../shared/eval; git-doc, GNU gettext's manual, the Debian FAQ and ikiwiki's site with
+ * judgments derived from their own structure, eval_derived.ts), each site served on 127.0.0.1 and crawled whole without its index pages. Relevance: every
  * judged query (plain and with a typo) through the search index, scored by evaluate.py.
  * Answers: every FAQ question through POST /api/summarize, scored by score_answers.py.
- * Prints one table, then (with --scale) search speed and memory over every installed manual.
+ * Prints one table, then (with --scale) search speed and memory over every installed manual;
+ * `--misses` prints each judged query whose first result is not relevant (stderr).
  */
 import { percentile } from "./corpus.ts";
 import { crawlSet, disposeSets, EVAL_DIR, type EvalSet, evalSets } from "./eval_sets.ts";
@@ -23,6 +23,20 @@ interface Row {
   searchMs: number[];
 }
 
+/** `--misses`: every judged query whose first result is not relevant is printed. */
+const MISSES = Deno.args.includes("--misses");
+
+/** A miss: the query, the pages judged relevant, and what ranked above the first of them. */
+function misses(j: { query: string; relevant: string[] }, urls: string[]) {
+  const paths = urls.map((u) => u.replace(/^https?:\/\/[^/]+/, "").replace(/#.*/, ""));
+  const at = paths.findIndex((p) => j.relevant.includes(p));
+  if (at === 0) return;
+  const above = at < 0 ? paths : paths.slice(0, at);
+  console.error(
+    `${at < 0 ? "-" : at + 1}\t${j.query}\twant ${j.relevant.join(" ")}\tabove ${above.join(" ")}`,
+  );
+}
+
 /** MRR@10 and the rest for one judgment file, from the index's own ranking. */
 async function relevance(s: Services, siteId: string, file: string, times: number[]) {
   const judgments = JSON.parse(await Deno.readTextFile(file)).judgments;
@@ -32,6 +46,7 @@ async function relevance(s: Services, siteId: string, file: string, times: numbe
     const { hits } = await s.indexes.search(siteId, j.query.slice(0, 200), 1, 10);
     times.push(performance.now() - t0);
     run[j.id] = hits.map((h) => h.url);
+    if (MISSES) misses(j, run[j.id]);
   }
   const runPath = await Deno.makeTempFile({ suffix: ".json" });
   await Deno.writeTextFile(runPath, JSON.stringify(run));

@@ -2,8 +2,9 @@
  * Evaluation sets whose judgments are derived mechanically from a site's own structure
  * (nobody wrote them for the engine), in the shared formats (evaluate.py, score_answers.py):
  * git-doc (manual pages' NAME lines, gitfaq's questions), GNU gettext's Texinfo manual (its
- * General Index: entry → the page it points to) and the Debian FAQ (DocBook: every heading
- * that asks a question → its page, and its section's text as the gold answer).
+ * General Index: entry → the page it points to), the Debian FAQ (DocBook: every heading
+ * that asks a question → its page, and its section's text as the gold answer) and ikiwiki's
+ * own site (a wiki with a blog of tips: its generated lists, link text → the page listed).
  */
 
 /** A derived set before it is written: judgments, their typo variants, FAQ questions. */
@@ -200,4 +201,88 @@ export async function docbookFaq(root: string, pages: RegExp): Promise<Derived> 
     });
   }
   return { plain, faq };
+}
+
+/** A generated list's entries (ikiwiki's map and archive directives): link, then its text. */
+const LISTED = [
+  /<a href="([^"#]+)" class="mapitem">([^<]+)<\/a>/g,
+  /<a href="([^"#]+)">([^<]+)<\/a><br \/>\s*<span class="archivepagedate">/g,
+];
+
+/**
+ * A wiki's generated lists (ikiwiki): the pages whose body holds a map (`class="map"`) or a
+ * blog archive (`class="archivepage"`), except where a page documents the directive by
+ * showing one (its own page is not an index of the site). Paths relative to the root.
+ */
+export async function wikiListPages(root: string, exclude: RegExp): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string) => {
+    for await (const e of Deno.readDir(`${root}${dir}`)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) await walk(path);
+      else if (e.name.endsWith(".html") && !exclude.test(path)) {
+        const html = await Deno.readTextFile(`${root}${path}`);
+        if (/<div class="(?:map|archivepage)">/.test(html)) out.push(path);
+      }
+    }
+  };
+  await walk("");
+  return out.sort();
+}
+
+/**
+ * A wiki with a blog (ikiwiki's own site): each entry of its generated lists (the blog's
+ * archive of tips, the plugin directory, the tag pages, the site map) is a query, the entry's
+ * link text as a visitor reads it (a post's title, a plugin's name), whose relevant pages
+ * are the pages entries of that text link to; 300 at most, spread evenly over the sorted entries.
+ * The lists themselves are left out of the crawl (`skip` matches them and whatever else the
+ * site's server refuses), as the other sets' index pages are, and only pages a crawler can
+ * then index (`indexable`) are judged.
+ */
+export async function wikiLists(
+  root: string,
+  start: string,
+  lists: string[],
+  skip: RegExp,
+): Promise<Derived> {
+  const crawled = await indexable(root, start, skip);
+  const byQuery = new Map<string, Set<string>>();
+  for (const list of lists) {
+    const html = await Deno.readTextFile(`${root}${list}`);
+    const body = html.slice(html.indexOf('id="content"'), html.indexOf('id="footer"'));
+    for (const m of LISTED.flatMap((re) => [...body.matchAll(re)])) {
+      const path = decodeURIComponent(new URL(m[1], `http://x${list}`).pathname);
+      const query = text(m[2]);
+      if (query.length < 2 || !crawled.has(path)) continue;
+      byQuery.set(query, (byQuery.get(query) ?? new Set()).add(path));
+    }
+  }
+  const entries = [...byQuery].sort(([a], [b]) => a < b ? -1 : 1);
+  const plain = spread(entries, 300).map(([query, pages], i) =>
+    judgment("wiki", i, query, [...pages].slice(0, 5), query.includes(" ") ? "phrase" : "term")
+  );
+  return { plain, faq: [] };
+}
+
+/**
+ * The pages of a static site a crawler can index: reached by its links from `start` with
+ * the pages `skip` matches left out, and not marked noindex (as ikiwiki marks its help pages).
+ */
+export async function indexable(root: string, start: string, skip: RegExp): Promise<Set<string>> {
+  const seen = new Set([start]), todo = [start], out = new Set<string>();
+  while (todo.length) {
+    const page = todo.pop()!;
+    const html = await Deno.readTextFile(`${root}${page}`).catch(() => "");
+    if (!html) continue;
+    if (!/<meta name="robots" content="[^"]*noindex/i.test(html)) out.add(page);
+    for (const m of html.matchAll(/<a\b[^>]*\bhref="([^"#?]+)/g)) {
+      const url = new URL(m[1], `http://x${page}`);
+      if (url.host !== "x" || !url.pathname.endsWith(".html")) continue;
+      const path = decodeURIComponent(url.pathname);
+      if (seen.has(path) || skip.test(path)) continue;
+      seen.add(path);
+      todo.push(path);
+    }
+  }
+  return out;
 }

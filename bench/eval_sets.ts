@@ -14,6 +14,8 @@ import {
   texinfoIndexPages,
   texinfoManual,
   typos,
+  wikiListPages,
+  wikiLists,
 } from "./eval_derived.ts";
 
 /** Where the shared judgments are: beside the repository, or beside its worktree folder. */
@@ -132,6 +134,16 @@ async function derivedSets(wanted: (name: string) => boolean): Promise<EvalSet[]
     out.push(
       await written("debfaq", faq, "/basic-defs.en.html", d, /^\/index(?:\.en)?\.html$/),
     );
+  }
+  // ikiwiki's own site (a wiki with a blog of tips): its generated lists are left out; the
+  // map plugin's page shows a map as its example and is a page like any other.
+  const wiki = "/usr/share/doc/ikiwiki/html";
+  if (wanted("ikiwiki") && await exists(`${wiki}/tips.html`)) {
+    const lists = await wikiListPages(wiki, /^\/plugins\/map\.html$/);
+    const skip = new RegExp(`^(?:${lists.map((p) => p.replace(/\./g, "\\.")).join("|")})$`);
+    const closed = new RegExp(`${skip.source}|${SKIP.source}`);
+    const d = await wikiLists(wiki, "/index.html", lists, closed);
+    out.push(await written("ikiwiki", wiki, "/index.html", d, skip));
   }
   return out;
 }

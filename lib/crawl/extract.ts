@@ -39,14 +39,14 @@ const DROP_TAGS = new Set([
 ]);
 const DROP_ROLES = new Set(["navigation", "banner", "contentinfo"]);
 /**
- * Generated documentation marks its chrome with classes, not landmarks: DocBook
- * (PostgreSQL) wraps prev/up/next bars in div.navheader/navfooter, Sphinx (Python,
- * Django) puts them in div.related and div.sphinxsidebar and appends a "¶" a.headerlink
+ * Generated documentation marks its chrome with classes, not landmarks: DocBook wraps
+ * prev/up/next bars in div.navheader/navfooter, Sphinx puts them in div.related and
+ * div.sphinxsidebar and appends a "¶" a.headerlink
  * to every heading; a page's own table of contents (.toc) repeats its headings. Indexed,
  * these repeat on every page and drown the real text. */
 const DROP_CLASS_RE =
   /(?:^|\s)(?:navheader|navfooter|sphinxsidebar|related|headerlink|viewcode-link|skip-link|breadcrumbs?|toc)(?:\s|$)/;
-/** Ids that name page chrome on sites without landmarks (Django's docs: #global-nav, #sidebar). */
+/** Ids that name page chrome on sites without landmarks (some themes: #global-nav, #sidebar). */
 const DROP_ID_RE =
   /^(?:(?:global|main|site|top)-?nav(?:igation|bar)?|nav(?:bar|igation)?|sidebar|breadcrumbs?|skip-?links?|toc)$/i;
 /** "Last update: Nov 11, 2026" and the like: when the page was built, not what it says. */

@@ -1,6 +1,7 @@
 /**
  * Meaning a site states itself: an abbreviation defined in its text ("Content Delivery
- * Network (CDN)", "CDN (Content Delivery Network)") or a second name given in so many words
+ * Network (CDN)", "CDN (Content Delivery Network)", "Content Delivery Network, or simply
+ * CDN") or a second name given in so many words
  * ("X, also called Y", "also known as", "aka"). Each is an equivalence the owner never had
  * to write, used like a two-way synonym at a lower weight (answers' retrieval), and shown
  * to the owner as a suggestion to accept or drop. Names a site gives a page by its URLs
@@ -26,6 +27,9 @@ const MAX_ENTRIES = 1_000;
 
 /** "(ABBR)": the words before it may spell it out. */
 const SHORT_IN_PARENS = /\((\p{Lu}[\p{Lu}\p{N}&]{1,7}s?)\)/gu;
+/** "Long Form Words, or simply ABBR" / "or merely" / "or just" / "ABBR for short". */
+const SHORT_AFTER_OR =
+  /,?\s+(?:or (?:simply|merely|just|briefly) (\p{Lu}[\p{Lu}\p{N}&]{1,7}s?)\b|\(?(\p{Lu}[\p{Lu}\p{N}&]{1,7}s?) for short\b)/gu;
 /** "ABBR (Long Form Words)". */
 const SHORT_THEN_LONG = /\b(\p{Lu}[\p{Lu}\p{N}&]{1,7})\s+\(([\p{L}][\p{L}\p{N}'’ -]{3,80})\)/gu;
 /** "X, also called Y" / "also known as" / "aka" / "(also known as Y)". */
@@ -84,6 +88,11 @@ export function mineEquivalences(text: string): Equivalence[] {
       const long = m[2].trim();
       if (spells(long, m[1].toLowerCase())) add(m[1], long, "abbreviation");
     }
+  }
+  for (const m of t.matchAll(SHORT_AFTER_OR)) {
+    const before = t.slice(Math.max(0, m.index - 120), m.index).split(/[.;:!?()\n]/).pop()!;
+    const abbr = m[1] ?? m[2], long = expansion(before, abbr);
+    if (long) add(abbr, long, "abbreviation");
   }
   for (const m of t.matchAll(ALSO)) {
     // The name before: the last two words of the clause (a synonym is at most 4 words).

@@ -312,3 +312,23 @@ Deno.test("extract - a page's own table of contents (class or id toc) is not its
   assert.ok(!p.text.includes("Table of Contents"), p.text);
   assert.equal(p.description, "It answers questions often asked.");
 });
+
+Deno.test("extract - a page without a description is described by its first prose, not its info box's fields", () => {
+  const p = extractPage(
+    page(
+      "<title>grinder</title>",
+      '<main><div class="infobox">Plugin: grinder<br>Maintained by: Ada Lovelace<br>' +
+        "Shipped with the wiki: no<br>Turned on by default: yes</div>" +
+        "<p>This plugin grinds beans to order, so every cup starts fresh.</p>" +
+        "<p>Note: the grinder needs a burr set, sold apart and fitted by hand.</p></main>",
+    ),
+    BASE,
+  );
+  assert.equal(p.description, "This plugin grinds beans to order, so every cup starts fresh.");
+  // A line with a colon that says something is prose: a page that opens with it keeps it.
+  const note = extractPage(
+    page("<title>n</title>", "<main><p>Note: the grinder needs a burr set, sold apart.</p></main>"),
+    BASE,
+  );
+  assert.equal(note.description, "Note: the grinder needs a burr set, sold apart.");
+});

@@ -69,3 +69,16 @@ Deno.test("meaning - a very long or hostile text is mined quickly and yields at 
   assert.ok(performance.now() - t0 < 2_000, `${(performance.now() - t0).toFixed(0)} ms`);
   assert.ok(found.length <= 1_000);
 });
+
+Deno.test("meaning - 'or simply', 'or merely' and 'for short' after a long form give its abbreviation", () => {
+  assert.deepEqual(
+    pairs(
+      "Every page goes out through a Content Delivery Network, or simply CDN, near you. " +
+        "We speak of Single Page Applications, or merely SPAs, when one page does it all. " +
+        "Keep a Time To Live (TTL for short) on each record.",
+    ).sort(),
+    ["cdn = content delivery network", "spas = single page applications", "ttl = time to live"],
+  );
+  // Words after "or simply" that do not spell out what precedes them are no abbreviation.
+  assert.deepEqual(pairs("Open the settings page, or simply PRESS the gear."), []);
+});

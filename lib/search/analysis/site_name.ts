@@ -1,13 +1,16 @@
 /**
  * What a site's pages share. The site-name part of page titles ("Request objects —
- * Django 3.2 documentation"): the part after the last separator (or before the first)
+ * Acme 3.2 documentation"): the part after the last separator (or before the first)
  * that most pages share. It says nothing about any one page, so results and the title
  * field leave it out, and a heading that is nothing but the site name is dropped. And
  * the site's language: the one most pages declare, for the pages that declare none.
  */
 
-/** " | ", " — ", " - ", " · ", " :: ", " » " and the like, with spaces around. */
-const SEPARATOR = /\s+(?:[|—–·:»•\-]|::)\s+/;
+/**
+ * " | ", " — ", " - ", " · ", " :: ", " » " and the like, with spaces around, and a colon
+ * after a word ("Acme manual: 3. Setup"), as a name that heads every page is written.
+ */
+const SEPARATOR = /\s+(?:[|—–·:»•\-]|::)\s+|(?<=\S):\s+/;
 /** Shared by at least half of the pages, and by at least this many. */
 const MIN_PAGES = 3;
 

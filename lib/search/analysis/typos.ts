@@ -51,8 +51,8 @@ function eachEdit(word: string, chars: string[], visit: (e: string) => void, see
 
 /**
  * Calls `visit` with the edits of `w` worth looking up: in an identifier with one unknown
- * part (fecth_all) only that part's (the one edit changed it), kept when the edited part
- * is a word pages use or now holds a separator; else every edit of the whole.
+ * part (fecth_all) only that part's (the one edit changed it), whether or not the part is a
+ * word of its own anywhere (grind_finepowder is used whole); else every edit of the whole.
  */
 function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (e: string) => void) {
   if (!JOINED.test(w)) return eachEdit(w, alphabet, visit, db.trigrams);
@@ -63,9 +63,7 @@ function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (e: st
   if (unknown.length !== 1) return eachEdit(w, alphabet, visit, db.trigrams);
   const i = unknown[0][1];
   const head = parts.slice(0, i).join(""), tail = parts.slice(i + 1).join("");
-  eachEdit(parts[i], alphabet, (e) => {
-    if (db.vocab.has(e) || JOINED.test(e)) visit(head + e + tail);
-  }, db.trigrams);
+  eachEdit(parts[i], alphabet, (e) => visit(head + e + tail), db.trigrams);
 }
 
 /** The most used word as written one edit from `word` (not a common word), or null. */

@@ -199,8 +199,9 @@ interface Share {
 
 /**
  * Whether a correction raises the result set: some page matches more of the query's words
- * with it than the best page does without it, or it brings pages onto the first page that
- * would not be there without it (`fixed`: what it added to each page it matched).
+ * with it than the best page does without it, it brings pages onto the first page that would
+ * not be there without it, or a page it matched among the very first (`fixed`: what it added
+ * to each page it matched).
  */
 function raises(acc: Scratch, touched: number[], fixed: Map<number, Share>): boolean {
   let withIt = 0, without = 0;
@@ -226,8 +227,11 @@ function raises(acc: Scratch, touched: number[], fixed: Map<number, Share>): boo
     rest.words[id] = words;
     rest.score[id] = acc.score[id] - (share?.score ?? 0);
   }
-  const before = new Set(topK(ids, Math.min(page, ids.length), rest));
-  return first.some((id) => !before.has(id));
+  const before = topK(ids, Math.min(page, ids.length), rest);
+  const shown = new Set(before), top = new Set(before.slice(0, RANKING.correctionTop));
+  return first.some((id, i) =>
+    !shown.has(id) || (i < RANKING.correctionTop && fixed.has(id) && !top.has(id))
+  );
 }
 
 /** Adds every query word's scores into `acc`; returns what it matched and corrected. */

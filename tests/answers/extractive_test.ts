@@ -284,26 +284,26 @@ Deno.test("truncateAnswer - does not split a surrogate pair", () => {
 Deno.test("extractive - short code shows inline after the sentence announcing it; long code is left out with its lead-in", () => {
   const sources: SourceText[] = [{
     n: 1,
-    title: "Debugging queries",
-    heading: "How can I see the raw SQL queries?",
+    title: "Inspecting the cache",
+    heading: "How can I list the cache keys in use?",
     score: 1,
     text: [
-      "Make sure your DEBUG setting is set to True . Then, i.e. in a shell, do:",
-      ">>> from django.db import connection",
-      ">>> connection.queries",
-      "connection.queries is only available if DEBUG is True.",
-      "- It lists every query run by the request, with its time.",
-      "If you are using multiple databases, you can use the same interface on each connection:",
-      "for alias in connections: print(connections[alias].queries, sep='\\n', file=sys.stderr, flush=True)  # all",
+      "Make sure your TRACE setting is set to True . Then, i.e. in a shell, do:",
+      ">>> from acme.store import cache",
+      ">>> cache.keys",
+      "cache.keys is only available if TRACE is True.",
+      "- It lists every key read by the request, with its age.",
+      "If you are using multiple stores, you can use the same interface on each store:",
+      "for alias in stores: print(stores[alias].keys, stores[alias].misses, sep='\\n', file=sys.stderr, flush=True)  # all",
     ].join("\n"),
   }];
-  const answer = extractiveAnswer("How can I see the raw SQL queries?", sources);
+  const answer = extractiveAnswer("How can I list the cache keys in use?", sources);
   assert.match(
     answer,
-    /^Make sure your DEBUG setting is set to True\. Then, i\.e\. in a shell, do: `from django\.db import connection`; `connection\.queries` /,
+    /^Make sure your TRACE setting is set to True\. Then, i\.e\. in a shell, do: `from acme\.store import cache`; `cache\.keys` /,
   );
-  assert.ok(!/>>>|print\(|multiple databases|:\s*\[1\]|:\.|\.\./.test(answer), answer);
-  assert.match(answer, /only available if DEBUG is True\. It lists every query run/);
+  assert.ok(!/>>>|print\(|multiple stores|:\s*\[1\]|:\.|\.\./.test(answer), answer);
+  assert.match(answer, /only available if TRACE is True\. It lists every key read/);
   assert.ok(!answer.includes("- It lists"), "the bullet marker is gone");
   assert.ok(answer.endsWith("[1]"));
 });

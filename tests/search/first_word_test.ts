@@ -5,7 +5,7 @@ Deno.test("first word - is the word a text's words begin with, in any script, an
   const texts: [string, string][] = [
     ["Setting up the cache", "en"],
     ["  -- The CACHES setting", "en"],
-    ["django.core.cache: caches", "en"],
+    ["acme.core.store: stores", "en"],
     ["l'été à Paris", "fr"],
     ["キャッシュの設定", "ja"],
     ["缓存设置 and more", "zh"],

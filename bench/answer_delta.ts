@@ -2,7 +2,9 @@
  * First-seen answers in process, 2,000 pages: per question, the CPU and wall time of
  * retrieval (lib/answers/retrieve.ts) and of composing the extractive answer, and the
  * first streamed delta through /api/summarize. `--dump FILE` writes every answer (text and
- * sources) so two versions of the code can be compared answer by answer.
+ * sources) so two versions of the code can be compared answer by answer; `--against DIR`
+ * (a checkout of other code, e.g. `git archive main`) answers each question with that code's
+ * lib/answers too, alternately on the same index, and counts the answers that differ.
  *
  *   deno run -A --v8-flags=--expose-gc bench/answer_delta.ts [--n 200] [--dump out.json]
  */
@@ -18,6 +20,7 @@ const arg = (name: string) => {
   return i >= 0 ? Deno.args[i + 1] : undefined;
 };
 const n = Number(arg("n") ?? 200);
+const against = arg("against");
 const dump = arg("dump");
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
@@ -49,38 +52,62 @@ for (const q of warm) {
 }
 gc();
 
-const rows: { q: string; retrieve: number; compose: number }[] = [];
-const out: Record<string, { answer: string; sources: string[] }> = {};
-const cpu0 = process.cpuUsage();
-for (const q of asked) {
-  t = performance.now();
-  const r = await retrieve(s, fresh, q);
-  const t1 = performance.now();
-  const answer = r.matched ? extractiveAnswer(r.question, r.texts) : "(no match)";
-  const t2 = performance.now();
-  rows.push({ q, retrieve: t1 - t, compose: t2 - t1 });
-  out[q] = {
-    answer,
-    sources: r.texts.map((x) => `${x.n} ${x.heading ?? ""}#${x.anchor ?? ""}`).concat(
-      r.refs.map((x) => x.type === "page" ? x.url : ""),
-    ),
-  };
+type Code = { retrieve: typeof retrieve; extractiveAnswer: typeof extractiveAnswer };
+const codes: [string, Code][] = [["this", { retrieve, extractiveAnswer }]];
+if (against) {
+  const other = await import(`${against}/lib/answers/retrieve.ts`);
+  const compose = await import(`${against}/lib/answers/extractive.ts`);
+  codes.push([against, { retrieve: other.retrieve, extractiveAnswer: compose.extractiveAnswer }]);
+  for (const q of warm) {
+    const r = await other.retrieve(s, fresh, q);
+    compose.extractiveAnswer(r.question, r.texts);
+  }
 }
-const cpu = process.cpuUsage(cpu0);
-const both = rows.map((r) => r.retrieve + r.compose);
-const p = (xs: number[]) => `p50 ${ms(percentile(xs, 50))}, p99 ${ms(percentile(xs, 99))}`;
-console.log(`retrieve: ${p(rows.map((r) => r.retrieve))}`);
-console.log(`compose:  ${p(rows.map((r) => r.compose))}`);
-console.log(`both:     ${p(both)}; max ${ms(Math.max(...both))}`);
-console.log(
-  `CPU per answer (retrieve + compose): ${
-    ((cpu.user + cpu.system) / rows.length / 1000).toFixed(2)
-  } ms`,
+type Row = { q: string; retrieve: number; compose: number; cpu: number };
+const rows = new Map<string, Row[]>(codes.map(([name]) => [name, []]));
+const outs = new Map<string, Record<string, { answer: string; sources: string[] }>>(
+  codes.map(([name]) => [name, {}]),
 );
-for (const r of [...rows].sort((a, b) => b.retrieve - a.retrieve).slice(0, 5)) {
-  console.log(`  slow: ${ms(r.retrieve)} + ${ms(r.compose)}  ${JSON.stringify(r.q)}`);
+const p = (xs: number[]) => `p50 ${ms(percentile(xs, 50))}, p99 ${ms(percentile(xs, 99))}`;
+for (const [i, q] of asked.entries()) {
+  // Alternate which code goes first, so neither always meets a colder cache.
+  for (const [name, code] of i % 2 ? [...codes].reverse() : codes) {
+    const cpu0 = process.cpuUsage();
+    t = performance.now();
+    const r = await code.retrieve(s, fresh, q);
+    const t1 = performance.now();
+    const answer = r.matched ? code.extractiveAnswer(r.question, r.texts) : "(no match)";
+    const t2 = performance.now();
+    const cpu = process.cpuUsage(cpu0);
+    rows.get(name)!.push({ q, retrieve: t1 - t, compose: t2 - t1, cpu: cpu.user + cpu.system });
+    outs.get(name)![q] = {
+      answer,
+      sources: r.texts.map((x) => `${x.n} ${x.heading ?? ""}#${x.anchor ?? ""}`).concat(
+        r.refs.map((x) => x.type === "page" ? x.url : ""),
+      ),
+    };
+  }
 }
-if (dump) await Deno.writeTextFile(dump, JSON.stringify(out, null, 1));
+for (const [name] of codes) {
+  const rs = rows.get(name)!;
+  const both = rs.map((r) => r.retrieve + r.compose);
+  const cpu = rs.reduce((n, r) => n + r.cpu, 0) / rs.length / 1000;
+  console.log(`\n${name}: ${rs.length} first-seen questions`);
+  console.log(`retrieve: ${p(rs.map((r) => r.retrieve))}`);
+  console.log(`compose:  ${p(rs.map((r) => r.compose))}`);
+  console.log(`both:     ${p(both)}; max ${ms(Math.max(...both))}`);
+  console.log(`CPU per answer (retrieve + compose): ${cpu.toFixed(2)} ms`);
+  for (const r of [...rs].sort((a, b) => b.retrieve - a.retrieve).slice(0, 3)) {
+    console.log(`  slow: ${ms(r.retrieve)} + ${ms(r.compose)}  ${JSON.stringify(r.q)}`);
+  }
+}
+if (against) {
+  const [a, b] = codes.map(([name]) => outs.get(name)!);
+  const differ = asked.filter((q) => JSON.stringify(a[q]) !== JSON.stringify(b[q]));
+  console.log(`\nanswers that differ between the two: ${differ.length} of ${asked.length}`);
+  for (const q of differ.slice(0, 3)) console.log(JSON.stringify({ q, a: a[q], b: b[q] }));
+}
+if (dump) await Deno.writeTextFile(dump, JSON.stringify(outs.get("this"), null, 1));
 
 // Through HTTP, streamed, other first-seen questions: time to the first delta.
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);

@@ -109,6 +109,7 @@ if (against) {
 }
 if (dump) await Deno.writeTextFile(dump, JSON.stringify(outs.get("this"), null, 1));
 
+if (Deno.args.includes("--no-http")) Deno.exit(0);
 // Through HTTP, streamed, other first-seen questions: time to the first delta.
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
 const url = `http://127.0.0.1:${server.addr.port}/api/summarize`;

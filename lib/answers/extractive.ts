@@ -73,10 +73,16 @@ export function looksLikeCode(line: string): boolean {
     !(/[.!?]["”’)]?$/u.test(t) ||
       (/:$/.test(t) && (t.match(/(?:^|\s)\p{L}{2,}/gu) ?? []).length >= 4))
   ) return true;
-  const symbols = (t.match(/[{}()[\];=<>_/\\|'"`]/g) ?? []).length;
-  const words = (t.match(/\p{L}{2,}/gu) ?? []).length;
-  return t.length > 0 && symbols / t.length > 0.1 && symbols > words;
+  if (!t.length) return false;
+  let symbols = 0;
+  for (let i = 0; i < t.length; i++) if (SYMBOLS.has(t.charCodeAt(i))) symbols++;
+  // Counting words only for a line dense in symbols: most lines are not.
+  if (symbols / t.length <= 0.1) return false;
+  return symbols > (t.match(/\p{L}{2,}/gu) ?? []).length;
 }
+
+/** Characters that mark program text. */
+const SYMBOLS = new Set([..."{}()[];=<>_/\\|'\"`"].map((c) => c.charCodeAt(0)));
 
 interface Sentence {
   n: number; // citation number of its source

@@ -65,13 +65,18 @@ export function looksLikeCode(line: string): boolean {
   ) {
     return true;
   }
-  if (/[;{]$|^\w+(?:\.\w+)*\s*=\s*\S/.test(t) && !/\s\w+\s\w+\s\w+\s/.test(t)) return true;
+  // (Tests of a line's end read its last characters: a pattern ending in "$" would try every
+  // position of the line.)
+  if (
+    (t.endsWith(";") || t.endsWith("{") || /^\w+(?:\.\w+)*\s*=\s*\S/.test(t)) &&
+    !/\s\w+\s\w+\s\w+\s/.test(t)
+  ) return true;
   // A call or an index ("print(x[a])") on a line that does not end like a sentence, or that
   // says too few words to be one ("Yes, use result.revoke():" is a sentence).
   if (
-    /[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) &&
-    !(/[.!?]["”’)]?$/u.test(t) ||
-      (/:$/.test(t) && (t.match(/(?:^|\s)\p{L}{2,}/gu) ?? []).length >= 4))
+    (t.includes("(") || t.includes("[")) && /[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) &&
+    !(/[.!?]["”’)]?$/u.test(t.slice(-2)) ||
+      (t.endsWith(":") && (t.match(/(?:^|\s)\p{L}{2,}/gu) ?? []).length >= 4))
   ) return true;
   if (!t.length) return false;
   let symbols = 0;

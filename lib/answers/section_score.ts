@@ -79,9 +79,14 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 function form(text: string): number {
   const lines = text.split("\n", 60).filter((l) => l.trim());
   if (!lines.length) return 0;
-  const words = lines.reduce((n, l) => n + l.split(" ").length, 0);
-  const code = lines.filter(looksLikeCode).length / lines.length;
-  const prose = lines.filter((l) => /[.!]["”’)]?$/u.test(l)).length / lines.length;
+  let words = 0, codeLines = 0, proseLines = 0;
+  for (const l of lines) {
+    for (let at = l.indexOf(" "); at >= 0; at = l.indexOf(" ", at + 1)) words++;
+    words++;
+    if (looksLikeCode(l)) codeLines++;
+    if (/[.!]["”’)]?$/u.test(l.slice(-2))) proseLines++; // the line's end: its last characters
+  }
+  const code = codeLines / lines.length, prose = proseLines / lines.length;
   const list = lines.length >= 4 && words / lines.length < 14 && prose < 0.3 ? 0.4 : 1;
   return list * (1 - 0.6 * code);
 }

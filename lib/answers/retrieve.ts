@@ -67,8 +67,6 @@ const MIN_COVER = 0.5;
 
 interface Candidate extends Scorable {
   ref: SourceRef;
-  /** The page's sections with their anchors, as the index (or page record) lists them. */
-  listed?: { heading: string; anchor: string }[];
 }
 
 /** The question's own words that say what it is about, for the site search. */
@@ -249,25 +247,16 @@ function synonymNames(question: string, expand: Expand | undefined): [string, st
   );
 }
 
-/**
- * Anchors for chosen sections that have none yet: the page's own list of sections (the
- * index keeps the page record's, less headings that only name the site), else its record.
- */
+/** Anchors from the page records (`sections`), which the search index does not keep. */
 async function addAnchors(s: Services, site: Site, chosen: Scored<Candidate>[]) {
   const need = chosen.filter((x) =>
     x.c.ref.type === "page" && !x.section.anchor && x.section.heading
   );
-  const unlisted = [
-    ...new Set(
-      need.filter((x) => !x.c.listed?.length).map((x) => (x.c.ref as { url: string }).url),
-    ),
-  ];
-  const metas = await Promise.all(unlisted.map((u) => s.pages.meta(site.id, u)));
-  const byUrl = new Map(unlisted.map((u, i) => [u, metas[i] as SectionedPage | null]));
+  const urls = [...new Set(need.map((x) => (x.c.ref as { url: string }).url))];
+  const metas = await Promise.all(urls.map((u) => s.pages.meta(site.id, u)));
+  const byUrl = new Map(urls.map((u, i) => [u, metas[i] as SectionedPage | null]));
   for (const x of need) {
-    const list = x.c.listed?.length
-      ? x.c.listed
-      : byUrl.get((x.c.ref as { url: string }).url)?.sections;
+    const list = byUrl.get((x.c.ref as { url: string }).url)?.sections;
     if (!list) continue;
     // The same heading may recur on a page: take its occurrence in reading order.
     const nth = x.c.sections.filter((y) =>
@@ -328,7 +317,6 @@ async function gather(
         rank,
         usedBefore: used.includes(d.id),
         sections: [],
-        listed: d.sections,
       };
       out.set(key, c);
       texts.set(c, d);
@@ -358,7 +346,6 @@ async function gather(
       lang: languageOf(p.lang),
       rank: PAGES,
       usedBefore: true,
-      listed: p.sections,
       sections: splitSections({ ...p, body: p.body.slice(0, MAX_TEXT_PER_SOURCE) })
         .flatMap(splitQuestions),
     });

@@ -110,6 +110,11 @@ export async function prepare(
   let reserving: Promise<Settled<{ remaining: number | null; month: string }>> | null = null;
   try {
     const left = settle(s.credits.remaining(site)); // read while the kept answer is looked for
+    // The per-IP count is taken meanwhile too, unless no credit is left: then retrieval first
+    // decides whether the question needs one (credits come before the per-IP limit).
+    const counted = left.then((r) =>
+      r.ok && r.value !== 0 ? settle(s.ipLimit.hit(site.id, ip)) : null
+    );
     // A first question answered before, on the same pages, is served again for nothing.
     const cacheKey = req.mode === "initial" ? await answerKey(s, site, req.query) : null;
     const kept = cacheKey ? await cachedAnswer(s.kv, cacheKey) : null;
@@ -132,7 +137,10 @@ export async function prepare(
       found = await find();
       if (found.matched) await take();
     }
-    await s.ipLimit.hit(site.id, ip); // before retrieval: a client over its limit costs little
+    // Before retrieval: a client over its limit costs little.
+    const hit = await counted;
+    if (hit) unwrap(hit);
+    else await s.ipLimit.hit(site.id, ip);
     // KV writes take a few ms: the conversation and, with credits to spare, the credit are
     // written while retrieval runs; a question that needs no credit after all gives it back.
     const starting = conv ? null : settle(s.conversations.start(site.id));

@@ -52,12 +52,18 @@ export function splitSections(page: SectionedPage): TextSection[] {
     : typeof page.headings === "string"
     ? page.headings.split("\n")
     : page.headings ?? [];
-  const known = new Set(list.map((h) => squash(h)).filter(Boolean));
-  // Anchors by heading, in the order each heading text occurs.
+  const squashed = list.map((h) => squash(h));
+  const known = new Set(squashed.filter(Boolean));
+  // Anchors by heading, in the order each heading text occurs (`list` is the sections' headings).
   const anchors = new Map<string, string[]>();
-  for (const s of page.sections ?? []) {
-    const h = squash(s.heading);
-    if (h) anchors.set(h, [...(anchors.get(h) ?? []), s.anchor]);
+  if (page.sections?.length) {
+    page.sections.forEach((s, i) => {
+      const h = squashed[i];
+      if (!h) return;
+      const had = anchors.get(h);
+      if (had) had.push(s.anchor);
+      else anchors.set(h, [s.anchor]);
+    });
   }
   // The crawler writes lines already squashed: then a section's text is a stretch of the body,
   // and only a line as short as some heading can be one.

@@ -26,21 +26,34 @@ const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 const pages = (await loadCorpus()).slice(0, Number(Deno.env.get("BENCH_PAGES") ?? 2000));
 const dir = await Deno.makeTempDir();
-const kv = await Deno.openKv(`${dir}/bench.kv`);
-const { app, services: s } = createApp({
-  kv,
-  operatorToken: "op_bench",
-  log: () => {},
-  summaryIpLimitPerMinute: 1e9,
-});
-const { site, publicKey } = await s.sites.create({ name: "Bench", plan: "enterprise" });
-await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e12 } }));
+
+/** An app of some code (this checkout's `createApp`, or another's) holding the pages. */
+async function appOf(make: typeof createApp, name: string) {
+  const kv = await Deno.openKv(`${dir}/${name}.kv`);
+  const { app, services: s } = make({
+    kv,
+    operatorToken: "op_bench",
+    log: () => {},
+    summaryIpLimitPerMinute: 1e9,
+  });
+  const { site, publicKey } = await s.sites.create({ name: "Bench", plan: "enterprise" });
+  await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e12 } }));
+  const t = performance.now();
+  for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
+  console.log(
+    `${name}: ${pages.length} pages upserted in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
+  await s.indexes.search(site.id, "warm", 1, 10);
+  await s.indexes.idle();
+  const close = () => {
+    s.indexes.discard();
+    kv.close();
+  };
+  return { app, s, site: (await s.sites.get(site.id))!, publicKey, close };
+}
+const mine = await appOf(createApp, "this");
+const { s, site: fresh } = mine;
 let t = performance.now();
-for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
-console.log(`${pages.length} pages upserted in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-await s.indexes.search(site.id, "warm", 1, 10);
-await s.indexes.idle();
-const fresh = (await s.sites.get(site.id))!;
 
 // Questions as the summary bench asks them, and bare ones; each asked once (first-seen).
 const words = [...new Set(makeQueries(pages, n + 60))].slice(0, n + 20);
@@ -110,20 +123,35 @@ if (against) {
 if (dump) await Deno.writeTextFile(dump, JSON.stringify(outs.get("this"), null, 1));
 
 if (Deno.args.includes("--no-http")) Deno.exit(0);
-// Through HTTP, streamed, other first-seen questions: time to the first delta.
-const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
-const url = `http://127.0.0.1:${server.addr.port}/api/summarize`;
-const firsts: number[] = [];
+// Through HTTP, streamed, other first-seen questions: time to the first delta (alternately on an
+// app of the other code, with the same pages, with --against).
+const apps = [{ name: "this", ...mine }];
+if (against) {
+  const make = (await import(`${against}/app.ts`)).createApp as typeof createApp;
+  apps.push({ name: against, ...await appOf(make, "other") });
+}
+const servers = apps.map((a) => {
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, a.app.fetch);
+  return {
+    ...a,
+    server,
+    url: `http://127.0.0.1:${server.addr.port}/api/summarize`,
+    firsts: [] as number[],
+  };
+});
 const other = [...new Set(makeQueries(pages, 3 * n).slice(n + 20))].filter((w) =>
   !questions.includes(w)
 );
 for (const [i, w] of other.slice(0, n + 10).entries()) {
-  const a = await askStreamed(url, publicKey, `What is ${w} and how do I use it?`);
-  if (i >= 10) firsts.push(a.first);
+  for (const x of i % 2 ? [...servers].reverse() : servers) {
+    const a = await askStreamed(x.url, x.publicKey, `What is ${w} and how do I use it?`);
+    if (i >= 10) x.firsts.push(a.first);
+  }
 }
-await server.shutdown();
-console.log(`first streamed delta over HTTP: ${p(firsts)}`);
-s.indexes.discard();
-kv.close();
+for (const x of servers) {
+  await x.server.shutdown();
+  console.log(`${x.name}: first streamed delta over HTTP: ${p(x.firsts)}`);
+  x.close();
+}
 await Deno.remove(dir, { recursive: true });
 Deno.exit(0);

@@ -1,4 +1,5 @@
 /** Summary benchmark: time to first delta and total time of streamed extractive answers. */
+import process from "node:process";
 import type { Hono } from "hono";
 import type { AppEnv } from "../lib/http/middleware.ts";
 import { ms, percentile } from "./corpus.ts";
@@ -40,7 +41,9 @@ export async function benchSummarize(
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
   const url = `http://127.0.0.1:${server.addr.port}/api/summarize`;
   const firstDelta: number[] = [], total: number[] = [], sizes: number[] = [];
+  let cpu = process.cpuUsage();
   for (let i = 0; i < n + 10; i++) {
+    if (i === 10) cpu = process.cpuUsage(); // after the warm-up
     const query = `What is ${queries[i % queries.length]} and how do I use it?`;
     const t0 = performance.now();
     const a = await askStreamed(url, publicKey, query);
@@ -49,11 +52,17 @@ export async function benchSummarize(
     total.push(performance.now() - t0);
     sizes.push(a.answer.length);
   }
+  const used = process.cpuUsage(cpu);
   await server.shutdown();
   console.log(
     `first delta: p50 ${ms(percentile(firstDelta, 50))}, p99 ${ms(percentile(firstDelta, 99))}`,
   );
   console.log(`whole answer: p50 ${ms(percentile(total, 50))}, p99 ${ms(percentile(total, 99))}`);
+  console.log(
+    `CPU per answer (server and client, one process): ${
+      ((used.user + used.system) / n / 1000).toFixed(2)
+    } ms`,
+  );
   console.log(
     `answer length: median ${percentile(sizes, 50)} characters, max ${Math.max(...sizes)}`,
   );

@@ -63,6 +63,18 @@ export interface Prepared {
   };
 }
 
+/** Credits left above which one is taken while retrieval runs (near none, only once needed). */
+const SPARE_CREDITS = 20;
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+/** A promise that never rejects, so that it may be awaited later (or never). */
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then((value) => ({ ok: true, value }), (error) => ({ ok: false, error }));
+function unwrap<T>(r: Settled<T>): T {
+  if (!r.ok) throw r.error;
+  return r.value;
+}
+
 const EXTERNAL: SourceRef = { type: "external", label: "General AI knowledge" };
 const WORDS_PER_DELTA = 4;
 
@@ -94,7 +106,15 @@ export async function prepare(
     ? await s.conversations.reserveTurn(site.id, req.conversationId!)
     : null;
   let creditMonth: string | null = null;
+  // A credit taken while retrieval runs, until retrieval says whether the question needs it.
+  let reserving: Promise<Settled<{ remaining: number | null; month: string }>> | null = null;
   try {
+    const left = settle(s.credits.remaining(site)); // read while the kept answer is looked for
+    // The per-IP count is taken meanwhile too, unless no credit is left: then retrieval first
+    // decides whether the question needs one (credits come before the per-IP limit).
+    const counted = left.then((r) =>
+      r.ok && r.value !== 0 ? settle(s.ipLimit.hit(site.id, ip)) : null
+    );
     // A first question answered before, on the same pages, is served again for nothing.
     const cacheKey = req.mode === "initial" ? await answerKey(s, site, req.query) : null;
     const kept = cacheKey ? await cachedAnswer(s.kv, cacheKey) : null;
@@ -112,17 +132,34 @@ export async function prepare(
     };
     // Credits are checked before the per-IP limit (API.md's order), but only an answer still
     // to be made needs one: with none left, retrieval decides whether this question does.
-    if (!kept && await s.credits.remaining(site) === 0) {
+    const remaining = kept ? null : unwrap(await left);
+    if (!kept && remaining === 0) {
       found = await find();
       if (found.matched) await take();
     }
-    await s.ipLimit.hit(site.id, ip); // before retrieval: a client over its limit costs little
+    // Before retrieval: a client over its limit costs little.
+    const hit = await counted;
+    if (hit) unwrap(hit);
+    else await s.ipLimit.hit(site.id, ip);
+    // KV writes take a few ms: the conversation and, with credits to spare, the credit are
+    // written while retrieval runs; a question that needs no credit after all gives it back.
+    const starting = conv ? null : settle(s.conversations.start(site.id));
+    if (!kept && !found && (remaining === null || remaining > SPARE_CREDITS)) {
+      reserving = settle(s.credits.reserve(site));
+    }
     if (!kept) found ??= await find();
+    if (reserving) {
+      const r = await reserving;
+      reserving = null;
+      if (r.ok && found!.matched) [credit, creditMonth] = [r.value, r.value.month];
+      else if (r.ok) await s.credits.refund(site.id, r.value.month);
+      else if (found!.matched) throw r.error;
+    }
     if (found?.matched && !credit) await take();
     const creditsRemaining = credit
       ? (credit as { remaining: number | null }).remaining
       : await s.credits.remaining(site);
-    const started = conv ?? await s.conversations.start(site.id);
+    const started = conv ?? unwrap(await starting!);
     const history = conv?.turns ?? [];
     const base = {
       site,
@@ -189,6 +226,8 @@ export async function prepare(
     const sources = site.settings.externalKnowledge ? [...refs, EXTERNAL] : refs;
     return { ...base, texts, refs, fixed: null, origin: "fresh", meta: meta(sources) };
   } catch (err) {
+    const early = reserving ? await reserving : null; // taken while retrieval failed
+    if (early?.ok) await s.credits.refund(site.id, early.value.month);
     if (creditMonth) await s.credits.refund(site.id, creditMonth);
     if (conv) await s.conversations.releaseTurn(site.id, conv.id);
     throw err;

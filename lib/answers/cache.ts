@@ -25,15 +25,15 @@ export function normaliseQuestion(q: string): string {
 
 /** The cache key of a question on a site as its pages and answerer stand now. */
 export async function answerKey(s: Services, site: Site, question: string): Promise<Deno.KvKey> {
-  const [pages, docs, levers] = await Promise.all([
+  const [pages, docs, levers, hash] = await Promise.all([
     s.pages.version(site.id),
     s.documents.version(site.id),
     s.levers.forQuery(site.id, question), // a curation that hides a source changes the answer
+    sha256Hex(normaliseQuestion(question)),
   ]);
   const settings =
     `${s.summarizer.name}|${site.plan}|${site.settings.externalKnowledge}|${levers.version}`;
-  const hash = await sha256Hex(`${settings}\n${normaliseQuestion(question)}`);
-  return ["answers", site.id, pages.version, docs.version, hash];
+  return ["answers", site.id, pages.version, docs.version, settings, hash];
 }
 
 /** A kept answer, or null. */

@@ -65,18 +65,29 @@ export function looksLikeCode(line: string): boolean {
   ) {
     return true;
   }
-  if (/[;{]$|^\w+(?:\.\w+)*\s*=\s*\S/.test(t) && !/\s\w+\s\w+\s\w+\s/.test(t)) return true;
+  // (Tests of a line's end read its last characters: a pattern ending in "$" would try every
+  // position of the line.)
+  if (
+    (t.endsWith(";") || t.endsWith("{") || /^\w+(?:\.\w+)*\s*=\s*\S/.test(t)) &&
+    !/\s\w+\s\w+\s\w+\s/.test(t)
+  ) return true;
   // A call or an index ("print(x[a])") on a line that does not end like a sentence, or that
   // says too few words to be one ("Yes, use result.revoke():" is a sentence).
   if (
-    /[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) &&
-    !(/[.!?]["”’)]?$/u.test(t) ||
-      (/:$/.test(t) && (t.match(/(?:^|\s)\p{L}{2,}/gu) ?? []).length >= 4))
+    (t.includes("(") || t.includes("[")) && /[\w.]\(.*\)|\w\[[^\]]*\]/.test(t) &&
+    !(/[.!?]["”’)]?$/u.test(t.slice(-2)) ||
+      (t.endsWith(":") && (t.match(/(?:^|\s)\p{L}{2,}/gu) ?? []).length >= 4))
   ) return true;
-  const symbols = (t.match(/[{}()[\];=<>_/\\|'"`]/g) ?? []).length;
-  const words = (t.match(/\p{L}{2,}/gu) ?? []).length;
-  return t.length > 0 && symbols / t.length > 0.1 && symbols > words;
+  if (!t.length) return false;
+  let symbols = 0;
+  for (let i = 0; i < t.length; i++) if (SYMBOLS.has(t.charCodeAt(i))) symbols++;
+  // Counting words only for a line dense in symbols: most lines are not.
+  if (symbols / t.length <= 0.1) return false;
+  return symbols > (t.match(/\p{L}{2,}/gu) ?? []).length;
 }
+
+/** Characters that mark program text. */
+const SYMBOLS = new Set([..."{}()[];=<>_/\\|'\"`"].map((c) => c.charCodeAt(0)));
 
 interface Sentence {
   n: number; // citation number of its source

@@ -9,8 +9,9 @@
 import { type SectionedPage, splitQuestions, splitSections } from "./sections.ts";
 import {
   type Candidate as Scorable,
+  roughRound,
   type Scored,
-  scoreSections,
+  scoreRound,
   SECTION_CHARS,
 } from "./section_score.ts";
 import { mineEquivalences } from "../meaning/equivalences.ts";
@@ -119,14 +120,14 @@ export async function retrieve(
   let question = asked;
   const synonyms = synonymNames(asked, expand);
   const named = [...statedNames(asked, candidates), ...synonyms];
-  let { scored, unheld } = await scoreSections(candidates, question, earlier, slices, named);
-  if (unheld) {
-    // A word no section holds may be a typo: read the question as search corrects it.
+  let round = await roughRound(candidates, question, earlier, slices, named);
+  if (round.unheld) {
+    // A word no section holds may be a typo: read the question as search corrects it (and
+    // score in full only the question as answered).
     question = await corrected(s, site, asked);
-    if (question !== asked) {
-      ({ scored } = await scoreSections(candidates, question, earlier, slices, named));
-    }
+    if (question !== asked) round = await roughRound(candidates, question, earlier, slices, named);
   }
+  const scored = await scoreRound(round, slices);
   const best = scored[0];
   if (!best || best.cover < MIN_COVER) return { texts: [], refs: [], matched: false, question };
   const chosen = [

@@ -79,9 +79,14 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 function form(text: string): number {
   const lines = text.split("\n", 60).filter((l) => l.trim());
   if (!lines.length) return 0;
-  const words = lines.reduce((n, l) => n + l.split(" ").length, 0);
-  const code = lines.filter(looksLikeCode).length / lines.length;
-  const prose = lines.filter((l) => /[.!]["”’)]?$/u.test(l)).length / lines.length;
+  let words = 0, codeLines = 0, proseLines = 0;
+  for (const l of lines) {
+    for (let at = l.indexOf(" "); at >= 0; at = l.indexOf(" ", at + 1)) words++;
+    words++;
+    if (looksLikeCode(l)) codeLines++;
+    if (/[.!]["”’)]?$/u.test(l.slice(-2))) proseLines++; // the line's end: its last characters
+  }
+  const code = codeLines / lines.length, prose = proseLines / lines.length;
   const list = lines.length >= 4 && words / lines.length < 14 && prose < 0.3 ? 0.4 : 1;
   return list * (1 - 0.6 * code);
 }
@@ -146,17 +151,80 @@ function askedIn(
   };
 }
 
+/** A section's text as the cheap first pass reads it, and its heading's terms once read. */
+interface Rough {
+  lower: string;
+  lowHead: string;
+  head?: ReadonlySet<string>;
+}
+
+/** What the full scoring reads of a section, worked out once for every question scored. */
+interface Full {
+  section: TextSection;
+  words: string[];
+  headTerms: string[];
+  form: number;
+  asks: boolean;
+}
+
+// Per section, while its candidate lives: a typo'd question is scored again as corrected, and
+// the second round reads the same sections.
+const roughOf = new WeakMap<TextSection, Rough>();
+const fullOf = new WeakMap<TextSection, Full>();
+
+function rough(section: TextSection): Rough {
+  let r = roughOf.get(section);
+  if (!r) {
+    // One question of an FAQ section is also about what its section's heading says.
+    const headings = section.parent ? `${section.heading}\n${section.parent}` : section.heading;
+    roughOf.set(
+      section,
+      r = {
+        lower: section.text.slice(0, SECTION_CHARS).toLowerCase(),
+        lowHead: headings.toLowerCase(),
+      },
+    );
+  }
+  return r;
+}
+
+function full(whole: TextSection, lang: string): Full {
+  let f = fullOf.get(whole);
+  if (!f) {
+    // An answer is read from a section's start: a long one's first part is what counts.
+    const section = { ...whole, text: cutAtLine(whole.text, SECTION_CHARS) };
+    fullOf.set(
+      whole,
+      f = {
+        section,
+        words: contentTerms(section.text, lang),
+        headTerms: contentTerms(section.heading, lang),
+        form: form(section.text),
+        asks: asksLikeQuestion(section.heading),
+      },
+    );
+  }
+  return f;
+}
+
 /**
- * Every candidate section that holds some of the question, scored, best first; `unheld`
- * says some word of the question is in no candidate's text (a typo, perhaps).
+ * The first, cheap pass of scoring a question: the sections worth scoring in full, and
+ * whether some word of the question is in no candidate's text (a typo, perhaps: `unheld`).
  */
-export async function scoreSections<C extends Candidate>(
+export interface Round<C extends Candidate> {
+  unheld: boolean;
+  kept: { c: C; section: TextSection; head: ReadonlySet<string> }[];
+  asked: (lang: string) => Asked;
+}
+
+/** The first pass over every candidate section (heading words, and the text holding a stem). */
+export async function roughRound<C extends Candidate>(
   candidates: C[],
   question: string,
   earlier: string[],
   slices: Slices,
   stated: [string, string][] = [],
-): Promise<{ scored: Scored<C>[]; unheld: boolean }> {
+): Promise<Round<C>> {
   const byLang = new Map<string, Asked>();
   const asked = (lang: string) => {
     let a = byLang.get(lang);
@@ -165,7 +233,7 @@ export async function scoreSections<C extends Candidate>(
   };
   // Stemming every section is the costly part: a cheap first pass (heading words, and the
   // text merely containing a query stem) keeps the sections worth scoring properly.
-  const rough: { c: C; section: TextSection; head: ReadonlySet<string>; rough: number }[] = [];
+  const found: { c: C; section: TextSection; head: ReadonlySet<string>; rough: number }[] = [];
   // The question's terms some candidate holds as written: one that none does may be a typo.
   const held = new Set<string>();
   for (const c of candidates) {
@@ -177,28 +245,37 @@ export async function scoreSections<C extends Candidate>(
     ) => ({ root: t.slice(0, Math.max(2, t.length - 1)), t, w }));
     for (const section of c.sections) {
       if (!section.text) continue;
-      // One question of an FAQ section is also about what its section's heading says.
-      const headings = section.parent ? `${section.heading}\n${section.parent}` : section.heading;
-      const lowHead = headings.toLowerCase();
-      const head = roots.some((r) => lowHead.includes(r.root))
-        ? new Set(contentTerms(headings, c.lang))
-        : NO_TERMS;
-      const lower = section.text.slice(0, SECTION_CHARS).toLowerCase();
+      const r = rough(section);
+      let head = NO_TERMS;
+      if (roots.some((x) => r.lowHead.includes(x.root))) {
+        const headings = section.parent ? `${section.heading}\n${section.parent}` : section.heading;
+        head = r.head ??= new Set(contentTerms(headings, c.lang));
+      }
       let score = 0;
       for (const { root, t, w } of roots) {
-        score += w * ((head.has(t) ? 2 : 0) + (lower.includes(root) ? 1 : 0));
-        if (w === 1 && !held.has(t) && (head.has(t) || lower.includes(t))) held.add(t);
+        score += w * ((head.has(t) ? 2 : 0) + (r.lower.includes(root) ? 1 : 0));
+        if (w === 1 && !held.has(t) && (head.has(t) || r.lower.includes(t))) held.add(t);
       }
-      if (score > 0) rough.push({ c, section, head, rough: score / (1 + 0.02 * c.rank) });
+      if (score > 0) found.push({ c, section, head, rough: score / (1 + 0.02 * c.rank) });
     }
   }
-  rough.sort((a, b) => b.rough - a.rough);
+  found.sort((a, b) => b.rough - a.rough);
+  const unheld = [...byLang.values()].some((a) =>
+    [...a.weight].some(([t, w]) => w === 1 && !held.has(t))
+  );
+  return { unheld, kept: found.slice(0, SCORED_SECTIONS), asked };
+}
+
+/** The sections a first pass kept, scored in full, best first. */
+export async function scoreRound<C extends Candidate>(
+  round: Round<C>,
+  slices: Slices,
+): Promise<Scored<C>[]> {
+  const { asked } = round;
   const rows = [];
-  for (const { c, section: whole, head } of rough.slice(0, SCORED_SECTIONS)) {
+  for (const { c, section: whole, head } of round.kept) {
     await slices.pause();
-    // An answer is read from a section's start: a long one's first part is what counts.
-    const section = { ...whole, text: cutAtLine(whole.text, SECTION_CHARS) };
-    const words = contentTerms(section.text, c.lang);
+    const { section, words, headTerms, form, asks } = full(whole, c.lang);
     // Frequencies of the question's terms only: the rest are never looked up.
     const { weight, altTerms } = asked(c.lang);
     const tf = new Map<string, number>();
@@ -206,7 +283,6 @@ export async function scoreSections<C extends Candidate>(
       if (weight.has(t) || altTerms.has(t)) tf.set(t, (tf.get(t) ?? 0) + 1);
     }
     const page = pageTerms(c);
-    const headTerms = contentTerms(section.heading, c.lang);
     const own = section.parent ? new Set(headTerms) : head;
     rows.push({
       c,
@@ -217,16 +293,13 @@ export async function scoreSections<C extends Candidate>(
       title: new Set(page),
       // Heading, text and page words in order, for phrases of the question said as such.
       said: [page, headTerms, words],
-      form: form(section.text),
+      form,
       own,
-      asks: asksLikeQuestion(section.heading),
+      asks,
       asked: asked(c.lang),
     });
   }
-  const unheld = [...byLang.values()].some((a) =>
-    [...a.weight].some(([t, w]) => w === 1 && !held.has(t))
-  );
-  if (!rows.length) return { scored: [], unheld };
+  if (!rows.length) return [];
 
   // Section-level IDF: a word in every section says little about which one answers.
   const df = new Map<string, number>();
@@ -301,5 +374,5 @@ export async function scoreSections<C extends Candidate>(
       cover: totalAsked ? coveredAsked / totalAsked : cover,
     };
   }).filter((x) => x.score > 0).sort((a, b) => b.score - a.score);
-  return { scored, unheld };
+  return scored;
 }

@@ -52,13 +52,23 @@ export function splitSections(page: SectionedPage): TextSection[] {
     : typeof page.headings === "string"
     ? page.headings.split("\n")
     : page.headings ?? [];
-  const known = new Set(list.map((h) => squash(h)).filter(Boolean));
-  // Anchors by heading, in the order each heading text occurs.
+  const squashed = list.map((h) => squash(h));
+  const known = new Set(squashed.filter(Boolean));
+  // Anchors by heading, in the order each heading text occurs (`list` is the sections' headings).
   const anchors = new Map<string, string[]>();
-  for (const s of page.sections ?? []) {
-    const h = squash(s.heading);
-    if (h) anchors.set(h, [...(anchors.get(h) ?? []), s.anchor]);
+  if (page.sections?.length) {
+    page.sections.forEach((s, i) => {
+      const h = squashed[i];
+      if (!h) return;
+      const had = anchors.get(h);
+      if (had) had.push(s.anchor);
+      else anchors.set(h, [s.anchor]);
+    });
   }
+  // The crawler writes lines already squashed: then a section's text is a stretch of the body,
+  // and only a line as short as some heading can be one.
+  const cut = known.size ? cutAtHeadings(page.body, known, anchors) : null;
+  if (cut) return cut;
   const out: TextSection[] = [];
   let current: { heading: string; anchor: string; lines: string[] } = {
     heading: "",
@@ -69,7 +79,6 @@ export function splitSections(page: SectionedPage): TextSection[] {
     const text = current.lines.join("\n").trim();
     if (text || current.heading) out.push({ ...current, text, index: out.length });
   };
-  // The crawler writes lines already squashed; trimming is enough (and much cheaper).
   const lines = page.body.split(/\r\n?|\n/).map((l) => l.trim());
   lines.forEach((line, i) => {
     if (!line) return void current.lines.push("");
@@ -79,6 +88,54 @@ export function splitSections(page: SectionedPage): TextSection[] {
     current = { heading, anchor: anchors.get(heading)?.shift() ?? "", lines: [] };
   });
   flush();
+  return out;
+}
+
+/** Whether a character is blank space that `trim` takes off (control characters count too). */
+const blank = (c: number) => c <= 32 || (c >= 127 && /\s/.test(String.fromCharCode(c)));
+
+/**
+ * `splitSections` of a body whose lines are all trimmed and end in "\n" alone, cut at the
+ * lines that are known headings; null for any other body.
+ */
+function cutAtHeadings(
+  body: string,
+  known: Set<string>,
+  anchors: Map<string, string[]>,
+): TextSection[] | null {
+  if (body.includes("\r")) return null;
+  let shortest = Infinity, longest = 0;
+  for (const h of known) {
+    shortest = Math.min(shortest, h.length);
+    longest = Math.max(longest, h.length);
+  }
+  const out: TextSection[] = [];
+  // Anchors taken by count, not shifted off: a body found untrimmed halfway is cut again.
+  const taken = new Map<string, number>();
+  let heading = "", anchor = "", from = 0;
+  const flush = (to: number) => {
+    const text = from < to ? body.slice(from, to).trim() : "";
+    if (text || heading) out.push({ heading, anchor, text, index: out.length });
+  };
+  for (let at = 0; at <= body.length;) {
+    let end = body.indexOf("\n", at);
+    if (end < 0) end = body.length;
+    const n = end - at;
+    if (n && (blank(body.charCodeAt(at)) || blank(body.charCodeAt(end - 1)))) return null;
+    if (n >= shortest && n <= longest) {
+      const line = body.slice(at, end);
+      if (known.has(line)) {
+        flush(at);
+        heading = line;
+        const k = taken.get(line) ?? 0;
+        taken.set(line, k + 1);
+        anchor = anchors.get(line)?.[k] ?? "";
+        from = end + 1;
+      }
+    }
+    at = end + 1;
+  }
+  flush(body.length);
   return out;
 }
 

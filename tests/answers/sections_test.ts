@@ -79,3 +79,48 @@ Deno.test("sections - a page with sections splits at their headings even when th
     ],
   );
 });
+
+Deno.test("sections - a page whose lines carry stray spaces or Windows line ends is cut exactly as the same page written cleanly", () => {
+  const lines = [
+    "Intro line before any heading.",
+    "Billing",
+    "You are billed monthly.",
+    "",
+    "Invoices come by e-mail.",
+    "Pausing",
+    "You can pause a subscription for up to three months.",
+    "Billing",
+    "Second billing section.",
+  ];
+  const sections = [
+    { heading: "Billing", anchor: "billing" },
+    { heading: "Pausing", anchor: "pausing" },
+    { heading: "Billing", anchor: "billing-2" },
+  ];
+  const cut = (body: string) =>
+    splitSections({ title: "Help", body, sections }).map((s) => [s.heading, s.anchor, s.text]);
+  const clean = cut(lines.join("\n"));
+  assert.deepEqual(clean, [
+    ["", "", "Intro line before any heading."],
+    ["Billing", "billing", "You are billed monthly.\n\nInvoices come by e-mail."],
+    ["Pausing", "pausing", "You can pause a subscription for up to three months."],
+    ["Billing", "billing-2", "Second billing section."],
+  ]);
+  assert.deepEqual(cut(lines.join("\r\n")), clean, "Windows line ends");
+  // Indented past the first heading: the anchors still go to the headings in reading order.
+  const indented = lines.map((l, i) => (i >= 4 ? `  ${l}\u00a0` : l)).join("\n");
+  assert.deepEqual(cut(indented), clean, "stray spaces");
+  assert.deepEqual(cut(lines.join("\n") + "\n\n"), clean, "blank lines at the end");
+});
+
+Deno.test("sections - a page ending on a heading keeps that heading as a section of its own", () => {
+  const sections = splitSections({
+    title: "T",
+    body: "Some text first.\nLast heading",
+    sections: [{ heading: "Last heading", anchor: "last" }],
+  });
+  assert.deepEqual(sections.map((s) => [s.heading, s.anchor, s.text]), [
+    ["", "", "Some text first."],
+    ["Last heading", "last", ""],
+  ]);
+});

@@ -3,9 +3,16 @@
  * with, built from the pages in slices, and compacted into its snapshot's form.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { addDoc, createSiteDb, heldBytes, type SiteDb } from "./store/site_db.ts";
+import { addDoc, createSiteDb, heldBytes, seal, type SiteDb } from "./store/site_db.ts";
 import { SiteName } from "./analysis/site_name.ts";
-import { packIndex, unpackIndex } from "./persistence/snapshot.ts";
+import {
+  type Encoded,
+  type LoadedIndex,
+  packIndex,
+  unpackIndex,
+  withPassages,
+} from "./persistence/snapshot.ts";
+import { adoptPassages, passageColumns } from "./query/passages.ts";
 import { toDoc } from "./documents.ts";
 import { releaseSoon } from "../memory_trim.ts";
 
@@ -59,12 +66,44 @@ export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (
  * pay for it): at its save, or after a build or catch-up of many pages.
  */
 export function compact(idx: SiteIndex) {
-  const bytes = packIndex(idx);
-  idx.db = unpackIndex(bytes, idx.version).db;
-  idx.packed = { db: idx.db, version: idx.version, bytes };
+  const bytes = pack(idx);
+  const { db, passages } = unpackIndex(bytes, idx.version);
+  if (passages) adoptPassages(db, passages);
+  idx.db = db;
+  idx.packed = { db, version: idx.version, bytes };
   idx.bytes = heldBytes(idx.db);
   idx.loose = false;
   releaseSoon();
+}
+
+/** An index's snapshot bytes, with its long pages' passages read by now (ids as sealed). */
+function pack(idx: SiteIndex): Uint8Array<ArrayBuffer> {
+  seal(idx.db);
+  return packIndex(idx, passageColumns(idx.db));
+}
+
+/**
+ * What a save of an index writes (a copy: the bytes go to KV while it may change): compacted
+ * first if loose, and with the passages read since it was packed (the pass after a build).
+ */
+export function snapshotOf(idx: SiteIndex): Encoded {
+  if (idx.loose) compact(idx);
+  const { packed } = idx;
+  const fresh = packed?.db === idx.db && packed.version === idx.version;
+  const bytes = fresh ? withPassages(packed.bytes, passageColumns(idx.db)) : pack(idx);
+  return { version: idx.version, bytes };
+}
+
+/** An index loaded from its snapshot, taking up the passages the snapshot held. */
+export function loadedIndex({ passages, ...saved }: LoadedIndex, clock: () => number): SiteIndex {
+  if (passages) adoptPassages(saved.db, passages);
+  return {
+    ...saved,
+    bytes: heldBytes(saved.db),
+    loose: false,
+    checkedAt: clock(),
+    busy: Promise.resolve(),
+  };
 }
 
 /** Builds a site's index from its pages in KV. */

@@ -24,6 +24,7 @@ import type { SiteDb } from "../store/site_db.ts";
 import { SiteName } from "../analysis/site_name.ts";
 import { randomBase62 } from "../../sites/keys.ts";
 import { versionKey } from "../../sites/pages.ts";
+import { releaseSoon } from "../../memory_trim.ts";
 
 /** What indexes.ts keeps of a site's index, and the version of the pages it holds. */
 export interface SavedIndex {
@@ -230,7 +231,10 @@ export class Snapshots {
    */
   save(site: string, version: number, encode: () => Promise<Encoded>): Promise<boolean> {
     if (this.saving.has(site)) return Promise.resolve(false);
-    const run = this.write(site, version, encode).finally(() => this.saving.delete(site));
+    const run = this.write(site, version, encode).finally(() => {
+      this.saving.delete(site);
+      releaseSoon(); // the saved copy of the bytes (an index's size) is garbage now
+    });
     this.saving.set(site, run);
     return run;
   }

@@ -46,6 +46,8 @@ export interface IndexReader {
 
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
+/** How long a save waits for the pass after a change to finish. */
+const PASS_WAIT_MS = 10_000;
 
 export interface SnapshotOptions {
   snapshots?: Snapshots;
@@ -137,9 +139,15 @@ export class SearchIndexes {
   private saveNow(site: string, idx: SiteIndex) {
     clearTimeout(this.unsaved.get(site)?.timer);
     this.unsaved.delete(site);
-    // After the pass, so the snapshot holds the passages it read (a load then needs none).
+    // After the pass (or PASS_WAIT_MS of it: a site changing all the time restarts it), so the
+    // snapshot holds the passages it read and a load needs no pass.
+    const passed = () => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const wait = new Promise((r) => timer = setTimeout(r, PASS_WAIT_MS));
+      return Promise.race([this.preparing.get(idx), wait]).finally(() => clearTimeout(timer));
+    };
     const encode = () =>
-      Promise.resolve(this.preparing.get(idx)).then(() => {
+      passed().then(() => {
         const encoded = idx.busy.then(() => snapshotOf(idx));
         idx.busy = encoded.then(() => {}, () => {});
         return encoded;

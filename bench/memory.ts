@@ -126,6 +126,10 @@ async function withServer<T>(
     workers: 1,
     kvPath: `${dir}/kv.sqlite`,
     dir: SERVER_DIR,
+    // MEMORY_SERVER_ARGS replaces the server's `run …` arguments (e.g. --cpu-prof, --trace-gc),
+    // MEMORY_SERVER_LOG keeps what it prints.
+    args: Deno.env.get("MEMORY_SERVER_ARGS")?.split(" "),
+    log: Deno.env.get("MEMORY_SERVER_LOG"),
     env: { SITESEARCH_OPERATOR_TOKEN: OPERATOR, ...env },
   });
   try {

@@ -70,6 +70,8 @@ export const CHUNK_BYTES = 60_000;
 const CHUNKS_PER_COMMIT = 12;
 /** Bytes past what sits beside the index that `headDigest` covers: the codec's header and more. */
 const CODEC_HEAD_BYTES = 64;
+/** A save of this many bytes or more frees its copy at once (memory_trim.ts releaseSoon). */
+const RELEASE_AFTER_BYTES = 4 << 20;
 /** Chunks read per KV round trip when loading. */
 const READ_BATCH = 500;
 /** One instance saves a site at a time; a lease older than this (a crashed saver) is taken over. */
@@ -231,9 +233,13 @@ export class Snapshots {
    */
   save(site: string, version: number, encode: () => Promise<Encoded>): Promise<boolean> {
     if (this.saving.has(site)) return Promise.resolve(false);
-    const run = this.write(site, version, encode).finally(() => {
+    let size = 0;
+    const encoded = () => encode().then((e) => (size = e.bytes.length, e));
+    const run = this.write(site, version, encoded).finally(() => {
       this.saving.delete(site);
-      releaseSoon(); // the saved copy of the bytes (an index's size) is garbage now
+      // The saved copy of a large index is garbage now, long promoted: a major collection frees
+      // it. A small one's waits for V8's own (a forced collection holds searches ~60 ms).
+      if (size >= RELEASE_AFTER_BYTES) releaseSoon();
     });
     this.saving.set(site, run);
     return run;

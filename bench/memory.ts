@@ -27,6 +27,8 @@ const BODY_CHARS = env("MEMORY_BODY_CHARS", 6_000);
 const BUDGET_MB = env("MEMORY_BUDGET_MB", 300);
 const QUERIES = env("MEMORY_QUERIES", 5);
 const SERVER_DIR = Deno.env.get("MEMORY_SERVER_DIR");
+/** How long the API figure waits, after it, for what stays (the save of the index done). */
+const SETTLE_MS = 4_000;
 /** The operator token the benchmarks' servers are started with. */
 export const OPERATOR = Deno.env.get("MEMORY_OPERATOR") ??
   "op_memory_" + crypto.randomUUID().replaceAll("-", "");
@@ -124,6 +126,10 @@ async function withServer<T>(
     workers: 1,
     kvPath: `${dir}/kv.sqlite`,
     dir: SERVER_DIR,
+    // MEMORY_SERVER_ARGS replaces the server's `run …` arguments (e.g. --cpu-prof, --trace-gc),
+    // MEMORY_SERVER_LOG keeps what it prints.
+    args: Deno.env.get("MEMORY_SERVER_ARGS")?.split(" "),
+    log: Deno.env.get("MEMORY_SERVER_LOG"),
     env: { SITESEARCH_OPERATOR_TOKEN: OPERATOR, ...env },
   });
   try {
@@ -163,7 +169,14 @@ export async function benchApiGrowth(corpus: PageInput[]) {
         `(peak: ${per(Math.max(top, after.peak) - before.rss)} MB; target ≤ 30)`,
     );
     console.log(await serverMemory(origin));
-    await new Promise((r) => setTimeout(r, 300));
+    // What stays: the index's save (a second after the last change) has run by then.
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const settled = procMemory(pid).rss;
+    console.log(
+      `${SETTLE_MS / 1000} s later, the save done: RSS ${f0(settled)} MB, growth per 1,000 pages ${
+        per(settled - before.rss)
+      } MB`,
+    );
   });
 }
 

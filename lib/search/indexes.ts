@@ -10,12 +10,20 @@ import type { PageStore } from "../sites/pages.ts";
 import { type Expand, prepareIndex, rank, statedEquivalences } from "./query/rank.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
 import { addDoc, type Doc, docAt, heldBytes, removeDoc } from "./store/site_db.ts";
-import { packIndex, type Snapshots } from "./persistence/snapshot.ts";
+import type { Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
 import { releaseSoon } from "../memory_trim.ts";
-import { buildIndex, compact, COMPACT_NOW_PAGES, inSlices, type SiteIndex } from "./site_index.ts";
+import {
+  buildIndex,
+  compact,
+  COMPACT_NOW_PAGES,
+  inSlices,
+  loadedIndex,
+  type SiteIndex,
+  snapshotOf,
+} from "./site_index.ts";
 
 /** Changed pages a catch-up reads from KV at once (each group indexed before the next is read). */
 const CATCH_UP_GROUP = 50;
@@ -38,6 +46,8 @@ export interface IndexReader {
 
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
+/** How long a save waits for the pass after a change to finish. */
+const PASS_WAIT_MS = 10_000;
 
 export interface SnapshotOptions {
   snapshots?: Snapshots;
@@ -129,17 +139,19 @@ export class SearchIndexes {
   private saveNow(site: string, idx: SiteIndex) {
     clearTimeout(this.unsaved.get(site)?.timer);
     this.unsaved.delete(site);
-    const encode = () => {
-      const encoded = idx.busy.then(() => {
-        if (idx.loose) compact(idx);
-        // A copy: the saved bytes go to KV while the index may change.
-        const { packed } = idx;
-        const fresh = packed?.db === idx.db && packed.version === idx.version;
-        return { version: idx.version, bytes: fresh ? packed.bytes.slice() : packIndex(idx) };
-      });
-      idx.busy = encoded.then(() => {}, () => {});
-      return encoded;
+    // After the pass (or PASS_WAIT_MS of it: a site changing all the time restarts it), so the
+    // snapshot holds the passages it read and a load needs no pass.
+    const passed = () => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const wait = new Promise((r) => timer = setTimeout(r, PASS_WAIT_MS));
+      return Promise.race([this.preparing.get(idx), wait]).finally(() => clearTimeout(timer));
     };
+    const encode = () =>
+      passed().then(() => {
+        const encoded = idx.busy.then(() => snapshotOf(idx));
+        idx.busy = encoded.then(() => {}, () => {});
+        return encoded;
+      });
     // A failed save (KV unavailable, the site deleted) only means the next load rebuilds.
     const run = this.snapshots!.save(site, idx.version, encode).catch(() => false);
     this.saving.add(run);
@@ -167,13 +179,7 @@ export class SearchIndexes {
     const saved = await this.snapshots?.loadAt(site, head, version).catch(() => null);
     if (saved) {
       this.opened.loaded++;
-      const idx: SiteIndex = {
-        ...saved,
-        bytes: heldBytes(saved.db),
-        loose: false,
-        checkedAt: this.clock(),
-        busy: Promise.resolve(),
-      };
+      const idx = loadedIndex(saved, this.clock);
       // An older snapshot is caught up from the change log (or rebuilt where it has a gap).
       if (saved.version !== version) await this.catchUp(site, idx);
       this.churn.loadMs += performance.now() - started;

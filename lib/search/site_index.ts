@@ -3,9 +3,16 @@
  * with, built from the pages in slices, and compacted into its snapshot's form.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { addDoc, createSiteDb, heldBytes, type SiteDb } from "./store/site_db.ts";
+import { addDoc, createSiteDb, heldBytes, seal, type SiteDb } from "./store/site_db.ts";
 import { SiteName } from "./analysis/site_name.ts";
-import { packIndex, unpackIndex } from "./persistence/snapshot.ts";
+import {
+  type Encoded,
+  type LoadedIndex,
+  packIndex,
+  unpackIndex,
+  withPassages,
+} from "./persistence/snapshot.ts";
+import { adoptPassages, passageColumns } from "./query/passages.ts";
 import { toDoc } from "./documents.ts";
 import { releaseSoon } from "../memory_trim.ts";
 
@@ -55,16 +62,51 @@ export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (
 /**
  * Makes a built index what a load of its snapshot gives: the same answers from one buffer,
  * without what building left (grown arrays, an object and a body buffer a page), which is
- * freed at once. Once, and again when a quarter of its pages came since (a few pages do not
- * pay for it): at its save, or after a build or catch-up of many pages.
+ * freed at once: at its save (when it changed since it was last packed), or after a build or
+ * a catch-up of many pages that left it loose.
  */
 export function compact(idx: SiteIndex) {
-  const bytes = packIndex(idx);
-  idx.db = unpackIndex(bytes, idx.version).db;
-  idx.packed = { db: idx.db, version: idx.version, bytes };
+  const bytes = pack(idx);
+  const { db, passages } = unpackIndex(bytes, idx.version);
+  if (passages) adoptPassages(db, passages);
+  idx.db = db;
+  idx.packed = { db, version: idx.version, bytes };
   idx.bytes = heldBytes(idx.db);
   idx.loose = false;
   releaseSoon();
+}
+
+/** An index's snapshot bytes, with its long pages' passages read by now (ids as sealed). */
+function pack(idx: SiteIndex): Uint8Array<ArrayBuffer> {
+  seal(idx.db);
+  return packIndex(idx, passageColumns(idx.db));
+}
+
+/**
+ * What a save of an index writes (a copy: the bytes go to KV while it may change), with the
+ * passages read since it was packed (the pass after a build). An index changed since it was
+ * packed is compacted again first: encoding it seals it anew beside the bytes it was read
+ * from, and the index would go on holding both (+37 MB after a 2,000-page upsert's save).
+ */
+export function snapshotOf(idx: SiteIndex): Encoded {
+  const { packed } = idx;
+  if (idx.loose || packed?.db !== idx.db || packed.version !== idx.version) {
+    compact(idx);
+    return { version: idx.version, bytes: idx.packed!.bytes.slice() };
+  }
+  return { version: idx.version, bytes: withPassages(packed.bytes, passageColumns(idx.db)) };
+}
+
+/** An index loaded from its snapshot, taking up the passages the snapshot held. */
+export function loadedIndex({ passages, ...saved }: LoadedIndex, clock: () => number): SiteIndex {
+  if (passages) adoptPassages(saved.db, passages);
+  return {
+    ...saved,
+    bytes: heldBytes(saved.db),
+    loose: false,
+    checkedAt: clock(),
+    busy: Promise.resolve(),
+  };
 }
 
 /** Builds a site's index from its pages in KV. */

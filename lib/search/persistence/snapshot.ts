@@ -11,11 +11,20 @@
  * ("pagever" < "snappage"), and a save elsewhere flips its head only while that key
  * exists, so no snapshot lands after the sweep.
  */
-import { CODEC_VERSION, decodeSiteDb, encodeSiteDb } from "./snapshot_codec.ts";
+import {
+  CODEC_VERSION,
+  decodePassages,
+  decodeSiteDb,
+  encodedLength,
+  encodePassages,
+  encodeSiteDb,
+  type PassageBlocks,
+} from "./snapshot_codec.ts";
 import type { SiteDb } from "../store/site_db.ts";
 import { SiteName } from "../analysis/site_name.ts";
 import { randomBase62 } from "../../sites/keys.ts";
 import { versionKey } from "../../sites/pages.ts";
+import { releaseSoon } from "../../memory_trim.ts";
 
 /** What indexes.ts keeps of a site's index, and the version of the pages it holds. */
 export interface SavedIndex {
@@ -24,6 +33,11 @@ export interface SavedIndex {
   names: SiteName;
   builtWith: string;
   builtPages: number;
+}
+
+/** A saved index as a snapshot gives it back, with the long pages' passages it held, if any. */
+export interface LoadedIndex extends SavedIndex {
+  passages?: PassageBlocks;
 }
 
 /** An index's snapshot bytes and the version they hold. */
@@ -56,6 +70,8 @@ export const CHUNK_BYTES = 60_000;
 const CHUNKS_PER_COMMIT = 12;
 /** Bytes past what sits beside the index that `headDigest` covers: the codec's header and more. */
 const CODEC_HEAD_BYTES = 64;
+/** A save of this many bytes or more frees its copy at once (memory_trim.ts releaseSoon). */
+const RELEASE_AFTER_BYTES = 4 << 20;
 /** Chunks read per KV round trip when loading. */
 const READ_BATCH = 500;
 /** One instance saves a site at a time; a lease older than this (a crashed saver) is taken over. */
@@ -77,29 +93,54 @@ function headDigestBytes(bytes: Uint8Array): number {
   return Math.min(bytes.length, ((4 + extras + 7) & ~7) + CODEC_HEAD_BYTES);
 }
 
-/** A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes (8-aligned). */
-export function packIndex(idx: SavedIndex): Uint8Array<ArrayBuffer> {
+/**
+ * A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes
+ * (8-aligned), then the long pages' passages read by then (encodePassages; none in a snapshot
+ * saved before they were kept: it loads, and its pages' passages are read again).
+ */
+export function packIndex(idx: SavedIndex, passages?: PassageBlocks): Uint8Array<ArrayBuffer> {
   const extras = encoder.encode(JSON.stringify({
     names: idx.names.entries(),
     builtWith: idx.builtWith,
     builtPages: idx.builtPages,
   }));
   const db = encodeSiteDb(idx.db);
+  const tail = passages ? encodePassages(passages) : new Uint8Array();
   // The codec's bytes start 8-aligned, so its typed arrays can be views rather than copies.
   const start = (4 + extras.length + 7) & ~7;
-  const out = new Uint8Array(start + db.length);
+  const out = new Uint8Array(start + db.length + tail.length);
   new DataView(out.buffer).setUint32(0, extras.length);
   out.set(extras, 4);
   out.set(db, start);
+  out.set(tail, start + db.length);
+  return out;
+}
+
+/** Where the codec's bytes start in a snapshot, and where they end. */
+function codecSpan(bytes: Uint8Array): [number, number] {
+  const n = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
+  const start = (4 + n + 7) & ~7;
+  return [start, start + encodedLength(bytes.subarray(start))];
+}
+
+/** A snapshot's bytes with other passages than those it holds (a copy). */
+export function withPassages(bytes: Uint8Array, passages: PassageBlocks): Uint8Array<ArrayBuffer> {
+  const [, end] = codecSpan(bytes);
+  const tail = encodePassages(passages);
+  const out = new Uint8Array(end + tail.length);
+  out.set(bytes.subarray(0, end));
+  out.set(tail, end);
   return out;
 }
 
 /** What `packIndex` packed. */
-export function unpackIndex(bytes: Uint8Array, version: number): SavedIndex {
+export function unpackIndex(bytes: Uint8Array, version: number): LoadedIndex {
   const n = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
   const extras = JSON.parse(decoder.decode(bytes.subarray(4, 4 + n)));
+  const [start, end] = codecSpan(bytes);
   return {
-    db: decodeSiteDb(bytes.subarray((4 + n + 7) & ~7)),
+    db: decodeSiteDb(bytes.subarray(start, end)),
+    passages: end < bytes.length ? decodePassages(bytes.subarray(end)) : undefined,
     version,
     names: SiteName.from(extras.names),
     builtWith: extras.builtWith,
@@ -138,7 +179,7 @@ export class Snapshots {
    * (the caller catches an older one up or ignores it); null when there is none or it is
    * damaged.
    */
-  async load(site: string, version: number): Promise<SavedIndex | null> {
+  async load(site: string, version: number): Promise<LoadedIndex | null> {
     return await this.loadAt(site, await this.head(site), version);
   }
 
@@ -147,14 +188,14 @@ export class Snapshots {
     site: string,
     head: SnapshotHead | null,
     version: number,
-  ): Promise<SavedIndex | null> {
+  ): Promise<LoadedIndex | null> {
     if (!head || head.codec !== CODEC_VERSION || head.version > version) return null;
     const saved = await this.read(site, head);
     if (!saved) this.damaged.add(head.gen);
     return saved;
   }
 
-  private async read(site: string, head: SnapshotHead): Promise<SavedIndex | null> {
+  private async read(site: string, head: SnapshotHead): Promise<LoadedIndex | null> {
     const bytes = new Uint8Array(head.size);
     let at = 0, count = 0;
     const iter = this.kv.list<Uint8Array>(
@@ -175,7 +216,7 @@ export class Snapshots {
     const digest = head.headDigest === undefined
       ? sha256(bytes).then((d) => d === head.digest)
       : sha256(bytes.slice(0, headDigestBytes(bytes))).then((d) => d === head.headDigest);
-    let saved: SavedIndex | null = null;
+    let saved: LoadedIndex | null = null;
     try {
       saved = unpackIndex(bytes, head.version);
     } catch {
@@ -192,7 +233,14 @@ export class Snapshots {
    */
   save(site: string, version: number, encode: () => Promise<Encoded>): Promise<boolean> {
     if (this.saving.has(site)) return Promise.resolve(false);
-    const run = this.write(site, version, encode).finally(() => this.saving.delete(site));
+    let size = 0;
+    const encoded = () => encode().then((e) => (size = e.bytes.length, e));
+    const run = this.write(site, version, encoded).finally(() => {
+      this.saving.delete(site);
+      // The saved copy of a large index is garbage now, long promoted: a major collection frees
+      // it. A small one's waits for V8's own (a forced collection holds searches ~60 ms).
+      if (size >= RELEASE_AFTER_BYTES) releaseSoon();
+    });
     this.saving.set(site, run);
     return run;
   }

@@ -25,6 +25,9 @@ import { FilterPostings } from "../store/filter_postings.ts";
 export const CODEC_VERSION = 5;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
+/** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
+const PASSAGES_MAGIC = 0x41505353; // "SSPA"
+const PASSAGES_VERSION = 1;
 const HEADER = 16;
 
 const encoder = new TextEncoder();
@@ -60,11 +63,13 @@ const padded = (len: number) => len + ((8 - (len & 7)) & 7);
 class Writer {
   blocks: Uint8Array[] = [];
 
+  constructor(private magic = MAGIC, private version = CODEC_VERSION) {}
+
   put(a: ArrayBufferView) {
     this.blocks.push(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   }
 
-  finish(): Uint8Array {
+  finish(): Uint8Array<ArrayBuffer> {
     let size = HEADER;
     for (const p of this.blocks) size += BLOCK_HEAD + padded(p.byteLength);
     const out = new Uint8Array(size);
@@ -75,8 +80,8 @@ class Writer {
       out.set(p, at + BLOCK_HEAD);
       at += BLOCK_HEAD + padded(p.byteLength);
     }
-    dv.setUint32(0, MAGIC, true);
-    dv.setUint32(4, CODEC_VERSION, true);
+    dv.setUint32(0, this.magic, true);
+    dv.setUint32(4, this.version, true);
     dv.setUint32(12, size, true);
     dv.setUint32(8, checksum(out, HEADER), true);
     return out;
@@ -179,19 +184,68 @@ class Reader {
   }
 }
 
-/** A site's index from its bytes; throws on another version or any damage. */
-export function decodeSiteDb(bytes: Uint8Array): SiteDb {
+/** Checks a framed block list's header and checksum; its bytes, 8-aligned (copied if not). */
+function opened(bytes: Uint8Array, magic: number, expected: number): Uint8Array {
   if (bytes.length < HEADER) fail("too short");
   // Typed arrays need their elements aligned.
   if (bytes.byteOffset % 8) bytes = bytes.slice();
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (dv.getUint32(0, true) !== MAGIC) fail("not an index snapshot (or another byte order)");
+  if (dv.getUint32(0, true) !== magic) fail("not an index snapshot (or another byte order)");
   const version = dv.getUint32(4, true);
-  if (version !== CODEC_VERSION) {
-    throw new Error(`index snapshot version ${version}, not ${CODEC_VERSION}`);
+  if (version !== expected) {
+    throw new Error(`index snapshot version ${version}, not ${expected}`);
   }
   if (dv.getUint32(12, true) !== bytes.length) fail("length");
   if (dv.getUint32(8, true) !== checksum(bytes, HEADER)) fail("checksum");
+  return bytes;
+}
+
+/** The byte length the header of encoded bytes states (what follows is not theirs). */
+export function encodedLength(bytes: Uint8Array): number {
+  if (bytes.length < HEADER) fail("too short");
+  return new DataView(bytes.buffer, bytes.byteOffset, HEADER).getUint32(12, true);
+}
+
+/**
+ * Long pages' passages as a snapshot keeps them beside the index (query/passages.ts's
+ * PassageColumns): per row a page's internal id, passage count, pairs from `from[row]` in
+ * `hashes` and `at`, names in `names` from `nameFrom[row]`.
+ */
+export interface PassageBlocks {
+  ids: Uint32Array;
+  counts: Uint16Array;
+  from: Uint32Array;
+  hashes: Uint32Array;
+  at: Uint16Array;
+  nameFrom: Uint32Array;
+  names: Uint8Array;
+}
+
+/** The bytes of long pages' passages, checksummed like an index. */
+export function encodePassages(p: PassageBlocks): Uint8Array<ArrayBuffer> {
+  const w = new Writer(PASSAGES_MAGIC, PASSAGES_VERSION);
+  for (const a of [p.ids, p.counts, p.from, p.hashes, p.at, p.nameFrom, p.names]) w.put(a);
+  return w.finish();
+}
+
+/** Passages from their bytes (views of them); throws on another version or any damage. */
+export function decodePassages(bytes: Uint8Array): PassageBlocks {
+  const r = new Reader(opened(bytes, PASSAGES_MAGIC, PASSAGES_VERSION));
+  const ids = r.u32(), n = ids.length;
+  const counts = r.typed(Uint16Array, n), from = r.u32(n + 1);
+  const hashes = r.u32(from[n]), at = r.typed(Uint16Array, from[n]);
+  const nameFrom = r.u32(n + 1), names = r.typed(Uint8Array, nameFrom[n]);
+  r.end();
+  if (from[0] !== 0 || nameFrom[0] !== 0) fail("passages");
+  for (let i = 0; i < n; i++) {
+    if (from[i] > from[i + 1] || nameFrom[i] > nameFrom[i + 1]) fail("passages");
+  }
+  return { ids, counts, from, hashes, at, nameFrom, names };
+}
+
+/** A site's index from its bytes; throws on another version or any damage. */
+export function decodeSiteDb(bytes: Uint8Array): SiteDb {
+  bytes = opened(bytes, MAGIC, CODEC_VERSION);
   const r = new Reader(bytes);
   const flags = r.typed(Uint8Array, -1);
   const n = flags.length;

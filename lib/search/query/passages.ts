@@ -7,6 +7,7 @@
  * forms each holds are read once per page text (not per index version) and kept, in a pass
  * after each build (readPassages, run by indexes.ts): a search only looks up its few words
  * in them, and reads at most one page itself, judging other unread pages by their words.
+ * A snapshot keeps what was read (passageColumns, adoptPassages): a loaded index needs no pass.
  */
 import { terms, words } from "../analysis/tokens.ts";
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
@@ -66,11 +67,118 @@ let keptBytes = 0;
 /** What a page's passages hold, roughly. */
 const sizeOf = (p: Passages | null) => 64 + (p ? p.hashes.length * 6 + p.names.size * 48 : 0);
 
+/**
+ * Long pages' passages as columns, row by row, as a snapshot stores them
+ * (persistence/snapshot_codec.ts, PassageBlocks): the page's internal id, its passages'
+ * count (0: one passage), its pairs from `from[row]` in `hashes` and `at`, and its headings
+ * that are names (nameKey), one a line, in the UTF-8 of `names` from `nameFrom[row]`.
+ */
+export interface PassageColumns {
+  ids: Uint32Array;
+  counts: Uint16Array;
+  from: Uint32Array;
+  hashes: Uint32Array;
+  at: Uint16Array;
+  nameFrom: Uint32Array;
+  names: Uint8Array;
+}
+
+/** Passages a loaded index's snapshot held: its columns' rows by page text key, made on use. */
+interface Adopted {
+  cols: PassageColumns;
+  rows: Map<string, number>;
+  made: Map<number, Passages | null>;
+}
+
+const adopted = new WeakMap<SiteDb, Adopted>();
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder();
+
+/** A page's passages from a snapshot's columns (views of them), or undefined when not there. */
+function fromSnapshot(db: SiteDb, key: string): Passages | null | undefined {
+  const a = adopted.get(db);
+  const row = a?.rows.get(key);
+  if (row === undefined) return undefined;
+  let p = a!.made.get(row);
+  if (p !== undefined) return p;
+  const { counts, from, hashes, at, nameFrom, names } = a!.cols;
+  const text = fromUtf8.decode(names.subarray(nameFrom[row], nameFrom[row + 1]));
+  p = counts[row] < 2 ? null : {
+    count: counts[row],
+    hashes: hashes.subarray(from[row], from[row + 1]),
+    at: at.subarray(from[row], from[row + 1]),
+    names: new Set(text ? text.split("\n") : []),
+  };
+  a!.made.set(row, p);
+  return p;
+}
+
+/** A page's passages if they were read (here or before a snapshot), else undefined. */
+function known(db: SiteDb, key: string): Passages | null | undefined {
+  const have = kept.get(key); // null: read, one passage
+  return have !== undefined ? have : fromSnapshot(db, key);
+}
+
+/**
+ * The passages read so far of the site's long pages, as columns for its snapshot (ids as
+ * `db` numbers them now: seal it first). Pages not read yet are left out.
+ */
+export function passageColumns(db: SiteDb): PassageColumns {
+  const ids: number[] = [], counts: number[] = [], from = [0], nameFrom = [0];
+  const hashes: Uint32Array[] = [], at: Uint16Array[] = [], names: Uint8Array[] = [];
+  let pairs = 0, bytes = 0;
+  for (const [id] of db.docs.sizes()) {
+    const key = db.docs.textKey(id);
+    const p = key === undefined ? undefined : known(db, key);
+    if (p === undefined) continue;
+    ids.push(id);
+    counts.push(p?.count ?? 0);
+    if (p) hashes.push(p.hashes), at.push(p.at), pairs += p.hashes.length;
+    from.push(pairs);
+    const text = utf8.encode(p ? [...p.names].join("\n") : "");
+    names.push(text);
+    nameFrom.push(bytes += text.length);
+  }
+  const join = <T extends Uint32Array | Uint16Array | Uint8Array>(parts: T[], out: T) => {
+    let n = 0;
+    for (const part of parts) out.set(part, n), n += part.length;
+    return out;
+  };
+  return {
+    ids: Uint32Array.from(ids),
+    counts: Uint16Array.from(counts),
+    from: Uint32Array.from(from),
+    hashes: join(hashes, new Uint32Array(pairs)),
+    at: join(at, new Uint16Array(pairs)),
+    nameFrom: Uint32Array.from(nameFrom),
+    names: join(names, new Uint8Array(bytes)),
+  };
+}
+
+/**
+ * Takes the passages a snapshot held for an index decoded from it (ids as it numbers them):
+ * its searches and its pass read none of those pages again.
+ */
+export function adoptPassages(db: SiteDb, cols: PassageColumns) {
+  const rows = new Map<string, number>();
+  cols.ids.forEach((id, row) => {
+    const key = db.docs.textKey(id);
+    if (key !== undefined) rows.set(key, row);
+  });
+  adopted.set(db, { cols, rows, made: new Map() });
+}
+
+/** Forgets every page's passages read in this process (tests: what a restarted one knows). */
+export function forgetPassages() {
+  kept.clear();
+  keptBytes = 0;
+}
+
 /** The forms of each of a long page's passages (read now if need be), or null for one passage. */
 function passagesOf(db: SiteDb, id: number): Passages | null {
   const key = db.docs.textKey(id);
   if (key === undefined) return null;
-  const have = kept.get(key);
+  const have = known(db, key);
   if (have !== undefined) return have;
   const out = read(db, id);
   keptBytes += sizeOf(out);
@@ -93,7 +201,7 @@ export function* readPassages(db: SiteDb): Generator<void> {
   for (const [id] of db.docs.sizes()) {
     if (db.index.lengths.body.get(id) < minWords) continue;
     const key = db.docs.textKey(id);
-    if (key === undefined || kept.has(key)) continue;
+    if (key === undefined || known(db, key) !== undefined) continue;
     passagesOf(db, id);
     yield;
   }
@@ -172,7 +280,7 @@ export function passageFit(
   for (const id of ids) {
     if (lengths.get(id) < minWords) continue;
     const key = db.docs.textKey(id);
-    if (key !== undefined && !kept.has(key) && reads-- <= 0) continue;
+    if (key !== undefined && known(db, key) === undefined && reads-- <= 0) continue;
     const passages = passagesOf(db, id);
     // A section headed by the query's rarest word alone is what the query asks for.
     if (!passages || namedByHeading(passages, rarest)) continue;

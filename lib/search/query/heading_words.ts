@@ -1,0 +1,109 @@
+/**
+ * Each page's headings as numbered words, read once and kept for the named-heading check
+ * (named.ts): reading and stemming a pool of pages' headings for every query was a third of
+ * a search's time. Per line: its length, its word count, then its words' numbers; a number
+ * stands for a word as written, with its indexed forms (none for a stop word or a section
+ * number). Bounded: past MAX_KEPT numbers the kept lines start over.
+ */
+import { terms, words as wordsOf } from "../analysis/tokens.ts";
+import type { SiteDb } from "../store/site_db.ts";
+
+/** A section number ("9", "9.8", "2-1"): numbering, not a name. */
+const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
+
+/** Numbers kept per site and language at most (about 110,000 for 2,000 long pages). */
+const MAX_KEPT = 1 << 20;
+
+/** One page's headings as they were read, and their lines as numbers. */
+interface PageLines {
+  headings: string;
+  lines: Int32Array;
+}
+
+/** A site's headings read so far, in one language. */
+export class HeadingWords {
+  private numbers = new Map<string, number>();
+  /** Per word number: its indexed forms. */
+  readonly forms: string[][] = [];
+  private pages = new Map<number, PageLines>();
+  private kept = 0;
+  /** Per word number: the check it was last judged for (`judged`), and the verdict. */
+  private stamp = new Uint32Array(0);
+  private verdict = new Uint8Array(0);
+  private check = 0;
+
+  constructor(private lang: string) {}
+
+  /** Page `id`'s heading lines as numbers (per line: length, count, numbers), if it has any. */
+  lines(db: SiteDb, id: number): Int32Array | undefined {
+    const headings = db.docs.sectionHeadings(id);
+    if (!headings) return undefined;
+    const had = this.pages.get(id);
+    if (had?.headings === headings) return had.lines;
+    if (this.kept > MAX_KEPT) this.reset();
+    const out: number[] = [];
+    for (let at = 0; at < headings.length;) {
+      let end = headings.indexOf("\n", at);
+      if (end < 0) end = headings.length;
+      const line = headings.slice(at, end), head = out.length;
+      out.push(end - at, 0);
+      if (end > at) { for (const w of wordsOf(line, this.lang)) out.push(this.number(w)); }
+      out[head + 1] = out.length - head - 2;
+      at = end + 1;
+    }
+    const lines = Int32Array.from(out);
+    this.kept += lines.length;
+    this.pages.set(id, { headings, lines });
+    return lines;
+  }
+
+  private number(word: string): number {
+    let n = this.numbers.get(word);
+    if (n === undefined) {
+      this.numbers.set(word, n = this.forms.length);
+      this.forms.push(NUMBER.test(word) ? [] : terms(word, this.lang));
+    }
+    return n;
+  }
+
+  private reset() {
+    this.numbers.clear();
+    this.forms.length = 0;
+    this.pages.clear();
+    this.kept = 0;
+    this.stamp = new Uint32Array(0);
+    this.verdict = new Uint8Array(0);
+  }
+
+  /** Starts a new check: `ofQuery` judges each word afresh, once. */
+  begin() {
+    if (++this.check === 0xffffffff) this.stamp.fill(0), this.check = 1;
+  }
+
+  /** Whether every form of word `n` is one of `forms` (as of the check begun last). */
+  ofQuery(n: number, forms: ReadonlySet<string>): boolean {
+    if (n >= this.stamp.length) {
+      const size = Math.max(1024, this.forms.length * 2);
+      const stamp = new Uint32Array(size), verdict = new Uint8Array(size);
+      stamp.set(this.stamp);
+      verdict.set(this.verdict);
+      [this.stamp, this.verdict] = [stamp, verdict];
+    }
+    if (this.stamp[n] !== this.check) {
+      this.stamp[n] = this.check;
+      this.verdict[n] = this.forms[n].every((t) => forms.has(t)) ? 1 : 0;
+    }
+    return this.verdict[n] === 1;
+  }
+}
+
+const read = new WeakMap<SiteDb, Map<string, HeadingWords>>();
+
+/** A site's headings read so far in a language (kept while its index lives). */
+export function keptHeadings(db: SiteDb, lang: string): HeadingWords {
+  let byLang = read.get(db);
+  if (!byLang) read.set(db, byLang = new Map());
+  let got = byLang.get(lang);
+  if (!got) byLang.set(lang, got = new HeadingWords(lang));
+  return got;
+}

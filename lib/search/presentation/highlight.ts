@@ -83,6 +83,23 @@ export function findMatches(
   return out;
 }
 
+/** A root of ASCII letters, digits and "_": found case-insensitively by a regular expression. */
+const PLAIN_ROOT = /^[a-z0-9_]+$/;
+/** The one character whose lower case is ASCII and that folding leaves (KELVIN SIGN, "k"). */
+const KELVIN = "\u212a";
+
+/** Each root's expression, when every root is plain (made once per matcher). */
+const plainPatterns = new WeakMap<string[], RegExp[] | null>();
+
+function patternsOf(roots: string[]): RegExp[] | null {
+  let got = plainPatterns.get(roots);
+  if (got === undefined) {
+    got = roots.every((r) => PLAIN_ROOT.test(r)) ? roots.map((r) => new RegExp(r, "gi")) : null;
+    plainPatterns.set(roots, got);
+  }
+  return got;
+}
+
 function scan(
   text: string,
   offset: number,
@@ -91,7 +108,14 @@ function scan(
   limit: number,
   accented: boolean,
 ) {
-  const folded = accented && ACCENTED.test(text) ? foldInPlace(text) : text;
+  const hasAccents = accented && ACCENTED.test(text);
+  // Text with no accented letter needs neither folding nor a lower-case copy for plain roots:
+  // a case-insensitive expression finds in it what indexOf finds in its lower case.
+  const patterns = hasAccents ? null : patternsOf(roots);
+  if (patterns && text.indexOf(KELVIN) < 0) {
+    return collect(text, offset, roots, patterns, out, limit);
+  }
+  const folded = hasAccents ? foldInPlace(text) : text;
   let lower = folded.toLowerCase();
   // The rare text whose lower case changes length (İ) is matched as it is.
   if (lower.length !== folded.length) lower = folded;
@@ -109,10 +133,43 @@ function scan(
       if ((taken.get(at) ?? 0) < end) taken.set(at, end);
     }
   }
-  const found = [...taken.entries()].sort((a, b) => a[0] - b[0]);
+  merge([...taken.entries()].sort((a, b) => a[0] - b[0]), offset, out, limit);
+}
+
+/** `scan` for plain roots in text without accented letters: the same matches. */
+function collect(
+  text: string,
+  offset: number,
+  roots: string[],
+  patterns: RegExp[],
+  out: [number, number][],
+  limit: number,
+) {
+  // One root's matches come in order: no map to sort.
+  const one = roots.length === 1;
+  const found: [number, number][] = [], taken = one ? null : new Map<number, number>();
+  for (let r = 0; r < roots.length; r++) {
+    const root = roots[r], re = patterns[r], prefix = prefixRoot(root);
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      const at = m.index;
+      re.lastIndex = at + 1; // overlapping occurrences, as indexOf finds them
+      if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
+      let end = at + root.length;
+      if (prefix) {
+        while (end < text.length && wordAt(text, end)) end++;
+      } else if (end < text.length && wordAt(text, end)) continue;
+      if (one) found.push([at, end]);
+      else if ((taken!.get(at) ?? 0) < end) taken!.set(at, end);
+    }
+  }
+  merge(one ? found : [...taken!.entries()].sort((a, b) => a[0] - b[0]), offset, out, limit);
+}
+
+/** Adds matches (in order) to `out`: a shorter root found inside a longer match is part of it. */
+function merge(found: [number, number][], offset: number, out: [number, number][], limit: number) {
   let last: [number, number] | undefined;
   for (const [s, e] of found) {
-    // A shorter root found inside a longer match is part of it.
     if (last && s + offset < last[1]) last[1] = Math.max(last[1], e + offset);
     else if (out.length < limit) out.push(last = [s + offset, e + offset]);
     else break;

@@ -31,3 +31,13 @@ Deno.test("highlight - accented letters and the Kelvin sign are marked as their 
   // U+212A KELVIN SIGN is "k" in lower case.
   assert.deepEqual(marked("Set \u212aelvin or kelvin.", ["kelvin"]), ["\u212aelvin", "kelvin"]);
 });
+
+Deno.test("highlight - a word being typed marks every word its forms begin, and a short one only as a whole word", () => {
+  const text = "Is it an ISINSTANCE issue? This isn't one; is_a isolates.";
+  assert.deepEqual(marked(text, ["is", "isinstanc", "issu", "is_a"]), [
+    "Is",
+    "ISINSTANCE",
+    "issue",
+    "is_a",
+  ]);
+});

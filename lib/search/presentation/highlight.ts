@@ -88,13 +88,13 @@ const PLAIN_ROOT = /^[a-z0-9_]+$/;
 /** The one character whose lower case is ASCII and that folding leaves (KELVIN SIGN, "k"). */
 const KELVIN = "\u212a";
 
-/** Each root's expression, when every root is plain (made once per matcher). */
-const plainPatterns = new WeakMap<string[], RegExp[] | null>();
+/** One expression finding any root, when every root is plain (made once per matcher). */
+const plainPatterns = new WeakMap<string[], RegExp | null>();
 
-function patternsOf(roots: string[]): RegExp[] | null {
+function patternOf(roots: string[]): RegExp | null {
   let got = plainPatterns.get(roots);
   if (got === undefined) {
-    got = roots.every((r) => PLAIN_ROOT.test(r)) ? roots.map((r) => new RegExp(r, "gi")) : null;
+    got = roots.every((r) => PLAIN_ROOT.test(r)) ? new RegExp(roots.join("|"), "gi") : null;
     plainPatterns.set(roots, got);
   }
   return got;
@@ -111,10 +111,8 @@ function scan(
   const hasAccents = accented && ACCENTED.test(text);
   // Text with no accented letter needs neither folding nor a lower-case copy for plain roots:
   // a case-insensitive expression finds in it what indexOf finds in its lower case.
-  const patterns = hasAccents ? null : patternsOf(roots);
-  if (patterns && text.indexOf(KELVIN) < 0) {
-    return collect(text, offset, roots, patterns, out, limit);
-  }
+  const pattern = hasAccents ? null : patternOf(roots);
+  if (pattern && text.indexOf(KELVIN) < 0) return collect(text, offset, roots, pattern, out, limit);
   const folded = hasAccents ? foldInPlace(text) : text;
   let lower = folded.toLowerCase();
   // The rare text whose lower case changes length (İ) is matched as it is.
@@ -136,34 +134,31 @@ function scan(
   merge([...taken.entries()].sort((a, b) => a[0] - b[0]), offset, out, limit);
 }
 
-/** `scan` for plain roots in text without accented letters: the same matches. */
+/**
+ * `scan` for plain roots in text without accented letters: the same matches. A plain root
+ * matches at a word's start only and runs to its end, so each match is a whole word: one
+ * search for all roots finds where some root may start a word, and the word is then judged.
+ */
 function collect(
   text: string,
   offset: number,
   roots: string[],
-  patterns: RegExp[],
+  pattern: RegExp,
   out: [number, number][],
   limit: number,
 ) {
-  // One root's matches come in order: no map to sort.
-  const one = roots.length === 1;
-  const found: [number, number][] = [], taken = one ? null : new Map<number, number>();
-  for (let r = 0; r < roots.length; r++) {
-    const root = roots[r], re = patterns[r], prefix = prefixRoot(root);
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      const at = m.index;
-      re.lastIndex = at + 1; // overlapping occurrences, as indexOf finds them
-      if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
-      let end = at + root.length;
-      if (prefix) {
-        while (end < text.length && wordAt(text, end)) end++;
-      } else if (end < text.length && wordAt(text, end)) continue;
-      if (one) found.push([at, end]);
-      else if ((taken!.get(at) ?? 0) < end) taken!.set(at, end);
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m && out.length < limit; m = pattern.exec(text)) {
+    const at = m.index;
+    let end = at + 1;
+    while (end < text.length && wordAt(text, end)) end++;
+    pattern.lastIndex = end; // no other word starts before its end
+    if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
+    const word = text.slice(at, end).toLowerCase();
+    if (roots.some((r) => word.startsWith(r) && (prefixRoot(r) || word.length === r.length))) {
+      out.push([at + offset, end + offset]);
     }
   }
-  merge(one ? found : [...taken!.entries()].sort((a, b) => a[0] - b[0]), offset, out, limit);
 }
 
 /** Adds matches (in order) to `out`: a shorter root found inside a longer match is part of it. */

@@ -41,3 +41,13 @@ Deno.test("highlight - a word being typed marks every word its forms begin, and 
     "is_a",
   ]);
 });
+
+Deno.test("highlight - a dashed or dotted name is marked whole, with its parts inside it", () => {
+  const text = "Use --NO-REPORT or no report; see os.path and OS.PATH.join, not pos.path.";
+  assert.deepEqual(marked(text, ["no-report", "report", "os.path"]), [
+    "NO-REPORT",
+    "report",
+    "os.path",
+    "OS.PATH",
+  ]);
+});

@@ -83,8 +83,8 @@ export function findMatches(
   return out;
 }
 
-/** A root of ASCII letters, digits and "_": found case-insensitively by a regular expression. */
-const PLAIN_ROOT = /^[a-z0-9_]+$/;
+/** A root of ASCII letters, digits, "_", "." and "-", starting a word: plain, found in any case. */
+const PLAIN_ROOT = /^[a-z0-9_][a-z0-9_.-]*$/;
 /** The one character whose lower case is ASCII and that folding leaves (KELVIN SIGN, "k"). */
 const KELVIN = "\u212a";
 
@@ -94,7 +94,9 @@ const plainPatterns = new WeakMap<string[], RegExp | null>();
 function patternOf(roots: string[]): RegExp | null {
   let got = plainPatterns.get(roots);
   if (got === undefined) {
-    got = roots.every((r) => PLAIN_ROOT.test(r)) ? new RegExp(roots.join("|"), "gi") : null;
+    got = roots.every((r) => PLAIN_ROOT.test(r))
+      ? new RegExp(roots.map((r) => r.replaceAll(".", "\\.")).join("|"), "gi")
+      : null;
     plainPatterns.set(roots, got);
   }
   return got;
@@ -135,9 +137,9 @@ function scan(
 }
 
 /**
- * `scan` for plain roots in text without accented letters: the same matches. A plain root
- * matches at a word's start only and runs to its end, so each match is a whole word: one
- * search for all roots finds where some root may start a word, and the word is then judged.
+ * `scan` for plain roots in text without accented letters: the same matches. One search for
+ * all roots finds where some root may be, in any case; a place that starts a word is then
+ * judged against each root. A match ends where its word does (a short root's must).
  */
 function collect(
   text: string,
@@ -147,17 +149,30 @@ function collect(
   out: [number, number][],
   limit: number,
 ) {
+  const longest = roots.reduce((n, r) => Math.max(n, r.length), 0);
+  let last: [number, number] | undefined;
   pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m && out.length < limit; m = pattern.exec(text)) {
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
     const at = m.index;
-    let end = at + 1;
-    while (end < text.length && wordAt(text, end)) end++;
-    pattern.lastIndex = end; // no other word starts before its end
+    let run = at + 1;
+    while (run < text.length && wordAt(text, run)) run++;
+    pattern.lastIndex = run; // no word starts before the end of this run of word characters
     if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
-    const word = text.slice(at, end).toLowerCase();
-    if (roots.some((r) => word.startsWith(r) && (prefixRoot(r) || word.length === r.length))) {
-      out.push([at + offset, end + offset]);
+    const head = text.slice(at, at + longest).toLowerCase();
+    let end = -1;
+    for (const root of roots) {
+      if (!head.startsWith(root)) continue;
+      let to = at + root.length;
+      if (prefixRoot(root)) {
+        while (to < text.length && wordAt(text, to)) to++;
+      } else if (to < text.length && wordAt(text, to)) continue;
+      if (to > end) end = to;
     }
+    if (end < 0) continue;
+    // A shorter root found inside a longer match is part of it.
+    if (last && at + offset < last[1]) last[1] = Math.max(last[1], end + offset);
+    else if (out.length < limit) out.push(last = [at + offset, end + offset]);
+    else break;
   }
 }
 

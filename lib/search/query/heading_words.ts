@@ -14,10 +14,10 @@ const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
 /** Numbers kept per site and language at most (about 110,000 for 2,000 long pages). */
 const MAX_KEPT = 1 << 20;
 
-/** One page's headings as they were read, and their lines as numbers. */
+/** What held one page's headings when they were read, and their lines as numbers. */
 interface PageLines {
-  headings: string;
-  lines: Int32Array;
+  holder: unknown;
+  lines: Int32Array | undefined;
 }
 
 /** A site's headings read so far, in one language. */
@@ -36,10 +36,16 @@ export class HeadingWords {
 
   /** Page `id`'s heading lines as numbers (per line: length, count, numbers), if it has any. */
   lines(db: SiteDb, id: number): Int32Array | undefined {
+    // A page's data is never rewritten where it is held: the same holder, the same headings.
+    const holder = db.docs.holder(id), had = this.pages.get(id);
+    if (holder === undefined) return undefined;
+    if (had?.holder === holder) return had.lines;
     const headings = db.docs.sectionHeadings(id);
-    if (!headings) return undefined;
-    const had = this.pages.get(id);
-    if (had?.headings === headings) return had.lines;
+    if (!headings) {
+      this.pages.set(id, { holder, lines: undefined });
+      this.kept++;
+      return undefined;
+    }
     if (this.kept > MAX_KEPT) this.reset();
     const out: number[] = [];
     for (let at = 0; at < headings.length;) {
@@ -53,7 +59,7 @@ export class HeadingWords {
     }
     const lines = Int32Array.from(out);
     this.kept += lines.length;
-    this.pages.set(id, { headings, lines });
+    this.pages.set(id, { holder, lines });
     return lines;
   }
 

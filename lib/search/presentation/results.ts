@@ -113,7 +113,17 @@ function laterSections(
   const { text, at } = textAt(db, id, from, to);
   // Offsets into the stretch: sections before it fall below 0 and are left out.
   const shifted = offsets.map((o) => (o < at ? -1 : o - at));
-  const found = matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
+  const found = matchSections(
+    doc.id,
+    doc.title,
+    text,
+    sections,
+    shifted,
+    match,
+    [],
+    true,
+    doc.accented,
+  );
   return { sections: found.sections, anchor: clear ? found.anchor : "" };
 }
 
@@ -198,6 +208,7 @@ export function searchDb(
         match,
         found,
         inHeadings,
+        doc.accented,
       )
       : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
     // A heading that matches may lie beyond the text read first: its stretch is read alone.

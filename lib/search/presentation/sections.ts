@@ -107,6 +107,8 @@ export function matchSections(
   match: Matcher,
   found: [number, number][],
   inHeadings = true,
+  /** Whether the body may hold accented letters (false: its text needs no folding). */
+  accented = true,
 ): { sections: SectionHit[]; anchor: string; lead: HeadingMatch } {
   // Sections whose heading lies in the text read (a body may be read only in part).
   const starts: { s: Section; at: number }[] = [];
@@ -147,7 +149,7 @@ export function matchSections(
     // Matches beyond what was scanned of the page are looked for in the section itself.
     const own = found.some(([a, b]) => a >= from && b <= x.end)
       ? found
-      : findMatches(body.slice(from, x.end), match, 16).map(([a, b]) =>
+      : findMatches(body.slice(from, x.end), match, 16, false, accented).map(([a, b]) =>
         [a + from, b + from] as [number, number]
       );
     return {

@@ -1,6 +1,6 @@
 /** Texts kept for results shown: however many pages are shown, each reads as itself. */
 import assert from "node:assert/strict";
-import { packText, unpackKept } from "../../lib/search/store/packed_text.ts";
+import { packText, textAround, unpackKept } from "../../lib/search/store/packed_text.ts";
 
 /** A page's text of 8,000 characters or more, its own from its first word. */
 const page = (i: number) =>
@@ -17,4 +17,15 @@ Deno.test("kept text - more pages shown than the process keeps each read as thei
     assert.equal(unpackKept(packed[i], 8_000), texts[i].slice(0, 8_000), `page ${i}`);
   }
   for (let k = 0; k < 3; k++) assert.equal(unpackKept(packed[5], 100), texts[5].slice(0, 100));
+});
+
+Deno.test("kept text - a stretch of a long page read again for a result reads the same, beside its prefix", () => {
+  const text = page(9).repeat(6); // about 60,000 characters: several blocks
+  const packed = packText(text);
+  for (let k = 0; k < 3; k++) {
+    const { text: part, at } = textAround(packed, 30_000, 32_000, true);
+    assert.ok(at <= 30_000 && at + part.length >= 32_000);
+    assert.equal(part, text.slice(at, at + part.length));
+    assert.equal(unpackKept(packed, 8_000), text.slice(0, 8_000));
+  }
 });

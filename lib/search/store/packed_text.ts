@@ -113,6 +113,7 @@ const KEPT_CHARS = 4_000_000;
 
 interface Kept {
   bytes: number;
+  /** The prefix's length asked for; -1 for a stretch. */
   maxChars: number;
   text: string;
   /** Its place in `keptOrder`. */
@@ -124,32 +125,40 @@ interface Kept {
  * made once and never written) and where in it: a document's bytes are a new view per read.
  * Only while that buffer lives: a dropped index's text goes with it.
  */
-const kept = new WeakMap<ArrayBufferLike, Map<number, Kept>>();
+const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
 /** The texts kept, least recently shown first, with their characters (counted until forgotten). */
 const keptOrder = new Map<
   WeakRef<Kept>,
-  { chars: number; map: WeakRef<Map<number, Kept>>; at: number }
+  { chars: number; map: WeakRef<Map<Place, Kept>>; at: Place }
 >();
 let keptChars = 0;
+
+/** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
+type Place = number | string;
 
 /** `unpackText`, the text kept for the next read of the same text and length. */
 export function unpackKept(p: Uint8Array, maxChars: number): string {
   if (p[0] === RAW) return unpackText(p, maxChars); // nothing to inflate
+  return keep(p, p.byteOffset, maxChars, () => unpackText(p, maxChars));
+}
+
+/** The text read at `at` in `p`'s buffer, kept; `read` reads it when it is not. */
+function keep(p: Uint8Array, at: Place, maxChars: number, read: () => string): string {
   let inBuffer = kept.get(p.buffer);
-  const had = inBuffer?.get(p.byteOffset);
+  const had = inBuffer?.get(at);
   if (had?.bytes === p.length && had.maxChars === maxChars) {
     const place = keptOrder.get(had.ref)!;
     keptOrder.delete(had.ref);
     keptOrder.set(had.ref, place);
     return had.text;
   }
-  const text = unpackText(p, maxChars);
+  const text = read();
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
   if (had) forget(had.ref);
   const entry = { bytes: p.length, maxChars, text } as Kept;
   entry.ref = new WeakRef(entry);
-  inBuffer.set(p.byteOffset, entry);
-  keptOrder.set(entry.ref, { chars: text.length, map: new WeakRef(inBuffer), at: p.byteOffset });
+  inBuffer.set(at, entry);
+  keptOrder.set(entry.ref, { chars: text.length, map: new WeakRef(inBuffer), at });
   keptChars += text.length;
   for (const ref of keptOrder.keys()) {
     if (keptChars <= KEPT_CHARS) break;
@@ -170,16 +179,24 @@ function forget(ref: WeakRef<Kept>) {
 
 /**
  * A stretch of the text holding characters `from` to `to` (as far as the text goes): whole
- * blocks, so it may start before `from` (at `at`) and end after `to`.
+ * blocks, so it may start before `from` (at `at`) and end after `to`. `shown`: read for a
+ * result, kept as `unpackKept` keeps text.
  */
-export function textAround(p: Uint8Array, from: number, to: number): { text: string; at: number } {
+export function textAround(
+  p: Uint8Array,
+  from: number,
+  to: number,
+  shown = false,
+): { text: string; at: number } {
   if (p[0] === RAW) return { text: decoder.decode(p.subarray(1)), at: 0 };
   const blocks = u32(p, 8);
   let first = 0;
   while (first < blocks - 1 && unitsTo(p, first) <= from) first++;
   let last = first;
   while (last < blocks - 1 && unitsTo(p, last) < to) last++;
-  return { text: inflate(p, first, last), at: first ? unitsTo(p, first - 1) : 0 };
+  const read = () => inflate(p, first, last);
+  const text = shown ? keep(p, `${p.byteOffset}:${first}:${last}`, -1, read) : read();
+  return { text, at: first ? unitsTo(p, first - 1) : 0 };
 }
 
 /** UTF-16 units of the text up to the end of block `i`. */

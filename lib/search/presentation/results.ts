@@ -93,9 +93,9 @@ function laterSections(
     if (at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS) later.push(i);
   }
   // The later headings are matched together, one scan, as sections.ts does; then only
-  // those that hold a match one by one.
+  // those that hold a match one by one. They are lines of the body: folded only if it is.
   const joined = later.map((i) => sections[i].heading).join("\n");
-  const hits = findMatches(joined, match, MATCHES_SCANNED);
+  const hits = findMatches(joined, match, MATCHES_SCANNED, false, doc.accented);
   if (!hits.length) return none;
   let best = -1, bestMatch = lead, rivals = 0, pos = 0, k = 0;
   for (const i of later) {

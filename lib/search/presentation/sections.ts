@@ -117,9 +117,10 @@ export function matchSections(
     if (at >= 0 && at + s.heading.length <= body.length) starts.push({ s, at });
   });
   const titleKey = title.trim().toLowerCase();
-  // Headings are matched together as one text: one scan, whatever their number.
+  // Headings are matched together as one text: one scan, whatever their number. They are
+  // lines of the body, so they need folding only if it does.
   const joined = starts.map((x) => x.s.heading).join("\n");
-  const headed = inHeadings ? findMatches(joined, match) : [];
+  const headed = inHeadings ? findMatches(joined, match, 500, false, accented) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];
   const distinct = (text: string, from: number, to: number, list: [number, number][]) =>

@@ -95,7 +95,10 @@ function patternOf(roots: string[]): RegExp | null {
   let got = plainPatterns.get(roots);
   if (got === undefined) {
     got = roots.every((r) => PLAIN_ROOT.test(r))
-      ? new RegExp(roots.map((r) => r.replaceAll(".", "\\.")).join("|"), "gi")
+      ? new RegExp(
+        `(?<![a-z0-9_])(?:${roots.map((r) => r.replaceAll(".", "\\.")).join("|")})`,
+        "gi",
+      )
       : null;
     plainPatterns.set(roots, got);
   }
@@ -154,9 +157,8 @@ function collect(
   pattern.lastIndex = 0;
   for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
     const at = m.index;
-    let run = at + 1;
-    while (run < text.length && wordAt(text, run)) run++;
-    pattern.lastIndex = run; // no word starts before the end of this run of word characters
+    pattern.lastIndex = at + 1; // a dotted root's match may hold the start of another
+    // The expression passes over places after an ASCII letter or digit; others are judged here.
     if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
     const head = text.slice(at, at + longest).toLowerCase();
     let end = -1;

@@ -3,7 +3,7 @@
  * (named.ts): reading and stemming a pool of pages' headings for every query was a third of
  * a search's time. Per line: its length, its word count, then its words' numbers; a number
  * stands for a word as written, with its indexed forms (none for a stop word or a section
- * number). Bounded: past MAX_KEPT numbers the kept lines start over.
+ * number). Bounded: past MAX_KEPT numbers or MAX_WORDS words the kept lines start over.
  */
 import { terms, words as wordsOf } from "../analysis/tokens.ts";
 import type { SiteDb } from "../store/site_db.ts";
@@ -12,7 +12,9 @@ import type { SiteDb } from "../store/site_db.ts";
 const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
 
 /** Numbers kept per site and language at most (about 110,000 for 2,000 long pages). */
-const MAX_KEPT = 1 << 20;
+const MAX_KEPT = 1 << 18;
+/** Distinct words numbered at most (about 20,000 for 2,000 long pages). */
+const MAX_WORDS = 1 << 16;
 
 /** What held one page's headings when they were read, and their lines as numbers. */
 interface PageLines {
@@ -46,7 +48,7 @@ export class HeadingWords {
       this.kept++;
       return undefined;
     }
-    if (this.kept > MAX_KEPT) this.reset();
+    if (this.kept > MAX_KEPT || this.forms.length > MAX_WORDS) this.reset();
     const out: number[] = [];
     for (let at = 0; at < headings.length;) {
       let end = headings.indexOf("\n", at);

@@ -74,6 +74,11 @@ export class HeadingWords {
     return n;
   }
 
+  /** Bytes held, about: the lines' numbers, and a map entry and a list of forms per word. */
+  get bytes(): number {
+    return this.kept * 4 + this.pages.size * 64 + this.forms.length * 96;
+  }
+
   private reset() {
     this.numbers.clear();
     this.forms.length = 0;
@@ -105,12 +110,19 @@ export class HeadingWords {
   }
 }
 
-const read = new WeakMap<SiteDb, Map<string, HeadingWords>>();
+const byDb = new WeakMap<SiteDb, Map<string, HeadingWords>>();
+
+/** Bytes a site's kept heading lines hold (the memory budget counts them with its index). */
+export function keptHeadingsBytes(db: SiteDb): number {
+  let n = 0;
+  for (const read of byDb.get(db)?.values() ?? []) n += read.bytes;
+  return n;
+}
 
 /** A site's headings read so far in a language (kept while its index lives). */
 export function keptHeadings(db: SiteDb, lang: string): HeadingWords {
-  let byLang = read.get(db);
-  if (!byLang) read.set(db, byLang = new Map());
+  let byLang = byDb.get(db);
+  if (!byLang) byDb.set(db, byLang = new Map());
   let got = byLang.get(lang);
   if (!got) byLang.set(lang, got = new HeadingWords(lang));
   return got;

@@ -9,6 +9,7 @@
 import type { PageStore } from "../sites/pages.ts";
 import { type Expand, prepareIndex, rank, statedEquivalences } from "./query/rank.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
+import { keptHeadingsBytes } from "./query/heading_words.ts";
 import { addDoc, type Doc, docAt, heldBytes, removeDoc } from "./store/site_db.ts";
 import type { Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
@@ -196,7 +197,9 @@ export class SearchIndexes {
   /** What this process's indexes hold now, as the budget counts it. */
   held(): { sites: number; bytes: number } {
     let bytes = 0;
-    for (const idx of this.built.values()) bytes += idx.bytes + scoreCacheBytes(idx.db);
+    for (const idx of this.built.values()) {
+      bytes += idx.bytes + scoreCacheBytes(idx.db) + keptHeadingsBytes(idx.db);
+    }
     return { sites: this.built.size, bytes };
   }
 

@@ -83,6 +83,28 @@ export function findMatches(
   return out;
 }
 
+/** A root of ASCII letters, digits, "_", "." and "-", starting a word: plain, found in any case. */
+const PLAIN_ROOT = /^[a-z0-9_][a-z0-9_.-]*$/;
+/** The one character whose lower case is ASCII and that folding leaves (KELVIN SIGN, "k"). */
+const KELVIN = "\u212a";
+
+/** One expression finding any root, when every root is plain (made once per matcher). */
+const plainPatterns = new WeakMap<string[], RegExp | null>();
+
+function patternOf(roots: string[]): RegExp | null {
+  let got = plainPatterns.get(roots);
+  if (got === undefined) {
+    got = roots.every((r) => PLAIN_ROOT.test(r))
+      ? new RegExp(
+        `(?<![a-z0-9_])(?:${roots.map((r) => r.replaceAll(".", "\\.")).join("|")})`,
+        "gi",
+      )
+      : null;
+    plainPatterns.set(roots, got);
+  }
+  return got;
+}
+
 function scan(
   text: string,
   offset: number,
@@ -91,7 +113,12 @@ function scan(
   limit: number,
   accented: boolean,
 ) {
-  const folded = accented && ACCENTED.test(text) ? foldInPlace(text) : text;
+  const hasAccents = accented && ACCENTED.test(text);
+  // Text with no accented letter needs neither folding nor a lower-case copy for plain roots:
+  // a case-insensitive expression finds in it what indexOf finds in its lower case.
+  const pattern = hasAccents ? null : patternOf(roots);
+  if (pattern && text.indexOf(KELVIN) < 0) return collect(text, offset, roots, pattern, out, limit);
+  const folded = hasAccents ? foldInPlace(text) : text;
   let lower = folded.toLowerCase();
   // The rare text whose lower case changes length (İ) is matched as it is.
   if (lower.length !== folded.length) lower = folded;
@@ -109,10 +136,52 @@ function scan(
       if ((taken.get(at) ?? 0) < end) taken.set(at, end);
     }
   }
-  const found = [...taken.entries()].sort((a, b) => a[0] - b[0]);
+  merge([...taken.entries()].sort((a, b) => a[0] - b[0]), offset, out, limit);
+}
+
+/**
+ * `scan` for plain roots in text without accented letters: the same matches. One search for
+ * all roots finds where some root may be, in any case; a place that starts a word is then
+ * judged against each root. A match ends where its word does (a short root's must).
+ */
+function collect(
+  text: string,
+  offset: number,
+  roots: string[],
+  pattern: RegExp,
+  out: [number, number][],
+  limit: number,
+) {
+  const longest = roots.reduce((n, r) => Math.max(n, r.length), 0);
+  let last: [number, number] | undefined;
+  pattern.lastIndex = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    const at = m.index;
+    pattern.lastIndex = at + 1; // a dotted root's match may hold the start of another
+    // The expression passes over places after an ASCII letter or digit; others are judged here.
+    if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
+    const head = text.slice(at, at + longest).toLowerCase();
+    let end = -1;
+    for (const root of roots) {
+      if (!head.startsWith(root)) continue;
+      let to = at + root.length;
+      if (prefixRoot(root)) {
+        while (to < text.length && wordAt(text, to)) to++;
+      } else if (to < text.length && wordAt(text, to)) continue;
+      if (to > end) end = to;
+    }
+    if (end < 0) continue;
+    // A shorter root found inside a longer match is part of it.
+    if (last && at + offset < last[1]) last[1] = Math.max(last[1], end + offset);
+    else if (out.length < limit) out.push(last = [at + offset, end + offset]);
+    else break;
+  }
+}
+
+/** Adds matches (in order) to `out`: a shorter root found inside a longer match is part of it. */
+function merge(found: [number, number][], offset: number, out: [number, number][], limit: number) {
   let last: [number, number] | undefined;
   for (const [s, e] of found) {
-    // A shorter root found inside a longer match is part of it.
     if (last && s + offset < last[1]) last[1] = Math.max(last[1], e + offset);
     else if (out.length < limit) out.push(last = [s + offset, e + offset]);
     else break;

@@ -86,34 +86,46 @@ function laterSections(
   ) {
     return none;
   }
-  const later = sections.flatMap((s, i) => {
-    const at = offsets[i] ?? -1, end = at + s.heading.length;
-    return at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS ? [{ ...s, at }] : [];
-  });
+  // The sections (by number) whose headings lie past the text read first.
+  const later: number[] = [];
+  for (let i = 0; i < sections.length; i++) {
+    const at = offsets[i] ?? -1, end = at + sections[i].heading.length;
+    if (at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS) later.push(i);
+  }
   // The later headings are matched together, one scan, as sections.ts does; then only
-  // those that hold a match one by one.
-  const joined = later.map((x) => x.heading).join("\n");
-  const hits = findMatches(joined, match, MATCHES_SCANNED);
+  // those that hold a match one by one. They are lines of the body: folded only if it is.
+  const joined = later.map((i) => sections[i].heading).join("\n");
+  const hits = findMatches(joined, match, MATCHES_SCANNED, false, doc.accented);
   if (!hits.length) return none;
-  let best: (typeof later)[number] | undefined, bestMatch = lead, rivals = 0, pos = 0, k = 0;
-  for (const x of later) {
-    const end = pos + x.heading.length, k0 = k;
+  let best = -1, bestMatch = lead, rivals = 0, pos = 0, k = 0;
+  for (const i of later) {
+    const end = pos + sections[i].heading.length, k0 = k;
     while (k < hits.length && hits[k][1] <= end) k++;
     pos = end + 1;
     if (k === k0) continue;
     const m = headingMatch(joined, hits, match, k0, k);
-    if (!best || namesMore(m, bestMatch)) [best, bestMatch, rivals] = [x, m, 0];
+    if (best < 0 || namesMore(m, bestMatch)) [best, bestMatch, rivals] = [i, m, 0];
     else if (!namesMore(bestMatch, m)) rivals++;
   }
-  const clear = !!best && rivals === 0 && namesMore(bestMatch, lead) &&
+  const clear = best >= 0 && rivals === 0 && namesMore(bestMatch, lead) &&
     outnamesTitle(bestMatch, doc.title, match);
   // Its text is read (inflated) only where it gives the result its target or its sections.
-  if (!best || !(clear || wanted)) return none;
-  const from = best.at, to = best.at + best.heading.length + SECTION_READ_CHARS;
+  if (best < 0 || !(clear || wanted)) return none;
+  const from = offsets[best], to = from + sections[best].heading.length + SECTION_READ_CHARS;
   const { text, at } = textAt(db, id, from, to);
   // Offsets into the stretch: sections before it fall below 0 and are left out.
   const shifted = offsets.map((o) => (o < at ? -1 : o - at));
-  const found = matchSections(doc.id, doc.title, text, sections, shifted, match, [], true);
+  const found = matchSections(
+    doc.id,
+    doc.title,
+    text,
+    sections,
+    shifted,
+    match,
+    [],
+    true,
+    doc.accented,
+  );
   return { sections: found.sections, anchor: clear ? found.anchor : "" };
 }
 
@@ -198,6 +210,7 @@ export function searchDb(
         match,
         found,
         inHeadings,
+        doc.accented,
       )
       : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
     // A heading that matches may lie beyond the text read first: its stretch is read alone.

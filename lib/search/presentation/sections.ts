@@ -107,6 +107,8 @@ export function matchSections(
   match: Matcher,
   found: [number, number][],
   inHeadings = true,
+  /** Whether the body may hold accented letters (false: its text needs no folding). */
+  accented = true,
 ): { sections: SectionHit[]; anchor: string; lead: HeadingMatch } {
   // Sections whose heading lies in the text read (a body may be read only in part).
   const starts: { s: Section; at: number }[] = [];
@@ -115,9 +117,10 @@ export function matchSections(
     if (at >= 0 && at + s.heading.length <= body.length) starts.push({ s, at });
   });
   const titleKey = title.trim().toLowerCase();
-  // Headings are matched together as one text: one scan, whatever their number.
+  // Headings are matched together as one text: one scan, whatever their number. They are
+  // lines of the body, so they need folding only if it does.
   const joined = starts.map((x) => x.s.heading).join("\n");
-  const headed = inHeadings ? findMatches(joined, match) : [];
+  const headed = inHeadings ? findMatches(joined, match, 500, false, accented) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];
   const distinct = (text: string, from: number, to: number, list: [number, number][]) =>
@@ -147,7 +150,7 @@ export function matchSections(
     // Matches beyond what was scanned of the page are looked for in the section itself.
     const own = found.some(([a, b]) => a >= from && b <= x.end)
       ? found
-      : findMatches(body.slice(from, x.end), match, 16).map(([a, b]) =>
+      : findMatches(body.slice(from, x.end), match, 16, false, accented).map(([a, b]) =>
         [a + from, b + from] as [number, number]
       );
     return {

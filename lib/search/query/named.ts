@@ -8,19 +8,16 @@
  * are left out of the title rule: a module's code page is titled with its name, its
  * documentation often is not.
  */
-import { terms, words as wordsOf } from "../analysis/tokens.ts";
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
 import { exactScores } from "./bm25.ts";
+import { keptHeadings } from "./heading_words.ts";
 
 /** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
 const MAX_NAMING = 40;
 
 /** No rare words: a query every naming heading must hold whole. */
 const NONE: ReadonlySet<string> = new Set();
-
-/** A section number ("9", "9.8", "2-1"): numbering, not a name. */
-const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
 
 /**
  * Adds the bonus to `words` (per document id) of every page whose title holds only the forms
@@ -86,54 +83,44 @@ export function headingBonus(
   const least = loose ? need - slack : need, spare = loose ? extra : 0;
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * (need + spare + 1);
-  // A word's forms that are the query's, [] for a stop word or a number, null when any is not.
-  const known = new Map<string, string[] | null>();
-  const ofQuery = (word: string) => {
-    let got = known.get(word);
-    if (got === undefined) {
-      const own = NUMBER.test(word) ? [] : terms(word, lang);
-      known.set(word, got = own.every((t) => forms.has(t)) ? own : null);
-    }
-    return got;
-  };
+  const read = keptHeadings(db, lang);
+  read.begin();
   // Pages a heading names exactly, and pages one names all but `slack` words of.
   const exactly: number[] = [], closely: number[] = [];
+  const own = new Set<string>();
   for (const id of ids) {
     // Only a page whose headings hold enough of the query's forms is read.
     // `heldBy`: the forms each page's headings hold, read once for the pool (heading_pool.ts).
     let held = 0, rareHeld = 0;
-    const own = heldBy ? heldBy.get(id) ?? NONE : forms;
-    for (const f of own) {
+    const mine = heldBy ? heldBy.get(id) ?? NONE : forms;
+    for (const f of mine) {
       if (heldBy || db.index.get("headings", id, f) > 0) {
         held++;
         if (rare.has(f)) rareHeld++;
       }
     }
     if (held < least || rareHeld < rare.size) continue;
-    const headings = db.docs.sectionHeadings(id);
-    if (!headings) continue;
+    const lines = read.lines(db, id);
+    if (!lines) continue;
     // Each heading made of query words only, as the set of them it names; lines too long
-    // are passed over unread, and the page is done once one or two of them name the query.
+    // are passed over, and the page is done once one or two of them name the query.
     const named: Set<string>[] = [];
     let yes = false, close = false;
-    for (let at = 0; at < headings.length && !yes && named.length < MAX_NAMING;) {
-      let end = headings.indexOf("\n", at);
-      if (end < 0) end = headings.length;
-      const from = at;
-      at = end + 1;
-      if (end === from || end - from > longest) continue;
-      const line = headings.slice(from, end);
+    for (let at = 0; at < lines.length && !yes && named.length < MAX_NAMING;) {
+      const chars = lines[at], first = at + 2, end = first + lines[at + 1];
+      at = end;
+      if (chars === 0 || chars > longest) continue;
       // Most lines fail on their first words: a line is read only while it may still name.
-      const own = new Set<string>();
+      own.clear();
       let others = 0;
-      for (const w of wordsOf(line, lang)) {
-        const mine = ofQuery(w);
-        if (mine) mine.forEach((t) => own.add(t));
+      for (let k = first; k < end; k++) {
+        const w = lines[k];
+        if (read.ofQuery(w, forms)) { for (const t of read.forms[w]) own.add(t); }
         else if (++others > spare) break;
       }
       if (others > spare || !own.size) continue;
       if (others === 0) {
-        named.push(own);
+        named.push(new Set(own));
         yes = namesWithOne(named, need, need <= headingWords);
       }
       if (!yes && loose && own.size >= least) close ||= [...rare].every((f) => own.has(f));

@@ -130,6 +130,15 @@ export class DocStore {
     return doc && keyOf(doc.id, doc.body);
   }
 
+  /**
+   * What holds a document's data: its row (rows are never rewritten) or the document added
+   * since; the same for as long as the document's data is (query/heading_words.ts).
+   */
+  holder(id: number): number | StoredDoc | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    return row >= 0 ? row : this.added.get(id);
+  }
+
   /** A document's section headings, one a line, without making it an object (named.ts). */
   sectionHeadings(id: number): string | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;

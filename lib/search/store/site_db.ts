@@ -252,10 +252,11 @@ export function heldBytes(db: SiteDb): number {
 
 /**
  * A stretch of a document's text holding characters `from` to `to`, and where it starts
- * (whole blocks of it: it may start before `from` and end after `to`).
+ * (whole blocks of it: it may start before `from` and end after `to`); read for a result
+ * shown, and kept for the next (packed_text.ts).
  */
 export function textAt(db: SiteDb, id: number, from: number, to: number) {
-  return textAround(db.docs.body(id)!, from, to);
+  return textAround(db.docs.body(id)!, from, to, true);
 }
 
 /** Number of documents indexed. */

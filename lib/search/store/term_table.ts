@@ -5,7 +5,13 @@
  * and of the default `sort()`: comparisons read the blob with charCodeAt and slice a term
  * only when one is asked for.
  */
+/** Terms whose places a table remembers at most: a search asks the same few, page after page. */
+const REMEMBERED = 64;
+
 export class TermTable {
+  /** Places of terms looked up lately (the table never changes): no search of the blob. */
+  private places = new Map<string, number>();
+
   constructor(readonly blob = "", readonly starts: Uint32Array = new Uint32Array(1)) {}
 
   /** Terms in sorted order (any order they are given in is kept: the caller sorts). */
@@ -64,8 +70,14 @@ export class TermTable {
 
   /** Index of `term`, or -1. */
   indexOf(term: string): number {
-    const i = this.lowerBound(term);
-    return i < this.length && this.is(i, term) ? i : -1;
+    let place = this.places.get(term);
+    if (place === undefined) {
+      const i = this.lowerBound(term);
+      place = i < this.length && this.is(i, term) ? i : -1;
+      if (this.places.size >= REMEMBERED) this.places.clear();
+      this.places.set(term, place);
+    }
+    return place;
   }
 
   /** Whether starts run from 0 to the blob's end without going back and terms ascend strictly. */

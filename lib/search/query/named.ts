@@ -31,7 +31,8 @@ export function nameBonus(
 ) {
   const { words: bonus, minTitle, slack } = RANKING.named;
   if (!bonus) return;
-  const need = Math.max(minTitle, queryWords - slack);
+  // A one-word query that is a page's whole title names that page ("download").
+  const need = queryWords === 1 ? 1 : Math.max(minTitle, queryWords - slack);
   // Per page: title words that are query words, and how many distinct query words they are.
   const inTitle = new Map<number, [number, number]>();
   for (const form of forms) {

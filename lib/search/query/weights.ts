@@ -69,8 +69,8 @@ export interface Ranking {
   sectionHeadingWeight: number;
   /**
    * A page the query names (named.ts). By its title: its whole title is words of the query,
-   * at least `minTitle` of them (a one-word title such as "Templates" names a topic, not the
-   * thing asked for) and all of the query's words but `slack` (a category word: "module",
+   * at least `minTitle` of them for a query of two words or more (a one-word title such as
+   * "Templates" names a topic, not the thing asked for; a one-word query names it) and all of the query's words but `slack` (a category word: "module",
    * "setting"); it counts as matching `words` more query words (0 turns it off), so it comes
    * before contents pages that list every word. By its headings, for a query of at most
    * `headingWords` words (a name; a question's words are in many headings and named by none):

@@ -6,10 +6,10 @@
  * closely its heading asks the same question as a whole, and how the site search ranked
  * its page.
  */
+import { looksLikeCode } from "./extractive.ts";
 import type { TextSection } from "./sections.ts";
 import { asksLikeQuestion, contentTerms, phrasing } from "./analysis.ts";
 import type { Slices } from "../slices.ts";
-import { readSection } from "./section_read.ts";
 
 /** A page or document in the running, its sections cut and its language known. */
 export interface Candidate {
@@ -70,6 +70,25 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   let n = 0;
   for (const t of a) if (b.has(t)) n++;
   return n / (a.size + b.size - n);
+}
+
+/**
+ * How much a section reads like prose that can answer: a list of short lines (a table of
+ * contents, a menu) or a block of code answers nothing in words.
+ */
+function form(text: string): number {
+  const lines = text.split("\n", 60).filter((l) => l.trim());
+  if (!lines.length) return 0;
+  let words = 0, codeLines = 0, proseLines = 0;
+  for (const l of lines) {
+    for (let at = l.indexOf(" "); at >= 0; at = l.indexOf(" ", at + 1)) words++;
+    words++;
+    if (looksLikeCode(l)) codeLines++;
+    if (/[.!]["”’)]?$/u.test(l.slice(-2))) proseLines++; // the line's end: its last characters
+  }
+  const code = codeLines / lines.length, prose = proseLines / lines.length;
+  const list = lines.length >= 4 && words / lines.length < 14 && prose < 0.3 ? 0.4 : 1;
+  return list * (1 - 0.6 * code);
 }
 
 /** Whether `a` comes right before `b` somewhere in the words. */
@@ -174,14 +193,13 @@ function full(whole: TextSection, lang: string): Full {
   if (!f) {
     // An answer is read from a section's start: a long one's first part is what counts.
     const section = { ...whole, text: cutAtLine(whole.text, SECTION_CHARS) };
-    const { words, form } = readSection(section.text, lang);
     fullOf.set(
       whole,
       f = {
         section,
-        words,
+        words: contentTerms(section.text, lang),
         headTerms: contentTerms(section.heading, lang),
-        form,
+        form: form(section.text),
         asks: asksLikeQuestion(section.heading),
       },
     );

@@ -3,7 +3,7 @@
  * the page's language), less the filler a question says in passing ("how long does it
  * take"), which search keeps but which says nothing about which passage answers.
  */
-import { fold, term, terms, words } from "../search/mod.ts";
+import { fold, ownCopy, term, terms, words } from "../search/mod.ts";
 
 // Question filler that says nothing about the topic (English questions; other languages'
 // stop words already drop theirs).
@@ -16,33 +16,48 @@ const FILLER = new Set(
 
 /** Words search splits into parts (shop.orders.refunds). */
 const DOTTED = /[.-]/;
-/** Per language, a lowercased word's content terms (most words recur: one lookup each). */
-const known = new Map<string, Map<string, string[]>>();
-const MAX_KNOWN = 20_000;
+/**
+ * Per language, a word as written → its content terms: one term (most words), "" for none,
+ * or a list (a dotted name). Keyed as written, so a known word costs one lookup. Bounded: two
+ * generations, the older dropped when the newer fills (under 2 MB per language).
+ */
+const known = new Map<string, { now: Map<string, Terms>; old: Map<string, Terms> }>();
+type Terms = string | string[];
+const KNOWN = 10_000;
 
-/** The content terms of one lowercased word, remembered in `memo`: its forms, filler dropped. */
-function wordTerms(lower: string, lang: string, memo: Map<string, string[]>): string[] {
-  let out = memo.get(lower);
-  if (out) return out;
-  if ((lower.length < 2 && lower.charCodeAt(0) < 128) || FILLER.has(lower)) out = [];
-  else {
-    out = (DOTTED.test(lower) ? terms(lower, lang) : [term(lower, lang)])
-      .filter((t) => t && !FILLER.has(t));
+/** The content terms of one word as written: its forms, filler dropped. */
+function wordTerms(
+  word: string,
+  lang: string,
+  memo: { now: Map<string, Terms>; old: Map<string, Terms> },
+) {
+  let out = memo.now.get(word);
+  if (out !== undefined) return out;
+  out = memo.old.get(word);
+  if (out === undefined) {
+    const lower = word.toLowerCase();
+    if ((lower.length < 2 && lower.charCodeAt(0) < 128) || FILLER.has(lower)) out = "";
+    else {
+      const ts = (DOTTED.test(lower) ? terms(lower, lang) : [term(lower, lang)])
+        .filter((t) => t && !FILLER.has(t));
+      out = ts.length === 1 ? ts[0] : ts.length ? ts : "";
+    }
   }
-  if (memo.size >= MAX_KNOWN) memo.clear();
-  memo.set(lower, out);
+  if (memo.now.size >= KNOWN) [memo.old, memo.now] = [memo.now, new Map()];
+  memo.now.set(ownCopy(word), out);
   return out;
 }
 
 /** The content terms of a text in a language, in order: indexed forms, filler dropped. */
 export function contentTerms(text: string, lang = "en"): string[] {
   let memo = known.get(lang);
-  if (!memo) known.set(lang, memo = new Map());
+  if (!memo) known.set(lang, memo = { now: new Map(), old: new Map() });
   const out: string[] = [];
   for (const w of words(text, lang)) {
-    const ts = wordTerms(w.toLowerCase(), lang, memo);
-    if (ts.length === 1) out.push(ts[0]);
-    else if (ts.length) out.push(...ts);
+    const ts = wordTerms(w, lang, memo);
+    if (typeof ts === "string") {
+      if (ts) out.push(ts);
+    } else out.push(...ts);
   }
   return out;
 }

@@ -34,6 +34,7 @@ export {
   isCommonWord,
   isStopWord,
   languageOf,
+  ownCopy,
   term,
   terms,
   words,

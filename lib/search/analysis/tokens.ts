@@ -177,14 +177,25 @@ function* segments(run: string, code: string): Generator<string> {
   for (const s of segmenter(locale).segment(run)) if (s.isWordLike) yield s.segment;
 }
 
-/** Every word of a text as written (lowercased), in order, with the language's parts split. */
-export function* words(text: string, code: string): Generator<string> {
-  for (const m of text.matchAll(RUN)) {
-    const run = m[0];
-    if (UNSPACED.test(run)) yield* segments(run, code);
-    else yield run;
+/**
+ * Every word of a text as written, in order: one `match` for the runs (no object per word),
+ * Intl.Segmenter only when some run is of an unspaced script.
+ */
+export function wordList(text: string, code: string): string[] {
+  const runs = text.match(RUN);
+  if (!runs) return [];
+  if (!UNSPACED.test(text)) return runs;
+  const out: string[] = [];
+  for (const run of runs) {
+    if (UNSPACED.test(run)) { for (const w of segments(run, code)) out.push(w); }
+    else out.push(run);
   }
+  return out;
 }
+
+/** Every word of a text as written, in order (`wordList`, as an iterator). */
+export const words = (text: string, code: string): IterableIterator<string> =>
+  wordList(text, code).values();
 
 /** A run of RUN, looked for from the start of a text. */
 const FIRST_RUN = new RegExp(RUN.source, "u");
@@ -196,6 +207,13 @@ export function firstWord(text: string, code: string): string | undefined {
   const first = words(text, code).next();
   return first.done ? undefined : first.value;
 }
+
+/**
+ * A string that holds only its own characters: a long word or passage cut from a text may
+ * keep the whole text alive (V8 slices), which a cache keyed by it must not.
+ */
+export const ownCopy = (text: string): string =>
+  text.length < 13 ? text : JSON.parse(JSON.stringify(text)); // a native copy, the fastest
 
 /**
  * Indexed forms per language, keyed by the word as written: a page's words are mostly
@@ -213,7 +231,7 @@ export function term(word: string, code: string): string {
   if (out !== undefined) return out;
   out = cache.old.get(word) ?? stem(word, code);
   if (cache.now.size >= STEM_CACHE) [cache.old, cache.now] = [cache.now, new Map()];
-  cache.now.set(word, out);
+  cache.now.set(ownCopy(word), out);
   return out;
 }
 

@@ -160,10 +160,11 @@ function collect(
     pattern.lastIndex = at + 1; // a dotted root's match may hold the start of another
     // The expression passes over places after an ASCII letter or digit; others are judged here.
     if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
-    const head = text.slice(at, at + longest).toLowerCase();
+    // ASCII text is compared in place; a word with other letters as before, lowercased.
+    const head = asciiAt(text, at, longest) ? null : text.slice(at, at + longest).toLowerCase();
     let end = -1;
     for (const root of roots) {
-      if (!head.startsWith(root)) continue;
+      if (head ? !head.startsWith(root) : !startsAt(text, at, root)) continue;
       let to = at + root.length;
       if (prefixRoot(root)) {
         while (to < text.length && wordAt(text, to)) to++;
@@ -176,6 +177,24 @@ function collect(
     else if (out.length < limit) out.push(last = [at + offset, end + offset]);
     else break;
   }
+}
+
+/** Whether the `n` characters from `at` (as far as the text goes) are all ASCII. */
+function asciiAt(text: string, at: number, n: number): boolean {
+  for (let i = at, end = Math.min(text.length, at + n); i < end; i++) {
+    if (text.charCodeAt(i) > 0x7f) return false;
+  }
+  return true;
+}
+
+/** Whether ASCII text at `at` is `root` (lowercase) in any case, without a lowercased copy. */
+function startsAt(text: string, at: number, root: string): boolean {
+  if (at + root.length > text.length) return false;
+  for (let k = 0; k < root.length; k++) {
+    const c = text.charCodeAt(at + k);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== root.charCodeAt(k)) return false;
+  }
+  return true;
 }
 
 /** Adds matches (in order) to `out`: a shorter root found inside a longer match is part of it. */

@@ -202,16 +202,25 @@ export function textAround(
 /** UTF-16 units of the text up to the end of block `i`. */
 const unitsTo = (p: Uint8Array, i: number) => u32(p, HEAD + 8 * i + 4);
 
-/** The text of blocks `first` to `last`. */
+/** The text of blocks `first` to `last`: inflated side by side, decoded once (no joined copy). */
 function inflate(p: Uint8Array, first: number, last: number): string {
   const table = HEAD + 8 * u32(p, 8);
-  let text = "";
-  for (let i = first; i <= last; i++) {
-    const from = i ? u32(p, HEAD + 8 * (i - 1)) : 0, to = u32(p, HEAD + 8 * i);
-    text += inflateBlock(p.subarray(table + from, table + to));
+  if (!reused) {
+    let text = "";
+    for (let i = first; i <= last; i++) text += decoder.decode(inflateRawSync(block(p, table, i)));
+    return text;
   }
-  return text;
+  const room = (last - first + 1) * BLOCK + 1;
+  if (reused.out.length < room) reused.out = new Uint8Array(room);
+  let written = 0;
+  for (let i = first; i <= last; i++) written = inflateBlock(block(p, table, i), written);
+  // Blocks end between characters: their bytes decode to the texts of each joined.
+  return decoder.decode(reused.out.subarray(0, written));
 }
+
+/** Block `i`'s deflated bytes. */
+const block = (p: Uint8Array, table: number, i: number) =>
+  p.subarray(table + (i ? u32(p, HEAD + 8 * (i - 1)) : 0), table + u32(p, HEAD + 8 * i));
 
 /** The inflater's native handle and where it reports the room left (node:zlib's internals). */
 interface Handle {
@@ -242,24 +251,34 @@ function inflater() {
   // later, and Deno's close of a handle that failed does not return (2.9.6).
   const failed = { message: "" };
   handle.onerror = (message: string) => failed.message = message || "inflate failed";
-  // A block inflates to at most BLOCK bytes; the room beyond shows a block that did not end.
-  return { handle, state, failed, out: new Uint8Array(BLOCK + 1) };
+  // Blocks inflate side by side into `out`, grown when a read needs more.
+  return { handle, state, failed, out: new Uint8Array(2 * BLOCK + 1) };
 }
 
 const reused = inflater();
 
-/** One block's text. */
-function inflateBlock(block: Uint8Array): string {
-  if (!reused) return decoder.decode(inflateRawSync(block));
-  const { handle, state, failed, out } = reused;
+/** Inflates one block into the reused buffer at `at`; returns where its bytes end there. */
+function inflateBlock(block: Uint8Array, at: number): number {
+  const { handle, state, failed, out } = reused!;
   failed.message = "";
   handle.reset();
-  handle.writeSync(zlib.constants.Z_FINISH, block, 0, block.length, out, 0, out.length);
+  // The room beyond BLOCK shows a block that did not end.
+  const room = Math.min(BLOCK + 1, out.length - at);
+  handle.writeSync(zlib.constants.Z_FINISH, block, 0, block.length, out, at, room);
   if (failed.message) throw new Error(`packed text: ${failed.message}`);
-  // state: [room left in `out`, input left]; a block longer than BLOCK is not one of ours.
-  const written = out.length - state[0];
-  if (state[1] !== 0 || written > BLOCK) return decoder.decode(inflateRawSync(block));
-  return decoder.decode(out.subarray(0, written));
+  // state: [room left, input left]; a block longer than BLOCK is not one of ours.
+  const written = room - state[0];
+  if (state[1] !== 0 || written > BLOCK) {
+    const whole = inflateRawSync(block);
+    if (at + whole.length > out.length) {
+      const grown = new Uint8Array(at + whole.length + BLOCK + 1);
+      grown.set(out.subarray(0, at));
+      reused!.out = grown;
+    }
+    reused!.out.set(whole, at);
+    return at + whole.length;
+  }
+  return at + written;
 }
 
 const cut = (text: string, maxChars: number) =>

@@ -10,9 +10,10 @@ import {
   type LoadedIndex,
   packIndex,
   unpackIndex,
-  withPassages,
+  withExtras,
 } from "./persistence/snapshot.ts";
 import { adoptPassages, passageColumns } from "./query/passages.ts";
+import { adoptStated, statedColumns } from "./query/stated.ts";
 import { toDoc } from "./documents.ts";
 import { releaseSoon } from "../memory_trim.ts";
 
@@ -67,8 +68,9 @@ export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (
  */
 export function compact(idx: SiteIndex) {
   const bytes = pack(idx);
-  const { db, passages } = unpackIndex(bytes, idx.version);
+  const { db, passages, stated } = unpackIndex(bytes, idx.version);
   if (passages) adoptPassages(db, passages);
+  if (stated) adoptStated(db, stated);
   idx.db = db;
   idx.packed = { db, version: idx.version, bytes };
   idx.bytes = heldBytes(idx.db);
@@ -79,7 +81,7 @@ export function compact(idx: SiteIndex) {
 /** An index's snapshot bytes, with its long pages' passages read by now (ids as sealed). */
 function pack(idx: SiteIndex): Uint8Array<ArrayBuffer> {
   seal(idx.db);
-  return packIndex(idx, passageColumns(idx.db));
+  return packIndex(idx, extrasOf(idx.db));
 }
 
 /**
@@ -94,12 +96,19 @@ export function snapshotOf(idx: SiteIndex): Encoded {
     compact(idx);
     return { version: idx.version, bytes: idx.packed!.bytes.slice() };
   }
-  return { version: idx.version, bytes: withPassages(packed.bytes, passageColumns(idx.db)) };
+  return { version: idx.version, bytes: withExtras(packed.bytes, extrasOf(idx.db)) };
 }
 
+/** What a snapshot keeps past the index: passages read and stated names mined by now. */
+const extrasOf = (db: SiteDb) => ({ passages: passageColumns(db), stated: statedColumns(db) });
+
 /** An index loaded from its snapshot, taking up the passages the snapshot held. */
-export function loadedIndex({ passages, ...saved }: LoadedIndex, clock: () => number): SiteIndex {
+export function loadedIndex(
+  { passages, stated, ...saved }: LoadedIndex,
+  clock: () => number,
+): SiteIndex {
   if (passages) adoptPassages(saved.db, passages);
+  if (stated) adoptStated(saved.db, stated);
   return {
     ...saved,
     bytes: heldBytes(saved.db),

@@ -15,9 +15,11 @@ import {
   CODEC_VERSION,
   decodePassages,
   decodeSiteDb,
+  decodeStated,
   encodedLength,
   encodePassages,
   encodeSiteDb,
+  encodeStated,
   type PassageBlocks,
 } from "./snapshot_codec.ts";
 import type { SiteDb } from "../store/site_db.ts";
@@ -35,9 +37,19 @@ export interface SavedIndex {
   builtPages: number;
 }
 
-/** A saved index as a snapshot gives it back, with the long pages' passages it held, if any. */
+/**
+ * A saved index as a snapshot gives it back, with the long pages' passages it held and the
+ * stated names mined from its pages (their JSON, read by query/stated.ts), if any.
+ */
 export interface LoadedIndex extends SavedIndex {
   passages?: PassageBlocks;
+  stated?: Uint8Array;
+}
+
+/** What a snapshot holds past the index: read off the search path, kept so a load reads nothing again. */
+export interface Extras {
+  passages?: PassageBlocks;
+  stated?: Uint8Array;
 }
 
 /** An index's snapshot bytes and the version they hold. */
@@ -95,22 +107,23 @@ function headDigestBytes(bytes: Uint8Array): number {
 
 /**
  * A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes
- * (8-aligned), then the long pages' passages read by then (encodePassages; none in a snapshot
- * saved before they were kept: it loads, and its pages' passages are read again).
+ * (8-aligned), then the long pages' passages read by then (encodePassages), then the stated
+ * names mined by then (encodeStated). A snapshot saved before either was kept has none: it
+ * loads, and its pages are read or mined again.
  */
-export function packIndex(idx: SavedIndex, passages?: PassageBlocks): Uint8Array<ArrayBuffer> {
-  const extras = encoder.encode(JSON.stringify({
+export function packIndex(idx: SavedIndex, extras: Extras = {}): Uint8Array<ArrayBuffer> {
+  const beside = encoder.encode(JSON.stringify({
     names: idx.names.entries(),
     builtWith: idx.builtWith,
     builtPages: idx.builtPages,
   }));
   const db = encodeSiteDb(idx.db);
-  const tail = passages ? encodePassages(passages) : new Uint8Array();
+  const tail = encodeTail(extras);
   // The codec's bytes start 8-aligned, so its typed arrays can be views rather than copies.
-  const start = (4 + extras.length + 7) & ~7;
+  const start = (4 + beside.length + 7) & ~7;
   const out = new Uint8Array(start + db.length + tail.length);
-  new DataView(out.buffer).setUint32(0, extras.length);
-  out.set(extras, 4);
+  new DataView(out.buffer).setUint32(0, beside.length);
+  out.set(beside, 4);
   out.set(db, start);
   out.set(tail, start + db.length);
   return out;
@@ -123,10 +136,42 @@ function codecSpan(bytes: Uint8Array): [number, number] {
   return [start, start + encodedLength(bytes.subarray(start))];
 }
 
-/** A snapshot's bytes with other passages than those it holds (a copy). */
-export function withPassages(bytes: Uint8Array, passages: PassageBlocks): Uint8Array<ArrayBuffer> {
+/** The blocks after the codec's bytes: passages (none but stated names: empty ones), stated names. */
+function encodeTail({ passages, stated }: Extras): Uint8Array {
+  if (!passages && !stated) return new Uint8Array();
+  const p = encodePassages(passages ?? NO_PASSAGES);
+  if (!stated) return p;
+  const s = encodeStated(stated);
+  const out = new Uint8Array(p.length + s.length);
+  out.set(p);
+  out.set(s, p.length);
+  return out;
+}
+
+/** What `encodeTail` wrote (each block checked); throws on any damage. */
+function decodeTail(tail: Uint8Array): Extras {
+  if (!tail.length) return {};
+  const end = encodedLength(tail);
+  return {
+    passages: decodePassages(tail.subarray(0, end)),
+    stated: end < tail.length ? decodeStated(tail.subarray(end)) : undefined,
+  };
+}
+
+const NO_PASSAGES: PassageBlocks = {
+  ids: new Uint32Array(),
+  counts: new Uint16Array(),
+  from: new Uint32Array(1),
+  hashes: new Uint32Array(),
+  at: new Uint16Array(),
+  nameFrom: new Uint32Array(1),
+  names: new Uint8Array(),
+};
+
+/** A snapshot's bytes with other extras than those it holds (a copy). */
+export function withExtras(bytes: Uint8Array, extras: Extras): Uint8Array<ArrayBuffer> {
   const [, end] = codecSpan(bytes);
-  const tail = encodePassages(passages);
+  const tail = encodeTail(extras);
   const out = new Uint8Array(end + tail.length);
   out.set(bytes.subarray(0, end));
   out.set(tail, end);
@@ -140,7 +185,7 @@ export function unpackIndex(bytes: Uint8Array, version: number): LoadedIndex {
   const [start, end] = codecSpan(bytes);
   return {
     db: decodeSiteDb(bytes.subarray(start, end)),
-    passages: end < bytes.length ? decodePassages(bytes.subarray(end)) : undefined,
+    ...decodeTail(bytes.subarray(end)),
     version,
     names: SiteName.from(extras.names),
     builtWith: extras.builtWith,

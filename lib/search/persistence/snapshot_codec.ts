@@ -28,6 +28,9 @@ const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
 const PASSAGES_MAGIC = 0x41505353; // "SSPA"
 const PASSAGES_VERSION = 1;
+/** Stated names mined from the pages (query/stated.ts), one UTF-8 block under its own magic. */
+const STATED_MAGIC = 0x54535353; // "SSST"
+const STATED_VERSION = 1;
 const HEADER = 16;
 
 const encoder = new TextEncoder();
@@ -241,6 +244,21 @@ export function decodePassages(bytes: Uint8Array): PassageBlocks {
     if (from[i] > from[i + 1] || nameFrom[i] > nameFrom[i + 1]) fail("passages");
   }
   return { ids, counts, from, hashes, at, nameFrom, names };
+}
+
+/** Stated names' bytes (their JSON, opaque here), framed and checksummed like an index. */
+export function encodeStated(json: Uint8Array): Uint8Array<ArrayBuffer> {
+  const w = new Writer(STATED_MAGIC, STATED_VERSION);
+  w.put(json);
+  return w.finish();
+}
+
+/** What `encodeStated` framed (a view); throws on another version or any damage. */
+export function decodeStated(bytes: Uint8Array): Uint8Array {
+  const r = new Reader(opened(bytes, STATED_MAGIC, STATED_VERSION));
+  const json = r.typed(Uint8Array, -1);
+  r.end();
+  return json;
 }
 
 /** A site's index from its bytes; throws on another version or any damage. */

@@ -86,6 +86,11 @@ const CODEC_HEAD_BYTES = 64;
 const RELEASE_AFTER_BYTES = 4 << 20;
 /** Chunks read per KV round trip when loading. */
 const READ_BATCH = 500;
+/**
+ * Ranges of a snapshot's chunks read at once: a 15 MB snapshot of 2,000 pages from a KV file
+ * in 17–22 ms with four, 23–25 ms in one list, 30–37 ms in getMany batches of ten.
+ */
+const READ_LANES = 4;
 /** One instance saves a site at a time; a lease older than this (a crashed saver) is taken over. */
 const LEASE_MS = 120_000;
 /** A generation left unflipped this long is a crashed save's: its chunks are swept. */
@@ -242,20 +247,31 @@ export class Snapshots {
 
   private async read(site: string, head: SnapshotHead): Promise<LoadedIndex | null> {
     const bytes = new Uint8Array(head.size);
-    let at = 0, count = 0;
-    const iter = this.kv.list<Uint8Array>(
-      { prefix: this.chunkPrefix(site, head.gen) },
-      { batchSize: READ_BATCH },
-    );
-    for await (const e of iter) {
-      if (e.key.at(-1) !== count || !(e.value instanceof Uint8Array)) return null;
-      if (at + e.value.length > bytes.length) return null;
-      bytes.set(e.value, at);
-      at += e.value.length;
-      count++;
-    }
+    // Every chunk but the last holds CHUNK_BYTES: each lands in place, whichever lane reads it.
+    const sizeOf = (i: number) => i === head.chunks - 1 ? head.size - i * CHUNK_BYTES : CHUNK_BYTES;
+    const prefix = this.chunkPrefix(site, head.gen);
+    const per = Math.ceil(head.chunks / READ_LANES);
+    const lane = async (from: number, to: number) => {
+      let count = 0;
+      // The last range runs to the prefix's end: a stray chunk past the last is seen.
+      const start = [...prefix, from];
+      const iter = this.kv.list<Uint8Array>(
+        to >= head.chunks ? { prefix, start } : { start, end: [...prefix, to] },
+        { batchSize: READ_BATCH },
+      );
+      for await (const e of iter) {
+        const i = from + count;
+        if (e.key.at(-1) !== i || !(e.value instanceof Uint8Array)) return false;
+        if (i >= head.chunks || e.value.length !== sizeOf(i)) return false;
+        bytes.set(e.value, i * CHUNK_BYTES);
+        count++;
+      }
+      return count === Math.min(to, head.chunks) - from;
+    };
+    const lanes: Promise<boolean>[] = [];
+    for (let from = 0; from < head.chunks; from += per) lanes.push(lane(from, from + per));
     // A save that flipped the head meanwhile has deleted these chunks: this copy is partial.
-    if (count !== head.chunks || at !== head.size) return null;
+    if (!(await Promise.all(lanes)).every(Boolean)) return null;
     // The digest is computed while the bytes decode; a mismatch discards them. Where the head
     // has one, the digest of the first bytes: the codec's checksum covers the rest as it decodes.
     const digest = head.headDigest === undefined

@@ -68,9 +68,8 @@ export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (
  */
 export function compact(idx: SiteIndex) {
   const bytes = pack(idx);
-  const { db, passages, stated } = unpackIndex(bytes, idx.version);
+  const { db, passages } = unpackIndex(bytes, idx.version);
   if (passages) adoptPassages(db, passages);
-  if (stated) adoptStated(db, stated);
   idx.db = db;
   idx.packed = { db, version: idx.version, bytes };
   idx.bytes = heldBytes(idx.db);
@@ -81,7 +80,7 @@ export function compact(idx: SiteIndex) {
 /** An index's snapshot bytes, with its long pages' passages read by now (ids as sealed). */
 function pack(idx: SiteIndex): Uint8Array<ArrayBuffer> {
   seal(idx.db);
-  return packIndex(idx, extrasOf(idx.db));
+  return packIndex(idx, { passages: passageColumns(idx.db) });
 }
 
 /**
@@ -94,12 +93,15 @@ export function snapshotOf(idx: SiteIndex): Encoded {
   const { packed } = idx;
   if (idx.loose || packed?.db !== idx.db || packed.version !== idx.version) {
     compact(idx);
-    return { version: idx.version, bytes: idx.packed!.bytes.slice() };
+    return { version: idx.version, bytes: withExtras(idx.packed!.bytes, extrasOf(idx.db)) };
   }
   return { version: idx.version, bytes: withExtras(packed.bytes, extrasOf(idx.db)) };
 }
 
-/** What a snapshot keeps past the index: passages read and stated names mined by now. */
+/**
+ * What a snapshot keeps past the index: passages read and stated names mined by now (the
+ * latter only in what is saved: a compacted or loaded index's buffer never holds them).
+ */
 const extrasOf = (db: SiteDb) => ({ passages: passageColumns(db), stated: statedColumns(db) });
 
 /** An index loaded from its snapshot, taking up the passages the snapshot held. */

@@ -13,13 +13,13 @@
  */
 import {
   CODEC_VERSION,
-  decodePassages,
   decodeSiteDb,
   decodeStated,
+  decodeTail,
   encodedLength,
-  encodePassages,
   encodeSiteDb,
-  encodeStated,
+  encodeTail,
+  type Extras,
   type PassageBlocks,
 } from "./snapshot_codec.ts";
 import type { SiteDb } from "../store/site_db.ts";
@@ -46,12 +46,6 @@ export interface LoadedIndex extends SavedIndex {
   stated?: Uint8Array;
 }
 
-/** What a snapshot holds past the index: read off the search path, kept so a load reads nothing again. */
-export interface Extras {
-  passages?: PassageBlocks;
-  stated?: Uint8Array;
-}
-
 /** An index's snapshot bytes and the version they hold. */
 export interface Encoded {
   version: number;
@@ -73,6 +67,11 @@ export interface SnapshotHead {
    * this one where a head has it (one hash of the bytes instead of two), `digest` where not.
    */
   headDigest?: string;
+  /**
+   * Bytes at the end that hold the stated names (encodeStated), read into a buffer of their
+   * own: the index's buffer, held as long as the index, does not keep them. None before them.
+   */
+  statedBytes?: number;
   savedAt: number;
 }
 
@@ -141,37 +140,21 @@ function codecSpan(bytes: Uint8Array): [number, number] {
   return [start, start + encodedLength(bytes.subarray(start))];
 }
 
-/** The blocks after the codec's bytes: passages (none but stated names: empty ones), stated names. */
-function encodeTail({ passages, stated }: Extras): Uint8Array {
-  if (!passages && !stated) return new Uint8Array();
-  const p = encodePassages(passages ?? NO_PASSAGES);
-  if (!stated) return p;
-  const s = encodeStated(stated);
-  const out = new Uint8Array(p.length + s.length);
-  out.set(p);
-  out.set(s, p.length);
+/** Two byte runs as one (the first itself when the second is empty). */
+function joined(a: Uint8Array<ArrayBuffer>, b: Uint8Array): Uint8Array<ArrayBuffer> {
+  if (!b.length) return a;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
   return out;
 }
 
-/** What `encodeTail` wrote (each block checked); throws on any damage. */
-function decodeTail(tail: Uint8Array): Extras {
-  if (!tail.length) return {};
-  const end = encodedLength(tail);
-  return {
-    passages: decodePassages(tail.subarray(0, end)),
-    stated: end < tail.length ? decodeStated(tail.subarray(end)) : undefined,
-  };
+/** Bytes at the end of a snapshot that hold its stated names (0: none). */
+function statedLength(bytes: Uint8Array): number {
+  const [, end] = codecSpan(bytes);
+  const tail = bytes.subarray(end);
+  return tail.length ? tail.length - encodedLength(tail) : 0;
 }
-
-const NO_PASSAGES: PassageBlocks = {
-  ids: new Uint32Array(),
-  counts: new Uint16Array(),
-  from: new Uint32Array(1),
-  hashes: new Uint32Array(),
-  at: new Uint16Array(),
-  nameFrom: new Uint32Array(1),
-  names: new Uint8Array(),
-};
 
 /** A snapshot's bytes with other extras than those it holds (a copy). */
 export function withExtras(bytes: Uint8Array, extras: Extras): Uint8Array<ArrayBuffer> {
@@ -246,7 +229,10 @@ export class Snapshots {
   }
 
   private async read(site: string, head: SnapshotHead): Promise<LoadedIndex | null> {
-    const bytes = new Uint8Array(head.size);
+    // The stated names go to a buffer of their own; the rest is the index's.
+    const own = head.size - (head.statedBytes ?? 0);
+    if (own < 0) return null;
+    const bytes = new Uint8Array(own), tail = new Uint8Array(head.size - own);
     // Every chunk but the last holds CHUNK_BYTES: each lands in place, whichever lane reads it.
     const sizeOf = (i: number) => i === head.chunks - 1 ? head.size - i * CHUNK_BYTES : CHUNK_BYTES;
     const prefix = this.chunkPrefix(site, head.gen);
@@ -263,7 +249,9 @@ export class Snapshots {
         const i = from + count;
         if (e.key.at(-1) !== i || !(e.value instanceof Uint8Array)) return false;
         if (i >= head.chunks || e.value.length !== sizeOf(i)) return false;
-        bytes.set(e.value, i * CHUNK_BYTES);
+        const at = i * CHUNK_BYTES, split = Math.max(0, Math.min(e.value.length, own - at));
+        bytes.set(e.value.subarray(0, split), at);
+        if (split < e.value.length) tail.set(e.value.subarray(split), at + split - own);
         count++;
       }
       return count === Math.min(to, head.chunks) - from;
@@ -275,11 +263,12 @@ export class Snapshots {
     // The digest is computed while the bytes decode; a mismatch discards them. Where the head
     // has one, the digest of the first bytes: the codec's checksum covers the rest as it decodes.
     const digest = head.headDigest === undefined
-      ? sha256(bytes).then((d) => d === head.digest)
+      ? sha256(joined(bytes, tail)).then((d) => d === head.digest)
       : sha256(bytes.slice(0, headDigestBytes(bytes))).then((d) => d === head.headDigest);
     let saved: LoadedIndex | null = null;
     try {
-      saved = unpackIndex(bytes, head.version);
+      const stated = tail.length ? decodeStated(tail) : undefined;
+      saved = { ...unpackIndex(bytes, head.version), stated };
     } catch {
       // damaged: the codec's checksum or the digest says so
     }
@@ -353,6 +342,7 @@ export class Snapshots {
         size: bytes.length,
         digest: await sha256(bytes),
         headDigest: await sha256(bytes.slice(0, headDigestBytes(bytes))),
+        statedBytes: statedLength(bytes),
         savedAt: this.now(),
       };
       // The site must still exist (a deleted site's version key is gone), and no other save

@@ -332,3 +332,41 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   r.end();
   return db;
 }
+
+/** What a snapshot holds past the index: read off the search path, kept so a load reads nothing again. */
+export interface Extras {
+  passages?: PassageBlocks;
+  stated?: Uint8Array;
+}
+
+/** The blocks after the codec's bytes: passages (none but stated names: empty ones), stated names. */
+export function encodeTail({ passages, stated }: Extras): Uint8Array {
+  if (!passages && !stated) return new Uint8Array();
+  const p = encodePassages(passages ?? NO_PASSAGES);
+  if (!stated) return p;
+  const s = encodeStated(stated);
+  const out = new Uint8Array(p.length + s.length);
+  out.set(p);
+  out.set(s, p.length);
+  return out;
+}
+
+/** What `encodeTail` wrote (each block checked); throws on any damage. */
+export function decodeTail(tail: Uint8Array): Extras {
+  if (!tail.length) return {};
+  const end = encodedLength(tail);
+  return {
+    passages: decodePassages(tail.subarray(0, end)),
+    stated: end < tail.length ? decodeStated(tail.subarray(end)) : undefined,
+  };
+}
+
+const NO_PASSAGES: PassageBlocks = {
+  ids: new Uint32Array(),
+  counts: new Uint16Array(),
+  from: new Uint32Array(1),
+  hashes: new Uint32Array(),
+  at: new Uint16Array(),
+  nameFrom: new Uint32Array(1),
+  names: new Uint8Array(),
+};

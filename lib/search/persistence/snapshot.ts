@@ -250,7 +250,7 @@ export class Snapshots {
         if (e.key.at(-1) !== i || !(e.value instanceof Uint8Array)) return false;
         if (i >= head.chunks || e.value.length !== sizeOf(i)) return false;
         const at = i * CHUNK_BYTES, split = Math.max(0, Math.min(e.value.length, own - at));
-        bytes.set(e.value.subarray(0, split), at);
+        if (split > 0) bytes.set(e.value.subarray(0, split), at);
         if (split < e.value.length) tail.set(e.value.subarray(split), at + split - own);
         count++;
       }

@@ -11,7 +11,9 @@
  *    queries a site one at a time over keep-alive, from wrk): their p50 / p99 and VmRSS right
  *    after, no rest.
  *
- * `deno run -A bench/memory.ts [api|sites]` (both when not said); `MEMORY_SERVER_DIR=/path`
+ * 3. (`pauses`, only when asked) a small site's searches while figure 1's ingest runs.
+ *
+ * `deno run -A bench/memory.ts [api|sites|pauses]` (api and sites when not said); `MEMORY_SERVER_DIR=/path`
  * runs another checkout's main.ts with this script, to compare code in the same hour.
  */
 import { loadCorpus, percentile } from "./corpus.ts";
@@ -180,6 +182,39 @@ export async function benchApiGrowth(corpus: PageInput[]) {
   });
 }
 
+/**
+ * Searches while another site ingests (the same upserts as figure 1): a small site's first-seen
+ * queries one at a time over keep-alive for as long as the ingest runs, their p50 / p99 / max,
+ * so what the ingest makes searches wait for (collections forced after builds) shows.
+ */
+export async function benchIngestPauses(corpus: PageInput[]) {
+  console.log(`\n## Searches of another site while ${corpus.length} pages are upserted`);
+  await withServer({}, async (origin) => {
+    const small = await createSite(origin, "Searched");
+    await putPages(origin, small.id, corpus.slice(0, 100), BATCH);
+    const queries = corpus.slice(0, 100).flatMap((p) => p.title.split(/\s+/).slice(0, 3));
+    const search = async (q: string) => {
+      const t = performance.now();
+      const res = await fetch(
+        `${origin}/api/search?key=${small.publicKey}&q=${encodeURIComponent(q)}`,
+      );
+      await res.arrayBuffer();
+      return performance.now() - t;
+    };
+    await search("warm");
+    const big = await createSite(origin, "Ingested");
+    let done = false;
+    const ingest = putPages(origin, big.id, corpus, BATCH).finally(() => done = true);
+    const times: number[] = [];
+    for (let i = 0; !done; i++) times.push(await search(`${queries[i % queries.length]} ${i}`));
+    await ingest;
+    console.log(
+      `${times.length} searches during the ingest: p50 ${percentile(times, 50).toFixed(1)} ms, ` +
+        `p99 ${percentile(times, 99).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms`,
+    );
+  });
+}
+
 /** Figure 2: many sites at a budget: the ingest's peak, RSS after a warm round, warm p99. */
 export async function benchManySites(corpus: PageInput[]) {
   const { from, queries } = await queryPool(corpus);
@@ -257,6 +292,7 @@ if (import.meta.main) {
     console.log("(no corpus: apt-get install -y postgresql-doc-15 python-django-doc python3-doc)");
     Deno.exit(0);
   }
-  if (which !== "sites") await benchApiGrowth(corpus);
-  if (which !== "api") await benchManySites(corpus);
+  if (which === "pauses") await benchIngestPauses(corpus);
+  else if (which !== "sites") await benchApiGrowth(corpus);
+  if (which !== "api" && which !== "pauses") await benchManySites(corpus);
 }

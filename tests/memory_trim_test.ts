@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mallocTrim, trimAfterChurn } from "../lib/memory_trim.ts";
+import { mallocTrim, releaseSoon, trimAfterChurn } from "../lib/memory_trim.ts";
 
 Deno.test("malloc_trim is callable on Linux with glibc when FFI is granted (as the tasks grant it)", () => {
   const trim = mallocTrim();
@@ -43,4 +43,25 @@ Deno.test("trims twice once indexes stop churning, never while they churn", asyn
   } finally {
     stop();
   }
+});
+
+Deno.test("a burst of releases collects once a gap, plainly, then once thoroughly when the burst is over", async () => {
+  const flavors: string[] = [];
+  let trimmed = 0;
+  const opts = {
+    gapMs: 30,
+    sweepMs: 5,
+    settleMs: 120,
+    collect: (o?: { flavor: string }) => void flavors.push(o!.flavor),
+    trim: () => void trimmed++,
+  };
+  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  // An ingest: a release every 40 ms for 400 ms, each past the gap.
+  for (let i = 0; i < 10; i++) releaseSoon(opts), await wait(40);
+  assert.ok(flavors.length >= 5, `a plain collection after most builds (${flavors.length})`);
+  assert.ok(!flavors.some((f) => f !== "regular"), "no last-resort collection during the burst");
+  await wait(250);
+  assert.equal(flavors.at(-1), "last-resort", "the thorough one once it is over");
+  assert.equal(flavors.filter((f) => f === "last-resort").length, 1, "and only one");
+  assert.equal(trimmed, flavors.length, "each collection followed by a trim");
 });

@@ -10,9 +10,10 @@ import {
   type LoadedIndex,
   packIndex,
   unpackIndex,
-  withPassages,
+  withExtras,
 } from "./persistence/snapshot.ts";
 import { adoptPassages, passageColumns } from "./query/passages.ts";
+import { adoptStated, statedColumns } from "./query/stated.ts";
 import { toDoc } from "./documents.ts";
 import { releaseSoon } from "../memory_trim.ts";
 
@@ -79,7 +80,7 @@ export function compact(idx: SiteIndex) {
 /** An index's snapshot bytes, with its long pages' passages read by now (ids as sealed). */
 function pack(idx: SiteIndex): Uint8Array<ArrayBuffer> {
   seal(idx.db);
-  return packIndex(idx, passageColumns(idx.db));
+  return packIndex(idx, { passages: passageColumns(idx.db) });
 }
 
 /**
@@ -92,14 +93,24 @@ export function snapshotOf(idx: SiteIndex): Encoded {
   const { packed } = idx;
   if (idx.loose || packed?.db !== idx.db || packed.version !== idx.version) {
     compact(idx);
-    return { version: idx.version, bytes: idx.packed!.bytes.slice() };
+    return { version: idx.version, bytes: withExtras(idx.packed!.bytes, extrasOf(idx.db)) };
   }
-  return { version: idx.version, bytes: withPassages(packed.bytes, passageColumns(idx.db)) };
+  return { version: idx.version, bytes: withExtras(packed.bytes, extrasOf(idx.db)) };
 }
 
+/**
+ * What a snapshot keeps past the index: passages read and stated names mined by now (the
+ * latter only in what is saved: a compacted or loaded index's buffer never holds them).
+ */
+const extrasOf = (db: SiteDb) => ({ passages: passageColumns(db), stated: statedColumns(db) });
+
 /** An index loaded from its snapshot, taking up the passages the snapshot held. */
-export function loadedIndex({ passages, ...saved }: LoadedIndex, clock: () => number): SiteIndex {
+export function loadedIndex(
+  { passages, stated, ...saved }: LoadedIndex,
+  clock: () => number,
+): SiteIndex {
   if (passages) adoptPassages(saved.db, passages);
+  if (stated) adoptStated(saved.db, stated);
   return {
     ...saved,
     bytes: heldBytes(saved.db),

@@ -128,7 +128,7 @@ Deno.test("snapshot passages - a damaged passages block is never loaded: the sna
   await a.flush();
   const { version } = await pages.version(SITE);
   const saved = (await snapshots.load(SITE, version))!;
-  const bytes = packIndex(saved, saved.passages);
+  const bytes = packIndex(saved, { passages: saved.passages });
   assert.ok(unpackIndex(bytes, version).passages, "whole, it loads with its passages");
   for (const at of [bytes.length - 1, bytes.length - 40]) {
     const bad = bytes.slice();

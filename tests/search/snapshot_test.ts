@@ -223,6 +223,30 @@ Deno.test("snapshot - a damaged, missing or foreign chunk, or another codec's sn
   kv.close();
 });
 
+Deno.test("snapshot - a chunk missing or cut anywhere in a snapshot read in parallel ranges is never loaded", async () => {
+  const { kv, snapshots, instance } = await rig();
+  const a = instance();
+  await answers(a);
+  await a.flush();
+  const head = (await snapshots.head(SITE))!;
+  assert.ok(head.chunks >= 3, `a snapshot of several chunks (${head.chunks})`);
+  const chunk = (i: number) => ["snappage", SITE, "chunk", head.gen, i];
+  for (const i of [0, Math.floor(head.chunks / 2), head.chunks - 1]) {
+    const original = (await kv.get<Uint8Array>(chunk(i))).value!;
+    await kv.delete(chunk(i));
+    assert.equal(await snapshots.load(SITE, head.version), null, `chunk ${i} missing`);
+    await kv.set(chunk(i), original.subarray(0, original.length - 1));
+    assert.equal(await snapshots.load(SITE, head.version), null, `chunk ${i} cut short`);
+    await kv.set(chunk(i), original);
+  }
+  // A stray chunk past the last, as a longer save would leave it.
+  await kv.set(chunk(head.chunks), new Uint8Array(10));
+  assert.equal(await snapshots.load(SITE, head.version), null, "a chunk past the last");
+  await kv.delete(chunk(head.chunks));
+  assert.ok(await snapshots.load(SITE, head.version), "whole again, it loads");
+  kv.close();
+});
+
 Deno.test("snapshot - the codec refuses bytes it did not write", () => {
   for (const bytes of [new Uint8Array(0), new Uint8Array(64), new TextEncoder().encode("{}")]) {
     assert.throws(() => decodeSiteDb(bytes));

@@ -13,11 +13,13 @@
  */
 import {
   CODEC_VERSION,
-  decodePassages,
   decodeSiteDb,
+  decodeStated,
+  decodeTail,
   encodedLength,
-  encodePassages,
   encodeSiteDb,
+  encodeTail,
+  type Extras,
   type PassageBlocks,
 } from "./snapshot_codec.ts";
 import type { SiteDb } from "../store/site_db.ts";
@@ -35,9 +37,13 @@ export interface SavedIndex {
   builtPages: number;
 }
 
-/** A saved index as a snapshot gives it back, with the long pages' passages it held, if any. */
+/**
+ * A saved index as a snapshot gives it back, with the long pages' passages it held and the
+ * stated names mined from its pages (their JSON, read by query/stated.ts), if any.
+ */
 export interface LoadedIndex extends SavedIndex {
   passages?: PassageBlocks;
+  stated?: Uint8Array;
 }
 
 /** An index's snapshot bytes and the version they hold. */
@@ -61,6 +67,11 @@ export interface SnapshotHead {
    * this one where a head has it (one hash of the bytes instead of two), `digest` where not.
    */
   headDigest?: string;
+  /**
+   * Bytes at the end that hold the stated names (encodeStated), read into a buffer of their
+   * own: the index's buffer, held as long as the index, does not keep them. None before them.
+   */
+  statedBytes?: number;
   savedAt: number;
 }
 
@@ -74,6 +85,11 @@ const CODEC_HEAD_BYTES = 64;
 const RELEASE_AFTER_BYTES = 4 << 20;
 /** Chunks read per KV round trip when loading. */
 const READ_BATCH = 500;
+/**
+ * Ranges of a snapshot's chunks read at once: a 15 MB snapshot of 2,000 pages from a KV file
+ * in 17–22 ms with four, 23–25 ms in one list, 30–37 ms in getMany batches of ten.
+ */
+const READ_LANES = 4;
 /** One instance saves a site at a time; a lease older than this (a crashed saver) is taken over. */
 const LEASE_MS = 120_000;
 /** A generation left unflipped this long is a crashed save's: its chunks are swept. */
@@ -95,22 +111,23 @@ function headDigestBytes(bytes: Uint8Array): number {
 
 /**
  * A snapshot's bytes: a u32 length, the JSON of what sits beside the index, the codec's bytes
- * (8-aligned), then the long pages' passages read by then (encodePassages; none in a snapshot
- * saved before they were kept: it loads, and its pages' passages are read again).
+ * (8-aligned), then the long pages' passages read by then (encodePassages), then the stated
+ * names mined by then (encodeStated). A snapshot saved before either was kept has none: it
+ * loads, and its pages are read or mined again.
  */
-export function packIndex(idx: SavedIndex, passages?: PassageBlocks): Uint8Array<ArrayBuffer> {
-  const extras = encoder.encode(JSON.stringify({
+export function packIndex(idx: SavedIndex, extras: Extras = {}): Uint8Array<ArrayBuffer> {
+  const beside = encoder.encode(JSON.stringify({
     names: idx.names.entries(),
     builtWith: idx.builtWith,
     builtPages: idx.builtPages,
   }));
   const db = encodeSiteDb(idx.db);
-  const tail = passages ? encodePassages(passages) : new Uint8Array();
+  const tail = encodeTail(extras);
   // The codec's bytes start 8-aligned, so its typed arrays can be views rather than copies.
-  const start = (4 + extras.length + 7) & ~7;
+  const start = (4 + beside.length + 7) & ~7;
   const out = new Uint8Array(start + db.length + tail.length);
-  new DataView(out.buffer).setUint32(0, extras.length);
-  out.set(extras, 4);
+  new DataView(out.buffer).setUint32(0, beside.length);
+  out.set(beside, 4);
   out.set(db, start);
   out.set(tail, start + db.length);
   return out;
@@ -123,10 +140,26 @@ function codecSpan(bytes: Uint8Array): [number, number] {
   return [start, start + encodedLength(bytes.subarray(start))];
 }
 
-/** A snapshot's bytes with other passages than those it holds (a copy). */
-export function withPassages(bytes: Uint8Array, passages: PassageBlocks): Uint8Array<ArrayBuffer> {
+/** Two byte runs as one (the first itself when the second is empty). */
+function joined(a: Uint8Array<ArrayBuffer>, b: Uint8Array): Uint8Array<ArrayBuffer> {
+  if (!b.length) return a;
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Bytes at the end of a snapshot that hold its stated names (0: none). */
+function statedLength(bytes: Uint8Array): number {
   const [, end] = codecSpan(bytes);
-  const tail = encodePassages(passages);
+  const tail = bytes.subarray(end);
+  return tail.length ? tail.length - encodedLength(tail) : 0;
+}
+
+/** A snapshot's bytes with other extras than those it holds (a copy). */
+export function withExtras(bytes: Uint8Array, extras: Extras): Uint8Array<ArrayBuffer> {
+  const [, end] = codecSpan(bytes);
+  const tail = encodeTail(extras);
   const out = new Uint8Array(end + tail.length);
   out.set(bytes.subarray(0, end));
   out.set(tail, end);
@@ -140,7 +173,7 @@ export function unpackIndex(bytes: Uint8Array, version: number): LoadedIndex {
   const [start, end] = codecSpan(bytes);
   return {
     db: decodeSiteDb(bytes.subarray(start, end)),
-    passages: end < bytes.length ? decodePassages(bytes.subarray(end)) : undefined,
+    ...decodeTail(bytes.subarray(end)),
     version,
     names: SiteName.from(extras.names),
     builtWith: extras.builtWith,
@@ -196,29 +229,46 @@ export class Snapshots {
   }
 
   private async read(site: string, head: SnapshotHead): Promise<LoadedIndex | null> {
-    const bytes = new Uint8Array(head.size);
-    let at = 0, count = 0;
-    const iter = this.kv.list<Uint8Array>(
-      { prefix: this.chunkPrefix(site, head.gen) },
-      { batchSize: READ_BATCH },
-    );
-    for await (const e of iter) {
-      if (e.key.at(-1) !== count || !(e.value instanceof Uint8Array)) return null;
-      if (at + e.value.length > bytes.length) return null;
-      bytes.set(e.value, at);
-      at += e.value.length;
-      count++;
-    }
+    // The stated names go to a buffer of their own; the rest is the index's.
+    const own = head.size - (head.statedBytes ?? 0);
+    if (own < 0) return null;
+    const bytes = new Uint8Array(own), tail = new Uint8Array(head.size - own);
+    // Every chunk but the last holds CHUNK_BYTES: each lands in place, whichever lane reads it.
+    const sizeOf = (i: number) => i === head.chunks - 1 ? head.size - i * CHUNK_BYTES : CHUNK_BYTES;
+    const prefix = this.chunkPrefix(site, head.gen);
+    const per = Math.ceil(head.chunks / READ_LANES);
+    const lane = async (from: number, to: number) => {
+      let count = 0;
+      // The last range runs to the prefix's end: a stray chunk past the last is seen.
+      const start = [...prefix, from];
+      const iter = this.kv.list<Uint8Array>(
+        to >= head.chunks ? { prefix, start } : { start, end: [...prefix, to] },
+        { batchSize: READ_BATCH },
+      );
+      for await (const e of iter) {
+        const i = from + count;
+        if (e.key.at(-1) !== i || !(e.value instanceof Uint8Array)) return false;
+        if (i >= head.chunks || e.value.length !== sizeOf(i)) return false;
+        const at = i * CHUNK_BYTES, split = Math.max(0, Math.min(e.value.length, own - at));
+        if (split > 0) bytes.set(e.value.subarray(0, split), at);
+        if (split < e.value.length) tail.set(e.value.subarray(split), at + split - own);
+        count++;
+      }
+      return count === Math.min(to, head.chunks) - from;
+    };
+    const lanes: Promise<boolean>[] = [];
+    for (let from = 0; from < head.chunks; from += per) lanes.push(lane(from, from + per));
     // A save that flipped the head meanwhile has deleted these chunks: this copy is partial.
-    if (count !== head.chunks || at !== head.size) return null;
+    if (!(await Promise.all(lanes)).every(Boolean)) return null;
     // The digest is computed while the bytes decode; a mismatch discards them. Where the head
     // has one, the digest of the first bytes: the codec's checksum covers the rest as it decodes.
     const digest = head.headDigest === undefined
-      ? sha256(bytes).then((d) => d === head.digest)
+      ? sha256(joined(bytes, tail)).then((d) => d === head.digest)
       : sha256(bytes.slice(0, headDigestBytes(bytes))).then((d) => d === head.headDigest);
     let saved: LoadedIndex | null = null;
     try {
-      saved = unpackIndex(bytes, head.version);
+      const stated = tail.length ? decodeStated(tail) : undefined;
+      saved = { ...unpackIndex(bytes, head.version), stated };
     } catch {
       // damaged: the codec's checksum or the digest says so
     }
@@ -292,6 +342,7 @@ export class Snapshots {
         size: bytes.length,
         digest: await sha256(bytes),
         headDigest: await sha256(bytes.slice(0, headDigestBytes(bytes))),
+        statedBytes: statedLength(bytes),
         savedAt: this.now(),
       };
       // The site must still exist (a deleted site's version key is gone), and no other save

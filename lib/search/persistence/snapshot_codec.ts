@@ -28,6 +28,9 @@ const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
 const PASSAGES_MAGIC = 0x41505353; // "SSPA"
 const PASSAGES_VERSION = 1;
+/** Stated names mined from the pages (query/stated.ts), one UTF-8 block under its own magic. */
+const STATED_MAGIC = 0x54535353; // "SSST"
+const STATED_VERSION = 1;
 const HEADER = 16;
 
 const encoder = new TextEncoder();
@@ -243,6 +246,21 @@ export function decodePassages(bytes: Uint8Array): PassageBlocks {
   return { ids, counts, from, hashes, at, nameFrom, names };
 }
 
+/** Stated names' bytes (their JSON, opaque here), framed and checksummed like an index. */
+export function encodeStated(json: Uint8Array): Uint8Array<ArrayBuffer> {
+  const w = new Writer(STATED_MAGIC, STATED_VERSION);
+  w.put(json);
+  return w.finish();
+}
+
+/** What `encodeStated` framed (a view); throws on another version or any damage. */
+export function decodeStated(bytes: Uint8Array): Uint8Array {
+  const r = new Reader(opened(bytes, STATED_MAGIC, STATED_VERSION));
+  const json = r.typed(Uint8Array, -1);
+  r.end();
+  return json;
+}
+
 /** A site's index from its bytes; throws on another version or any damage. */
 export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   bytes = opened(bytes, MAGIC, CODEC_VERSION);
@@ -314,3 +332,41 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   r.end();
   return db;
 }
+
+/** What a snapshot holds past the index: read off the search path, kept so a load reads nothing again. */
+export interface Extras {
+  passages?: PassageBlocks;
+  stated?: Uint8Array;
+}
+
+/** The blocks after the codec's bytes: passages (none but stated names: empty ones), stated names. */
+export function encodeTail({ passages, stated }: Extras): Uint8Array {
+  if (!passages && !stated) return new Uint8Array();
+  const p = encodePassages(passages ?? NO_PASSAGES);
+  if (!stated) return p;
+  const s = encodeStated(stated);
+  const out = new Uint8Array(p.length + s.length);
+  out.set(p);
+  out.set(s, p.length);
+  return out;
+}
+
+/** What `encodeTail` wrote (each block checked); throws on any damage. */
+export function decodeTail(tail: Uint8Array): Extras {
+  if (!tail.length) return {};
+  const end = encodedLength(tail);
+  return {
+    passages: decodePassages(tail.subarray(0, end)),
+    stated: end < tail.length ? decodeStated(tail.subarray(end)) : undefined,
+  };
+}
+
+const NO_PASSAGES: PassageBlocks = {
+  ids: new Uint32Array(),
+  counts: new Uint16Array(),
+  from: new Uint32Array(1),
+  hashes: new Uint32Array(),
+  at: new Uint16Array(),
+  nameFrom: new Uint32Array(1),
+  names: new Uint8Array(),
+};

@@ -42,6 +42,19 @@ const mined = new WeakMap<SiteDb, Mined>();
 const known = new Map<string, Equivalence[]>();
 const PAGES_KNOWN = 100_000;
 
+let minedCount = 0;
+
+/** Pages mined in this process so far (tests, benchmarks: an index loaded from a snapshot mines none). */
+export const pagesMined = () => minedCount;
+
+/** Forgets every page mined in this process (tests: what a restarted one knows). */
+export function forgetStated() {
+  known.clear();
+}
+
+/** Stated names a snapshot held (their JSON), taken into `known` when the index is first mined. */
+const adopted = new WeakMap<SiteDb, Uint8Array>();
+
 /** What a site never mined offers. */
 const NONE: Mined = { stamp: "", todo: [], pages: new Map(), list: [], byFirst: new Map() };
 
@@ -84,6 +97,7 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   if (budgetMs <= 0) return m ?? NONE;
   let changed = false;
   if (m?.stamp !== stamp) {
+    takeAdopted(db);
     // A new version: pages mined before are kept, the others listed to mine.
     const pages = new Map<string, Equivalence[]>(), todo: [number, string][] = [];
     for (const [id] of db.docs.sizes()) {
@@ -104,6 +118,7 @@ function mine(db: SiteDb, budgetMs: number): Mined {
     const [id, key] = m.todo.pop()!;
     if (!db.docs.body(id)) continue; // gone since it was listed
     const found = mineEquivalences(docAt(db, id, PAGE_CHARS).body);
+    minedCount++;
     m.pages.set(key, found);
     if (known.size >= PAGES_KNOWN) known.delete(known.keys().next().value!);
     known.set(key, found);
@@ -118,6 +133,48 @@ function mine(db: SiteDb, budgetMs: number): Mined {
     m.byFirst = byFirstWord(db, m.list);
   }
   return m;
+}
+
+/** What a snapshot held of the pages mined, as `statedColumns` wrote it: known, as if mined here. */
+function takeAdopted(db: SiteDb) {
+  const json = adopted.get(db);
+  if (!json) return;
+  adopted.delete(db);
+  let rows: unknown;
+  try {
+    rows = JSON.parse(utf8Out.decode(json));
+  } catch {
+    return; // mined again, as a snapshot without them would be
+  }
+  if (!Array.isArray(rows)) return;
+  for (const row of rows) {
+    if (!Array.isArray(row) || typeof row[0] !== "string" || !Array.isArray(row[1])) continue;
+    if (known.size >= PAGES_KNOWN) known.delete(known.keys().next().value!);
+    known.set(row[0], row[1]);
+  }
+}
+
+const utf8In = new TextEncoder();
+const utf8Out = new TextDecoder();
+
+/**
+ * What the site's pages mined so far state, for its snapshot (JSON of [text key, equivalences]
+ * per page mined, none stated included), or undefined when no page is mined.
+ */
+export function statedColumns(db: SiteDb): Uint8Array | undefined {
+  const pages = mined.get(db)?.pages;
+  const rows: [string, Equivalence[]][] = [];
+  for (const [id] of db.docs.sizes()) {
+    const key = db.docs.textKey(id)!;
+    const found = pages?.get(key) ?? known.get(key);
+    if (found) rows.push([key, found]);
+  }
+  return rows.length ? utf8In.encode(JSON.stringify(rows)) : undefined;
+}
+
+/** Takes up what a snapshot held of an index's stated names (read at its first mining, off a search's path). */
+export function adoptStated(db: SiteDb, json: Uint8Array) {
+  adopted.set(db, json);
 }
 
 /** Every equivalence a site's pages state, most often said first. */

@@ -75,15 +75,15 @@ type Collect = (o?: { type: string; execution: string; flavor: string }) => void
 
 /**
  * Frees soon what a large index build, catch-up or compaction dropped, once the request that
- * made it has been answered (its pages are garbage too then): one full collection releases the
- * arrays and buffers, and `malloc_trim`, once V8's sweeper has handed the buffers back
- * (`sweepMs` later), returns the pages to the system. At most once every `gapMs`. Once releases
- * stop coming for `settleMs` (an ingest done, its save written), V8's last-resort collection:
- * it collects until nothing more is freed and gives its emptied pages back (one plain
- * collection left the heap at 67 MB committed for 28 used, this 32), but takes two to four
- * full collections (40–130 ms), so not between an ingest's batches, where searches waited on
- * it (2,178 pages upserted 500 a request: forced collections 27 → 12, 1,020 → 278 ms; RSS 4 s
- * after it as low, right after it higher). Nothing where V8's gc is not
+ * made it has been answered (its pages are garbage too then): V8's last-resort collection
+ * releases the arrays and buffers at once and gives its emptied pages back (one plain
+ * collection left the heap at 67 MB committed for 28 used, this 32), and `malloc_trim`, once
+ * V8's sweeper has handed the buffers back (`sweepMs` later), returns the pages to the system.
+ * At most once every `gapMs`, and once more when releases stop coming for `settleMs` (an
+ * ingest done, its save written): RSS per 1,000 pages upserted over HTTP 22–39 MB right after
+ * and 12–22 MB 4 s later. A plain collection between an ingest's batches held searches less
+ * (forced collections 1,020 → 278 ms over 2,178 pages) but left RSS right after it at 45–62 MB:
+ * the budget's line is the figure kept. Nothing where V8's gc is not
  * exposed (`--expose-gc`, which `deno task start` passes).
  */
 export function releaseSoon({
@@ -112,7 +112,7 @@ export function releaseSoon({
   const timer = setTimeout(() => {
     pending = false;
     releasedAt = performance.now();
-    release("regular");
+    release("last-resort");
   }, 0);
   Deno.unrefTimer(timer);
 }

@@ -18,10 +18,9 @@ import { nameBonus } from "./named.ts";
 import { headingBonusOver } from "./heading_pool.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
+import { completed } from "./complete.ts";
 
-export type { Alternatives, Expand };
-export { topK };
-export { statedEquivalences };
+export { type Alternatives, type Expand, statedEquivalences, topK };
 
 /** What a site's searches use that is read off their path after each change, a step at a time. */
 export function* prepareIndex(db: SiteDb): Generator<void> {
@@ -294,6 +293,8 @@ function accumulate(
     if (hits.size === 0 && last && typing) {
       const all = new Map<number, number>();
       matched.push(...score(db, prefixes, true, all));
+      // A word whose forms are shorter than what is typed ("shipp": "ship", of "shipping").
+      if (!all.size) matched.push(...score(db, completed(db, word, langs), false, all));
       hits = toScores(all);
     }
     if (hits.size === 0 && !db.vocab.has(written(word))) {

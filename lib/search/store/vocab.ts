@@ -187,6 +187,21 @@ export class Vocab {
     this.size--;
   }
 
+  /**
+   * Up to `max` of the most used words longer than `prefix` that begin with it: what a word
+   * being typed may become. Reads the arena in place (no string a word but those returned).
+   */
+  completions(prefix: string, max: number): string[] {
+    const found: [number, number][] = [], n = prefix.length;
+    for (let i = 0; i < this.lens.length; i++) {
+      if (this.lens[i] === FREE || this.lens[i] === GONE || this.len(i) <= n) continue;
+      let k = 0;
+      while (k < n && this.unit(i, k) === prefix.charCodeAt(k)) k++;
+      if (k === n) found.push([this.counts[i], i]);
+    }
+    return found.sort((a, b) => b[0] - a[0]).slice(0, max).map(([, i]) => this.word(i));
+  }
+
   /** Every word and its uses, in slot order. */
   *entries(): Generator<[string, number]> {
     for (let i = 0; i < this.lens.length; i++) {

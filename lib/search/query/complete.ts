@@ -1,0 +1,22 @@
+/**
+ * The word being typed, completed from the site's own words: a stemmer's form can be shorter
+ * than what is typed ("shipping" is indexed as "ship", "settings" as "set"), so a prefix of the
+ * forms finds nothing for "shipp" or "sett" until the word is whole. The most used words of the
+ * site that begin with it stand in for it (live search shows them as the visitor types).
+ */
+import { terms, written } from "../analysis/tokens.ts";
+import type { SiteDb } from "../store/site_db.ts";
+import { RANKING } from "./weights.ts";
+
+/** Words a typed prefix stands for, at most (the most used). */
+const COMPLETIONS = 8;
+
+/** The indexed forms of the site's most used words that `word` begins. */
+export function completed(db: SiteDb, word: string, langs: string[]): Set<string> {
+  const prefix = written(word), out = new Set<string>();
+  if (prefix.length < RANKING.minPrefix) return out;
+  for (const w of db.vocab.completions(prefix, COMPLETIONS)) {
+    for (const l of langs) for (const t of terms(w, l)) out.add(t);
+  }
+  return out;
+}

@@ -210,9 +210,10 @@ export function encodedLength(bytes: Uint8Array): number {
 }
 
 /**
- * Long pages' passages as a snapshot keeps them beside the index (query/passages.ts's
- * PassageColumns): per row a page's internal id, passage count, pairs from `from[row]` in
- * `hashes` and `at`, names in `names` from `nameFrom[row]`.
+ * Long pages' passages as a snapshot keeps them beside the index (query/passages.ts makes and
+ * adopts them): per row a page's internal id, its passages' count (0: one passage), its pairs
+ * from `from[row]` in `hashes` and `at`, and its headings that are names, one a line, in the
+ * UTF-8 of `names` from `nameFrom[row]`.
  */
 export interface PassageBlocks {
   ids: Uint32Array;

@@ -14,6 +14,7 @@ import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { unpackText } from "../store/packed_text.ts";
 import { unpackSections } from "../store/packed_sections.ts";
 import { RANKING } from "./weights.ts";
+import type { PassageBlocks } from "../persistence/snapshot_codec.ts";
 
 /**
  * A long page's passages (0: the lead), compactly: per form it holds (by a 32-bit hash of it)
@@ -67,25 +68,9 @@ let keptBytes = 0;
 /** What a page's passages hold, roughly. */
 const sizeOf = (p: Passages | null) => 64 + (p ? p.hashes.length * 6 + p.names.size * 48 : 0);
 
-/**
- * Long pages' passages as columns, row by row, as a snapshot stores them
- * (persistence/snapshot_codec.ts, PassageBlocks): the page's internal id, its passages'
- * count (0: one passage), its pairs from `from[row]` in `hashes` and `at`, and its headings
- * that are names (nameKey), one a line, in the UTF-8 of `names` from `nameFrom[row]`.
- */
-export interface PassageColumns {
-  ids: Uint32Array;
-  counts: Uint16Array;
-  from: Uint32Array;
-  hashes: Uint32Array;
-  at: Uint16Array;
-  nameFrom: Uint32Array;
-  names: Uint8Array;
-}
-
 /** Passages a loaded index's snapshot held: its columns' rows by page text key, made on use. */
 interface Adopted {
-  cols: PassageColumns;
+  cols: PassageBlocks;
   rows: Map<string, number>;
   made: Map<number, Passages | null>;
 }
@@ -123,7 +108,7 @@ function known(db: SiteDb, key: string): Passages | null | undefined {
  * The passages read so far of the site's long pages, as columns for its snapshot (ids as
  * `db` numbers them now: seal it first). Pages not read yet are left out.
  */
-export function passageColumns(db: SiteDb): PassageColumns {
+export function passageColumns(db: SiteDb): PassageBlocks {
   const ids: number[] = [], counts: number[] = [], from = [0], nameFrom = [0];
   const hashes: Uint32Array[] = [], at: Uint16Array[] = [], names: Uint8Array[] = [];
   let pairs = 0, bytes = 0;
@@ -159,7 +144,7 @@ export function passageColumns(db: SiteDb): PassageColumns {
  * Takes the passages a snapshot held for an index decoded from it (ids as it numbers them):
  * its searches and its pass read none of those pages again.
  */
-export function adoptPassages(db: SiteDb, cols: PassageColumns) {
+export function adoptPassages(db: SiteDb, cols: PassageBlocks) {
   const rows = new Map<string, number>();
   cols.ids.forEach((id, row) => {
     const key = db.docs.textKey(id);

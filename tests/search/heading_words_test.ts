@@ -8,24 +8,11 @@ import {
   type SiteDb,
 } from "../../lib/search/store/site_db.ts";
 import { rank } from "../../lib/search/query/rank.ts";
-
-interface Page {
-  id: string;
-  title: string;
-  body: string;
-  sections: string[];
-}
+import { doc, type Page } from "./sites.ts";
 
 function put(db: SiteDb, p: Page) {
   removeDoc(db, p.id);
-  addDoc(db, {
-    id: p.id,
-    title: p.title,
-    description: "",
-    headings: p.sections.join("\n"),
-    body: p.body,
-    sections: p.sections.map((heading) => ({ heading, anchor: "" })),
-  });
+  addDoc(db, doc(p));
 }
 
 const first = (db: SiteDb, q: string) => docAt(db, rank(db, q).ids[0]).id;

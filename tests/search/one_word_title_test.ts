@@ -4,12 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { rank } from "../../lib/search/query/rank.ts";
-import { addDoc, createSiteDb, docAt, headingsText } from "../../lib/search/store/site_db.ts";
+import { addDoc, createSiteDb, docAt } from "../../lib/search/store/site_db.ts";
+import { doc } from "./sites.ts";
 
-const page = (id: string, title: string, body: string, headings: string[] = []) => {
-  const sections = headings.map((heading) => ({ heading, anchor: heading.toLowerCase() }));
-  return { id, title, description: "", headings: headingsText(sections), body, sections };
-};
+const page = (id: string, title: string, body: string, sections: string[] = []) =>
+  doc({ id, title, body, sections });
 
 Deno.test("rank - a one-word query that is a page's whole title ranks that page before pages with a section of that name", () => {
   const db = createSiteDb();

@@ -1,27 +1,6 @@
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
-
-interface Page {
-  id: string;
-  title: string;
-  body: string;
-  sections: string[];
-}
-
-function site(pages: Page[]): SiteDb {
-  const db = createSiteDb();
-  for (const p of pages) {
-    addDoc(db, {
-      id: p.id,
-      title: p.title,
-      description: "",
-      headings: p.sections.join("\n"),
-      body: p.body,
-      sections: p.sections.map((heading) => ({ heading, anchor: "" })),
-    });
-  }
-  return db;
-}
+import { docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
+import { type Page, site } from "./sites.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);
 

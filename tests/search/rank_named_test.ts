@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
-
-function siteDb(pages: { id: string; title: string; body: string }[]): SiteDb {
-  const db = createSiteDb();
-  for (const p of pages) addDoc(db, { description: "", headings: "", ...p });
-  return db;
-}
+import { docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
+import { site } from "./sites.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);
 
@@ -14,7 +9,7 @@ const lister = (n: number) =>
   " acme.tools.saw acme.tools.drill: every module of the package, one a line.";
 
 Deno.test("rank named - the page titled with the module a query names comes before the contents page that lists every module", () => {
-  const db = siteDb([
+  const db = site([
     { id: "/reference/index", title: "Module reference", body: lister(30) },
     { id: "/reference/acme.tools.saw", title: "acme.tools.saw", body: "Cuts boards along a line." },
     { id: "/reference/acme.tools", title: "acme.tools", body: "Tools: the saw and the drill." },
@@ -28,7 +23,7 @@ Deno.test("rank named - the page titled with the module a query names comes befo
 });
 
 Deno.test("rank named - a one-word title is not taken for the page a query names", () => {
-  const db = siteDb([
+  const db = site([
     { id: "/topics/templates", title: "Templates", body: "Templates render pages." },
     {
       id: "/ref/builtins",
@@ -39,25 +34,8 @@ Deno.test("rank named - a one-word title is not taken for the page a query names
   assert.equal(urls(db, "template upper")[0], "/ref/builtins");
 });
 
-function sectioned(
-  pages: { id: string; title: string; body: string; sections: string[] }[],
-): SiteDb {
-  const db = createSiteDb();
-  for (const p of pages) {
-    addDoc(db, {
-      id: p.id,
-      title: p.title,
-      description: "",
-      headings: p.sections.join("\n"),
-      body: p.body,
-      sections: p.sections.map((heading) => ({ heading, anchor: "" })),
-    });
-  }
-  return db;
-}
-
 Deno.test("rank named - a page with a heading and a subheading naming each part of a joined name comes before guides that use the words more", () => {
-  const db = sectioned([
+  const db = site([
     {
       id: "/topics/queues",
       title: "The queue framework",

@@ -4,24 +4,18 @@
  */
 import assert from "node:assert/strict";
 import { rank } from "../../lib/search/query/rank.ts";
-import { addDoc, createSiteDb, docAt, headingsText } from "../../lib/search/store/site_db.ts";
+import { docAt } from "../../lib/search/store/site_db.ts";
+import { site } from "./sites.ts";
 
-const page = (id: string, title: string, body: string) => ({
-  id,
-  title,
-  description: "",
-  headings: headingsText([]),
-  body,
-  sections: [],
-});
+const page = (id: string, title: string, body: string) => ({ id, title, body });
 
 function shop() {
-  const db = createSiteDb();
-  addDoc(db, page("/shipping", "Shipping", "Shipping takes two days; shipping abroad takes five."));
-  addDoc(db, page("/settings", "Account settings", "Change your settings: name, email, password."));
-  addDoc(db, page("/running", "Running shoes", "Shoes for running on roads and trails."));
-  addDoc(db, page("/about", "About us", "A family shop since 1990."));
-  return db;
+  return site([
+    page("/shipping", "Shipping", "Shipping takes two days; shipping abroad takes five."),
+    page("/settings", "Account settings", "Change your settings: name, email, password."),
+    page("/running", "Running shoes", "Shoes for running on roads and trails."),
+    page("/about", "About us", "A family shop since 1990."),
+  ]);
 }
 
 const first = (db: ReturnType<typeof shop>, q: string) => {

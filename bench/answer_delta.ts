@@ -10,7 +10,7 @@
  */
 import process from "node:process";
 import { createApp } from "../app.ts";
-import { loadCorpus, makeQueries, ms, percentile } from "./corpus.ts";
+import { benchApp, loadCorpus, makeQueries, ms, percentile } from "./corpus.ts";
 import { retrieve } from "../lib/answers/retrieve.ts";
 import { extractiveAnswer } from "../lib/answers/extractive.ts";
 import { askStreamed } from "./summarize.ts";
@@ -29,15 +29,7 @@ const dir = await Deno.makeTempDir();
 
 /** An app of some code (this checkout's `createApp`, or another's) holding the pages. */
 async function appOf(make: typeof createApp, name: string) {
-  const kv = await Deno.openKv(`${dir}/${name}.kv`);
-  const { app, services: s } = make({
-    kv,
-    operatorToken: "op_bench",
-    log: () => {},
-    summaryIpLimitPerMinute: 1e9,
-  });
-  const { site, publicKey } = await s.sites.create({ name: "Bench", plan: "enterprise" });
-  await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e12 } }));
+  const { app, services: s, kv, site, publicKey } = await benchApp(make, `${dir}/${name}.kv`);
   const t = performance.now();
   for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
   console.log(

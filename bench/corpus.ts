@@ -5,6 +5,7 @@
  */
 import { extractPage } from "../lib/crawl/extract.ts";
 import type { PageInput } from "../lib/sites/pages.ts";
+import type { createApp } from "../app.ts";
 
 export const SOURCES = [
   { name: "postgresql", dir: "/usr/share/doc/postgresql-doc-15/html" },
@@ -94,3 +95,16 @@ export function percentile(xs: number[], p: number): number {
 
 export const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 export const ms = (x: number) => `${x.toFixed(2)} ms`;
+
+/**
+ * An app for a bench (this checkout's `createApp`, or another's) on a KV file, with one
+ * enterprise site whose searches no quota stops.
+ */
+export async function benchApp(make: typeof createApp, kvPath: string, name = "Bench") {
+  const kv = await Deno.openKv(kvPath);
+  const made = make({ kv, operatorToken: "op_bench", log: () => {}, summaryIpLimitPerMinute: 1e9 });
+  const s = made.services;
+  const { site, publicKey } = await s.sites.create({ name, plan: "enterprise" });
+  await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e12 } }));
+  return { ...made, kv, site, publicKey };
+}

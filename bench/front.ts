@@ -10,19 +10,16 @@ import process from "node:process";
 import { createApp } from "../app.ts";
 import { serveHttp } from "../lib/http/server/mod.ts";
 import { haveWrk, wrk } from "./wrk.ts";
+import { benchApp } from "./corpus.ts";
 
 /** Requests per second of the three servers, and the ratios the issue asks for. */
 export async function benchFront(seconds = 5, rounds = 3) {
   if (!(await haveWrk())) return console.log("\n(HTTP front skipped: apt-get install -y wrk)");
-  const kv = await Deno.openKv(":memory:");
-  const { app, services: s, early } = createApp({
-    kv,
-    operatorToken: "op_bench",
-    log: () => {},
-    summaryIpLimitPerMinute: 1e9,
-  });
-  const { site, publicKey } = await s.sites.create({ name: "Front", plan: "enterprise" });
-  await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e12 } }));
+  const { app, services: s, early, kv, site, publicKey } = await benchApp(
+    createApp,
+    ":memory:",
+    "Front",
+  );
   const words = ["configuration", "install", "cache", "server", "widget", "index", "token"];
   for (let i = 0; i < 50; i++) {
     const body = Array.from({ length: 200 }, (_, j) => words[(i * 7 + j * 3) % words.length]);

@@ -5,7 +5,7 @@
 import process from "node:process";
 import { createApp } from "../app.ts";
 import type { PageInput } from "../lib/sites/pages.ts";
-import { loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
+import { benchApp, loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
 import { indexQueries } from "./index_queries.ts";
 import { haveWrk, wrk, type WrkResult } from "./wrk.ts";
 import { mallocTrim } from "../lib/memory_trim.ts";
@@ -47,15 +47,10 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   );
 
   const dir = await Deno.makeTempDir();
-  const kv = await Deno.openKv(`${dir}/bench.kv`);
-  const { app, services: s, early } = createApp({
-    kv,
-    operatorToken: "op_bench",
-    log: () => {},
-    summaryIpLimitPerMinute: 1e9,
-  });
-  const { site, publicKey } = await s.sites.create({ name: "Bench", plan: "enterprise" });
-  await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e12 } }));
+  const { app, services: s, early, kv, site, publicKey } = await benchApp(
+    createApp,
+    `${dir}/bench.kv`,
+  );
 
   let t = performance.now();
   for (const p of pages) await s.pages.upsert(site.id, p, Infinity);

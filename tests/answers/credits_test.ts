@@ -4,21 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { admin, createSite, putPages, startApp, type TestApp, type TestSite } from "../helpers.ts";
-
-const PAGES = [
-  {
-    url: "/shipping",
-    title: "Shipping",
-    body:
-      "We ship to Germany with DHL. Delivery to Germany takes 2 to 3 business days. Shipping costs 5.95 EUR.",
-  },
-  {
-    url: "/returns",
-    title: "Returns",
-    body:
-      "Unopened bags can be returned within 30 days. Opened bags are covered by our taste guarantee.",
-  },
-];
+import { SHOP_HELP } from "../fixtures/shop_pages.ts";
 
 async function creditsUsed(t: TestApp, site: TestSite): Promise<number> {
   const res = await t.call(`/api/admin/sites/${site.id}/usage`, admin(site.adminKey));
@@ -36,7 +22,7 @@ function ask(t: TestApp, site: TestSite, query: string) {
 Deno.test("answers - questions asked at once, some answered and some matching nothing, spend one credit per answer", async () => {
   const t = await startApp();
   const site = await createSite(t, "basic");
-  await putPages(t, site, PAGES);
+  await putPages(t, site, SHOP_HELP);
   const answered = ["How long does delivery to Germany take?", "Can opened bags be returned?"];
   const unmatched = ["xqzv blorptang wuzzle?", "How do I reset my router firmware?"];
   const bodies = await Promise.all(
@@ -58,7 +44,7 @@ Deno.test("answers - questions asked at once, some answered and some matching no
 Deno.test("answers - an answer whose retrieval fails costs no credit, and the next question is answered", async () => {
   const t = await startApp();
   const site = await createSite(t, "basic");
-  await putPages(t, site, PAGES);
+  await putPages(t, site, SHOP_HELP);
   const top = t.services.indexes.top;
   // The index fails while the answer is retrieved (as a broken store would).
   t.services.indexes.top = async () => {

@@ -14,20 +14,10 @@ import {
   type TestApp,
   type TestSite,
 } from "../helpers.ts";
+import { SHOP_HELP } from "../fixtures/shop_pages.ts";
 
 const PAGES = [
-  {
-    url: "/shipping",
-    title: "Shipping",
-    body:
-      "We ship to Germany with DHL. Delivery to Germany takes 2 to 3 business days. Shipping costs 5.95 EUR.",
-  },
-  {
-    url: "/returns",
-    title: "Returns",
-    body:
-      "Unopened bags can be returned within 30 days. Opened bags are covered by our taste guarantee.",
-  },
+  ...SHOP_HELP,
   { url: "/cafe", title: "Cafés", body: "Our café in Utrecht opens at 8:00 every weekday." },
 ];
 

@@ -85,12 +85,30 @@ async function suggestions(t: TestApp, site: TestSite) {
   return (await res.json()).suggestions;
 }
 
-Deno.test("url names - after a crawl, a page's old URL name (a redirect, a canonical) finds it, and the owner is shown each with the URL that names it", async () => {
-  const fx = helpSite();
+type HelpSite = ReturnType<typeof helpSite>;
+
+/** Crawls `fx` (the help site unless given) into a new business site, runs `check`, closes both. */
+async function afterCrawl(
+  check: (
+    t: TestApp,
+    site: TestSite,
+    fx: HelpSite,
+    job: { counts: { indexed: number } },
+  ) => Promise<void>,
+  fx = helpSite(),
+) {
   const t = await startApp({ crawl: CRAWL });
   try {
     const site = await createSite(t, "business");
-    await crawl(t, site, `${fx.origin}/`);
+    await check(t, site, fx, await crawl(t, site, `${fx.origin}/`));
+  } finally {
+    t.close();
+    await fx.close();
+  }
+}
+
+Deno.test("url names - after a crawl, a page's old URL name (a redirect, a canonical) finds it, and the owner is shown each with the URL that names it", async () => {
+  await afterCrawl(async (t, site) => {
     const res = await t.call(`/api/admin/sites/${site.id}/pages`, admin(site.adminKey));
     const stored = (await res.json()).pages.map((p: { url: string }) => p.url).sort();
     assert.deepEqual(stored, [
@@ -134,18 +152,11 @@ Deno.test("url names - after a crawl, a page's old URL name (a redirect, a canon
         },
       ],
     );
-  } finally {
-    t.close();
-    await fx.close();
-  }
+  });
 });
 
 Deno.test("url names - a name the owner drops no longer finds the page, not even after the next crawl; the other stays", async () => {
-  const fx = helpSite();
-  const t = await startApp({ crawl: CRAWL });
-  try {
-    const site = await createSite(t, "business");
-    await crawl(t, site, `${fx.origin}/`);
+  await afterCrawl(async (t, site, fx) => {
     assert.deepEqual(await found(t, site, "cdn setup"), ["/docs/content-delivery-network"]);
     const res = await t.call(
       `/api/admin/sites/${site.id}/suggestions/dismissed`,
@@ -160,18 +171,11 @@ Deno.test("url names - a name the owner drops no longer finds the page, not even
     await crawl(t, site, `${fx.origin}/`);
     assert.deepEqual(await found(t, site, "cdn setup"), []);
     assert.deepEqual(await found(t, site, "parcel tracking"), ["/guide/shipment-status"]);
-  } finally {
-    t.close();
-    await fx.close();
-  }
+  });
 });
 
 Deno.test("url names - once the old URL no longer redirects, the next crawl stops using its name", async () => {
-  const fx = helpSite();
-  const t = await startApp({ crawl: CRAWL });
-  try {
-    const site = await createSite(t, "business");
-    await crawl(t, site, `${fx.origin}/`);
+  await afterCrawl(async (t, site, fx) => {
     assert.deepEqual(await found(t, site, "cdn setup"), ["/docs/content-delivery-network"]);
     // The old URL is a page of its own again (about other things).
     fx.routes.set("/docs/cdn-setup", html("Images", "<p>Where your pictures are kept.</p>"));
@@ -181,10 +185,7 @@ Deno.test("url names - once the old URL no longer redirects, the next crawl stop
     assert.deepEqual((await suggestions(t, site)).map((s: { query: string }) => s.query), [
       "parcel tracking",
     ]);
-  } finally {
-    t.close();
-    await fx.close();
-  }
+  });
 });
 
 Deno.test("url names - a page naming a canonical URL too long for a KV key or value is crawled and no name is kept", async () => {
@@ -205,25 +206,15 @@ Deno.test("url names - a page naming a canonical URL too long for a KV key or va
     <a href="/${"y".repeat(3_000)}">more</a></p>`,
     ),
   );
-  const t = await startApp({ crawl: CRAWL });
-  try {
-    const site = await createSite(t, "business");
-    const job = await crawl(t, site, `${fx.origin}/`);
+  await afterCrawl(async (t, site, _fx, job) => {
     assert.ok(job.counts.indexed >= 2, JSON.stringify(job.counts));
     assert.deepEqual(await suggestions(t, site), []);
     assert.deepEqual(await found(t, site, "parcel tracking"), []);
-  } finally {
-    t.close();
-    await fx.close();
-  }
+  }, fx);
 });
 
 Deno.test("url names - where the owner's own synonym says what a name means, it wins and the name is no longer offered", async () => {
-  const fx = helpSite();
-  const t = await startApp({ crawl: CRAWL });
-  try {
-    const site = await createSite(t, "business");
-    await crawl(t, site, `${fx.origin}/`);
+  await afterCrawl(async (t, site) => {
     const res = await t.call(`/api/admin/sites/${site.id}/synonyms`, {
       ...admin(site.adminKey, { synonyms: [{ word: "cdn setup", means: ["teapots"] }] }),
       method: "PUT",
@@ -233,8 +224,5 @@ Deno.test("url names - where the owner's own synonym says what a name means, it 
     assert.deepEqual((await suggestions(t, site)).map((s: { query: string }) => s.query), [
       "parcel tracking",
     ]);
-  } finally {
-    t.close();
-    await fx.close();
-  }
+  });
 });

@@ -20,8 +20,8 @@ import {
   encodeSiteDb,
   encodeTail,
   type Extras,
-  type PassageBlocks,
 } from "./snapshot_codec.ts";
+import type { PassageBlocks } from "../store/passage_blocks.ts";
 import type { SiteDb } from "../store/site_db.ts";
 import { SiteName } from "../analysis/site_name.ts";
 import { randomBase62 } from "../../sites/keys.ts";

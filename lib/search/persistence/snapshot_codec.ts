@@ -17,6 +17,7 @@ import { TRIGRAM_BYTES, Trigrams } from "../analysis/trigrams.ts";
 import { TermTable } from "../store/term_table.ts";
 import { Vocab } from "../store/vocab.ts";
 import { FilterPostings } from "../store/filter_postings.ts";
+import type { PassageBlocks } from "../store/passage_blocks.ts";
 
 /**
  * Snapshots of another version are ignored (decodeSiteDb throws), and the index is built
@@ -207,22 +208,6 @@ function opened(bytes: Uint8Array, magic: number, expected: number): Uint8Array 
 export function encodedLength(bytes: Uint8Array): number {
   if (bytes.length < HEADER) fail("too short");
   return new DataView(bytes.buffer, bytes.byteOffset, HEADER).getUint32(12, true);
-}
-
-/**
- * Long pages' passages as a snapshot keeps them beside the index (query/passages.ts makes and
- * adopts them): per row a page's internal id, its passages' count (0: one passage), its pairs
- * from `from[row]` in `hashes` and `at`, and its headings that are names, one a line, in the
- * UTF-8 of `names` from `nameFrom[row]`.
- */
-export interface PassageBlocks {
-  ids: Uint32Array;
-  counts: Uint16Array;
-  from: Uint32Array;
-  hashes: Uint32Array;
-  at: Uint16Array;
-  nameFrom: Uint32Array;
-  names: Uint8Array;
 }
 
 /** The bytes of long pages' passages, checksummed like an index. */

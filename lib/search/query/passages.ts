@@ -14,7 +14,7 @@ import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { unpackText } from "../store/packed_text.ts";
 import { unpackSections } from "../store/packed_sections.ts";
 import { RANKING } from "./weights.ts";
-import type { PassageBlocks } from "../persistence/snapshot_codec.ts";
+import type { PassageBlocks } from "../store/passage_blocks.ts";
 
 /**
  * A long page's passages (0: the lead), compactly: per form it holds (by a 32-bit hash of it)

@@ -190,3 +190,26 @@ Deno.test("vocab - a packed copy is 0.8 full, answers every lookup alike, and pa
   assert.equal(packed.packed(), packed);
   churn(packed, ref, rand, 2000); // and it grows as any table does
 });
+
+Deno.test("vocab - completions are the most used longer words beginning with a prefix, as sets, deletes and growth go on", () => {
+  const rand = rng(11), vocab = new Vocab(4), ref = new Map<string, number>();
+  /** What a visitor would expect: every longer word with the prefix, most used first. */
+  const expected = (prefix: string, max: number) =>
+    [...ref].filter(([w]) => w.length > prefix.length && w.startsWith(prefix))
+      .sort((a, b) => b[1] - a[1]).slice(0, max);
+  for (let round = 0; round < 40; round++) {
+    churn(vocab, ref, rand, 50);
+    for (let q = 0; q < 20; q++) {
+      const prefix = randomWord(rand, CHARS).slice(0, 1 + Math.floor(rand() * 2));
+      const got = vocab.completions(prefix, 5);
+      const want = expected(prefix, 5);
+      assert.equal(got.length, want.length, prefix);
+      // Ties may come in any order: each word is one of the prefix's, with the count due there.
+      got.forEach((w, i) => {
+        assert.ok(w.startsWith(prefix) && w.length > prefix.length, w);
+        assert.equal(ref.get(w), want[i][1], w);
+      });
+    }
+  }
+  assert.deepEqual(vocab.completions("zzz", 5), []);
+});

@@ -9,7 +9,11 @@ import { END, START, type Trigrams } from "./trigrams.ts";
 
 /** What corrections are chosen from: a site's words as written, with how often each is used. */
 export interface Lexicon {
-  vocab: { get(word: string): number | undefined; has(word: string): boolean };
+  vocab: {
+    has(word: string): boolean;
+    /** Uses of the word of `units[0..length)` (UTF-16 units), 0 when absent. */
+    countOf(units: Uint16Array, length: number): number;
+  };
   /** Non-ASCII characters of the vocabulary. */
   alphabet: Set<string>;
   trigrams: Trigrams;
@@ -24,27 +28,61 @@ const ASCII_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_";
 const ASCII = [...ASCII_ALPHABET];
 const JOINED = /[_.-]/;
 
+/** Where candidates are built, one at a time (ranking is synchronous: one serves all). */
+let built = new Uint16Array(256);
+
 /**
- * Calls `visit` with every word one edit from `word` (deleted, swapped, replaced, inserted).
+ * Calls `visit` with every word one edit from `word` (deleted, swapped, replaced, inserted),
+ * between `head` and `tail`, as the length of its units in `built`: no string per candidate.
  * A replaced or inserted letter is tried only where the three-letter sequences it makes occur
  * in some word pages use (`seen`): most candidates are never built.
  */
-function eachEdit(word: string, chars: string[], visit: (e: string) => void, seen?: Trigrams) {
-  const len = word.length;
+function eachEdit(
+  word: string,
+  chars: string[],
+  visit: (length: number) => void,
+  seen: Trigrams,
+  head = "",
+  tail = "",
+) {
+  const len = word.length, h = head.length;
+  const size = h + len + 2 + tail.length;
+  if (built.length < size) built = new Uint16Array(2 * size);
+  const out = built;
+  for (let k = 0; k < h; k++) out[k] = head.charCodeAt(k);
   const at = (k: number) => (k < 0 ? START : k >= len ? END : word.charCodeAt(k));
   const fits = (k: number, c: number, skip: number) =>
-    !seen ||
-    ((k - 2 < -1 || seen.has(at(k - 2), at(k - 1), c)) && seen.has(at(k - 1), c, at(k + skip)) &&
-      (k + skip + 1 > len || seen.has(c, at(k + skip), at(k + skip + 1))));
+    (k - 2 < -1 || seen.has(at(k - 2), at(k - 1), c)) && seen.has(at(k - 1), c, at(k + skip)) &&
+    (k + skip + 1 > len || seen.has(c, at(k + skip), at(k + skip + 1)));
+  /** Ends the candidate at `p` with the word from `from` on, then the tail; its length. */
+  const rest = (p: number, from: number) => {
+    for (let k = from; k < len; k++) out[p++] = word.charCodeAt(k);
+    for (let k = 0; k < tail.length; k++) out[p++] = tail.charCodeAt(k);
+    return p;
+  };
   for (let i = 0; i <= len; i++) {
-    const head = word.slice(0, i), tail = word.slice(i), rest = word.slice(i + 1);
-    if (tail) visit(head + rest);
-    if (tail.length > 1) visit(head + tail[1] + tail[0] + word.slice(i + 2));
-    const here = tail ? tail[0] : "";
+    // The word's first i units stay in place for every edit at i.
+    const p = h + i;
+    if (i > 0) out[p - 1] = word.charCodeAt(i - 1);
+    if (i < len) visit(rest(p, i + 1));
+    if (len - i > 1) {
+      out[p] = word.charCodeAt(i + 1);
+      out[p + 1] = word.charCodeAt(i);
+      visit(rest(p + 2, i + 2));
+    }
+    const here = i < len ? word.charCodeAt(i) : -1;
     for (const c of chars) {
-      const code = c.charCodeAt(0);
-      if (tail && c !== here && fits(i, code, 1)) visit(head + c + rest);
-      if (fits(i, code, 0)) visit(head + c + tail);
+      const code = c.charCodeAt(0), wide = c.length > 1;
+      if (i < len && (wide || code !== here) && fits(i, code, 1)) {
+        out[p] = code;
+        if (wide) out[p + 1] = c.charCodeAt(1);
+        visit(rest(p + c.length, i + 1));
+      }
+      if (fits(i, code, 0)) {
+        out[p] = code;
+        if (wide) out[p + 1] = c.charCodeAt(1);
+        visit(rest(p + c.length, i));
+      }
     }
   }
 }
@@ -54,7 +92,7 @@ function eachEdit(word: string, chars: string[], visit: (e: string) => void, see
  * part (fecth_all) only that part's (the one edit changed it), whether or not the part is a
  * word of its own anywhere (grind_finepowder is used whole); else every edit of the whole.
  */
-function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (e: string) => void) {
+function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (n: number) => void) {
   if (!JOINED.test(w)) return eachEdit(w, alphabet, visit, db.trigrams);
   const parts = w.split(/(?=[_.-])|(?<=[_.-])/);
   const unknown = parts.map((p, i) => [p, i] as const).filter(([p]) =>
@@ -63,7 +101,7 @@ function eachCandidate(db: Lexicon, w: string, alphabet: string[], visit: (e: st
   if (unknown.length !== 1) return eachEdit(w, alphabet, visit, db.trigrams);
   const i = unknown[0][1];
   const head = parts.slice(0, i).join(""), tail = parts.slice(i + 1).join("");
-  eachEdit(parts[i], alphabet, (e) => visit(head + e + tail), db.trigrams);
+  eachEdit(parts[i], alphabet, visit, db.trigrams, head, tail);
 }
 
 /** The most used word as written one edit from `word` (not a common word), or null. */
@@ -77,9 +115,12 @@ export function correct(
   if (w.length < lengths.min || w.length > lengths.max) return null;
   const alphabet = /[\u0080-\uffff]/.test(w) ? [...ASCII_ALPHABET, ...db.alphabet] : ASCII;
   let best: string | null = null, bestCount = 0;
-  eachCandidate(db, w, alphabet, (e) => {
-    const n = db.vocab.get(e);
-    if (n && n > bestCount && !langs.some((l) => isCommonWord(e, l))) [best, bestCount] = [e, n];
+  eachCandidate(db, w, alphabet, (length) => {
+    const n = db.vocab.countOf(built, length);
+    if (n <= bestCount) return;
+    // Only a candidate better than the best so far is made a string.
+    const e = String.fromCharCode(...built.subarray(0, length));
+    if (!langs.some((l) => isCommonWord(e, l))) [best, bestCount] = [e, n];
   });
   return best;
 }

@@ -156,6 +156,28 @@ export class Vocab {
     return i < 0 ? undefined : this.counts[i];
   }
 
+  /**
+   * Uses of the word made of `units[0..length)` (UTF-16 units), 0 when absent: typo correction
+   * looks up hundreds of candidates a word without making a string of each.
+   */
+  countOf(units: Uint16Array, length: number): number {
+    let h = 0x811c9dc5;
+    for (let k = 0; k < length; k++) h = Math.imul(h ^ units[k], 0x01000193);
+    const cap = this.counts.length, { lens, arena } = this;
+    probe: for (let i = (h >>> 0) % cap;; i = i + 1 === cap ? 0 : i + 1) {
+      const l = lens[i];
+      if (l === FREE) return 0;
+      if (l === GONE || (l === LONG ? this.long.get(i) !== length : l !== length + 1)) continue;
+      const s = this.starts[i];
+      if (!(s & UTF16)) {
+        for (let k = 0; k < length; k++) if (arena[s + k] !== units[k]) continue probe;
+      } else {
+        for (let k = 0; k < length; k++) if (this.unit(i, k) !== units[k]) continue probe;
+      }
+      return this.counts[i];
+    }
+  }
+
   has(word: string): boolean {
     return this.find(word) >= 0;
   }

@@ -51,9 +51,6 @@ function eachEdit(
   const out = built;
   for (let k = 0; k < h; k++) out[k] = head.charCodeAt(k);
   const at = (k: number) => (k < 0 ? START : k >= len ? END : word.charCodeAt(k));
-  const fits = (k: number, c: number, skip: number) =>
-    (k - 2 < -1 || seen.has(at(k - 2), at(k - 1), c)) && seen.has(at(k - 1), c, at(k + skip)) &&
-    (k + skip + 1 > len || seen.has(c, at(k + skip), at(k + skip + 1)));
   /** Ends the candidate at `p` with the word from `from` on, then the tail; its length. */
   const rest = (p: number, from: number) => {
     for (let k = from; k < len; k++) out[p++] = word.charCodeAt(k);
@@ -70,15 +67,21 @@ function eachEdit(
       out[p + 1] = word.charCodeAt(i);
       visit(rest(p + 2, i + 2));
     }
-    const here = i < len ? word.charCodeAt(i) : -1;
+    // The letters around i, for the sequences a letter put at i makes.
+    const a2 = at(i - 2), a1 = at(i - 1), a0 = at(i), b1 = at(i + 1), b2 = at(i + 2);
     for (const c of chars) {
       const code = c.charCodeAt(0), wide = c.length > 1;
-      if (i < len && (wide || code !== here) && fits(i, code, 1)) {
+      // The sequence ending with the letter, for a replacement and an insertion alike.
+      if (i > 0 && !seen.has(a2, a1, code)) continue;
+      if (
+        i < len && (wide || code !== a0) && seen.has(a1, code, b1) &&
+        (i + 2 > len || seen.has(code, b1, b2))
+      ) {
         out[p] = code;
         if (wide) out[p + 1] = c.charCodeAt(1);
         visit(rest(p + c.length, i + 1));
       }
-      if (fits(i, code, 0)) {
+      if (seen.has(a1, code, a0) && (i + 1 > len || seen.has(code, a0, b1))) {
         out[p] = code;
         if (wide) out[p + 1] = c.charCodeAt(1);
         visit(rest(p + c.length, i));

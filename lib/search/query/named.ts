@@ -11,7 +11,7 @@
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
 import { exactScores } from "./bm25.ts";
-import { keptHeadings } from "./heading_words.ts";
+import { formMask, keptHeadings } from "./heading_words.ts";
 
 /** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
 const MAX_NAMING = 40;
@@ -84,7 +84,7 @@ export function headingBonus(
   const least = loose ? need - slack : need, spare = loose ? extra : 0;
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * (need + spare + 1);
-  const read = keptHeadings(db, lang);
+  const read = keptHeadings(db, lang), mask = formMask(forms);
   read.begin();
   // Pages a heading names exactly, and pages one names all but `slack` words of.
   const exactly: number[] = [], closely: number[] = [];
@@ -108,9 +108,10 @@ export function headingBonus(
     const named: Set<string>[] = [];
     let yes = false, close = false;
     for (let at = 0; at < lines.length && !yes && named.length < MAX_NAMING;) {
-      const chars = lines[at], first = at + 2, end = first + lines[at + 1];
+      const chars = lines[at], bits = lines[at + 1], first = at + 3, end = first + lines[at + 2];
       at = end;
-      if (chars === 0 || chars > longest) continue;
+      // A line none of whose forms is the query's names nothing (most lines).
+      if (chars === 0 || chars > longest || !(bits & mask)) continue;
       // Most lines fail on their first words: a line is read only while it may still name.
       own.clear();
       let others = 0;

@@ -23,12 +23,63 @@ const cacheEntries = (db: SiteDb) => Math.min(CACHE_ENTRIES, CACHE_PER_DOC * doc
 
 export const NO_SCORES: Scores = { size: 0, ids: new Uint32Array(0), values: new Float64Array(0) };
 
-export function toScores(m: Map<number, number>): Scores {
-  if (!m.size) return NO_SCORES;
-  const ids = new Uint32Array(m.size), values = new Float64Array(m.size);
-  let i = 0;
-  for (const [id, s] of m) ids[i] = id, values[i++] = s;
-  return { size: m.size, ids, values };
+/**
+ * Per-document sums, indexed by internal id, with the documents in the order first added
+ * (as a Map's keys): typed arrays reused from search to search instead of a Map per word.
+ */
+export class Sums {
+  private values = new Float64Array(256);
+  private has = new Uint8Array(256);
+  /** Documents added, in order. */
+  readonly ids: number[] = [];
+
+  get size(): number {
+    return this.ids.length;
+  }
+
+  add(id: number, s: number) {
+    if (id >= this.has.length) this.grow(id);
+    if (this.has[id]) this.values[id] += s;
+    else {
+      this.has[id] = 1;
+      this.values[id] = s;
+      this.ids.push(id);
+    }
+  }
+
+  private grow(id: number) {
+    const size = Math.max(id + 1, this.has.length * 2);
+    const values = new Float64Array(size), has = new Uint8Array(size);
+    values.set(this.values);
+    has.set(this.has);
+    [this.values, this.has] = [values, has];
+  }
+
+  /** The sums (each times `weight`) as scores, in order; leaves it empty. */
+  take(weight = 1): Scores {
+    const n = this.ids.length;
+    if (!n) return NO_SCORES;
+    const ids = new Uint32Array(n), values = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const id = this.ids[i];
+      ids[i] = id;
+      values[i] = this.values[id] * weight;
+      this.has[id] = 0;
+    }
+    this.ids.length = 0;
+    return { size: n, ids, values };
+  }
+}
+
+/** Sums not in use (ranking is synchronous: a few serve every search). */
+const spare: Sums[] = [];
+
+/** Empty sums to fill; given back with `done`. */
+export const sums = (): Sums => spare.pop() ?? new Sums();
+
+/** Gives back sums taken (`take` emptied them). */
+export function done(s: Sums) {
+  if (!s.size && spare.length < 8) spare.push(s);
 }
 
 /** Bytes a site's kept scores take now (indexes.ts counts them in the index's). */
@@ -44,10 +95,10 @@ export function scoreCacheBytes(db: SiteDb): number {
 export function exactScores(db: SiteDb, token: string): Scores {
   const kept = db.scores.get(token);
   if (kept) return kept;
-  const m = new Map<number, number>();
-  const words: string[] = [];
-  for (const field of FIELDS) scoreField(db, field, token, false, m, words);
-  const scores = toScores(m);
+  const m = sums();
+  for (const field of FIELDS) scoreField(db, field, token, false, m);
+  const scores = m.take();
+  done(m);
   if (scores.size >= CACHE_DF) {
     // Oldest first out, until the new one fits.
     const most = cacheEntries(db);
@@ -63,38 +114,26 @@ export function exactScores(db: SiteDb, token: string): Scores {
   return scores;
 }
 
-/** Adds scores into `out`. */
-function addScores(scores: Scores, out: Map<number, number>) {
-  const { ids, values } = scores;
-  for (let i = 0; i < scores.size; i++) {
-    out.set(ids[i], (out.get(ids[i]) ?? 0) + values[i]);
-  }
-}
-
-/** Every score times `weight`, in place. */
-export function weighted(m: Map<number, number>, weight: number): Map<number, number> {
-  for (const [id, s] of m) m.set(id, s * weight);
-  return m;
-}
-
-/** BM25 of every document holding one of `tokens` in any field, boosted per field. */
+/**
+ * Adds the BM25 of every document holding one of `tokens` in any field (boosted per field)
+ * into `out`; pushes each token (or prefix's expansion) that matched onto `matched`.
+ */
 export function score(
   db: SiteDb,
   tokens: Iterable<string>,
   prefix: boolean,
-  out: Map<number, number>,
+  out: Sums,
+  matched: string[],
 ) {
-  const matched: string[] = [];
   for (const token of tokens) {
     if (prefix) {
       for (const field of FIELDS) scoreField(db, field, token, true, out, matched);
       continue;
     }
-    const scores = exactScores(db, token);
-    if (scores.size) matched.push(token);
-    addScores(scores, out);
+    const { size, ids, values } = exactScores(db, token);
+    if (size) matched.push(token);
+    for (let i = 0; i < size; i++) out.add(ids[i], values[i]);
   }
-  return matched;
 }
 
 function scoreField(
@@ -102,8 +141,8 @@ function scoreField(
   field: Field,
   token: string,
   prefix: boolean,
-  out: Map<number, number>,
-  matched: string[],
+  out: Sums,
+  matched?: string[],
 ) {
   const n = docCount(db);
   const found = postings(db, field, token, prefix);
@@ -114,14 +153,14 @@ function scoreField(
   for (const { term: w, ids, tfs } of found) {
     if (++expansions > RANKING.maxExpansions) break;
     if (!ids.length) continue;
-    matched.push(w);
+    matched?.push(w);
     const idf = Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i], tf = tfs[i];
       if (!tf) continue;
       const norm = k1 * (1 - b + (b * (lengths.get(id) ?? 0)) / avg);
       const s = (idf * tf * (k1 + 1)) / (tf + norm) * weight;
-      out.set(id, (out.get(id) ?? 0) + s);
+      out.add(id, s);
     }
   }
 }

@@ -34,21 +34,37 @@ export function nameBonus(
   // A one-word query that is a page's whole title names that page ("download").
   const need = queryWords === 1 ? 1 : Math.max(minTitle, queryWords - slack);
   // Per page: title words that are query words, and how many distinct query words they are.
-  const inTitle = new Map<number, [number, number]>();
+  const slots = db.index.slots;
+  if (inTitle.length < slots) {
+    [inTitle, distinct] = [new Uint32Array(slots), new Uint16Array(slots)];
+  }
+  clearTitled();
   for (const form of forms) {
     for (const { ids, tfs } of postings(db, "title", form)) {
       for (let i = 0; i < ids.length; i++) {
-        if (!tfs[i] || !words[ids[i]]) continue;
-        const [n, distinct] = inTitle.get(ids[i]) ?? [0, 0];
-        inTitle.set(ids[i], [n + tfs[i], distinct + 1]);
+        const id = ids[i];
+        if (!tfs[i] || !words[id]) continue;
+        if (!distinct[id]) titled.push(id);
+        inTitle[id] += tfs[i];
+        distinct[id]++;
       }
     }
   }
   const lengths = db.index.lengths.title;
-  for (const [id, [n, distinct]] of inTitle) {
-    const whole = n >= (lengths.get(id) ?? Infinity);
-    if (whole && distinct >= need && (db.prior.get(id) ?? 1) >= 1) words[id] += bonus;
+  for (const id of titled) {
+    const whole = inTitle[id] >= (lengths.get(id) ?? Infinity);
+    if (whole && distinct[id] >= need && (db.prior.get(id) ?? 1) >= 1) words[id] += bonus;
   }
+  clearTitled();
+}
+
+/** Per page of `titled`: its title's words that are query words, and the distinct ones (reused). */
+let inTitle = new Uint32Array(0), distinct = new Uint16Array(0);
+const titled: number[] = [];
+
+function clearTitled() {
+  for (const id of titled) inTitle[id] = distinct[id] = 0;
+  titled.length = 0;
 }
 
 /**

@@ -7,31 +7,13 @@
  * memory and GC): a Latin-1 word a byte a character, any other as UTF-16 units, two bytes
  * each, so one accented or Greek word does not double every other's size.
  */
+import { WordFilter } from "./word_filter.ts";
 
 /** FNV-1a over UTF-16 units: the same in every process (snapshots keep slot positions). */
 function hash(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-/** A word's second bit in a filter (Vocab.filter), from its hash (the first: the hash itself). */
-function other(h: number): number {
-  const x = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
-  return x ^ (x >>> 13);
-}
-
-/** Sets a word's two bits in a filter of a power of two bits. */
-function mark(filter: Uint32Array, h: number) {
-  const mask = filter.length * 32 - 1, a = h & mask, b = other(h) & mask;
-  filter[a >>> 5] |= 1 << (a & 31);
-  filter[b >>> 5] |= 1 << (b & 31);
-}
-
-/** Whether both of a word's bits are set. */
-function filters(filter: Uint32Array, h: number): boolean {
-  const mask = filter.length * 32 - 1, a = h & mask, b = other(h) & mask;
-  return (filter[a >>> 5] & (1 << (a & 31))) !== 0 && (filter[b >>> 5] & (1 << (b & 31))) !== 0;
 }
 
 /**
@@ -74,11 +56,11 @@ export class Vocab {
   /** The slots of the words in code unit order, for completions; null once a word comes or goes. */
   private order: Uint32Array | null = null;
   /**
-   * Two bits per word among 8 bits a word or more, by its hash (`countOf`): most words looked up
-   * are none of the vocabulary's, and a miss in a table 0.8 full probes about 14 slots; built on
-   * the first lookup, kept as words come (while the bits suffice), keeping deleted words' bits.
+   * The words' hashes, for `countOf`: most words it looks up are none of the vocabulary's, and
+   * a miss in a table 0.8 full probes about 14 slots. Made on its first lookup, kept as words
+   * come while they fit (deleted words stay in it).
    */
-  private filter: Uint32Array | null = null;
+  private filter: WordFilter | null = null;
 
   constructor(capacity = 1024, parts?: VocabParts) {
     if (!(capacity >= 1)) throw new Error("vocab capacity");
@@ -188,18 +170,15 @@ export class Vocab {
   countOf(units: Uint16Array, length: number): number {
     let h = 0x811c9dc5;
     for (let k = 0; k < length; k++) h = Math.imul(h ^ units[k], 0x01000193);
-    const filter = this.filter ??= this.filtered();
-    if (!filters(filter, h)) return 0;
+    if (!(this.filter ??= this.filtered()).may(h >>> 0)) return 0;
     const cap = this.counts.length, { lens, arena } = this;
     probe: for (let i = (h >>> 0) % cap;; i = i + 1 === cap ? 0 : i + 1) {
       const l = lens[i];
       if (l === FREE) return 0;
       if (l === GONE || (l === LONG ? this.long.get(i) !== length : l !== length + 1)) continue;
-      const s = this.starts[i];
-      if (!(s & UTF16)) {
-        for (let k = 0; k < length; k++) if (arena[s + k] !== units[k]) continue probe;
-      } else {
-        for (let k = 0; k < length; k++) if (this.unit(i, k) !== units[k]) continue probe;
+      const s = this.starts[i], wide = (s & UTF16) !== 0;
+      for (let k = 0; k < length; k++) {
+        if ((wide ? this.unit(i, k) : arena[s + k]) !== units[k]) continue probe;
       }
       return this.counts[i];
     }
@@ -221,9 +200,8 @@ export class Vocab {
     while (this.lens[i] !== FREE && this.lens[i] !== GONE) i = i + 1 === cap ? 0 : i + 1;
     if (this.lens[i] === FREE) this.taken++;
     this.order = null;
-    if (this.filter && (this.size + 1) * 8 <= this.filter.length * 32) {
-      mark(this.filter, hash(word));
-    } else this.filter = null;
+    if (this.filter?.fits(this.size + 1)) this.filter.add(hash(word));
+    else this.filter = null;
     this.starts[i] = this.append(word);
     this.setLen(i, word.length);
     this.counts[i] = count;
@@ -295,19 +273,17 @@ export class Vocab {
   }
 
   /** The filter of `countOf` for the words held now. */
-  private filtered(): Uint32Array {
-    let bits = 1024;
-    while (bits < this.size * 8) bits *= 2;
-    const filter = new Uint32Array(bits >>> 5);
+  private filtered(): WordFilter {
+    const filter = new WordFilter(this.size);
     for (let i = 0; i < this.lens.length; i++) {
-      if (this.lens[i] !== FREE && this.lens[i] !== GONE) mark(filter, this.hashAt(i));
+      if (this.lens[i] !== FREE && this.lens[i] !== GONE) filter.add(this.hashAt(i));
     }
     return filter;
   }
 
   /** Bytes held besides the parts a snapshot stores: what lookups build as they need it. */
   get lookupBytes(): number {
-    return (this.order?.byteLength ?? 0) + (this.filter?.byteLength ?? 0);
+    return (this.order?.byteLength ?? 0) + (this.filter?.bytes ?? 0);
   }
 
   /** Every word and its uses, in slot order. */

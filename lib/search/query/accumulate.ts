@@ -1,0 +1,265 @@
+/**
+ * One pass of ranking (rank.ts): every query word's BM25 added into per-document arrays
+ * reused from search to search (no Map or object per matching page), with the words being
+ * typed, corrected or found through synonyms, and what each correction added.
+ */
+import type { Scores, SiteDb } from "../store/site_db.ts";
+import { fold, isStopWord, terms, written } from "../analysis/tokens.ts";
+import { done, exactScores, NO_SCORES, score, sums } from "./bm25.ts";
+import { RANKING } from "./weights.ts";
+import type { Alternatives } from "./expand.ts";
+import { completed } from "./complete.ts";
+
+const JOINED = /[_.-]/;
+const DOTTED = /[.-]/;
+
+/** A query word replaced by the word pages use. */
+export interface Correction {
+  from: string;
+  to: string;
+}
+
+/** A word's indexed forms in the site's languages, each once. */
+function formsOf(word: string, langs: string[]): string[] {
+  const first = terms(word, langs[0]);
+  if (langs.length === 1 && first.length < 2) return first;
+  return [...new Set(langs.flatMap((l) => terms(word, l)))];
+}
+
+/** A word's prefixes to expand: its forms and itself folded (one letter would list too many). */
+const prefixesOf = (forms: string[], word: string) =>
+  new Set([...forms, fold(word)].filter((p) => p.length >= RANKING.minPrefix));
+
+/** Per-document sums of a pass, indexed by internal id. */
+export interface Scratch {
+  score: Float64Array;
+  words: Uint16Array;
+  /** The documents with a score, in the order they got one (reused: one pass at a time). */
+  touched: number[];
+  grow(id: number): void;
+}
+
+const scratches = new WeakMap<SiteDb, Scratch>();
+
+/** A site's zeroed per-document arrays (ranking is synchronous, so one set serves all). */
+export function scratch(db: SiteDb): Scratch {
+  let s = scratches.get(db);
+  if (!s) {
+    const made: Scratch = {
+      score: new Float64Array(1024),
+      words: new Uint16Array(1024),
+      touched: [],
+      grow(id: number) {
+        if (id < made.words.length) return;
+        const size = Math.max(id + 1, made.words.length * 2);
+        const score = new Float64Array(size), words = new Uint16Array(size);
+        score.set(made.score);
+        words.set(made.words);
+        [made.score, made.words] = [score, words];
+      },
+    };
+    scratches.set(db, s = made);
+  }
+  return s;
+}
+
+/** A query word to look up; `fix` names the correction it came from; `at`: its query word. */
+interface Unit {
+  word: string;
+  last: boolean;
+  fix?: number;
+  at: number;
+}
+
+/** Leaves the arrays zeroed for the next query. */
+export function clear(acc: Scratch, touched: number[]) {
+  for (const id of touched) {
+    acc.score[id] = 0;
+    acc.words[id] = 0;
+  }
+}
+
+/** What a correction added to one page: its words matched, and their score. */
+export interface Share {
+  words: number;
+  score: number;
+}
+
+/** Adds every query word's scores into `acc`; returns what it matched and corrected. */
+export function accumulate(
+  db: SiteDb,
+  query: string[],
+  typing: boolean,
+  langs: string[],
+  acc: Scratch,
+  fixOf: (word: string) => string | null,
+  spans: Alternatives[],
+) {
+  const corrections: Correction[] = [];
+  /** Per correction: page → what it added there. */
+  const fixed: Map<number, Share>[] = [];
+  const matched: string[] = [];
+  const fix = (from: string, to: string) => {
+    corrections.push({ from, to });
+    fixed.push(new Map());
+    return corrections.length - 1;
+  };
+
+  // An identifier no page has as written (get_objcet_or_404) is corrected whole, then split.
+  const units: Unit[] = [];
+  query.forEach((word, i) => {
+    let w = word, from: number | undefined;
+    if (JOINED.test(w) && !db.vocab.has(written(w))) {
+      const fixedWord = fixOf(w);
+      if (fixedWord) [w, from] = [fixedWord, fix(word, fixedWord)];
+    }
+    const parts = DOTTED.test(w) ? w.split(DOTTED).filter(Boolean) : [w];
+    parts.forEach((p, j) =>
+      units.push({
+        word: p,
+        last: i === query.length - 1 && j === parts.length - 1,
+        fix: from,
+        at: i,
+      })
+    );
+  });
+
+  /** One word's scores (as typed, as being typed, corrected, or as a prefix) and its fix. */
+  const hitsOf = (unit: Unit, loose: boolean) => {
+    const { word, last } = unit;
+    let by = unit.fix;
+    const forms = formsOf(word, langs);
+    // One form (the usual case): its scores as they are, without a copy.
+    let hits = NO_SCORES;
+    const found = sums();
+    if (forms.length === 1) {
+      hits = exactScores(db, forms[0]);
+      if (hits.size) matched.push(forms[0]);
+    } else {
+      score(db, forms, false, found, matched);
+      hits = found.take();
+    }
+    if (hits.size === 0 && last && typing) {
+      score(db, prefixesOf(forms, word), true, found, matched);
+      // A word whose forms are shorter than what is typed ("shipp": "ship", of "shipping").
+      if (!found.size) score(db, completed(db, word, langs), false, found, matched);
+      hits = found.take();
+    }
+    if (hits.size === 0 && !db.vocab.has(written(word))) {
+      const fixedWord = fixOf(word);
+      if (fixedWord) {
+        score(db, formsOf(fixedWord, langs), false, found, matched);
+        matched.push(fixedWord);
+        if (found.size && loose) by = fix(word, fixedWord);
+        hits = found.take(RANKING.typoWeight);
+      }
+    }
+    if (hits.size === 0 && loose) {
+      score(db, prefixesOf(forms, word), true, found, matched);
+      hits = found.take(RANKING.prefixWeight);
+    }
+    done(found);
+    return { hits, by };
+  };
+
+  /** Documents holding every word of a synonym's phrase, with the sum of its words' scores. */
+  const phraseHits = (phrase: string[]): Map<number, number> => {
+    let out: Map<number, number> | null = null;
+    for (const w of phrase) {
+      if (langs.every((l) => isStopWord(w, l))) continue;
+      const { hits } = hitsOf({ word: w, last: false, at: -1 }, false);
+      const next = new Map<number, number>();
+      for (let i = 0; i < hits.size; i++) {
+        const id = hits.ids[i], prev: number | undefined = out ? out.get(id) : 0;
+        if (prev !== undefined) next.set(id, prev + hits.values[i]);
+      }
+      out = next;
+      if (!out.size) break;
+    }
+    return out ?? new Map();
+  };
+
+  // Per-document sums in arrays indexed by internal id (no object per matching page).
+  const touched = acc.touched;
+  touched.length = 0;
+  // Ids are below the slots given so far: no word's scores need the arrays to grow.
+  acc.grow(db.index.slots);
+  /** Adds one word's scores (`by`: the correction it came from). */
+  const addHits = ({ size, ids, values }: Scores, by?: number) => {
+    const { score, words } = acc;
+    if (by !== undefined) {
+      for (let i = 0; i < size; i++) add(ids[i], values[i], 1, by);
+      return;
+    }
+    for (let i = 0; i < size; i++) {
+      const id = ids[i];
+      if (words[id] === 0) touched.push(id);
+      score[id] += values[i];
+      words[id]++;
+    }
+  };
+  const add = (id: number, s: number, n: number, by?: number) => {
+    acc.grow(id);
+    if (acc.words[id] === 0) touched.push(id);
+    acc.score[id] += s;
+    acc.words[id] += n;
+    const mine = by === undefined ? undefined : fixed[by];
+    if (mine) {
+      const share = mine.get(id) ?? { words: 0, score: 0 };
+      share.words += n;
+      share.score += s;
+      mine.set(id, share);
+    }
+  };
+  let counted = 0;
+  try {
+    for (let u = 0; u < units.length;) {
+      const span = spans.find((x) => x.from === units[u].at);
+      // Pages a synonym of the words from here finds, each with its best phrase's score.
+      const viaPhrases = new Map<number, number>();
+      const weight = span?.weight ?? RANKING.synonymWeight;
+      for (const phrase of span?.phrases ?? []) {
+        // A phrase weighs as much as the words it stands for, however many words it has.
+        const per = weight * Math.min(1, (span!.to - span!.from) / phrase.length);
+        for (const [id, sc] of phraseHits(phrase)) {
+          const v = sc * per;
+          if ((viaPhrases.get(id) ?? -1) < v) viaPhrases.set(id, v);
+        }
+      }
+      if (!span || !viaPhrases.size) {
+        const { hits, by } = hitsOf(units[u++], true);
+        if (hits.size === 0) continue; // a stop word, or a word no page has
+        counted++;
+        addHits(hits, by);
+        continue;
+      }
+      // Words a synonym stands for: a page counts them all when found through any one phrase.
+      let end = u;
+      while (end < units.length && units[end].at < span.to) end++;
+      const group = units.slice(u, end), n = group.length;
+      u = end;
+      const best = new Map<number, [number, number]>();
+      const mark = corrections.length;
+      for (const unit of group) {
+        const { hits } = hitsOf(unit, true);
+        for (let i = 0; i < hits.size; i++) {
+          const have = best.get(hits.ids[i]) ?? [0, 0];
+          best.set(hits.ids[i], [have[0] + hits.values[i], have[1] + 1]);
+        }
+      }
+      // The words typed are not "corrected" when a synonym of them found pages.
+      corrections.length = mark;
+      fixed.length = mark;
+      for (const [id, v] of viaPhrases) {
+        const have = best.get(id);
+        if (!have || have[1] < n || have[0] < v) best.set(id, [v, n]);
+      }
+      counted++;
+      for (const [id, [sc, k]] of best) add(id, sc, k);
+    }
+  } catch (e) {
+    clear(acc, touched);
+    throw e;
+  }
+  return { touched, counted, corrections, fixed, matched, units: units.length };
+}

@@ -34,34 +34,35 @@ const prefixesOf = (forms: string[], word: string) =>
 export interface Scratch {
   score: Float64Array;
   words: Uint16Array;
-  /** The documents with a score, in the order they got one (reused: one pass at a time). */
-  touched: number[];
+  /** The documents with a score, in the order they got one: the first `count`. */
+  touched: Uint32Array;
+  count: number;
+  /** Makes room for ids up to `id`. */
   grow(id: number): void;
 }
 
-const scratches = new WeakMap<SiteDb, Scratch>();
+const made: Scratch = {
+  score: new Float64Array(1024),
+  words: new Uint16Array(1024),
+  touched: new Uint32Array(1024),
+  count: 0,
+  grow(id: number) {
+    if (id < made.words.length) return;
+    const size = Math.max(id + 1, made.words.length * 2);
+    const score = new Float64Array(size), words = new Uint16Array(size);
+    const touched = new Uint32Array(size);
+    score.set(made.score);
+    words.set(made.words);
+    touched.set(made.touched);
+    [made.score, made.words, made.touched] = [score, words, touched];
+  },
+};
 
-/** A site's zeroed per-document arrays (ranking is synchronous, so one set serves all). */
-export function scratch(db: SiteDb): Scratch {
-  let s = scratches.get(db);
-  if (!s) {
-    const made: Scratch = {
-      score: new Float64Array(1024),
-      words: new Uint16Array(1024),
-      touched: [],
-      grow(id: number) {
-        if (id < made.words.length) return;
-        const size = Math.max(id + 1, made.words.length * 2);
-        const score = new Float64Array(size), words = new Uint16Array(size);
-        score.set(made.score);
-        words.set(made.words);
-        [made.score, made.words] = [score, words];
-      },
-    };
-    scratches.set(db, s = made);
-  }
-  return s;
-}
+/**
+ * The zeroed per-document arrays of every site's passes: ranking is synchronous, so one set
+ * serves the process (as large as the largest site's ids).
+ */
+export const scratch = (): Scratch => made;
 
 /** A query word to look up; `fix` names the correction it came from; `at`: its query word. */
 interface Unit {
@@ -72,11 +73,10 @@ interface Unit {
 }
 
 /** Leaves the arrays zeroed for the next query. */
-export function clear(acc: Scratch, touched: number[]) {
-  for (const id of touched) {
-    acc.score[id] = 0;
-    acc.words[id] = 0;
-  }
+export function clear(acc: Scratch) {
+  const { score, words, touched } = acc;
+  for (let i = 0; i < acc.count; i++) score[touched[i]] = words[touched[i]] = 0;
+  acc.count = 0;
 }
 
 /** What a correction added to one page: its words matched, and their score. */
@@ -180,27 +180,26 @@ export function accumulate(
   };
 
   // Per-document sums in arrays indexed by internal id (no object per matching page).
-  const touched = acc.touched;
-  touched.length = 0;
+  clear(acc);
   // Ids are below the slots given so far: no word's scores need the arrays to grow.
   acc.grow(db.index.slots);
   /** Adds one word's scores (`by`: the correction it came from). */
   const addHits = ({ size, ids, values }: Scores, by?: number) => {
-    const { score, words } = acc;
+    const { score, words, touched } = acc;
     if (by !== undefined) {
       for (let i = 0; i < size; i++) add(ids[i], values[i], 1, by);
       return;
     }
     for (let i = 0; i < size; i++) {
       const id = ids[i];
-      if (words[id] === 0) touched.push(id);
+      if (words[id] === 0) touched[acc.count++] = id;
       score[id] += values[i];
       words[id]++;
     }
   };
   const add = (id: number, s: number, n: number, by?: number) => {
     acc.grow(id);
-    if (acc.words[id] === 0) touched.push(id);
+    if (acc.words[id] === 0) acc.touched[acc.count++] = id;
     acc.score[id] += s;
     acc.words[id] += n;
     const mine = by === undefined ? undefined : fixed[by];
@@ -258,8 +257,8 @@ export function accumulate(
       for (const [id, [sc, k]] of best) add(id, sc, k);
     }
   } catch (e) {
-    clear(acc, touched);
+    clear(acc);
     throw e;
   }
-  return { touched, counted, corrections, fixed, matched, units: units.length };
+  return { counted, corrections, fixed, matched, units: units.length };
 }

@@ -76,7 +76,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
     }
     return fixes.get(w)!;
   };
-  const acc = scratch(db);
+  const acc = scratch();
   const refused = new Set<string>();
   const spans = [...(expand?.(query, (w) => db.vocab.has(written(w))) ?? [])];
   // What the site's own pages say a word means, where the owner's synonyms say nothing.
@@ -97,18 +97,18 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
     // again without it.
     let needless: Correction[];
     try {
-      needless = pass.corrections.filter((_, i) => !raises(acc, pass.touched, pass.fixed[i]));
+      needless = pass.corrections.filter((_, i) => !raises(acc, pass.fixed[i]));
     } catch (e) {
-      clear(acc, pass.touched);
+      clear(acc);
       throw e;
     }
     if (needless.length) {
-      clear(acc, pass.touched);
+      clear(acc);
       for (const c of needless) refused.add(c.from);
       continue;
     }
     let ids: number[];
-    const forms = new Set(pass.matched);
+    const forms = new Set(pass.matched), found = acc.count;
     try {
       for (const [id, p] of db.prior) {
         if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
@@ -116,17 +116,17 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       nameBonus(db, forms, acc.words, pass.counted);
       // The first pages are ranked again by their best passage and the words headings name.
       const { pool } = RANKING.passages, named = Math.max(limit, RANKING.named.pool);
-      ids = topK(pass.touched, Math.min(Math.max(pool, named), pass.touched.length), acc);
+      ids = topK(acc.touched, Math.min(Math.max(pool, named), found), acc, found);
       passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
       ids = topK(ids, Math.min(named, ids.length), acc);
       headingBonusOver(db, ids, forms, acc.words, langs[0], pass.units, query.length);
       ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
-      clear(acc, pass.touched);
+      clear(acc);
     }
     return {
       ids,
-      found: pass.touched.length,
+      found,
       corrections: pass.counted > 0 ? pass.corrections : [],
       matched: [...forms],
       words: query,
@@ -140,8 +140,9 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
  * not be there without it, or a page it matched among the very first (`fixed`: what it added
  * to each page it matched).
  */
-function raises(acc: Scratch, touched: number[], fixed: Map<number, Share>): boolean {
+function raises(acc: Scratch, fixed: Map<number, Share>): boolean {
   let withIt = 0, without = 0;
+  const touched = acc.touched.subarray(0, acc.count);
   for (const id of touched) {
     const n = acc.words[id];
     if (n > withIt) withIt = n;
@@ -151,7 +152,7 @@ function raises(acc: Scratch, touched: number[], fixed: Map<number, Share>): boo
   if (withIt > without) return true;
   // The first page with it, against what each of its pages would weigh without it.
   const page = RANKING.correctionPage;
-  const first = topK([...touched], Math.min(page, touched.length), acc);
+  const first = topK(touched, Math.min(page, touched.length), acc);
   if (!first.some((id) => fixed.has(id))) return false;
   // Holey arrays indexed by id: only the pages matched without it.
   const rest = { score: [] as number[], words: [] as number[] };

@@ -5,7 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { type Expand, rank, topK } from "../../lib/search/query/rank.ts";
-import { addDoc, createSiteDb, type Doc, type SiteDb } from "../../lib/search/store/site_db.ts";
+import {
+  addDoc,
+  createSiteDb,
+  type Doc,
+  docAt,
+  FIELDS,
+  removeDoc,
+  seal,
+  type SiteDb,
+} from "../../lib/search/store/site_db.ts";
+import { countTerms } from "../../lib/search/analysis/tokens.ts";
 
 /** Deterministic pseudo-random numbers in [0, 1). */
 function rng(seed: number) {
@@ -127,4 +137,27 @@ Deno.test("rank scratch - the best of the first n of a typed array, as a stable 
     }
     assert.deepEqual(ids, copy);
   }
+});
+
+Deno.test("rank scratch - a term's frequencies in many pages at once are those read page by page, sealed, added since and removed", () => {
+  const db = site(300, 4);
+  seal(db);
+  // Pages added since the seal (the recent part), some replaced or removed (dead until the next).
+  const more = site(30, 5);
+  for (let i = 0; i < 30; i++) addDoc(db, { ...docAt(more, i), id: `/more/${i}` });
+  for (let i = 0; i < 20; i++) removeDoc(db, `/p/${i * 7}`);
+  addDoc(db, { ...docAt(more, 0), id: "/p/3" });
+  const ids = Array.from({ length: db.index.slots }, (_, i) => i).reverse();
+  const out = new Uint16Array(ids.length);
+  for (const field of FIELDS) {
+    for (
+      const term of [...WORDS.map((w) => countTerms(w, "en").counts.keys().next().value!), "zebra"]
+    ) {
+      db.index.tfsOf(field, term, ids, out);
+      ids.forEach((id, j) =>
+        assert.equal(out[j], db.index.get(field, id, term), `${field} ${term} ${id}`)
+      );
+    }
+  }
+  assert.ok(db.index.deadCount > 0 && db.index.fields.body.recentSize > 0);
 });

@@ -1,37 +1,54 @@
 /**
- * The named-heading check (named.ts) over the first pages, with each page's own heading
- * forms: a word being typed stands for every word it begins (hundreds for "in"), and
- * looking each up in each page's headings cost common-word queries tens of ms. Each form's
- * heading postings are read once instead; the pages named are the same.
+ * Which of a query's forms the headings of the first pages hold, for the named-heading check
+ * (named.ts). Few forms: each is looked up once for all the pages. Many (a word being typed
+ * stands for every word it begins, hundreds for "in": looking each up in each page's headings
+ * cost common-word queries tens of ms): each form's heading postings are read once instead.
  */
 import { postings, type SiteDb } from "../store/site_db.ts";
-import { headingBonus } from "./named.ts";
 
-/** Adds named.ts's heading bonus to `words` of the pages of `ids`, as headingBonus does. */
-export function headingBonusOver(
+/** Per document id: 1 + its place among the pages asked about, while they are (else 0). */
+let place = new Uint32Array(0);
+/** One form's frequency in each page's headings. */
+let tfs = new Uint16Array(64);
+
+/** Per page of `ids`: how many of `forms` its headings hold (`held`), and how many of `rare`. */
+export function headingForms(
   db: SiteDb,
   ids: number[],
   forms: Set<string>,
-  words: { [id: number]: number },
-  lang: string,
+  rare: ReadonlySet<string>,
   queryWords: number,
-  typed: number,
-) {
-  // As many forms as query words or fewer: each looked up in each page is cheap.
+): { held: Uint16Array; rare: Uint16Array } {
+  const held = new Uint16Array(ids.length), rareHeld = new Uint16Array(ids.length);
   if (forms.size <= queryWords) {
-    return headingBonus(db, ids, forms, words, lang, queryWords, typed);
-  }
-  // Each page's forms its headings hold, from each form's heading postings read once.
-  const wanted = new Set(ids), held = new Map<number, Set<string>>();
-  for (const f of forms) {
-    for (const { ids: has, tfs } of postings(db, "headings", f)) {
-      for (let i = 0; i < has.length; i++) {
-        if (!tfs[i] || !wanted.has(has[i])) continue;
-        const own = held.get(has[i]);
-        if (own) own.add(f);
-        else held.set(has[i], new Set([f]));
+    if (tfs.length < ids.length) tfs = new Uint16Array(ids.length);
+    for (const f of forms) {
+      db.index.tfsOf("headings", f, ids, tfs);
+      const isRare = rare.has(f);
+      for (let j = 0; j < ids.length; j++) {
+        if (tfs[j] === 0) continue;
+        held[j]++;
+        if (isRare) rareHeld[j]++;
       }
     }
+    return { held, rare: rareHeld };
   }
-  headingBonus(db, ids, forms, words, lang, queryWords, typed, held);
+  if (place.length < db.index.slots) place = new Uint32Array(db.index.slots);
+  ids.forEach((id, j) => place[id] = j + 1);
+  try {
+    for (const f of forms) {
+      const isRare = rare.has(f);
+      for (const { ids: has, tfs } of postings(db, "headings", f)) {
+        for (let i = 0; i < has.length; i++) {
+          const j = place[has[i]];
+          if (!j || !tfs[i]) continue;
+          held[j - 1]++;
+          if (isRare) rareHeld[j - 1]++;
+        }
+      }
+    }
+  } finally {
+    for (const id of ids) place[id] = 0;
+  }
+  return { held, rare: rareHeld };
 }

@@ -12,6 +12,7 @@ import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
 import { exactScores } from "./bm25.ts";
 import { formMask, keptHeadings } from "./heading_words.ts";
+import { headingForms } from "./heading_pool.ts";
 
 /** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
 const MAX_NAMING = 40;
@@ -87,7 +88,6 @@ export function headingBonus(
   lang: string,
   queryWords: number,
   typed: number,
-  heldBy?: Map<number, Set<string>>,
 ) {
   const { heading: weight, headingWords, looseWords, extra, slack } = RANKING.named;
   const need = Math.min(forms.size, queryWords);
@@ -105,18 +105,11 @@ export function headingBonus(
   // Pages a heading names exactly, and pages one names all but `slack` words of.
   const exactly: number[] = [], closely: number[] = [];
   const own = new Set<string>();
-  for (const id of ids) {
-    // Only a page whose headings hold enough of the query's forms is read.
-    // `heldBy`: the forms each page's headings hold, read once for the pool (heading_pool.ts).
-    let held = 0, rareHeld = 0;
-    const mine = heldBy ? heldBy.get(id) ?? NONE : forms;
-    for (const f of mine) {
-      if (heldBy || db.index.get("headings", id, f) > 0) {
-        held++;
-        if (rare.has(f)) rareHeld++;
-      }
-    }
-    if (held < least || rareHeld < rare.size) continue;
+  // Only a page whose headings hold enough of the query's forms is read.
+  const held = headingForms(db, ids, forms, rare, queryWords);
+  for (let j = 0; j < ids.length; j++) {
+    const id = ids[j];
+    if (held.held[j] < least || held.rare[j] < rare.size) continue;
     const lines = read.lines(db, id);
     if (!lines) continue;
     // Each heading made of query words only, as the set of them it names; lines too long

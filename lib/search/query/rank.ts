@@ -13,8 +13,7 @@ import { correct } from "../analysis/typos.ts";
 import { RANKING } from "./weights.ts";
 import type { Alternatives, Expand } from "./expand.ts";
 import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
-import { nameBonus } from "./named.ts";
-import { headingBonusOver } from "./heading_pool.ts";
+import { headingBonus, nameBonus } from "./named.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
 import {
@@ -119,7 +118,7 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       ids = topK(acc.touched, Math.min(Math.max(pool, named), found), acc, found);
       passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
       ids = topK(ids, Math.min(named, ids.length), acc);
-      headingBonusOver(db, ids, forms, acc.words, langs[0], pass.units, query.length);
+      headingBonus(db, ids, forms, acc.words, langs[0], pass.units, query.length);
       ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
       clear(acc);

@@ -88,6 +88,30 @@ export class FieldPostings {
     return 0;
   }
 
+  /** `term`'s frequency in each document of `ids`, into `out` (0 where absent): one lookup of the term. */
+  tfsOf(term: string, ids: ArrayLike<number>, out: Uint16Array) {
+    const i = this.table.indexOf(term);
+    const from = i >= 0 ? this.offsets[i] : 0, to = i >= 0 ? this.offsets[i + 1] : 0;
+    const r = this.recent, c = r.chains.get(term);
+    for (let j = 0; j < ids.length; j++) {
+      const id = ids[j];
+      let lo = from, hi = to - 1, tf = 0;
+      while (lo <= hi) {
+        const mid = (lo + hi) >>> 1, at = this.ids[mid];
+        if (at === id) {
+          tf = this.tfs[mid];
+          break;
+        }
+        if (at < id) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      if (c !== undefined && !tf) {
+        for (let e = r.first[c]; e && !tf; e = r.next[e]) if (r.ids[e] === id) tf = r.tfs[e];
+      }
+      out[j] = tf;
+    }
+  }
+
   /**
    * The hit of one term, sealed and recent postings together, dead documents left out.
    * `term` null: only sealed term `sealed`, whose string is sliced only for a hit.

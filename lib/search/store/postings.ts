@@ -154,6 +154,12 @@ export class InvertedIndex {
     return this.fields[field].lookup(token, prefix, this.dead, this.deadCount > 0);
   }
 
+  /** A token's frequency in each document of `ids`' field, into `out` (0 when absent or removed). */
+  tfsOf(field: Field, token: string, ids: ArrayLike<number>, out: Uint16Array) {
+    this.fields[field].tfsOf(token, ids, out);
+    if (this.deadCount) { for (let j = 0; j < ids.length; j++) if (this.dead[ids[j]]) out[j] = 0; }
+  }
+
   /** A token's frequency in one document's field (0 when absent or removed). */
   get(field: Field, id: number, token: string): number {
     return this.dead[id] ? 0 : this.fields[field].tf(id, token);

@@ -79,12 +79,6 @@ export function clear(acc: Scratch) {
   acc.count = 0;
 }
 
-/** What a correction added to one page: its words matched, and their score. */
-export interface Share {
-  words: number;
-  score: number;
-}
-
 /** Adds every query word's scores into `acc`; returns what it matched and corrected. */
 export function accumulate(
   db: SiteDb,
@@ -96,12 +90,12 @@ export function accumulate(
   spans: Alternatives[],
 ) {
   const corrections: Correction[] = [];
-  /** Per correction: page → what it added there. */
-  const fixed: Map<number, Share>[] = [];
+  /** Per correction: the scores added through it (one word's each). */
+  const fixed: Scores[][] = [];
   const matched: string[] = [];
   const fix = (from: string, to: string) => {
     corrections.push({ from, to });
-    fixed.push(new Map());
+    fixed.push([]);
     return corrections.length - 1;
   };
 
@@ -183,13 +177,10 @@ export function accumulate(
   clear(acc);
   // Ids are below the slots given so far: no word's scores need the arrays to grow.
   acc.grow(db.index.slots);
-  /** Adds one word's scores (`by`: the correction it came from). */
-  const addHits = ({ size, ids, values }: Scores, by?: number) => {
-    const { score, words, touched } = acc;
-    if (by !== undefined) {
-      for (let i = 0; i < size; i++) add(ids[i], values[i], 1, by);
-      return;
-    }
+  /** Adds one word's scores (`by`: the correction it came from, which keeps them). */
+  const addHits = (hits: Scores, by?: number) => {
+    const { score, words, touched } = acc, { size, ids, values } = hits;
+    if (by !== undefined) fixed[by]?.push(hits);
     for (let i = 0; i < size; i++) {
       const id = ids[i];
       if (words[id] === 0) touched[acc.count++] = id;
@@ -197,18 +188,11 @@ export function accumulate(
       words[id]++;
     }
   };
-  const add = (id: number, s: number, n: number, by?: number) => {
+  const add = (id: number, s: number, n: number) => {
     acc.grow(id);
     if (acc.words[id] === 0) acc.touched[acc.count++] = id;
     acc.score[id] += s;
     acc.words[id] += n;
-    const mine = by === undefined ? undefined : fixed[by];
-    if (mine) {
-      const share = mine.get(id) ?? { words: 0, score: 0 };
-      share.words += n;
-      share.score += s;
-      mine.set(id, share);
-    }
   };
   let counted = 0;
   try {

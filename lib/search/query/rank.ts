@@ -7,7 +7,7 @@
  * query's words (pages it names count more: named.ts) rank first, BM25 orders the rest;
  * owner's synonyms and names the site states (stated.ts) find words as other phrases.
  */
-import type { SiteDb } from "../store/site_db.ts";
+import type { Scores, SiteDb } from "../store/site_db.ts";
 import { isStopWord, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
 import { RANKING } from "./weights.ts";
@@ -16,14 +16,7 @@ import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
-import {
-  accumulate,
-  clear,
-  type Correction,
-  type Scratch,
-  scratch,
-  type Share,
-} from "./accumulate.ts";
+import { accumulate, clear, type Correction, type Scratch, scratch } from "./accumulate.ts";
 
 export { type Alternatives, type Correction, type Expand, statedEquivalences, topK };
 
@@ -133,40 +126,64 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
   }
 }
 
+/** What a correction added to each page (words, score), and each page's weight without it. */
+let shares = {
+  words: new Uint16Array(0),
+  score: new Float64Array(0),
+  restWords: new Uint16Array(0),
+  restScore: new Float64Array(0),
+};
+
 /**
  * Whether a correction raises the result set: some page matches more of the query's words
  * with it than the best page does without it, it brings pages onto the first page that would
- * not be there without it, or a page it matched among the very first (`fixed`: what it added
- * to each page it matched).
+ * not be there without it, or a page it matched among the very first (`fixed`: the scores
+ * added through it, one word's each).
  */
-function raises(acc: Scratch, fixed: Map<number, Share>): boolean {
-  let withIt = 0, without = 0;
-  const touched = acc.touched.subarray(0, acc.count);
-  for (const id of touched) {
-    const n = acc.words[id];
-    if (n > withIt) withIt = n;
-    const rest = n - (fixed.get(id)?.words ?? 0);
-    if (rest > without) without = rest;
+function raises(acc: Scratch, fixed: Scores[]): boolean {
+  const size = acc.words.length;
+  if (shares.words.length < size) {
+    shares = {
+      words: new Uint16Array(size),
+      score: new Float64Array(size),
+      restWords: new Uint16Array(size),
+      restScore: new Float64Array(size),
+    };
   }
-  if (withIt > without) return true;
-  // The first page with it, against what each of its pages would weigh without it.
-  const page = RANKING.correctionPage;
-  const first = topK(touched, Math.min(page, touched.length), acc);
-  if (!first.some((id) => fixed.has(id))) return false;
-  // Holey arrays indexed by id: only the pages matched without it.
-  const rest = { score: [] as number[], words: [] as number[] };
-  const ids: number[] = [];
-  for (const id of touched) {
-    const share = fixed.get(id);
-    const words = acc.words[id] - (share?.words ?? 0);
-    if (words === 0) continue;
-    ids.push(id);
-    rest.words[id] = words;
-    rest.score[id] = acc.score[id] - (share?.score ?? 0);
+  const { words: share, score: shareScore, restWords, restScore } = shares;
+  for (const { size, ids, values } of fixed) {
+    for (let i = 0; i < size; i++) share[ids[i]]++, shareScore[ids[i]] += values[i];
   }
-  const before = topK(ids, Math.min(page, ids.length), rest);
-  const shown = new Set(before), top = new Set(before.slice(0, RANKING.correctionTop));
-  return first.some((id, i) =>
-    !shown.has(id) || (i < RANKING.correctionTop && fixed.has(id) && !top.has(id))
-  );
+  try {
+    let withIt = 0, without = 0;
+    const touched = acc.touched.subarray(0, acc.count);
+    for (const id of touched) {
+      const n = acc.words[id];
+      if (n > withIt) withIt = n;
+      if (n - share[id] > without) without = n - share[id];
+    }
+    if (withIt > without) return true;
+    // The first page with it, against what each of its pages would weigh without it.
+    const page = RANKING.correctionPage;
+    const first = topK(touched, Math.min(page, touched.length), acc);
+    if (!first.some((id) => share[id] > 0)) return false;
+    // Only the pages matched without it.
+    const ids: number[] = [];
+    for (const id of touched) {
+      const words = acc.words[id] - share[id];
+      if (words === 0) continue;
+      ids.push(id);
+      restWords[id] = words;
+      restScore[id] = acc.score[id] - shareScore[id];
+    }
+    const before = topK(ids, Math.min(page, ids.length), { words: restWords, score: restScore });
+    const shown = new Set(before), top = new Set(before.slice(0, RANKING.correctionTop));
+    return first.some((id, i) =>
+      !shown.has(id) || (i < RANKING.correctionTop && share[id] > 0 && !top.has(id))
+    );
+  } finally {
+    for (const { size, ids } of fixed) {
+      for (let i = 0; i < size; i++) share[ids[i]] = shareScore[ids[i]] = 0;
+    }
+  }
 }

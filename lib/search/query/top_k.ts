@@ -18,14 +18,18 @@ export function topK(
     for (let i = 0; i < n; i++) all.push(ids[i]);
     return all.sort(better).slice(0, k);
   }
+  if (k <= 0) return [];
   const top: number[] = [];
+  // The k-th best so far: most documents are no better, told by two reads.
+  let lastWords = -1, lastScore = 0;
   for (let j = 0; j < n; j++) {
-    const id = ids[j];
-    if (top.length === k && better(id, top[k - 1]) >= 0) continue;
+    const id = ids[j], w = words[id];
+    if (w < lastWords || (w === lastWords && score[id] <= lastScore)) continue;
     // Shifted in place: the worst goes when k are kept.
     let i = top.length === k ? k - 1 : top.length;
     while (i > 0 && better(id, top[i - 1]) < 0) top[i] = top[i - 1], i--;
     top[i] = id;
+    if (top.length === k) [lastWords, lastScore] = [words[top[k - 1]], score[top[k - 1]]];
   }
   return top;
 }

@@ -120,8 +120,13 @@ export class HeadingWords {
     if (++this.check === 0xffffffff) this.stamp.fill(0), this.check = 1;
   }
 
-  /** Whether every form of word `n` is one of `forms` (as of the check begun last). */
-  ofQuery(n: number, forms: ReadonlySet<string>): boolean {
+  /**
+   * Whether every form of word `n` is one of `forms`, whose `formMask` is `mask` (as of the
+   * check begun last).
+   */
+  ofQuery(n: number, forms: ReadonlySet<string>, mask: number): boolean {
+    // A form outside the query's bits is no form of the query (most words, told at once).
+    if (this.masks[n] & ~mask) return false;
     if (n >= this.stamp.length) {
       const size = Math.max(1024, this.forms.length * 2);
       const stamp = new Uint32Array(size), verdict = new Uint8Array(size);

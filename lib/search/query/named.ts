@@ -126,7 +126,7 @@ export function headingBonus(
       let others = 0;
       for (let k = first; k < end; k++) {
         const w = lines[k];
-        if (read.ofQuery(w, forms)) { for (const t of read.forms[w]) own.add(t); }
+        if (read.ofQuery(w, forms, mask)) { for (const t of read.forms[w]) own.add(t); }
         else if (++others > spare) break;
       }
       if (others > spare || !own.size) continue;

@@ -7,14 +7,7 @@
  * memory and GC): a Latin-1 word a byte a character, any other as UTF-16 units, two bytes
  * each, so one accented or Greek word does not double every other's size.
  */
-import { WordFilter } from "./word_filter.ts";
-
-/** FNV-1a over UTF-16 units: the same in every process (snapshots keep slot positions). */
-function hash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
+import { unitsHash as hashOf, WordFilter, wordHash as hash } from "./word_filter.ts";
 
 /**
  * `lens` values besides a short word's length + 1: never used; deleted (lookups go on past
@@ -167,12 +160,10 @@ export class Vocab {
    * Uses of the word made of `units[0..length)` (UTF-16 units), 0 when absent: typo correction
    * looks up hundreds of candidates a word without making a string of each.
    */
-  countOf(units: Uint16Array, length: number): number {
-    let h = 0x811c9dc5;
-    for (let k = 0; k < length; k++) h = Math.imul(h ^ units[k], 0x01000193);
-    if (!(this.filter ??= this.filtered()).may(h >>> 0)) return 0;
+  countOf(units: Uint16Array, length: number, h = hashOf(units, length)): number {
+    if (!this.mayHold(h)) return 0;
     const cap = this.counts.length, { lens, arena } = this;
-    probe: for (let i = (h >>> 0) % cap;; i = i + 1 === cap ? 0 : i + 1) {
+    probe: for (let i = h % cap;; i = i + 1 === cap ? 0 : i + 1) {
       const l = lens[i];
       if (l === FREE) return 0;
       if (l === GONE || (l === LONG ? this.long.get(i) !== length : l !== length + 1)) continue;
@@ -182,6 +173,11 @@ export class Vocab {
       }
       return this.counts[i];
     }
+  }
+
+  /** Whether a word of hash `h` may be held (false: it is not), without probing the table. */
+  mayHold(h: number): boolean {
+    return (this.filter ??= this.filtered()).may(h);
   }
 
   has(word: string): boolean {

@@ -1,8 +1,22 @@
 /**
- * Which words a vocabulary may hold, by their 32-bit hashes (vocab.ts): two bits a word among
- * 8 or more bits a word (a Bloom filter, about 5 % of absent words let through at most). A
- * lookup that is turned away here probes no slot of the table.
+ * The hash of the vocabulary's words (vocab.ts), and which words it may hold by their hashes:
+ * two bits a word among 8 or more bits a word (a Bloom filter, about 5 % of absent words let
+ * through at most). A lookup that is turned away here probes no slot of the table.
  */
+
+/** FNV-1a over UTF-16 units: the same in every process (vocab.ts's snapshots keep slot positions). */
+export function wordHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** `wordHash` of the word of `units[0..length)`. */
+export function unitsHash(units: Uint16Array, length: number): number {
+  let h = 0x811c9dc5;
+  for (let k = 0; k < length; k++) h = Math.imul(h ^ units[k], 0x01000193);
+  return h >>> 0;
+}
 
 /** A word's second bit, from its hash (the first: the hash itself). */
 function other(h: number): number {

@@ -102,8 +102,16 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
     let ids: number[];
     const forms = new Set(pass.matched), found = acc.count;
     try {
-      for (const [id, p] of db.prior) {
-        if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
+      // Through the pages with a prior or the pages found, whichever are fewer.
+      if (db.prior.size <= found) {
+        for (const [id, p] of db.prior) {
+          if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
+        }
+      } else {
+        for (let i = 0; i < found; i++) {
+          const id = acc.touched[i], p = db.prior.get(id);
+          if (p !== undefined) acc.score[id] *= p;
+        }
       }
       nameBonus(db, forms, acc.words, pass.counted);
       // The first pages are ranked again by their best passage and the words headings name.

@@ -198,7 +198,8 @@ export class SearchIndexes {
   held(): { sites: number; bytes: number } {
     let bytes = 0;
     for (const idx of this.built.values()) {
-      bytes += idx.bytes + scoreCacheBytes(idx.db) + keptHeadingsBytes(idx.db);
+      bytes += idx.bytes + scoreCacheBytes(idx.db) + keptHeadingsBytes(idx.db) +
+        idx.db.vocab.lookupBytes;
     }
     return { sites: this.built.size, bytes };
   }

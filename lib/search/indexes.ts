@@ -198,8 +198,7 @@ export class SearchIndexes {
   held(): { sites: number; bytes: number } {
     let bytes = 0;
     for (const idx of this.built.values()) {
-      bytes += idx.bytes + scoreCacheBytes(idx.db) + keptHeadingsBytes(idx.db) +
-        idx.db.vocab.lookupBytes;
+      bytes += idx.bytes + scoreCacheBytes(idx.db) + keptHeadingsBytes(idx.db);
     }
     return { sites: this.built.size, bytes };
   }

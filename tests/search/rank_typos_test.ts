@@ -135,20 +135,3 @@ Deno.test("typos - each kind of edit is undone, in and beyond ASCII, and an iden
   assert.equal(fix("zzzzzz"), null, "nothing near");
   assert.equal(fix("wuold"), null, "never a word too common to mean anything");
 });
-
-Deno.test("vocab - what lookups build as they need it is counted, and goes when the words change", () => {
-  const vocab = new Vocab(8);
-  for (let i = 0; i < 2000; i++) vocab.set(`word${i}`, 1 + (i % 7));
-  assert.equal(vocab.lookupBytes, 0, "nothing built before a lookup");
-  vocab.countOf(units("wrod1"), 5);
-  const filtered = vocab.lookupBytes;
-  assert.ok(filtered >= 2000, `the filter: ${filtered} bytes for 2,000 words`);
-  vocab.completions("word1", 3);
-  assert.ok(vocab.lookupBytes >= filtered + 2000 * 4, "and the words' order");
-  vocab.delete("word7");
-  assert.equal(vocab.lookupBytes, filtered, "the order goes with a change; the filter stays");
-  for (let i = 2000; i < 40_000; i++) vocab.set(`word${i}`, 1);
-  assert.equal(vocab.lookupBytes, 0, "a filter too small for the words goes");
-  assert.equal(vocab.countOf(units("word39999"), 9), 1);
-  assert.equal(vocab.countOf(units("word7"), 5), 0);
-});

@@ -277,11 +277,6 @@ export class Vocab {
     return filter;
   }
 
-  /** Bytes held besides the parts a snapshot stores: what lookups build as they need it. */
-  get lookupBytes(): number {
-    return (this.order?.byteLength ?? 0) + (this.filter?.bytes ?? 0);
-  }
-
   /** Every word and its uses, in slot order. */
   *entries(): Generator<[string, number]> {
     for (let i = 0; i < this.lens.length; i++) {

@@ -15,15 +15,15 @@ import type { Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import { releaseSoon } from "../memory_trim.ts";
+import { releaseNow, searchesPaused } from "../memory_trim.ts";
 import {
   buildIndex,
   compact,
   COMPACT_NOW_PAGES,
+  encodeWhenDone,
   inSlices,
   loadedIndex,
   type SiteIndex,
-  snapshotOf,
 } from "./site_index.ts";
 
 /** Changed pages a catch-up reads from KV at once (each group indexed before the next is read). */
@@ -147,16 +147,16 @@ export class SearchIndexes {
       const wait = new Promise((r) => timer = setTimeout(r, PASS_WAIT_MS));
       return Promise.race([this.preparing.get(idx), wait]).finally(() => clearTimeout(timer));
     };
-    const encode = () =>
-      passed().then(() => {
-        const encoded = idx.busy.then(() => snapshotOf(idx));
-        idx.busy = encoded.then(() => {}, () => {});
-        return encoded;
-      });
+    const asked = idx.version, encode = () => encodeWhenDone(idx, asked, passed());
     // A failed save (KV unavailable, the site deleted) only means the next load rebuilds.
     const run = this.snapshots!.save(site, idx.version, encode).catch(() => false);
     this.saving.add(run);
-    run.finally(() => this.saving.delete(run));
+    run.finally(() => {
+      this.saving.delete(run);
+      // Refused as changed since: that change's own save may have found this one under way.
+      const again = idx.version !== asked && this.built.get(site) === idx;
+      if (again && !this.unsaved.has(site)) this.scheduleSave(site);
+    });
   }
 
   /** Saves every index with unsaved changes now and waits for all saves (tests, benchmarks, shutdown). */
@@ -188,7 +188,10 @@ export class SearchIndexes {
     }
     this.opened.built++;
     const idx = await buildIndex(this.pages, site, this.clock);
-    if (idx.builtPages >= COMPACT_NOW_PAGES) compact(idx);
+    if (idx.builtPages >= COMPACT_NOW_PAGES && searchesPaused()) {
+      compact(idx);
+      await releaseNow();
+    }
     this.churn.buildMs += performance.now() - started;
     this.scheduleSave(site);
     return idx;
@@ -300,10 +303,12 @@ export class SearchIndexes {
         packed: undefined, // the bytes of the index this replaces: not kept alive
       });
     }
-    // Many pages indexed: compacted now (if loose) and what it left freed, not at the save.
+    // Many pages indexed: compacted now (if loose; while searches come, left to the save: it
+    // holds them ~100-250 ms for 2,000 pages), and what it left and the catch-up read (with
+    // the upsert's pages) freed before the upsert is answered.
     if ((rebuilt ? idx.builtPages : urls.length) >= COMPACT_NOW_PAGES) {
-      if (idx.loose) compact(idx);
-      else releaseSoon(); // what the catch-up read and built, with the upsert's pages
+      if (idx.loose && searchesPaused()) compact(idx);
+      await releaseNow();
     }
     this.scheduleSave(site);
   }

@@ -95,11 +95,14 @@ export interface ReleaseOptions {
   collect?: Collect;
 }
 
+/** No search for this long: a collection or compaction now holds no one (a visitor types faster). */
+const QUIET_MS = 250;
+
 const defaults = (o: ReleaseOptions) => ({
   gapMs: 1_000,
   sweepMs: 50,
   settleMs: 3_000,
-  quietMs: 250,
+  quietMs: QUIET_MS,
   settleMaxMs: 10_000,
   trim: mallocTrim(),
   collect: (globalThis as { gc?: Collect }).gc,
@@ -117,11 +120,9 @@ function collectNow(o: ReturnType<typeof defaults>, thorough: boolean) {
   releasedAt = performance.now();
 }
 
-const quiet = (o: ReturnType<typeof defaults>) => performance.now() - searchedAt >= o.quietMs;
-
 /** Whether no search came for `quietMs`: work that holds the event loop long holds no one now. */
-export const searchesPaused = (quietMs = defaults({}).quietMs) =>
-  performance.now() - searchedAt >= quietMs;
+export const searchesPaused = (quietMs = QUIET_MS) => performance.now() - searchedAt >= quietMs;
+const quiet = (o: ReturnType<typeof defaults>) => searchesPaused(o.quietMs);
 
 /**
  * The thorough collection once releases stop for `settleMs` (an ingest done, its save
@@ -147,10 +148,9 @@ function settleLater(o: ReturnType<typeof defaults>) {
 
 /**
  * Frees what a large index build, catch-up or compaction dropped, awaited before the request
- * that made it is answered (its request's pages are garbage too by then, and a search right
- * after it finds memory given back: RSS per 1,000 pages upserted over HTTP right after was
- * 18–33 MB when a release within a second of the last was left to the settle). With no
- * search for `quietMs`: the thorough collection and the trim, every time. While searches
+ * that made it is answered (its pages are garbage too by then), so a search right after finds
+ * memory given back. With no search for `quietMs`: the thorough collection and the trim, every
+ * time (a release within a second of the last used to be left to the settle). While searches
  * come: a plain collection at most once a gap, and the thorough one when they pause
  * (settleLater): searches during an ingest wait behind a third as much. Nothing where V8's gc
  * is not exposed (`--expose-gc`, which `deno task start` passes).
@@ -159,9 +159,8 @@ export async function releaseNow(opts: ReleaseOptions = {}): Promise<void> {
   const o = defaults(opts);
   if (!o.collect) return;
   settleLater(o);
-  // A turn of the event loop first: a pass after an earlier change (indexes.ts prepare),
-  // waiting on its timer, lets go of the index a compaction replaced (else it stayed live,
-  // ~20 MB after a 2,178-page upsert, until the collection when the burst settles).
+  // A turn of the event loop first, so that a pass after an earlier change (indexes.ts
+  // prepare), waiting on its timer, can let go of the index a compaction replaced.
   await new Promise((r) => setTimeout(r, 0));
   if (quiet(o)) {
     collectNow(o, true);

@@ -15,7 +15,7 @@ import type { Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import { releaseNow, searchesPaused } from "../memory_trim.ts";
+import { releaseNow, releaseSoon, searchesPaused } from "../memory_trim.ts";
 import {
   buildIndex,
   compact,
@@ -47,8 +47,6 @@ export interface IndexReader {
 
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
-/** How long a save waits for the pass after a change to finish. */
-const PASS_WAIT_MS = 10_000;
 
 export interface SnapshotOptions {
   snapshots?: Snapshots;
@@ -140,14 +138,8 @@ export class SearchIndexes {
   private saveNow(site: string, idx: SiteIndex) {
     clearTimeout(this.unsaved.get(site)?.timer);
     this.unsaved.delete(site);
-    // After the pass (or PASS_WAIT_MS of it: a site changing all the time restarts it), so the
-    // snapshot holds the passages it read and a load needs no pass.
-    const passed = () => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const wait = new Promise((r) => timer = setTimeout(r, PASS_WAIT_MS));
-      return Promise.race([this.preparing.get(idx), wait]).finally(() => clearTimeout(timer));
-    };
-    const asked = idx.version, encode = () => encodeWhenDone(idx, asked, passed());
+    // After the pass, so the snapshot holds the passages it read and a load needs no pass.
+    const asked = idx.version, encode = () => encodeWhenDone(idx, asked, this.preparing.get(idx));
     // A failed save (KV unavailable, the site deleted) only means the next load rebuilds.
     const run = this.snapshots!.save(site, idx.version, encode).catch(() => false);
     this.saving.add(run);
@@ -190,12 +182,16 @@ export class SearchIndexes {
     const idx = await buildIndex(this.pages, site, this.clock);
     if (idx.builtPages >= COMPACT_NOW_PAGES && searchesPaused()) {
       compact(idx);
-      await releaseNow();
+      await this.release(idx);
     }
     this.churn.buildMs += performance.now() - started;
     this.scheduleSave(site);
     return idx;
   }
+
+  /** Frees what building `idx` left: before answering if it is a quarter of all held, else soon. */
+  private release = async (idx: SiteIndex) =>
+    idx.bytes * 4 >= this.held().bytes ? await releaseNow() : releaseSoon();
 
   /** What this process's indexes hold now, as the budget counts it. */
   held(): { sites: number; bytes: number } {
@@ -303,12 +299,11 @@ export class SearchIndexes {
         packed: undefined, // the bytes of the index this replaces: not kept alive
       });
     }
-    // Many pages indexed: compacted now (if loose; while searches come, left to the save: it
-    // holds them ~100-250 ms for 2,000 pages), and what it left and the catch-up read (with
-    // the upsert's pages) freed before the upsert is answered.
+    // Many pages indexed: compacted now if loose (left to the save while searches come: it
+    // holds them ~100-250 ms a 2,000-page site), and what it left and the catch-up read freed.
     if ((rebuilt ? idx.builtPages : urls.length) >= COMPACT_NOW_PAGES) {
       if (idx.loose && searchesPaused()) compact(idx);
-      await releaseNow();
+      await this.release(idx);
     }
     this.scheduleSave(site);
   }

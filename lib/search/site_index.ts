@@ -98,18 +98,24 @@ export function snapshotOf(idx: SiteIndex): Encoded {
   return { version: idx.version, bytes: withExtras(packed.bytes, extrasOf(idx.db)) };
 }
 
+/** How long a save waits for the pass after a change (a site changing all the time restarts it). */
+const PASS_WAIT_MS = 10_000;
+
 /**
- * A save's bytes once `ready` (the pass after a change) and a catch-up under way are done:
- * never during one. Refused (thrown) when the index changed since the save was asked for at
- * `asked`: that change's catch-up left garbage, and a copy of the index made beside it added
- * 30 MB to RSS right after a 2,178-page upsert in one run of two; its own save follows.
+ * A save's bytes once `pass` (the pass after a change, or PASS_WAIT_MS of it) and a catch-up
+ * under way are done: never during one. Refused (thrown) when the index changed since the
+ * save was asked for at `asked`: that change's catch-up left garbage, and a copy of the index
+ * made beside it added 30 MB to RSS right after a 2,178-page upsert in one run of two; its
+ * own save follows.
  */
 export async function encodeWhenDone(
   idx: SiteIndex,
   asked: number,
-  ready: Promise<unknown>,
+  pass: Promise<unknown> | undefined,
 ): Promise<Encoded> {
-  await ready;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const wait = new Promise((r) => timer = setTimeout(r, PASS_WAIT_MS));
+  await Promise.race([pass, wait]).finally(() => clearTimeout(timer));
   const encoded = idx.busy.then(() => {
     if (idx.version !== asked) throw new Error("changed since the save was asked for");
     return snapshotOf(idx);

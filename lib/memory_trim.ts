@@ -69,50 +69,124 @@ export function trimAfterChurn(
 let releasedAt = -Infinity;
 let pending = false;
 let settle: ReturnType<typeof setTimeout> | undefined;
+let searchedAt = -Infinity;
+
+/** Notes a search being answered: a collection that holds the event loop long waits for them to pause. */
+export function noteSearch() {
+  searchedAt = performance.now();
+}
 
 /** What V8's gc takes (`--expose-gc`). */
 type Collect = (o?: { type: string; execution: string; flavor: string }) => void;
 
-/**
- * Frees soon what a large index build, catch-up or compaction dropped, once the request that
- * made it has been answered (its pages are garbage too then): V8's last-resort collection
- * releases the arrays and buffers at once and gives its emptied pages back (one plain
- * collection left the heap at 67 MB committed for 28 used, this 32), and `malloc_trim`, once
- * V8's sweeper has handed the buffers back (`sweepMs` later), returns the pages to the system.
- * At most once every `gapMs`, and once more when releases stop coming for `settleMs` (an
- * ingest done, its save written): RSS per 1,000 pages upserted over HTTP 22–39 MB right after
- * and 12–22 MB 4 s later. A plain collection between an ingest's batches held searches less
- * (forced collections 1,020 → 278 ms over 2,178 pages) but left RSS right after it at 45–62 MB:
- * the budget's line is the figure kept. Nothing where V8's gc is not
- * exposed (`--expose-gc`, which `deno task start` passes).
- */
-export function releaseSoon({
-  gapMs = 1_000,
-  sweepMs = 50,
-  settleMs = 3_000,
-  trim = mallocTrim(),
-  collect = (globalThis as { gc?: Collect }).gc,
-}: {
+/** When and how memory is given back (defaults: what the service runs with). */
+export interface ReleaseOptions {
+  /** Plain collections while searches come: at most one this often. */
   gapMs?: number;
+  /** From a collection to the trim: V8's sweeper hands the freed buffers back meanwhile. */
   sweepMs?: number;
+  /** Releases stop coming for this long: the burst is over, the thorough one is due. */
   settleMs?: number;
+  /** No search for this long: a thorough collection holds no one. */
+  quietMs?: number;
+  /** Searches never pause: the thorough one runs anyway this long after it was due. */
+  settleMaxMs?: number;
   trim?: Trim | null;
   collect?: Collect;
-} = {}) {
-  if (!collect) return;
-  const release = (flavor: string) => {
-    collect({ type: "major", execution: "sync", flavor });
-    if (trim) Deno.unrefTimer(setTimeout(trim, sweepMs));
-  };
+}
+
+/** No search for this long: a collection or compaction now holds no one (a visitor types faster). */
+const QUIET_MS = 250;
+
+const defaults = (o: ReleaseOptions) => ({
+  gapMs: 1_000,
+  sweepMs: 50,
+  settleMs: 3_000,
+  quietMs: QUIET_MS,
+  settleMaxMs: 10_000,
+  trim: mallocTrim(),
+  collect: (globalThis as { gc?: Collect }).gc,
+  ...o,
+});
+
+/**
+ * A thorough collection (V8's last resort: two full ones that compact the heap and give its
+ * emptied pages back; one plain collection left the heap at 67 MB committed for 28 used, this
+ * 32), then `malloc_trim` once the sweeper has handed the buffers back; or a plain one (a
+ * third of the hold: it marks the heap once and gives no page back).
+ */
+function collectNow(o: ReturnType<typeof defaults>, thorough: boolean) {
+  o.collect!({ type: "major", execution: "sync", flavor: thorough ? "last-resort" : "regular" });
+  releasedAt = performance.now();
+}
+
+/** Whether no search came for `quietMs`: work that holds the event loop long holds no one now. */
+export const searchesPaused = (quietMs = QUIET_MS) => performance.now() - searchedAt >= quietMs;
+const quiet = (o: ReturnType<typeof defaults>) => searchesPaused(o.quietMs);
+
+/**
+ * The thorough collection once releases stop for `settleMs` (an ingest done, its save
+ * written) and no search came for `quietMs` (at most `settleMaxMs` later than that): memory
+ * is the indexes' again however the burst's releases fell.
+ */
+function settleLater(o: ReturnType<typeof defaults>) {
   clearTimeout(settle); // each release puts the thorough one off
-  settle = setTimeout(() => (settle = undefined, release("last-resort")), settleMs);
+  let due = Infinity;
+  const check = () => {
+    due = Math.min(due, performance.now());
+    if (!quiet(o) && performance.now() - due < o.settleMaxMs) {
+      settle = setTimeout(check, o.quietMs);
+      return void Deno.unrefTimer(settle);
+    }
+    settle = undefined;
+    collectNow(o, true);
+    if (o.trim) Deno.unrefTimer(setTimeout(o.trim, o.sweepMs));
+  };
+  settle = setTimeout(check, o.settleMs);
   Deno.unrefTimer(settle);
-  if (pending || performance.now() - releasedAt < gapMs) return;
+}
+
+/**
+ * Frees what a large index build, catch-up or compaction dropped, awaited before the request
+ * that made it is answered (its pages are garbage too by then), so a search right after finds
+ * memory given back. With no search for `quietMs`: the thorough collection and the trim, every
+ * time (a release within a second of the last used to be left to the settle). While searches
+ * come: a plain collection at most once a gap, and the thorough one when they pause
+ * (settleLater): searches during an ingest wait behind a third as much. Nothing where V8's gc
+ * is not exposed (`--expose-gc`, which `deno task start` passes).
+ */
+export async function releaseNow(opts: ReleaseOptions = {}): Promise<void> {
+  const o = defaults(opts);
+  if (!o.collect) return;
+  settleLater(o);
+  // A turn of the event loop first, so that a pass after an earlier change (indexes.ts
+  // prepare), waiting on its timer, can let go of the index a compaction replaced.
+  await new Promise((r) => setTimeout(r, 0));
+  if (quiet(o)) {
+    collectNow(o, true);
+    if (!o.trim) return;
+    await new Promise((r) => setTimeout(r, o.sweepMs)); // awaited: a timer that holds the process
+    return o.trim();
+  }
+  if (performance.now() - releasedAt < o.gapMs) return;
+  collectNow(o, false);
+  if (o.trim) Deno.unrefTimer(setTimeout(o.trim, o.sweepMs));
+}
+
+/**
+ * `releaseNow` for what a caller cannot wait for (a save's copy): on a timer, once the
+ * current request is answered, at most once a gap; the thorough one when releases stop.
+ */
+export function releaseSoon(opts: ReleaseOptions = {}) {
+  const o = defaults(opts);
+  if (!o.collect) return;
+  settleLater(o);
+  if (pending || performance.now() - releasedAt < o.gapMs) return;
   pending = true;
   const timer = setTimeout(() => {
     pending = false;
-    releasedAt = performance.now();
-    release("last-resort");
+    collectNow(o, quiet(o));
+    if (o.trim) Deno.unrefTimer(setTimeout(o.trim, o.sweepMs));
   }, 0);
   Deno.unrefTimer(timer);
 }

@@ -15,15 +15,15 @@ import type { Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import { releaseSoon } from "../memory_trim.ts";
+import { releaseNow, releaseSoon, searchesPaused } from "../memory_trim.ts";
 import {
   buildIndex,
   compact,
   COMPACT_NOW_PAGES,
+  encodeWhenDone,
   inSlices,
   loadedIndex,
   type SiteIndex,
-  snapshotOf,
 } from "./site_index.ts";
 
 /** Changed pages a catch-up reads from KV at once (each group indexed before the next is read). */
@@ -47,8 +47,6 @@ export interface IndexReader {
 
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
-/** How long a save waits for the pass after a change to finish. */
-const PASS_WAIT_MS = 10_000;
 
 export interface SnapshotOptions {
   snapshots?: Snapshots;
@@ -140,23 +138,17 @@ export class SearchIndexes {
   private saveNow(site: string, idx: SiteIndex) {
     clearTimeout(this.unsaved.get(site)?.timer);
     this.unsaved.delete(site);
-    // After the pass (or PASS_WAIT_MS of it: a site changing all the time restarts it), so the
-    // snapshot holds the passages it read and a load needs no pass.
-    const passed = () => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const wait = new Promise((r) => timer = setTimeout(r, PASS_WAIT_MS));
-      return Promise.race([this.preparing.get(idx), wait]).finally(() => clearTimeout(timer));
-    };
-    const encode = () =>
-      passed().then(() => {
-        const encoded = idx.busy.then(() => snapshotOf(idx));
-        idx.busy = encoded.then(() => {}, () => {});
-        return encoded;
-      });
+    // After the pass, so the snapshot holds the passages it read and a load needs no pass.
+    const asked = idx.version, encode = () => encodeWhenDone(idx, asked, this.preparing.get(idx));
     // A failed save (KV unavailable, the site deleted) only means the next load rebuilds.
     const run = this.snapshots!.save(site, idx.version, encode).catch(() => false);
     this.saving.add(run);
-    run.finally(() => this.saving.delete(run));
+    run.finally(() => {
+      this.saving.delete(run);
+      // Refused as changed since: that change's own save may have found this one under way.
+      const again = idx.version !== asked && this.built.get(site) === idx;
+      if (again && !this.unsaved.has(site)) this.scheduleSave(site);
+    });
   }
 
   /** Saves every index with unsaved changes now and waits for all saves (tests, benchmarks, shutdown). */
@@ -188,11 +180,18 @@ export class SearchIndexes {
     }
     this.opened.built++;
     const idx = await buildIndex(this.pages, site, this.clock);
-    if (idx.builtPages >= COMPACT_NOW_PAGES) compact(idx);
+    if (idx.builtPages >= COMPACT_NOW_PAGES && searchesPaused()) {
+      compact(idx);
+      await this.release(idx);
+    }
     this.churn.buildMs += performance.now() - started;
     this.scheduleSave(site);
     return idx;
   }
+
+  /** Frees what building `idx` left: before answering if it is a quarter of all held, else soon. */
+  private release = async (idx: SiteIndex) =>
+    idx.bytes * 4 >= this.held().bytes ? await releaseNow() : releaseSoon();
 
   /** What this process's indexes hold now, as the budget counts it. */
   held(): { sites: number; bytes: number } {
@@ -300,10 +299,11 @@ export class SearchIndexes {
         packed: undefined, // the bytes of the index this replaces: not kept alive
       });
     }
-    // Many pages indexed: compacted now (if loose) and what it left freed, not at the save.
+    // Many pages indexed: compacted now if loose (left to the save while searches come: it
+    // holds them ~100-250 ms a 2,000-page site), and what it left and the catch-up read freed.
     if ((rebuilt ? idx.builtPages : urls.length) >= COMPACT_NOW_PAGES) {
-      if (idx.loose) compact(idx);
-      else releaseSoon(); // what the catch-up read and built, with the upsert's pages
+      if (idx.loose && searchesPaused()) compact(idx);
+      await this.release(idx);
     }
     this.scheduleSave(site);
   }

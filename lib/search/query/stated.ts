@@ -32,6 +32,10 @@ interface Mined {
   list: Equivalence[];
   /** First word of a name → [its words, the other name's words]. */
   byFirst: Map<string, [string[], string[]][]>;
+  /** This version's pages not listed yet, with the pages the version before had (listing). */
+  listing?: { ids: Iterator<[number, string, number]>; before?: Map<string, Equivalence[]> };
+  /** The list is to be merged anew (pages went, MERGE_EVERY were mined, or all are). */
+  merge: boolean;
 }
 
 const mined = new WeakMap<SiteDb, Mined>();
@@ -56,12 +60,22 @@ export function forgetStated() {
 const adopted = new WeakMap<SiteDb, Uint8Array>();
 
 /** What a site never mined offers. */
-const NONE: Mined = { stamp: "", todo: [], pages: new Map(), list: [], byFirst: new Map() };
+const NONE: Mined = {
+  stamp: "",
+  todo: [],
+  pages: new Map(),
+  list: [],
+  byFirst: new Map(),
+  merge: false,
+};
 
-/** Changes whenever a page is added, replaced or removed, and when ids move (a seal). */
+/**
+ * Changes whenever a page is added, replaced or removed, and when ids move (a seal): ids given
+ * and removed are counted, as a page replaced by one of the same lengths changes no total.
+ */
 const stampOf = (db: SiteDb) => {
-  const t = db.index.totals;
-  return `${db.index.live}:${t.title}:${t.description}:${t.headings}:${t.body}:${db.index.changed}`;
+  const { totals: t, slots, deadCount } = db.index;
+  return `${slots}:${deadCount}:${t.title}:${t.description}:${t.headings}:${t.body}:${db.index.changed}`;
 };
 
 /** The site's most used language, whose stop words a query leaves out. */
@@ -88,33 +102,56 @@ function byFirstWord(db: SiteDb, list: Equivalence[]) {
   return out;
 }
 
-/** The site's equivalences, mining pages not mined yet for at most `budgetMs` (0: none). */
+/** Pages listed between two looks at the clock (a listing costs ~2 µs a page). */
+const LIST_BATCH = 64;
+
+/**
+ * The site's equivalences, doing the work a change left for at most about `budgetMs` (0:
+ * none): listing the new version's pages (each mined before is kept), mining the others, and
+ * merging the list, each in pieces that stop once the time is spent (at least one page
+ * mined a call), so no step of the pass holds the event loop for long.
+ */
 function mine(db: SiteDb, budgetMs: number): Mined {
   const stamp = stampOf(db);
   let m = mined.get(db);
-  if (m?.stamp === stamp && !m.todo.length) return m;
+  if (m?.stamp === stamp && !m.listing && !m.todo.length && !m.merge) return m;
   // A search leaves listing and mining to the pass after the change (mineStated).
   if (budgetMs <= 0) return m ?? NONE;
-  let changed = false;
+  const until = performance.now() + budgetMs;
   if (m?.stamp !== stamp) {
     takeAdopted(db);
     // A new version: pages mined before are kept, the others listed to mine.
-    const pages = new Map<string, Equivalence[]>(), todo: [number, string][] = [];
-    for (const [id] of db.docs.sizes()) {
-      const key = db.docs.textKey(id)!;
-      const had = m?.pages.get(key) ?? known.get(key);
-      if (had) pages.set(key, had);
-      else todo.push([id, key]);
-    }
-    // Pages gone change the list as much as pages mined.
-    changed = !m || m.pages.size !== pages.size;
-    todo.reverse(); // mined in id order, from the end of the list
-    m = { stamp, todo, pages, list: m?.list ?? [], byFirst: m?.byFirst ?? new Map() };
+    const before = m?.listing ? m.listing.before : m?.pages;
+    m = {
+      stamp,
+      todo: [],
+      pages: new Map(),
+      list: m?.list ?? [],
+      byFirst: m?.byFirst ?? new Map(),
+      listing: { ids: db.docs.sizes(), before },
+      merge: false,
+    };
     mined.set(db, m);
   }
-  const until = performance.now() + budgetMs;
+  if (m.listing) {
+    const { ids, before } = m.listing;
+    for (let n = 0;; n++) {
+      if (n % LIST_BATCH === LIST_BATCH - 1 && performance.now() >= until) return m;
+      const next = ids.next();
+      if (next.done) break;
+      const [id] = next.value;
+      const key = db.docs.textKey(id)!;
+      const had = before?.get(key) ?? known.get(key);
+      if (had) m.pages.set(key, had);
+      else m.todo.push([id, key]);
+    }
+    m.listing = undefined;
+    // Pages gone change the list as much as pages mined.
+    if (!before || before.size !== m.pages.size) m.merge = true;
+    m.todo.reverse(); // mined in id order, from the end of the list
+  }
   let minedNow = 0;
-  while (m.todo.length && budgetMs > 0 && (minedNow === 0 || performance.now() < until)) {
+  while (m.todo.length && !m.merge && (minedNow === 0 || performance.now() < until)) {
     const [id, key] = m.todo.pop()!;
     if (!db.docs.body(id)) continue; // gone since it was listed
     const found = mineEquivalences(docAt(db, id, PAGE_CHARS).body);
@@ -123,14 +160,13 @@ function mine(db: SiteDb, budgetMs: number): Mined {
     if (known.size >= PAGES_KNOWN) known.delete(known.keys().next().value!);
     known.set(key, found);
     minedNow++;
+    // Merged when all are mined, and every MERGE_EVERY pages on the way.
+    if (!m.todo.length || m.pages.size % MERGE_EVERY === 0) m.merge = true;
   }
-  // Merged when pages went, when all are mined, and every MERGE_EVERY pages on the way.
-  const due = minedNow > 0 &&
-    (!m.todo.length || Math.floor(m.pages.size / MERGE_EVERY) !==
-        Math.floor((m.pages.size - minedNow) / MERGE_EVERY));
-  if (changed || due) {
+  if (m.merge && (minedNow === 0 || performance.now() < until)) {
     m.list = mergeEquivalences(m.pages.values());
     m.byFirst = byFirstWord(db, m.list);
+    m.merge = false;
   }
   return m;
 }
@@ -178,11 +214,18 @@ export function adoptStated(db: SiteDb, json: Uint8Array) {
 }
 
 /** Every equivalence a site's pages state, most often said first. */
-export const statedEquivalences = (db: SiteDb): Equivalence[] => mine(db, Infinity).list;
+export function statedEquivalences(db: SiteDb): Equivalence[] {
+  let m = mine(db, Infinity);
+  while (m.listing || m.todo.length || m.merge) m = mine(db, Infinity);
+  return m.list;
+}
 
-/** Mines the site's pages not mined yet, about MS_PER_STEP a step (indexes.ts runs it in slices). */
+/** Lists, mines and merges what a change left, about MS_PER_STEP a step (indexes.ts runs it in slices). */
 export function* mineStated(db: SiteDb): Generator<void> {
-  while (mine(db, MS_PER_STEP).todo.length) yield;
+  for (let m = mine(db, MS_PER_STEP); m.listing || m.todo.length || m.merge;) {
+    yield;
+    m = mine(db, MS_PER_STEP);
+  }
 }
 
 /** The spans of a query (its words, lowercased) that a name the site gives also stands for. */

@@ -4,10 +4,10 @@
  * mining the whole site at once finds, even when the site changes while it runs.
  */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, type SiteDb } from "../lib/search/mod.ts";
-import { removeDoc } from "../lib/search/store/site_db.ts";
-import { forgetStated, statedEquivalences } from "../lib/search/query/stated.ts";
-import { prepareIndex } from "../lib/search/query/rank.ts";
+import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/mod.ts";
+import { removeDoc } from "../../lib/search/store/site_db.ts";
+import { forgetStated, statedEquivalences } from "../../lib/search/query/stated.ts";
+import { prepareIndex } from "../../lib/search/query/rank.ts";
 
 const LETTERS = "bcdfghjklmnpqrstvwz";
 
@@ -47,7 +47,7 @@ function pass(db: SiteDb, midway?: (step: number) => void): number {
   return steps;
 }
 
-Deno.test("tail stated - the pass over 600 pages yields between pieces and ends with every name a whole mining finds", () => {
+Deno.test("stated names - the pass over 600 pages yields between pieces and ends with every name a whole mining finds", () => {
   forgetStated(); // no page mined before in this process
   const db = siteDb(range(600));
   assert.ok(pass(db) > 1, "mining 600 pages is cut into several steps");
@@ -56,7 +56,7 @@ Deno.test("tail stated - the pass over 600 pages yields between pieces and ends 
   assert.deepEqual(names(db), whole);
 });
 
-Deno.test("tail stated - after a change the pass's names are those of the pages now there", () => {
+Deno.test("stated names - after a change the pass's names are those of the pages now there", () => {
   const db = siteDb(range(600));
   pass(db);
   removeDoc(db, "/manual/100"); // its definition goes
@@ -67,7 +67,7 @@ Deno.test("tail stated - after a change the pass's names are those of the pages 
   assert.notDeepEqual(now, names(siteDb(range(600))));
 });
 
-Deno.test("tail stated - a change while the pass is under way is taken up: it ends with the pages of the last version", () => {
+Deno.test("stated names - a change while the pass is under way is taken up: it ends with the pages of the last version", () => {
   forgetStated();
   const db = siteDb(range(600));
   let changed = false;

@@ -23,7 +23,7 @@ function recorder() {
   };
 }
 
-Deno.test("tail release - with no search for a while, a release is thorough, and its trim is done before it returns", async () => {
+Deno.test("memory after ingest - with no search for a while, a release is thorough, and its trim is done before it returns", async () => {
   await wait(60); // no search in this process for longer than quietMs
   const r = recorder();
   await releaseNow({ ...r, sweepMs: 5, settleMs: 30, quietMs: 50, gapMs: 0 });
@@ -33,7 +33,7 @@ Deno.test("tail release - with no search for a while, a release is thorough, and
   assert.deepEqual(r.flavors, ["last-resort", "last-resort"]);
 });
 
-Deno.test("tail release - while searches come, a release is one plain collection a gap, and the thorough one waits for them to pause", async () => {
+Deno.test("memory after ingest - while searches come, a release is one plain collection a gap, and the thorough one waits for them to pause", async () => {
   const r = recorder();
   const opts = { ...r, sweepMs: 5, settleMs: 20, quietMs: 60, settleMaxMs: 10_000 };
   noteSearch();
@@ -57,7 +57,7 @@ const page = (i: number) => ({
   body: `Kettle ${i} boils water; descale it monthly. Model ${i * 7}.`,
 });
 
-Deno.test("tail release - a save asked for before an upsert's catch-up ends at the version the upsert left, which a restart loads", async () => {
+Deno.test("memory after ingest - a save asked for before an upsert's catch-up ends at the version the upsert left, which a restart loads", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const pages = new PageStore(kv, Date.now);

@@ -15,7 +15,7 @@ import type { Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import { releaseNow, releaseSoon, searchesPaused } from "../memory_trim.ts";
+import { noteSearch, releaseNow, releaseSoon, searchesPaused } from "../memory_trim.ts";
 import {
   buildIndex,
   compact,
@@ -313,6 +313,7 @@ export class SearchIndexes {
    * while that check is recent (a site being searched), waited for after a quiet spell.
    */
   private async current(site: string): Promise<SiteIndex> {
+    noteSearch(); // every read (results, answers, levers) holds back a thorough release
     const idx = await this.load(site);
     const age = this.clock() - idx.checkedAt;
     if (age >= this.staleMs) {

@@ -10,7 +10,6 @@ import { rateLimitHeaders } from "../limits/too_many.ts";
 import { ResultCache } from "../search/mod.ts";
 import type { Services } from "../services.ts";
 import { acceptsPublicKey, type Site } from "../sites/store.ts";
-import { noteSearch } from "../memory_trim.ts";
 
 /** How long a key's site is taken from the cache without a read (keys are checked fresh after). */
 const KEY_HINT_MS = 60_000;
@@ -56,7 +55,6 @@ function narrowingKey(ask: SearchAsk): string {
 
 /** Searches a site for a visitor or a server; throws the ApiError that refuses it. */
 export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
-  noteSearch(); // memory given back after an ingest waits for searches to pause (memory_trim.ts)
   // The key names the site; whether it still opens it (a rotated key in its grace period
   // included), and from this origin, the quota decides on a read at most 1 s old.
   const cached = await s.sites.byPublicKeyCached(ask.key, KEY_HINT_MS);

@@ -1,6 +1,7 @@
 /** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
 import type { Highlight } from "../../wire_types.ts";
 import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
+import type { TextPrefix } from "../store/packed_text.ts";
 
 export type { Highlight };
 
@@ -77,6 +78,31 @@ export function findMatches(
     // A chunk ends between words, so none is cut in two.
     let to = Math.min(text.length, from + (firstChunk ? FIRST_CHUNK : CHUNK));
     while (to < text.length && wordAt(text, to)) to++;
+    scan(text.slice(from, to), from, match.roots, out, limit, accented);
+    from = to;
+  }
+  return out;
+}
+
+/**
+ * `findMatches(text, match, limit, true)` of a text read only as far as its chunks go: the
+ * first chunk that holds a match, and none of the text after it.
+ */
+export function firstMatches(
+  body: TextPrefix,
+  match: Matcher,
+  limit: number,
+  accented = true,
+): [number, number][] {
+  const out: [number, number][] = [];
+  if (!match.roots.length) return out;
+  for (let from = 0; from < body.length && !out.length;) {
+    let to = Math.min(body.length, from + FIRST_CHUNK);
+    // Room for the word the chunk would cut (read further if it is longer).
+    let text = body.upTo(to + 64);
+    while (to < body.length && wordAt(text, to)) {
+      if (++to >= text.length) text = body.upTo(to + 256);
+    }
     scan(text.slice(from, to), from, match.roots, out, limit, accented);
     from = to;
   }
@@ -217,19 +243,24 @@ export function highlightField(
   return matches.length ? { field, snippet: text, matches } : null;
 }
 
+/** A snippet's characters. */
+const SNIPPET = 180;
+
 /** How far into a page a snippet is looked for. */
 export const SNIPPET_SCAN_CHARS = 50_000;
 
 /**
  * The best window of `text[from, to)` given the matches found in the whole text
- * (in order); null when none falls in the range.
+ * (in order); null when none falls in the range. `text` may be the start of a longer one
+ * (`length` long), read up to `to` or `size` past the last match in the range at least.
  */
 export function snippetOf(
   text: string,
   found: [number, number][],
   from: number,
   to: number,
-  size = 180,
+  size = SNIPPET,
+  length = text.length,
 ): Highlight | null {
   const all = found.filter(([s, e]) => s >= from && e <= to);
   if (all.length === 0) return null;
@@ -252,12 +283,33 @@ export function snippetOf(
     end = sp > all[best][1] ? sp : end;
   }
   const prefix = start > 0 ? "…" : "";
-  const suffix = end < text.length ? "…" : "";
+  const suffix = end < length ? "…" : "";
   const { out, at } = joinLines(text.slice(start, end), prefix.length);
   const matches = all
     .filter(([s, e]) => s >= start && e <= end)
     .map(([s, e]) => [at[s - start], at[e - start]] as [number, number]);
   return { field: "body", snippet: prefix + out + suffix, matches };
+}
+
+/** `snippetOf` a text read only as far as the snippet needs (the matches are in what was read). */
+export function snippetIn(
+  body: TextPrefix,
+  found: [number, number][],
+  from: number,
+  to: number,
+): Highlight | null {
+  // The window ends at most its size past the last match in the range.
+  let last = -1;
+  for (const [s, e] of found) if (s >= from && e <= to && e > last) last = e;
+  if (last < 0) return null;
+  return snippetOf(
+    body.upTo(Math.min(to, last + SNIPPET) + 1),
+    found,
+    from,
+    to,
+    SNIPPET,
+    body.length,
+  );
 }
 
 /** A line that ends a sentence (or a label): the next one follows after a plain space. */

@@ -6,9 +6,10 @@
  * result itself links to a section only when that section is the better target
  * than the page as a whole (`anchorOf`).
  */
-import { findMatches, type Matcher, snippetOf } from "./highlight.ts";
+import { findMatches, type Matcher, snippetIn } from "./highlight.ts";
 import type { SectionHit } from "../../wire_types.ts";
-import type { Section } from "../store/packed_sections.ts";
+import { anchorAt, headingAt, headingLength, type SectionLines } from "../store/packed_sections.ts";
+import type { TextPrefix } from "../store/packed_text.ts";
 import { RANKING } from "../query/weights.ts";
 import { fold } from "../analysis/tokens.ts";
 
@@ -27,7 +28,8 @@ export interface HeadingMatch {
 }
 
 interface Scored extends HeadingMatch {
-  s: Section;
+  /** The section's number. */
+  i: number;
   at: number;
   end: number;
   score: number;
@@ -87,10 +89,26 @@ export function outnamesTitle(heading: HeadingMatch, title: string, match: Match
  * whose heading holds more of the query (or more of it as whole words) than the title and
  * every other heading is the target ("wobble" on the heading "Gizmo.wobble(amount)").
  */
-function anchorOf(top: Scored | undefined, scored: Scored[], title: string, match: Matcher) {
+function anchorOf(
+  top: Scored | undefined,
+  scored: Scored[],
+  title: string,
+  match: Matcher,
+  lines: SectionLines,
+) {
   if (!top || !outnamesTitle(top, title, match)) return "";
   const rival = scored.some((x) => x !== top && x.inHeading > 0 && !namesMore(top, x));
-  return rival ? "" : top.s.anchor;
+  return rival ? "" : anchorAt(lines, top.i);
+}
+
+/** The headings of sections `kept` (in order), one a line: a part of `lines` when they follow on. */
+export function joinHeadings(lines: SectionLines, kept: number[]): string {
+  if (!kept.length) return "";
+  const first = kept[0], last = kept[kept.length - 1];
+  if (last - first === kept.length - 1) {
+    return lines.headings.slice(lines.starts[first], lines.starts[last + 1] - 1);
+  }
+  return kept.map((i) => headingAt(lines, i)).join("\n");
 }
 
 /**
@@ -101,8 +119,9 @@ function anchorOf(top: Scored | undefined, scored: Scored[], title: string, matc
 export function matchSections(
   url: string,
   title: string,
-  body: string,
-  sections: Section[],
+  /** The page's text (or a part of it), read as far as the sections need. */
+  body: TextPrefix,
+  lines: SectionLines,
   offsets: Int32Array,
   match: Matcher,
   found: [number, number][],
@@ -111,58 +130,58 @@ export function matchSections(
   accented = true,
 ): { sections: SectionHit[]; anchor: string; lead: HeadingMatch } {
   // Sections whose heading lies in the text read (a body may be read only in part).
-  const starts: { s: Section; at: number }[] = [];
-  sections.forEach((s, i) => {
+  const kept: number[] = [];
+  for (let i = 0; i < lines.count; i++) {
     const at = offsets[i] ?? -1;
-    if (at >= 0 && at + s.heading.length <= body.length) starts.push({ s, at });
-  });
+    if (at >= 0 && at + headingLength(lines, i) <= body.length) kept.push(i);
+  }
   const titleKey = title.trim().toLowerCase();
   // Headings are matched together as one text: one scan, whatever their number. They are
   // lines of the body, so they need folding only if it does.
-  const joined = starts.map((x) => x.s.heading).join("\n");
+  const joined = joinHeadings(lines, kept);
   const headed = inHeadings ? findMatches(joined, match, 500, false, accented) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];
-  const distinct = (text: string, from: number, to: number, list: [number, number][]) =>
-    to - from < 2 ? to - from : distinctWords(text, list, from, to).size;
-  for (let i = 0; i < starts.length; i++) {
-    const { s, at } = starts[i];
-    const end = starts[i + 1]?.at ?? body.length;
-    const headEnd = headAt + s.heading.length;
+  const distinct = (from: number, to: number) =>
+    to - from < 2 ? to - from : distinctWords(body.upTo(found[to - 1][1]), found, from, to).size;
+  for (let n = 0; n < kept.length; n++) {
+    const i = kept[n], at = offsets[i], length = headingLength(lines, i);
+    const end = n + 1 < kept.length ? offsets[kept[n + 1]] : body.length;
+    const headEnd = headAt + length;
     const h0 = h;
     while (h < headed.length && headed[h][1] <= headEnd) h++;
     headAt = headEnd + 1;
     // Matches in the text (both lists are in text order: one sweep).
-    while (k < found.length && found[k][0] < at + s.heading.length) k++;
+    while (k < found.length && found[k][0] < at + length) k++;
     const k0 = k;
     while (k < found.length && found[k][1] <= end) k++;
     if (h === h0 && k === k0) continue;
     // A heading that repeats the page title names the whole page, not a part of it.
-    if (s.heading.trim().toLowerCase() === titleKey) continue;
+    if (headingAt(lines, i).trim().toLowerCase() === titleKey) continue;
     const { inHeading, whole } = h > h0 ? headingMatch(joined, headed, match, h0, h) : NO_MATCH;
-    const score = inHeading * RANKING.sectionHeadingWeight + distinct(body, k0, k, found) +
+    const score = inHeading * RANKING.sectionHeadingWeight + distinct(k0, k) +
       Math.min(1, (k - k0) / 20);
-    scored.push({ s, at, end, inHeading, whole, score });
+    scored.push({ i, at, end, inHeading, whole, score });
   }
   const best = [...scored].sort((a, b) => b.score - a.score).slice(0, MAX_SECTIONS);
   const hits = best.map((x) => {
-    const from = x.at + x.s.heading.length;
+    const from = x.at + headingLength(lines, x.i);
     // Matches beyond what was scanned of the page are looked for in the section itself.
     const own = found.some(([a, b]) => a >= from && b <= x.end)
       ? found
-      : findMatches(body.slice(from, x.end), match, 16, false, accented).map(([a, b]) =>
-        [a + from, b + from] as [number, number]
-      );
+      : findMatches(body.upTo(x.end).slice(from, x.end), match, 16, false, accented).map((
+        [a, b],
+      ) => [a + from, b + from] as [number, number]);
     return {
-      title: x.s.heading,
-      url: withAnchor(url, x.s.anchor),
-      snippet: snippetOf(body, own, from, x.end)?.snippet ??
-        body.slice(from, from + 180).replace(/\n/g, " ").trim(),
+      title: headingAt(lines, x.i),
+      url: withAnchor(url, anchorAt(lines, x.i)),
+      snippet: snippetIn(body, own, from, x.end)?.snippet ??
+        body.upTo(from + 180).slice(from, from + 180).replace(/\n/g, " ").trim(),
     };
   });
   return {
     sections: hits,
-    anchor: anchorOf(best[0], scored, title, match),
+    anchor: anchorOf(best[0], scored, title, match, lines),
     lead: scored.reduce((a, x) => namesMore(x, a) ? x : a, NO_MATCH as HeadingMatch),
   };
 }

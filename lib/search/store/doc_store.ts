@@ -26,6 +26,12 @@ export interface StoredDoc {
   sectionAt?: Int32Array;
 }
 
+/** What a result shows of a document (site_db.ts `shownAt`). */
+export type ShownFields = Pick<
+  StoredDoc,
+  "id" | "title" | "description" | "body" | "accented" | "sections" | "sectionAt"
+>;
+
 /** Text fields a column row holds, in this order. */
 const TEXTS = 8;
 const ID = 0, TITLE = 1, DESCRIPTION = 2, HEADINGS = 3, LANG = 4, SEC_HEADINGS = 5;
@@ -99,6 +105,33 @@ export class DocStore {
   get(id: number): StoredDoc | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;
     return row >= 0 ? this.fromRow(row) : this.added.get(id);
+  }
+
+  /**
+   * What a result shows of the document with internal id `id`, if any: for a row, only those
+   * fields decoded (no headings, language or object of every field).
+   */
+  shown(id: number): ShownFields | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    if (row < 0) return this.added.get(id);
+    const c = this.cols!, f = c.flags[row];
+    return {
+      id: this.text(row, ID),
+      title: this.text(row, TITLE),
+      description: f & F_DESCRIPTION ? this.text(row, DESCRIPTION) : undefined as unknown as string,
+      body: this.field(row, BODY),
+      accented: (f & F_ACCENTED) !== 0,
+      sections: f & F_SECTIONS
+        ? {
+          count: c.sectionCount[row],
+          headings: this.text(row, SEC_HEADINGS),
+          anchors: this.text(row, SEC_ANCHORS),
+        }
+        : undefined,
+      sectionAt: f & F_SECTIONS && f & F_SECTION_AT
+        ? c.sectionAt.subarray(c.sectionFrom[row], c.sectionFrom[row + 1])
+        : undefined,
+    };
   }
 
   /** The packed body (packed_text.ts) of the document with internal id `id`, if any. */

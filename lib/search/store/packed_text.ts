@@ -134,6 +134,12 @@ let keptChars = 0;
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
 
+/**
+ * Characters read of a text at least: a result's description and the first chunk a snippet
+ * is looked for in (presentation/highlight.ts) in one read.
+ */
+const FIRST_READ = 2_400;
+
 /** A text read from its start only as far as asked. */
 export interface TextPrefix {
   /** Its characters (UTF-16 units), at most the `maxChars` asked for. */
@@ -159,7 +165,7 @@ export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
     upTo(n: number) {
       const want = Math.min(n, length);
       if (got.length >= want) return got;
-      const text = keep(p, p.byteOffset, want, () => readPrefix(p, want));
+      const text = keep(p, p.byteOffset, want, () => readPrefix(p, Math.max(want, FIRST_READ)));
       return got = text.length > length ? text.slice(0, length) : text;
     },
   };
@@ -252,19 +258,28 @@ function readPrefix(p: Uint8Array, n: number): string {
 
 /**
  * The blocks inflated so far (`written` bytes of the reused buffer) and the start of one more
- * holding at least `chars` characters; null where as many bytes hold fewer.
+ * holding at least `chars` characters; null where the block ends before (not one of ours).
  */
 function partBlock(data: Uint8Array, written: number, chars: number, before: number) {
   const { handle, state, failed, out } = reused!;
   failed.message = "";
   handle.reset();
-  // A character is one UTF-8 byte or more: `chars` bytes hold `chars` of them at most.
-  handle.writeSync(zlib.constants.Z_FINISH, data, 0, data.length, out, written, chars);
-  if (failed.message) throw new Error(`packed text: ${failed.message}`);
-  const end = written + chars - state[0];
-  const text = decoder.decode(out.subarray(0, charsEnd(out, written, end)));
-  // Fewer characters than bytes (not ASCII): the block is read whole.
-  return text.length >= before + chars ? text : null;
+  // A character is one UTF-8 byte or more: inflating stops when as many bytes are out, and
+  // goes on (from where it stopped) while they hold fewer characters.
+  let end = written, read = 0, room = chars + 64;
+  for (;;) {
+    room = Math.min(room, out.length - end);
+    handle.writeSync(zlib.constants.Z_FINISH, data, read, data.length - read, out, end, room);
+    if (failed.message) throw new Error(`packed text: ${failed.message}`);
+    end += room - state[0];
+    read = data.length - state[1];
+    const text = decoder.decode(out.subarray(0, charsEnd(out, written, end)));
+    const short = before + chars - text.length;
+    if (short <= 0) return text;
+    // Output left over: the block ended short of what its table says.
+    if (state[0] > 0 || end - written > BLOCK) return null;
+    room = short + 64;
+  }
 }
 
 /** Where the last whole character of `out[from, to)` ends (a cut one is left out). */

@@ -12,6 +12,8 @@ export interface Matcher {
   roots: string[];
   /** How many words the query has (a dotted name counts each part). */
   size: number;
+  /** One expression finding any root, when every root is plain (`collect`). */
+  pattern: RegExp | null;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
@@ -50,7 +52,7 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
     return roots.some((r) => w.startsWith(r) && (prefixRoot(r) || w.length === r.length));
   };
   const size = words.reduce((n, w) => n + w.split(/[.-]/).filter(Boolean).length, 0);
-  return Object.assign(matcher, { roots, size });
+  return Object.assign(matcher, { roots, size, pattern: patternOf(roots) });
 }
 
 /** Text is read in chunks this long (shorter when only the first matches are wanted). */
@@ -78,7 +80,7 @@ export function findMatches(
     // A chunk ends between words, so none is cut in two.
     let to = Math.min(text.length, from + (firstChunk ? FIRST_CHUNK : CHUNK));
     while (to < text.length && wordAt(text, to)) to++;
-    scan(text.slice(from, to), from, match.roots, out, limit, accented);
+    scan(text.slice(from, to), from, match, out, limit, accented);
     from = to;
   }
   return out;
@@ -103,7 +105,7 @@ export function firstMatches(
     while (to < body.length && wordAt(text, to)) {
       if (++to >= text.length) text = body.upTo(to + 256);
     }
-    scan(text.slice(from, to), from, match.roots, out, limit, accented);
+    scan(text.slice(from, to), from, match, out, limit, accented);
     from = to;
   }
   return out;
@@ -114,35 +116,26 @@ const PLAIN_ROOT = /^[a-z0-9_][a-z0-9_.-]*$/;
 /** The one character whose lower case is ASCII and that folding leaves (KELVIN SIGN, "k"). */
 const KELVIN = "\u212a";
 
-/** One expression finding any root, when every root is plain (made once per matcher). */
-const plainPatterns = new WeakMap<string[], RegExp | null>();
-
+/** One expression finding any root, when every root is plain (null: none or not all are). */
 function patternOf(roots: string[]): RegExp | null {
-  let got = plainPatterns.get(roots);
-  if (got === undefined) {
-    got = roots.every((r) => PLAIN_ROOT.test(r))
-      ? new RegExp(
-        `(?<![a-z0-9_])(?:${roots.map((r) => r.replaceAll(".", "\\.")).join("|")})`,
-        "gi",
-      )
-      : null;
-    plainPatterns.set(roots, got);
-  }
-  return got;
+  return roots.length && roots.every((r) => PLAIN_ROOT.test(r))
+    ? new RegExp(`(?<![a-z0-9_])(?:${roots.map((r) => r.replaceAll(".", "\\.")).join("|")})`, "gi")
+    : null;
 }
 
 function scan(
   text: string,
   offset: number,
-  roots: string[],
+  match: Matcher,
   out: [number, number][],
   limit: number,
   accented: boolean,
 ) {
+  const roots = match.roots;
   const hasAccents = accented && ACCENTED.test(text);
   // Text with no accented letter needs neither folding nor a lower-case copy for plain roots:
   // a case-insensitive expression finds in it what indexOf finds in its lower case.
-  const pattern = hasAccents ? null : patternOf(roots);
+  const pattern = hasAccents ? null : match.pattern;
   if (pattern && text.indexOf(KELVIN) < 0) return collect(text, offset, roots, pattern, out, limit);
   const folded = hasAccents ? foldInPlace(text) : text;
   let lower = folded.toLowerCase();
@@ -287,7 +280,7 @@ export function snippetOf(
   const { out, at } = joinLines(text.slice(start, end), prefix.length);
   const matches = all
     .filter(([s, e]) => s >= start && e <= end)
-    .map(([s, e]) => [at[s - start], at[e - start]] as [number, number]);
+    .map(([s, e]) => [at(s - start), at(e - start)] as [number, number]);
   return { field: "body", snippet: prefix + out + suffix, matches };
 }
 
@@ -312,30 +305,48 @@ export function snippetIn(
   );
 }
 
-/** A line that ends a sentence (or a label): the next one follows after a plain space. */
-const ENDS_SENTENCE = /[.!?:;,…)»"”]\s*$/;
+/** Characters that end a sentence (or a label) at a line's end: the next line follows after a plain space. */
+const ENDS_SENTENCE = '.!?:;,…)»"”';
+const SPACE = /\s/;
+
+/** The separator after a line: " · " unless it ends a sentence or is blank. */
+function separator(text: string, start: number, end: number): string {
+  let i = end - 1;
+  for (; i >= start; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 128 || !SPACE.test(text[i])) break;
+  }
+  return i < start || ENDS_SENTENCE.includes(text[i]) ? " " : " · ";
+}
 
 /**
  * The text's lines on one line: a line that does not end a sentence (a heading, a list item)
  * keeps a separator before the next, so "Countries we do not ship to" and "We only ship…" do
- * not read as one sentence. `at[i]`: where character `i` of `text` lands, after `offset`.
+ * not read as one sentence. `at(i)`: where character `i` of `text` lands, after `offset`.
  */
-function joinLines(text: string, offset: number): { out: string; at: number[] } {
-  const at = new Array<number>(text.length + 1);
-  let out = "";
-  // Line by line: each character lands where it was plus what the separators added.
-  for (let start = 0;;) {
-    const nl = text.indexOf("\n", start), end = nl < 0 ? text.length : nl;
-    const shift = offset + out.length - start;
-    for (let i = start; i < end; i++) at[i] = shift + i;
-    const line = text.slice(start, end);
-    out += line;
-    if (nl < 0) break;
-    const sep = line.trim() && !ENDS_SENTENCE.test(line) ? " · " : " ";
-    at[nl] = offset + out.length + (sep.length - 1); // a match never spans a line break
-    out += sep;
+function joinLines(text: string, offset: number): { out: string; at: (i: number) => number } {
+  let nl = text.indexOf("\n");
+  if (nl < 0) return { out: text, at: (i) => offset + i };
+  // Where each line break is, and what the separators up to it added.
+  const breaks: number[] = [], grown: number[] = [];
+  let out = "", start = 0, grow = 0;
+  for (; nl >= 0; nl = text.indexOf("\n", start)) {
+    const sep = separator(text, start, nl);
+    out += text.slice(start, nl) + sep;
+    breaks.push(nl);
+    grown.push(grow += sep.length - 1);
     start = nl + 1;
   }
-  at[text.length] = offset + out.length;
-  return { out, at };
+  out += text.slice(start);
+  return {
+    out,
+    at(i) {
+      let k = 0;
+      while (k < breaks.length && breaks[k] < i) k++;
+      const before = k ? grown[k - 1] : 0;
+      // A line break lands on its separator's last character (a match never spans one).
+      return offset + i + (breaks[k] === i ? grown[k] : before);
+    },
+  };
 }

@@ -46,29 +46,69 @@ export const headingMatch = (
   match: Matcher,
   from = 0,
   to = found.length,
-): HeadingMatch => named(distinctWords(text, found, from, to), match.roots);
+): HeadingMatch => named(text, found, from, to, match.roots);
 
 /**
- * How much of the query matched words name: the roots they stand for ("models" and "model"
- * are one), and how many of those appear as words of their own.
+ * How much of the query the distinct words of a text's matches `from` to `to` name: the roots
+ * they stand for ("models" and "model" are one), and how many of those appear as words of
+ * their own. A heading's few matches are compared in arrays, not sets.
  */
-function named(found: Set<string>, roots: string[]): HeadingMatch {
-  const hit = new Set<string>(), whole = new Set<string>();
-  for (const word of found) {
+function named(
+  text: string,
+  list: [number, number][],
+  from: number,
+  to: number,
+  roots: string[],
+): HeadingMatch {
+  const seen: string[] = [], hit: string[] = [], whole: string[] = [];
+  for (let i = from; i < to; i++) {
+    const word = text.slice(list[i][0], list[i][1]).toLowerCase();
+    if (seen.includes(word)) continue;
+    seen.push(word);
     const w = fold(word);
     const root = roots.find((r) => w.startsWith(r));
     if (root === undefined) continue;
-    hit.add(root);
-    if (w === root) whole.add(root);
+    if (!hit.includes(root)) hit.push(root);
+    if (w === root && !whole.includes(root)) whole.push(root);
   }
-  return { inHeading: hit.size, whole: whole.size };
+  return { inHeading: hit.length, whole: whole.length };
 }
 
 const NO_MATCH: HeadingMatch = { inHeading: 0, whole: 0 };
 
-/** Distinct words (lowercased) of a text's matches `from` to `to`. */
-function distinctWords(text: string, list: [number, number][], from = 0, to = list.length) {
-  return new Set(list.slice(from, to).map(([a, b]) => text.slice(a, b).toLowerCase()));
+/** Distinct words (in any case) of a text's matches `from` to `to`, counted in place. */
+function distinctWords(text: string, list: [number, number][], from: number, to: number) {
+  let n = 0;
+  next: for (let i = from; i < to; i++) {
+    const [a, b] = list[i];
+    for (let j = from; j < i; j++) {
+      if (sameWord(text, a, b, list[j][0], list[j][1])) continue next;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** Whether `text[a, b)` and `text[c, d)` are one word in any case (as `toLowerCase` has it). */
+function sameWord(text: string, a: number, b: number, c: number, d: number): boolean {
+  if (b - a === d - c) {
+    let k = 0;
+    for (; k < b - a; k++) {
+      let x = text.charCodeAt(a + k), y = text.charCodeAt(c + k);
+      if (x > 0x7f || y > 0x7f) break; // not ASCII: compared as lowercased below
+      if (x >= 65 && x <= 90) x += 32;
+      if (y >= 65 && y <= 90) y += 32;
+      if (x !== y) return false;
+    }
+    if (k === b - a) return true;
+  } else if (ascii(text, a, b) && ascii(text, c, d)) return false;
+  return text.slice(a, b).toLowerCase() === text.slice(c, d).toLowerCase();
+}
+
+/** Whether `text[a, b)` is all ASCII. */
+function ascii(text: string, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /**
@@ -142,8 +182,6 @@ export function matchSections(
   const headed = inHeadings ? findMatches(joined, match, 500, false, accented) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];
-  const distinct = (from: number, to: number) =>
-    to - from < 2 ? to - from : distinctWords(body.upTo(found[to - 1][1]), found, from, to).size;
   for (let n = 0; n < kept.length; n++) {
     const i = kept[n], at = offsets[i], length = headingLength(lines, i);
     const end = n + 1 < kept.length ? offsets[kept[n + 1]] : body.length;
@@ -159,7 +197,8 @@ export function matchSections(
     // A heading that repeats the page title names the whole page, not a part of it.
     if (headingAt(lines, i).trim().toLowerCase() === titleKey) continue;
     const { inHeading, whole } = h > h0 ? headingMatch(joined, headed, match, h0, h) : NO_MATCH;
-    const score = inHeading * RANKING.sectionHeadingWeight + distinct(k0, k) +
+    const score = inHeading * RANKING.sectionHeadingWeight +
+      (k - k0 < 2 ? k - k0 : distinctWords(body.upTo(found[k - 1][1]), found, k0, k)) +
       Math.min(1, (k - k0) / 20);
     scored.push({ i, at, end, inHeading, whole, score });
   }

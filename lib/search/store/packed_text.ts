@@ -113,8 +113,7 @@ const KEPT_CHARS = 4_000_000;
 
 interface Kept {
   bytes: number;
-  /** A text, or what was made of its page (`keptBeside`). */
-  value: string | object;
+  text: string;
   /** Its place in `keptOrder`. */
   ref: WeakRef<Kept>;
 }
@@ -132,10 +131,7 @@ const keptOrder = new Map<
 >();
 let keptChars = 0;
 
-/**
- * Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too;
- * what was made of its page beside it: -1 - the offset.
- */
+/** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
 
 /**
@@ -169,13 +165,7 @@ export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
     upTo(n: number) {
       const want = Math.min(n, length);
       if (got.length >= want) return got;
-      const text = keep(
-        p,
-        p.byteOffset,
-        (had: string) => had.length >= want,
-        () => readPrefix(p, Math.max(want, FIRST_READ)),
-        (text) => text.length,
-      );
+      const text = keep(p, p.byteOffset, want, () => readPrefix(p, Math.max(want, FIRST_READ)));
       return got = text.length > length ? text.slice(0, length) : text;
     },
   };
@@ -187,49 +177,31 @@ export function unpackKept(p: Uint8Array, maxChars: number): string {
 }
 
 /**
- * What a result makes of a packed text's page besides its text (site_db.ts: its fields as
- * shown), kept as its text is, counted as `size` characters; `make` makes it when it is not.
+ * The text read at `at` in `p`'s buffer, kept; `read` reads it when what is kept there is
+ * shorter than `chars` characters (or was read from other bytes).
  */
-export function keptBeside<T extends object>(
-  p: Uint8Array,
-  size: (made: T) => number,
-  make: () => T,
-): T {
-  return keep(p, -1 - p.byteOffset, () => true, make, size);
-}
-
-/**
- * The value kept at `at` in `p`'s buffer; `read` reads it when none that `fits` is kept
- * there (or it was read from other bytes).
- */
-function keep<T extends string | object>(
-  p: Uint8Array,
-  at: Place,
-  fits: (had: T) => boolean,
-  read: () => T,
-  size: (value: T) => number,
-): T {
+function keep(p: Uint8Array, at: Place, chars: number, read: () => string): string {
   let inBuffer = kept.get(p.buffer);
   const had = inBuffer?.get(at);
-  if (had?.bytes === p.length && fits(had.value as T)) {
+  if (had?.bytes === p.length && had.text.length >= chars) {
     const place = keptOrder.get(had.ref)!;
     keptOrder.delete(had.ref);
     keptOrder.set(had.ref, place);
-    return had.value as T;
+    return had.text;
   }
-  const value = read(), chars = size(value);
+  const text = read();
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
   if (had) forget(had.ref);
-  const entry = { bytes: p.length, value } as Kept;
+  const entry = { bytes: p.length, text } as Kept;
   entry.ref = new WeakRef(entry);
   inBuffer.set(at, entry);
-  keptOrder.set(entry.ref, { chars, map: new WeakRef(inBuffer), at });
-  keptChars += chars;
+  keptOrder.set(entry.ref, { chars: text.length, map: new WeakRef(inBuffer), at });
+  keptChars += text.length;
   for (const ref of keptOrder.keys()) {
     if (keptChars <= KEPT_CHARS) break;
     forget(ref);
   }
-  return value;
+  return text;
 }
 
 /** Forgets a kept text (if its buffer still lives, it is taken out of its map). */
@@ -260,9 +232,7 @@ export function textAround(
   let last = first;
   while (last < blocks - 1 && unitsTo(p, last) < to) last++;
   const read = () => inflate(p, first, last);
-  const text = shown
-    ? keep(p, `${p.byteOffset}:${first}:${last}`, () => true, read, (t) => t.length)
-    : read();
+  const text = shown ? keep(p, `${p.byteOffset}:${first}:${last}`, 0, read) : read();
   return { text, at: first ? unitsTo(p, first - 1) : 0 };
 }
 

@@ -17,14 +17,7 @@ import {
   sectionOffsets,
   unpackSections,
 } from "./packed_sections.ts";
-import {
-  keptBeside,
-  keptPrefix,
-  packText,
-  textAround,
-  type TextPrefix,
-  unpackText,
-} from "./packed_text.ts";
+import { keptPrefix, packText, textAround, type TextPrefix, unpackText } from "./packed_text.ts";
 import { type DocFilters, FilterPostings } from "./filter_postings.ts";
 
 export { FIELDS };
@@ -261,40 +254,21 @@ export interface ShownDoc {
 
 const NO_OFFSETS = new Int32Array(0);
 
-/** What a result shows of a document besides its text, kept with it (packed_text.ts). */
-type ShownFields = Omit<ShownDoc, "body">;
-
-/** A document's shown fields as characters kept: its strings, and its section offsets. */
-const shownSize = (f: ShownFields) =>
-  f.id.length + f.title.length + (f.description?.length ?? 0) + f.sections.headings.length +
-  f.sections.anchors.length + 4 * f.sectionAt.length;
-
 /**
  * The document for an internal id as a result shows it: its text inflated only as far as
- * asked, its sections read in place, both kept for the next result showing it.
+ * asked and kept for the next result showing it, its sections read in place.
  */
 export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
-  const bytes = db.docs.body(id)!;
-  const f = keptBeside(bytes, shownSize, (): ShownFields => {
-    const doc = db.docs.shown(id)!;
-    const sections = sectionLines(doc.sections);
-    return {
-      id: doc.id,
-      title: doc.title,
-      description: doc.description,
-      accented: doc.accented ?? true,
-      sections,
-      sectionAt: (sections.count && doc.sectionAt) || NO_OFFSETS,
-    };
-  });
+  const doc = db.docs.shown(id)!;
+  const sections = sectionLines(doc.sections);
   return {
-    id: f.id,
-    title: f.title,
-    description: f.description,
-    accented: f.accented,
-    body: keptPrefix(bytes, maxChars),
-    sections: f.sections,
-    sectionAt: f.sectionAt,
+    id: doc.id,
+    title: doc.title,
+    description: doc.description,
+    accented: doc.accented ?? true,
+    body: keptPrefix(doc.body, maxChars),
+    sections,
+    sectionAt: (sections.count && doc.sectionAt) || NO_OFFSETS,
   };
 }
 

@@ -84,8 +84,8 @@ export interface SectionLines {
   headings: string;
   /** Where each line starts in `headings`, and one more: its length + 1. */
   starts: Int32Array;
-  /** Anchors, one a line; "" when no section has one. */
-  anchors: string;
+  /** Its anchors, one a line ("" when no section has one), read only when asked for. */
+  packed: Pick<PackedSections, "anchors">;
 }
 
 /** No sections. */
@@ -93,12 +93,16 @@ export const NO_SECTIONS: SectionLines = {
   count: 0,
   headings: "",
   starts: new Int32Array(1),
-  anchors: "",
+  packed: { anchors: "" },
 };
 
-/** Packed sections read in place; none when they do not hold together (a bad row). */
-export function sectionLines(p: PackedSections | undefined): SectionLines {
-  if (!p || p.count <= 0 || (p.anchors !== "" && lines(p.anchors) !== p.count)) {
+/**
+ * Packed sections read in place; none when their headings do not hold together (a bad row).
+ * Their anchors are read only for the sections shown: where they do not match, `anchored`
+ * says so.
+ */
+export function sectionLines(p: PackedSections | undefined, anchored = false): SectionLines {
+  if (!p || p.count <= 0 || (!anchored && p.anchors !== "" && lines(p.anchors) !== p.count)) {
     return NO_SECTIONS;
   }
   const starts = new Int32Array(p.count + 1);
@@ -109,7 +113,7 @@ export function sectionLines(p: PackedSections | undefined): SectionLines {
   }
   if (i !== p.count) return NO_SECTIONS;
   starts[p.count] = p.headings.length + 1;
-  return { count: p.count, headings: p.headings, starts, anchors: p.anchors };
+  return { count: p.count, headings: p.headings, starts, packed: p };
 }
 
 /** Section `i`'s heading. */
@@ -121,9 +125,10 @@ export const headingLength = (l: SectionLines, i: number) => l.starts[i + 1] - 1
 
 /** Section `i`'s anchor ("" when none). */
 export function anchorAt(l: SectionLines, i: number): string {
-  if (!l.anchors) return "";
+  const anchors = l.packed.anchors;
+  if (!anchors) return "";
   let at = 0;
-  for (let k = 0; k < i; k++) at = l.anchors.indexOf("\n", at) + 1;
-  const end = l.anchors.indexOf("\n", at);
-  return l.anchors.slice(at, end < 0 ? l.anchors.length : end);
+  for (let k = 0; k < i; k++) at = anchors.indexOf("\n", at) + 1;
+  const end = anchors.indexOf("\n", at);
+  return anchors.slice(at, end < 0 ? anchors.length : end);
 }

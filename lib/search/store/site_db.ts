@@ -260,7 +260,7 @@ const NO_OFFSETS = new Int32Array(0);
  */
 export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
   const doc = db.docs.shown(id)!;
-  const sections = sectionLines(doc.sections);
+  const sections = sectionLines(doc.sections, true);
   return {
     id: doc.id,
     title: doc.title,

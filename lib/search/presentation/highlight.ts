@@ -23,11 +23,13 @@ const UNSPACED =
 
 /** WORD_CHAR for one UTF-16 unit, with ASCII decided without a regular expression. */
 function wordAt(text: string, i: number): boolean {
+  return text.charCodeAt(i) < 128 ? asciiWord(text, i) : WORD_CHAR.test(text[i]);
+}
+
+/** Whether the unit at `i` is an ASCII letter, digit or "_". */
+function asciiWord(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
-  if (c < 128) {
-    return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90);
-  }
-  return WORD_CHAR.test(text[i]);
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90);
 }
 
 const prefixRoot = (r: string) => r.length >= 3 || UNSPACED.test(r);
@@ -174,9 +176,19 @@ function collect(
   const longest = roots.reduce((n, r) => Math.max(n, r.length), 0);
   let last: [number, number] | undefined;
   pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-    const at = m.index;
-    pattern.lastIndex = at + 1; // a dotted root's match may hold the start of another
+  for (let from = 0; pattern.test(text);) {
+    // `test` makes no match object: it says where the match ends. It is one root, in any
+    // ASCII case, at the first place one is found: of the roots that end there, the one
+    // starting first (after no ASCII letter, digit or "_", as the expression asks).
+    const ends = pattern.lastIndex;
+    let at = ends;
+    for (const root of roots) {
+      const s = ends - root.length;
+      if (s >= from && s < at && startsAt(text, s, root) && !(s > 0 && asciiWord(text, s - 1))) {
+        at = s;
+      }
+    }
+    pattern.lastIndex = from = at + 1; // a dotted root's match may hold the start of another
     // The expression passes over places after an ASCII letter or digit; others are judged here.
     if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
     // ASCII text is compared in place; a word with other letters as before, lowercased.

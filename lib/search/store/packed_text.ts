@@ -106,16 +106,27 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 /**
  * Characters of texts read for results shown kept in the process at most (~4 MB): pages that
  * answer many queries are shown again and again, and inflating one is most of showing it.
- * The least recently shown go first. Only what a result needed of a page is kept (its start,
- * often a few thousand characters), so more pages are.
+ * Those not shown for longest go first (nearly: a text shown since it was last passed over
+ * gets a second turn, so showing one moves nothing). Only what a result needed of a page is
+ * kept (its start, often a few thousand characters), so more pages are.
  */
 const KEPT_CHARS = 4_000_000;
 
 interface Kept {
   bytes: number;
   text: string;
-  /** Its place in `keptOrder`. */
+  /** Whether it was shown again since it was last passed over for forgetting. */
+  used: boolean;
+  turn: Turn;
+}
+
+/** A kept text's turn to be forgotten, and what it counts (until it is, even once collected). */
+interface Turn {
   ref: WeakRef<Kept>;
+  chars: number;
+  map: WeakRef<Map<Place, Kept>>;
+  at: Place;
+  live: boolean;
 }
 
 /**
@@ -124,11 +135,9 @@ interface Kept {
  * Only while that buffer lives: a dropped index's text goes with it.
  */
 const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
-/** The texts kept, least recently shown first, with their characters (counted until forgotten). */
-const keptOrder = new Map<
-  WeakRef<Kept>,
-  { chars: number; map: WeakRef<Map<Place, Kept>>; at: Place }
->();
+/** The texts kept, in their turns to be forgotten from `next` on. */
+let turns: Turn[] = [];
+let next = 0;
 let keptChars = 0;
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
@@ -184,34 +193,37 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   let inBuffer = kept.get(p.buffer);
   const had = inBuffer?.get(at);
   if (had?.bytes === p.length && had.text.length >= chars) {
-    const place = keptOrder.get(had.ref)!;
-    keptOrder.delete(had.ref);
-    keptOrder.set(had.ref, place);
+    had.used = true;
     return had.text;
   }
   const text = read();
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
-  if (had) forget(had.ref);
-  const entry = { bytes: p.length, text } as Kept;
-  entry.ref = new WeakRef(entry);
+  if (had) forget(had.turn);
+  const entry = { bytes: p.length, text, used: false } as Kept;
+  const map = new WeakRef(inBuffer);
+  entry.turn = { ref: new WeakRef(entry), chars: text.length, map, at, live: true };
   inBuffer.set(at, entry);
-  keptOrder.set(entry.ref, { chars: text.length, map: new WeakRef(inBuffer), at });
+  turns.push(entry.turn);
   keptChars += text.length;
-  for (const ref of keptOrder.keys()) {
-    if (keptChars <= KEPT_CHARS) break;
-    forget(ref);
+  while (keptChars > KEPT_CHARS && next < turns.length) {
+    const t = turns[next++], e = t.ref.deref();
+    if (e?.used && t.live) {
+      e.used = false;
+      turns.push(t);
+    } else forget(t);
   }
+  // The turns passed are let go of now and then, not one by one.
+  if (next > 1024 && next * 2 > turns.length) [turns, next] = [turns.slice(next), 0];
   return text;
 }
 
 /** Forgets a kept text (if its buffer still lives, it is taken out of its map). */
-function forget(ref: WeakRef<Kept>) {
-  const place = keptOrder.get(ref);
-  if (!place) return;
-  keptOrder.delete(ref);
-  keptChars -= place.chars;
-  const map = place.map.deref();
-  if (map && map.get(place.at) === ref.deref()) map.delete(place.at);
+function forget(t: Turn) {
+  if (!t.live) return;
+  t.live = false;
+  keptChars -= t.chars;
+  const map = t.map.deref(), entry = t.ref.deref();
+  if (map && entry && map.get(t.at) === entry) map.delete(t.at);
 }
 
 /**

@@ -29,6 +29,8 @@ import {
   namesMore,
   outnamesTitle,
   type SectionHit,
+  type Titled,
+  titled,
   withAnchor,
 } from "./sections.ts";
 
@@ -76,6 +78,7 @@ function laterSections(
   db: SiteDb,
   id: number,
   doc: ShownDoc,
+  title: Titled,
   match: Matcher,
   lead: HeadingMatch,
   /** Whether its sections are wanted without an anchor (none was found before). */
@@ -84,7 +87,7 @@ function laterSections(
   const none = { sections: [], anchor: "" };
   const { sectionAt: offsets, sections: lines } = doc;
   // A title that names most of the query leaves no section a better target.
-  if (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, doc.title, match)) {
+  if (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, title, match)) {
     return none;
   }
   // The sections (by number) whose headings lie past the text read first.
@@ -109,7 +112,7 @@ function laterSections(
     else if (!namesMore(bestMatch, m)) rivals++;
   }
   const clear = best >= 0 && rivals === 0 && namesMore(bestMatch, lead) &&
-    outnamesTitle(bestMatch, doc.title, match);
+    outnamesTitle(bestMatch, title, match);
   // Its text is read (inflated) only where it gives the result its target or its sections.
   if (best < 0 || !(clear || wanted)) return none;
   const from = offsets[best], to = from + headingLength(lines, best) + SECTION_READ_CHARS;
@@ -118,7 +121,7 @@ function laterSections(
   const shifted = offsets.map((o) => (o < at ? -1 : o - at));
   const found = matchSections(
     doc.id,
-    doc.title,
+    title,
     { length: text.length, upTo: () => text },
     lines,
     shifted,
@@ -194,6 +197,7 @@ export function searchDb(
   );
   const present = (id: number): SearchHit => {
     const doc = shownAt(db, id, FIRST_READ_CHARS);
+    const title = titled(doc.title, match);
     const description = describe(doc);
     // The first matches make the snippet; sections are found by their headings too. A
     // body that holds none of the matched words (the match was in the title) is not read.
@@ -204,7 +208,7 @@ export function searchDb(
     let { sections, anchor, lead } = inHeadings || found.length
       ? matchSections(
         doc.id,
-        doc.title,
+        title,
         doc.body,
         doc.sections,
         doc.sectionAt,
@@ -216,7 +220,7 @@ export function searchDb(
       : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
     // A heading that matches may lie beyond the text read first: its stretch is read alone.
     if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
-      const later = laterSections(db, id, doc, match, lead, !sections.length);
+      const later = laterSections(db, id, doc, title, match, lead, !sections.length);
       // Its sections come first where one is the target, or where none was found before.
       if (later.anchor || !sections.length) {
         anchor = later.anchor;
@@ -226,7 +230,7 @@ export function searchDb(
       }
     }
     const highlights = [
-      highlightField("title", doc.title, match),
+      title.matches.length ? { field: "title", snippet: doc.title, matches: title.matches } : null,
       highlightField("description", description, match),
       snippetIn(doc.body, found, 0, doc.body.length),
     ].filter((h): h is Highlight => h !== null);

@@ -111,14 +111,32 @@ function ascii(text: string, a: number, b: number): boolean {
   return true;
 }
 
+/** A page's title and how much of the query it names, found once for a result. */
+export interface Titled {
+  text: string;
+  /** Its matches (for its highlight). */
+  matches: [number, number][];
+  /** The query's words it names (`HeadingMatch.inHeading`). */
+  named: number;
+}
+
+/** A page's title with its matches. */
+export function titled(title: string, match: Matcher): Titled {
+  const matches = findMatches(title, match);
+  return {
+    text: title,
+    matches,
+    named: matches.length ? headingMatch(title, matches, match).inHeading : 0,
+  };
+}
+
 /**
  * Whether a heading names the query better than the page's title: the title does not match
  * most of the query, and the heading holds more of it.
  */
-export function outnamesTitle(heading: HeadingMatch, title: string, match: Matcher): boolean {
+export function outnamesTitle(heading: HeadingMatch, title: Titled, match: Matcher): boolean {
   if (heading.inHeading === 0) return false;
-  const inTitle = headingMatch(title, findMatches(title, match), match).inHeading;
-  return inTitle * 2 <= match.size && inTitle < heading.inHeading;
+  return title.named * 2 <= match.size && title.named < heading.inHeading;
 }
 
 /**
@@ -132,7 +150,7 @@ export function outnamesTitle(heading: HeadingMatch, title: string, match: Match
 function anchorOf(
   top: Scored | undefined,
   scored: Scored[],
-  title: string,
+  title: Titled,
   match: Matcher,
   lines: SectionLines,
 ) {
@@ -158,7 +176,7 @@ export function joinHeadings(lines: SectionLines, kept: number[]): string {
  */
 export function matchSections(
   url: string,
-  title: string,
+  title: Titled,
   /** The page's text (or a part of it), read as far as the sections need. */
   body: TextPrefix,
   lines: SectionLines,
@@ -175,7 +193,7 @@ export function matchSections(
     const at = offsets[i] ?? -1;
     if (at >= 0 && at + headingLength(lines, i) <= body.length) kept.push(i);
   }
-  const titleKey = title.trim().toLowerCase();
+  const titleKey = title.text.trim().toLowerCase();
   // Headings are matched together as one text: one scan, whatever their number. They are
   // lines of the body, so they need folding only if it does.
   const joined = joinHeadings(lines, kept);

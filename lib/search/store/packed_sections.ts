@@ -83,7 +83,7 @@ export interface SectionLines {
   count: number;
   headings: string;
   /** Where each line starts in `headings`, and one more: its length + 1. */
-  starts: Int32Array;
+  starts: number[];
   /** Its anchors, one a line ("" when no section has one), read only when asked for. */
   packed: Pick<PackedSections, "anchors">;
 }
@@ -92,7 +92,7 @@ export interface SectionLines {
 export const NO_SECTIONS: SectionLines = {
   count: 0,
   headings: "",
-  starts: new Int32Array(1),
+  starts: [0],
   packed: { anchors: "" },
 };
 
@@ -105,14 +105,16 @@ export function sectionLines(p: PackedSections | undefined, anchored = false): S
   if (!p || p.count <= 0 || (!anchored && p.anchors !== "" && lines(p.anchors) !== p.count)) {
     return NO_SECTIONS;
   }
-  const starts = new Int32Array(p.count + 1);
+  // A plain array: a typed one of this size has its memory allocated outside the heap.
+  const starts = [0];
   let i = 1;
   for (let at = p.headings.indexOf("\n"); at >= 0; at = p.headings.indexOf("\n", at + 1)) {
     if (i === p.count) return NO_SECTIONS; // more lines than sections
-    starts[i++] = at + 1;
+    starts.push(at + 1);
+    i++;
   }
   if (i !== p.count) return NO_SECTIONS;
-  starts[p.count] = p.headings.length + 1;
+  starts.push(p.headings.length + 1);
   return { count: p.count, headings: p.headings, starts, packed: p };
 }
 

@@ -120,11 +120,10 @@ interface Kept {
   turn: Turn;
 }
 
-/** A kept text's turn to be forgotten, and what it counts (until it is, even once collected). */
+/** A kept text's turn to be forgotten: what it counts, and where it is kept. */
 interface Turn {
-  ref: WeakRef<Kept>;
-  chars: number;
-  map: WeakRef<Map<Place, Kept>>;
+  entry: Kept;
+  map: Map<Place, Kept>;
   at: Place;
   live: boolean;
 }
@@ -132,7 +131,7 @@ interface Turn {
 /**
  * What was read of each packed text, by the buffer that holds it (an index's columns are
  * made once and never written) and where in it: a document's bytes are a new view per read.
- * Only while that buffer lives: a dropped index's text goes with it.
+ * A dropped index's texts are forgotten in their turn (they count until then).
  */
 const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
 /** The texts kept, in their turns to be forgotten from `next` on. */
@@ -200,15 +199,14 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
   if (had) forget(had.turn);
   const entry = { bytes: p.length, text, used: false } as Kept;
-  const map = new WeakRef(inBuffer);
-  entry.turn = { ref: new WeakRef(entry), chars: text.length, map, at, live: true };
+  entry.turn = { entry, map: inBuffer, at, live: true };
   inBuffer.set(at, entry);
   turns.push(entry.turn);
   keptChars += text.length;
   while (keptChars > KEPT_CHARS && next < turns.length) {
-    const t = turns[next++], e = t.ref.deref();
-    if (e?.used && t.live) {
-      e.used = false;
+    const t = turns[next++];
+    if (t.entry.used && t.live) {
+      t.entry.used = false;
       turns.push(t);
     } else forget(t);
   }
@@ -217,13 +215,12 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   return text;
 }
 
-/** Forgets a kept text (if its buffer still lives, it is taken out of its map). */
+/** Forgets a kept text. */
 function forget(t: Turn) {
   if (!t.live) return;
   t.live = false;
-  keptChars -= t.chars;
-  const map = t.map.deref(), entry = t.ref.deref();
-  if (map && entry && map.get(t.at) === entry) map.delete(t.at);
+  keptChars -= t.entry.text.length;
+  if (t.map.get(t.at) === t.entry) t.map.delete(t.at);
 }
 
 /**

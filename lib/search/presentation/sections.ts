@@ -196,7 +196,7 @@ export function matchSections(
   const titleKey = title.text.trim().toLowerCase();
   // Headings are matched together as one text: one scan, whatever their number. They are
   // lines of the body, so they need folding only if it does.
-  const joined = joinHeadings(lines, kept);
+  const joined = inHeadings ? joinHeadings(lines, kept) : "";
   const headed = inHeadings ? findMatches(joined, match, 500, false, accented) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];

@@ -64,9 +64,10 @@ const FIRST_CHUNK = 2048;
 /**
  * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
  * `limit`, from the start (or only those of the first chunk of text that has any).
- * `accented: false` says the text has no letter with a diacritic (no folding needed). The text is folded character for character (offsets
- * unchanged), so "cafe" marks "Café" as written. Each root is looked for with
- * indexOf, chunk by chunk, so a page full of matches is not read to its end.
+ * `accented: false` says the text has no letter with a diacritic (no folding needed). The
+ * text is folded character for character (offsets unchanged), so "cafe" marks "Café" as
+ * written. Each root is looked for chunk by chunk, so a page full of matches is not read to
+ * its end.
  */
 export function findMatches(
   text: string,
@@ -75,12 +76,14 @@ export function findMatches(
   firstChunk = false,
   accented = true,
 ): [number, number][] {
+  if (firstChunk) {
+    return firstMatches({ length: text.length, upTo: () => text }, match, limit, accented);
+  }
   const out: [number, number][] = [];
   if (!match.roots.length) return out;
-  // `firstChunk`: stop after the first chunk that holds a match (enough for a snippet).
-  for (let from = 0; from < text.length && out.length < limit && !(firstChunk && out.length);) {
+  for (let from = 0; from < text.length && out.length < limit;) {
     // A chunk ends between words, so none is cut in two.
-    let to = Math.min(text.length, from + (firstChunk ? FIRST_CHUNK : CHUNK));
+    let to = Math.min(text.length, from + CHUNK);
     while (to < text.length && wordAt(text, to)) to++;
     scan(text.slice(from, to), from, match, out, limit, accented);
     from = to;
@@ -89,8 +92,8 @@ export function findMatches(
 }
 
 /**
- * `findMatches(text, match, limit, true)` of a text read only as far as its chunks go: the
- * first chunk that holds a match, and none of the text after it.
+ * The matches of the first chunk of a text that holds any (enough for a snippet), the text
+ * read only as far as its chunks go: none of it after that chunk.
  */
 export function firstMatches(
   body: TextPrefix,
@@ -101,6 +104,7 @@ export function firstMatches(
   const out: [number, number][] = [];
   if (!match.roots.length) return out;
   for (let from = 0; from < body.length && !out.length;) {
+    // A chunk ends between words, so none is cut in two.
     let to = Math.min(body.length, from + FIRST_CHUNK);
     // Room for the word the chunk would cut (read further if it is longer).
     let text = body.upTo(to + 64);

@@ -226,7 +226,7 @@ function forget(t: Turn) {
 /**
  * A stretch of the text holding characters `from` to `to` (as far as the text goes): whole
  * blocks, so it may start before `from` (at `at`) and end after `to`. `shown`: read for a
- * result, kept as `unpackKept` keeps text.
+ * result, kept as `keptPrefix` keeps text.
  */
 export function textAround(
   p: Uint8Array,

@@ -215,12 +215,13 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   return text;
 }
 
-/** Forgets a kept text. */
+/** Forgets a kept text (its turn, until passed, holds none of it). */
 function forget(t: Turn) {
   if (!t.live) return;
   t.live = false;
   keptChars -= t.entry.text.length;
   if (t.map.get(t.at) === t.entry) t.map.delete(t.at);
+  t.entry.text = "";
 }
 
 /**

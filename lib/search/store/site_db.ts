@@ -260,15 +260,21 @@ const NO_OFFSETS = new Int32Array(0);
  */
 export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
   const doc = db.docs.shown(id)!;
-  const sections = sectionLines(doc.sections, true);
+  // Its sections are read in place when a result first asks for them.
+  let lines: SectionLines | undefined, offsets: Int32Array | undefined;
+  const linesOf = () => lines ??= sectionLines(doc.sections, true);
   return {
     id: doc.id,
     title: doc.title,
     description: doc.description,
     accented: doc.accented ?? true,
     body: keptPrefix(doc.body, maxChars),
-    sections,
-    sectionAt: (sections.count && doc.sectionAt) || NO_OFFSETS,
+    get sections() {
+      return linesOf();
+    },
+    get sectionAt() {
+      return offsets ??= (linesOf().count && doc.sectionAt) || NO_OFFSETS;
+    },
   };
 }
 

@@ -122,23 +122,16 @@ export class DocStore {
         : doc;
     }
     const c = this.cols!, f = c.flags[row];
-    // Sections are read only for a result that shows some (most match in the text read first).
-    let sections: PackedSections | undefined | null = null;
-    const sectionsOf = () => sections ??= f & F_SECTIONS ? this.shownSections(row) : undefined;
     return {
       id: this.text(row, ID),
       title: this.text(row, TITLE),
       description: f & F_DESCRIPTION ? this.text(row, DESCRIPTION) : undefined as unknown as string,
       body: this.field(row, BODY),
       accented: (f & F_ACCENTED) !== 0,
-      get sections() {
-        return sectionsOf();
-      },
-      get sectionAt() {
-        return f & F_SECTIONS && f & F_SECTION_AT
-          ? c.sectionAt.subarray(c.sectionFrom[row], c.sectionFrom[row + 1])
-          : undefined;
-      },
+      sections: f & F_SECTIONS ? this.shownSections(row) : undefined,
+      sectionAt: f & F_SECTIONS && f & F_SECTION_AT
+        ? c.sectionAt.subarray(c.sectionFrom[row], c.sectionFrom[row + 1])
+        : undefined,
     };
   }
 

@@ -260,21 +260,15 @@ const NO_OFFSETS = new Int32Array(0);
  */
 export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
   const doc = db.docs.shown(id)!;
-  // Its sections are read in place when a result first asks for them.
-  let lines: SectionLines | undefined, offsets: Int32Array | undefined;
-  const linesOf = () => lines ??= sectionLines(doc.sections, true);
+  const sections = sectionLines(doc.sections, true);
   return {
     id: doc.id,
     title: doc.title,
     description: doc.description,
     accented: doc.accented ?? true,
     body: keptPrefix(doc.body, maxChars),
-    get sections() {
-      return linesOf();
-    },
-    get sectionAt() {
-      return offsets ??= (linesOf().count && doc.sectionAt) || NO_OFFSETS;
-    },
+    sections,
+    sectionAt: (sections.count && doc.sectionAt) || NO_OFFSETS,
   };
 }
 

@@ -179,11 +179,6 @@ export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
   };
 }
 
-/** `unpackText`, the text kept for the next read of the same text. */
-export function unpackKept(p: Uint8Array, maxChars: number): string {
-  return keptPrefix(p, maxChars).upTo(maxChars);
-}
-
 /**
  * The text read at `at` in `p`'s buffer, kept; `read` reads it when what is kept there is
  * shorter than `chars` characters (or was read from other bytes).

@@ -178,6 +178,8 @@ function collect(
   limit: number,
 ) {
   const longest = roots.reduce((n, r) => Math.max(n, r.length), 0);
+  // One root needs no judging of which root was found, nor where it starts.
+  const single = roots.length === 1, prefix = single && prefixRoot(roots[0]);
   let last: [number, number] | undefined;
   pattern.lastIndex = 0;
   for (let from = 0; pattern.test(text);) {
@@ -186,15 +188,29 @@ function collect(
     // starting first (after no ASCII letter, digit or "_", as the expression asks).
     const ends = pattern.lastIndex;
     let at = ends;
-    for (const root of roots) {
-      const s = ends - root.length;
-      if (s >= from && s < at && startsAt(text, s, root) && !(s > 0 && asciiWord(text, s - 1))) {
-        at = s;
+    if (single) at = ends - roots[0].length; // the one root: what the expression found
+    else {
+      for (const root of roots) {
+        const s = ends - root.length;
+        if (s >= from && s < at && startsAt(text, s, root) && !(s > 0 && asciiWord(text, s - 1))) {
+          at = s;
+        }
       }
     }
     pattern.lastIndex = from = at + 1; // a dotted root's match may hold the start of another
     // The expression passes over places after an ASCII letter or digit; others are judged here.
     if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
+    if (single) {
+      // Its match is ASCII (a case-insensitive expression without "u" matches no other letter).
+      let to = ends;
+      if (prefix) {
+        while (to < text.length && wordAt(text, to)) to++;
+      } else if (to < text.length && wordAt(text, to)) continue;
+      if (last && at + offset < last[1]) last[1] = Math.max(last[1], to + offset);
+      else if (out.length < limit) out.push(last = [at + offset, to + offset]);
+      else break;
+      continue;
+    }
     // ASCII text is compared in place; a word with other letters as before, lowercased.
     const head = asciiAt(text, at, longest) ? null : text.slice(at, at + longest).toLowerCase();
     let end = -1;

@@ -5,7 +5,8 @@
  * warms up on the bench's 300 title-word queries, then prints per first-seen search: the
  * process's CPU (`indexes.search`), searchDb's and rank's CPU on the index itself (their
  * difference is presenting 10 results: reading, highlighting, sections), and the bytes it
- * allocates (heap growth with a young generation too large to be collected meanwhile).
+ * allocates (heap growth with a young generation too large to be collected meanwhile), in all
+ * and for ranking and presenting on the index itself.
  */
 import process from "node:process";
 import { benchApp, loadCorpus, makeQueries } from "./corpus.ts";
@@ -60,7 +61,23 @@ async function measure(root: Root) {
       allUs += cpu() - t;
     }
     const n = PASSES * queries.length;
+    // Bytes allocated on the index itself: ranking alone, and with results (as above).
+    const grownBy = (run: (q: string) => unknown) => {
+      let bytes = 0, counted = 0;
+      for (let b = 0; b < 6; b++) {
+        gc();
+        const before = process.memoryUsage().heapUsed;
+        for (const q of queries.slice(b * 50, b * 50 + 40)) run(q);
+        const grown = process.memoryUsage().heapUsed - before;
+        if (grown > 0) [bytes, counted] = [bytes + grown, counted + 40];
+      }
+      return bytes / counted / 1024;
+    };
+    const rankKb = grownBy((q) => rank(db, q, 10));
+    const presentKb = grownBy((q) => searchDb(db, q, 1, 10)) - rankKb;
     return {
+      rankKb,
+      presentKb,
       search: searchUs / n,
       searchDb: allUs / n,
       rank: rankUs / n,
@@ -105,7 +122,9 @@ if (import.meta.main) {
           `${root}: a first-seen search ${us(f.search)} CPU (~${f.kb.toFixed(0)} KB allocated); ` +
             `searchDb ${us(f.searchDb)} = rank ${us(f.rank)} + presenting ${us(f.present)} (${
               (f.present / f.searchDb * 100).toFixed(0)
-            } %)`,
+            } %); allocated: rank ${f.rankKb.toFixed(0)} KB + presenting ${
+              f.presentKb.toFixed(0)
+            } KB`,
         );
       }
     }

@@ -287,15 +287,19 @@ export function snippetOf(
   size = SNIPPET,
   length = text.length,
 ): Highlight | null {
-  const all = found.filter(([s, e]) => s >= from && e <= to);
-  if (all.length === 0) return null;
+  // Matches are in order and apart (their ends rise too): those in the range follow on.
+  let lo = 0;
+  while (lo < found.length && found[lo][0] < from) lo++;
+  let hi = lo;
+  while (hi < found.length && found[hi][1] <= to) hi++;
+  if (hi === lo) return null;
   // Slide over the matches: the best window starts at the match that has most others within `size`.
-  let best = 0, bestCount = 0;
-  for (let i = 0, j = 0; i < all.length; i++) {
-    while (j < all.length && all[j][1] - all[i][0] <= size) j++;
+  let best = lo, bestCount = 0;
+  for (let i = lo, j = lo; i < hi; i++) {
+    while (j < hi && found[j][1] - found[i][0] <= size) j++;
     if (j - i > bestCount) [best, bestCount] = [i, j - i];
   }
-  const first = all[best][0];
+  const first = found[best][0];
   let start = Math.max(from, first - 40);
   let end = Math.min(to, start + size);
   // Cut on word boundaries so no word is shown in half.
@@ -305,14 +309,16 @@ export function snippetOf(
   }
   if (end < to) {
     const sp = text.lastIndexOf(" ", end);
-    end = sp > all[best][1] ? sp : end;
+    end = sp > found[best][1] ? sp : end;
   }
   const prefix = start > 0 ? "…" : "";
   const suffix = end < length ? "…" : "";
   const { out, at } = joinLines(text.slice(start, end), prefix.length);
-  const matches = all
-    .filter(([s, e]) => s >= start && e <= end)
-    .map(([s, e]) => [at(s - start), at(e - start)] as [number, number]);
+  const matches: [number, number][] = [];
+  for (let i = lo; i < hi; i++) {
+    const [s, e] = found[i];
+    if (s >= start && e <= end) matches.push([at(s - start), at(e - start)]);
+  }
   return { field: "body", snippet: prefix + out + suffix, matches };
 }
 

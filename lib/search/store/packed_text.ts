@@ -104,8 +104,9 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 }
 
 /**
- * Characters of texts read for results shown kept in the process at most (~8 MB, more for two-byte text): pages that
- * answer many queries are shown again and again, and inflating one is most of showing it.
+ * Characters of texts read for results shown kept in the process at most (~8 MB, more for
+ * two-byte text): pages that answer many queries are shown again and again, and inflating one
+ * is most of showing it.
  * Those not shown for longest go first (nearly: a text shown since it was last passed over
  * gets a second turn, so showing one moves nothing). Only what a result needed of a page is
  * kept (its start, often a few thousand characters), so more pages are.

@@ -38,3 +38,18 @@ Deno.test("present highlight - dotted names and words side by side are each mark
 Deno.test("present highlight - a short word is marked only as a whole word, wherever a longer one ends", () => {
   assert.deepEqual(marked("go going ago Go, GO! cargo", ["go"]), ["go", "Go", "GO"]);
 });
+
+Deno.test("present highlight - a one-word query marks each word it starts, to the word's end, and nothing inside a word", () => {
+  // Letters of any script before a match put it inside a word; after it, they belong to it.
+  assert.deepEqual(marked("Model, models; remodel 日model model日本 MODEL_X", ["model"]), [
+    "Model",
+    "models",
+    "model日本",
+    "MODEL_X",
+  ]);
+  assert.deepEqual(marked("go going 日go go日 GO", ["go"]), ["go", "GO"]);
+  assert.deepEqual(
+    marked("os.path os.pathname xos.path os.path.os.path", ["os.path"]),
+    ["os.path", "os.pathname", "os.path", "os.path"],
+  );
+});

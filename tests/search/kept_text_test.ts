@@ -1,6 +1,6 @@
 /** Texts kept for results shown: however many pages are shown, each reads as itself. */
 import assert from "node:assert/strict";
-import { packText, textAround, unpackKept } from "../../lib/search/store/packed_text.ts";
+import { keptPrefix, packText, textAround } from "../../lib/search/store/packed_text.ts";
 
 /** A page's text of 8,000 characters or more, its own from its first word. */
 const page = (i: number) =>
@@ -11,12 +11,14 @@ Deno.test("kept text - more pages shown than the process keeps each read as thei
   const packed = texts.map(packText);
   // Shown once each (more than are kept), then again backwards, then one page over and over.
   for (let i = 0; i < texts.length; i++) {
-    assert.equal(unpackKept(packed[i], 8_000), texts[i].slice(0, 8_000));
+    assert.equal(keptPrefix(packed[i], 8_000).upTo(8_000), texts[i].slice(0, 8_000));
   }
   for (let i = texts.length - 1; i >= 0; i--) {
-    assert.equal(unpackKept(packed[i], 8_000), texts[i].slice(0, 8_000), `page ${i}`);
+    assert.equal(keptPrefix(packed[i], 8_000).upTo(8_000), texts[i].slice(0, 8_000), `page ${i}`);
   }
-  for (let k = 0; k < 3; k++) assert.equal(unpackKept(packed[5], 100), texts[5].slice(0, 100));
+  for (let k = 0; k < 3; k++) {
+    assert.equal(keptPrefix(packed[5], 100).upTo(100), texts[5].slice(0, 100));
+  }
 });
 
 Deno.test("kept text - a stretch of a long page read again for a result reads the same, beside its prefix", () => {
@@ -26,6 +28,6 @@ Deno.test("kept text - a stretch of a long page read again for a result reads th
     const { text: part, at } = textAround(packed, 30_000, 32_000, true);
     assert.ok(at <= 30_000 && at + part.length >= 32_000);
     assert.equal(part, text.slice(at, at + part.length));
-    assert.equal(unpackKept(packed, 8_000), text.slice(0, 8_000));
+    assert.equal(keptPrefix(packed, 8_000).upTo(8_000), text.slice(0, 8_000));
   }
 });

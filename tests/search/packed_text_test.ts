@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import {
+  keptPrefix,
   packText,
   soundText,
   textAround,
-  unpackKept,
   unpackText,
   utf8Bytes,
 } from "../../lib/search/store/packed_text.ts";
@@ -89,7 +89,7 @@ Deno.test("packed text - a kept read gives the same prefix as a fresh one, for e
   const rand = rng(11);
   const text = randomText(rand, 30_000), packed = packText(text);
   for (const k of [8_000, 8_000, 100, 8_000, 30_000]) {
-    assert.equal(unpackKept(packed, k), text.slice(0, k), `first ${k}`);
+    assert.equal(keptPrefix(packed, k).upTo(k), text.slice(0, k), `first ${k}`);
   }
   // Two texts in one buffer, as a snapshot holds them: each reads as itself.
   const other = randomText(rand, 12_000), second = packText(other);
@@ -98,7 +98,7 @@ Deno.test("packed text - a kept read gives the same prefix as a fresh one, for e
   joined.set(second, packed.length);
   const a = joined.subarray(0, packed.length), b = joined.subarray(packed.length);
   for (let i = 0; i < 2; i++) {
-    assert.equal(unpackKept(a, 8_000), text.slice(0, 8_000));
-    assert.equal(unpackKept(b, 8_000), other.slice(0, 8_000));
+    assert.equal(keptPrefix(a, 8_000).upTo(8_000), text.slice(0, 8_000));
+    assert.equal(keptPrefix(b, 8_000).upTo(8_000), other.slice(0, 8_000));
   }
 });

@@ -1,6 +1,6 @@
 /**
  * What a search shows of a page, read once and kept for the next result showing it
- * (packed_text.ts `unpackKept`): each search still marks its own query's words, a page
+ * (packed_text.ts `keptPrefix`): each search still marks its own query's words, a page
  * changed shows its new text, and pages read from a snapshot (many views of one buffer)
  * each show their own text.
  */

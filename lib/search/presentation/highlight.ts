@@ -1,6 +1,7 @@
 /** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
 import type { Highlight } from "../../wire_types.ts";
 import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
+import type { TextPrefix } from "../store/packed_text.ts";
 
 export type { Highlight };
 
@@ -11,6 +12,8 @@ export interface Matcher {
   roots: string[];
   /** How many words the query has (a dotted name counts each part). */
   size: number;
+  /** One expression finding any root, when every root is plain (`collect`). */
+  pattern: RegExp | null;
 }
 
 const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
@@ -20,11 +23,13 @@ const UNSPACED =
 
 /** WORD_CHAR for one UTF-16 unit, with ASCII decided without a regular expression. */
 function wordAt(text: string, i: number): boolean {
+  return text.charCodeAt(i) < 128 ? asciiWord(text, i) : WORD_CHAR.test(text[i]);
+}
+
+/** Whether the unit at `i` is an ASCII letter, digit or "_". */
+function asciiWord(text: string, i: number): boolean {
   const c = text.charCodeAt(i);
-  if (c < 128) {
-    return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90);
-  }
-  return WORD_CHAR.test(text[i]);
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95 || (c >= 65 && c <= 90);
 }
 
 const prefixRoot = (r: string) => r.length >= 3 || UNSPACED.test(r);
@@ -49,7 +54,7 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
     return roots.some((r) => w.startsWith(r) && (prefixRoot(r) || w.length === r.length));
   };
   const size = words.reduce((n, w) => n + w.split(/[.-]/).filter(Boolean).length, 0);
-  return Object.assign(matcher, { roots, size });
+  return Object.assign(matcher, { roots, size, pattern: patternOf(roots) });
 }
 
 /** Text is read in chunks this long (shorter when only the first matches are wanted). */
@@ -59,9 +64,10 @@ const FIRST_CHUNK = 2048;
 /**
  * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
  * `limit`, from the start (or only those of the first chunk of text that has any).
- * `accented: false` says the text has no letter with a diacritic (no folding needed). The text is folded character for character (offsets
- * unchanged), so "cafe" marks "Café" as written. Each root is looked for with
- * indexOf, chunk by chunk, so a page full of matches is not read to its end.
+ * `accented: false` says the text has no letter with a diacritic (no folding needed). The
+ * text is folded character for character (offsets unchanged), so "cafe" marks "Café" as
+ * written. Each root is looked for chunk by chunk, so a page full of matches is not read to
+ * its end.
  */
 export function findMatches(
   text: string,
@@ -70,14 +76,42 @@ export function findMatches(
   firstChunk = false,
   accented = true,
 ): [number, number][] {
+  if (firstChunk) {
+    return firstMatches({ length: text.length, upTo: () => text }, match, limit, accented);
+  }
   const out: [number, number][] = [];
   if (!match.roots.length) return out;
-  // `firstChunk`: stop after the first chunk that holds a match (enough for a snippet).
-  for (let from = 0; from < text.length && out.length < limit && !(firstChunk && out.length);) {
+  for (let from = 0; from < text.length && out.length < limit;) {
     // A chunk ends between words, so none is cut in two.
-    let to = Math.min(text.length, from + (firstChunk ? FIRST_CHUNK : CHUNK));
+    let to = Math.min(text.length, from + CHUNK);
     while (to < text.length && wordAt(text, to)) to++;
-    scan(text.slice(from, to), from, match.roots, out, limit, accented);
+    scan(text.slice(from, to), from, match, out, limit, accented);
+    from = to;
+  }
+  return out;
+}
+
+/**
+ * The matches of the first chunk of a text that holds any (enough for a snippet), the text
+ * read only as far as its chunks go: none of it after that chunk.
+ */
+export function firstMatches(
+  body: TextPrefix,
+  match: Matcher,
+  limit: number,
+  accented = true,
+): [number, number][] {
+  const out: [number, number][] = [];
+  if (!match.roots.length) return out;
+  for (let from = 0; from < body.length && !out.length;) {
+    // A chunk ends between words, so none is cut in two.
+    let to = Math.min(body.length, from + FIRST_CHUNK);
+    // Room for the word the chunk would cut (read further if it is longer).
+    let text = body.upTo(to + 64);
+    while (to < body.length && wordAt(text, to)) {
+      if (++to >= text.length) text = body.upTo(to + 256);
+    }
+    scan(text.slice(from, to), from, match, out, limit, accented);
     from = to;
   }
   return out;
@@ -88,35 +122,26 @@ const PLAIN_ROOT = /^[a-z0-9_][a-z0-9_.-]*$/;
 /** The one character whose lower case is ASCII and that folding leaves (KELVIN SIGN, "k"). */
 const KELVIN = "\u212a";
 
-/** One expression finding any root, when every root is plain (made once per matcher). */
-const plainPatterns = new WeakMap<string[], RegExp | null>();
-
+/** One expression finding any root, when every root is plain (null: none or not all are). */
 function patternOf(roots: string[]): RegExp | null {
-  let got = plainPatterns.get(roots);
-  if (got === undefined) {
-    got = roots.every((r) => PLAIN_ROOT.test(r))
-      ? new RegExp(
-        `(?<![a-z0-9_])(?:${roots.map((r) => r.replaceAll(".", "\\.")).join("|")})`,
-        "gi",
-      )
-      : null;
-    plainPatterns.set(roots, got);
-  }
-  return got;
+  return roots.length && roots.every((r) => PLAIN_ROOT.test(r))
+    ? new RegExp(`(?<![a-z0-9_])(?:${roots.map((r) => r.replaceAll(".", "\\.")).join("|")})`, "gi")
+    : null;
 }
 
 function scan(
   text: string,
   offset: number,
-  roots: string[],
+  match: Matcher,
   out: [number, number][],
   limit: number,
   accented: boolean,
 ) {
+  const roots = match.roots;
   const hasAccents = accented && ACCENTED.test(text);
   // Text with no accented letter needs neither folding nor a lower-case copy for plain roots:
   // a case-insensitive expression finds in it what indexOf finds in its lower case.
-  const pattern = hasAccents ? null : patternOf(roots);
+  const pattern = hasAccents ? null : match.pattern;
   if (pattern && text.indexOf(KELVIN) < 0) return collect(text, offset, roots, pattern, out, limit);
   const folded = hasAccents ? foldInPlace(text) : text;
   let lower = folded.toLowerCase();
@@ -153,13 +178,39 @@ function collect(
   limit: number,
 ) {
   const longest = roots.reduce((n, r) => Math.max(n, r.length), 0);
+  // One root needs no judging of which root was found, nor where it starts.
+  const single = roots.length === 1, prefix = single && prefixRoot(roots[0]);
   let last: [number, number] | undefined;
   pattern.lastIndex = 0;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-    const at = m.index;
-    pattern.lastIndex = at + 1; // a dotted root's match may hold the start of another
+  for (let from = 0; pattern.test(text);) {
+    // `test` makes no match object: it says where the match ends. It is one root, in any
+    // ASCII case, at the first place one is found: of the roots that end there, the one
+    // starting first (after no ASCII letter, digit or "_", as the expression asks).
+    const ends = pattern.lastIndex;
+    let at = ends;
+    if (single) at = ends - roots[0].length; // the one root: what the expression found
+    else {
+      for (const root of roots) {
+        const s = ends - root.length;
+        if (s >= from && s < at && startsAt(text, s, root) && !(s > 0 && asciiWord(text, s - 1))) {
+          at = s;
+        }
+      }
+    }
+    pattern.lastIndex = from = at + 1; // a dotted root's match may hold the start of another
     // The expression passes over places after an ASCII letter or digit; others are judged here.
     if (at > 0 && wordAt(text, at - 1)) continue; // inside a word
+    if (single) {
+      // Its match is ASCII (a case-insensitive expression without "u" matches no other letter).
+      let to = ends;
+      if (prefix) {
+        while (to < text.length && wordAt(text, to)) to++;
+      } else if (to < text.length && wordAt(text, to)) continue;
+      if (last && at + offset < last[1]) last[1] = Math.max(last[1], to + offset);
+      else if (out.length < limit) out.push(last = [at + offset, to + offset]);
+      else break;
+      continue;
+    }
     // ASCII text is compared in place; a word with other letters as before, lowercased.
     const head = asciiAt(text, at, longest) ? null : text.slice(at, at + longest).toLowerCase();
     let end = -1;
@@ -217,29 +268,38 @@ export function highlightField(
   return matches.length ? { field, snippet: text, matches } : null;
 }
 
+/** A snippet's characters. */
+const SNIPPET = 180;
+
 /** How far into a page a snippet is looked for. */
 export const SNIPPET_SCAN_CHARS = 50_000;
 
 /**
  * The best window of `text[from, to)` given the matches found in the whole text
- * (in order); null when none falls in the range.
+ * (in order); null when none falls in the range. `text` may be the start of a longer one
+ * (`length` long), read up to `to` or `size` past the last match in the range at least.
  */
 export function snippetOf(
   text: string,
   found: [number, number][],
   from: number,
   to: number,
-  size = 180,
+  size = SNIPPET,
+  length = text.length,
 ): Highlight | null {
-  const all = found.filter(([s, e]) => s >= from && e <= to);
-  if (all.length === 0) return null;
+  // Matches are in order and apart (their ends rise too): those in the range follow on.
+  let lo = 0;
+  while (lo < found.length && found[lo][0] < from) lo++;
+  let hi = lo;
+  while (hi < found.length && found[hi][1] <= to) hi++;
+  if (hi === lo) return null;
   // Slide over the matches: the best window starts at the match that has most others within `size`.
-  let best = 0, bestCount = 0;
-  for (let i = 0, j = 0; i < all.length; i++) {
-    while (j < all.length && all[j][1] - all[i][0] <= size) j++;
+  let best = lo, bestCount = 0;
+  for (let i = lo, j = lo; i < hi; i++) {
+    while (j < hi && found[j][1] - found[i][0] <= size) j++;
     if (j - i > bestCount) [best, bestCount] = [i, j - i];
   }
-  const first = all[best][0];
+  const first = found[best][0];
   let start = Math.max(from, first - 40);
   let end = Math.min(to, start + size);
   // Cut on word boundaries so no word is shown in half.
@@ -249,41 +309,82 @@ export function snippetOf(
   }
   if (end < to) {
     const sp = text.lastIndexOf(" ", end);
-    end = sp > all[best][1] ? sp : end;
+    end = sp > found[best][1] ? sp : end;
   }
   const prefix = start > 0 ? "…" : "";
-  const suffix = end < text.length ? "…" : "";
+  const suffix = end < length ? "…" : "";
   const { out, at } = joinLines(text.slice(start, end), prefix.length);
-  const matches = all
-    .filter(([s, e]) => s >= start && e <= end)
-    .map(([s, e]) => [at[s - start], at[e - start]] as [number, number]);
+  const matches: [number, number][] = [];
+  for (let i = lo; i < hi; i++) {
+    const [s, e] = found[i];
+    if (s >= start && e <= end) matches.push([at(s - start), at(e - start)]);
+  }
   return { field: "body", snippet: prefix + out + suffix, matches };
 }
 
-/** A line that ends a sentence (or a label): the next one follows after a plain space. */
-const ENDS_SENTENCE = /[.!?:;,…)»"”]\s*$/;
+/** `snippetOf` a text read only as far as the snippet needs (the matches are in what was read). */
+export function snippetIn(
+  body: TextPrefix,
+  found: [number, number][],
+  from: number,
+  to: number,
+): Highlight | null {
+  // The window ends at most its size past the last match in the range.
+  let last = -1;
+  for (const [s, e] of found) if (s >= from && e <= to && e > last) last = e;
+  if (last < 0) return null;
+  return snippetOf(
+    body.upTo(Math.min(to, last + SNIPPET) + 1),
+    found,
+    from,
+    to,
+    SNIPPET,
+    body.length,
+  );
+}
+
+/** Characters that end a sentence (or a label) at a line's end: the next line follows after a plain space. */
+const ENDS_SENTENCE = '.!?:;,…)»"”';
+const SPACE = /\s/;
+
+/** The separator after a line: " · " unless it ends a sentence or is blank. */
+function separator(text: string, start: number, end: number): string {
+  let i = end - 1;
+  for (; i >= start; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 128 || !SPACE.test(text[i])) break;
+  }
+  return i < start || ENDS_SENTENCE.includes(text[i]) ? " " : " · ";
+}
 
 /**
  * The text's lines on one line: a line that does not end a sentence (a heading, a list item)
  * keeps a separator before the next, so "Countries we do not ship to" and "We only ship…" do
- * not read as one sentence. `at[i]`: where character `i` of `text` lands, after `offset`.
+ * not read as one sentence. `at(i)`: where character `i` of `text` lands, after `offset`.
  */
-function joinLines(text: string, offset: number): { out: string; at: number[] } {
-  const at = new Array<number>(text.length + 1);
-  let out = "";
-  // Line by line: each character lands where it was plus what the separators added.
-  for (let start = 0;;) {
-    const nl = text.indexOf("\n", start), end = nl < 0 ? text.length : nl;
-    const shift = offset + out.length - start;
-    for (let i = start; i < end; i++) at[i] = shift + i;
-    const line = text.slice(start, end);
-    out += line;
-    if (nl < 0) break;
-    const sep = line.trim() && !ENDS_SENTENCE.test(line) ? " · " : " ";
-    at[nl] = offset + out.length + (sep.length - 1); // a match never spans a line break
-    out += sep;
+function joinLines(text: string, offset: number): { out: string; at: (i: number) => number } {
+  let nl = text.indexOf("\n");
+  if (nl < 0) return { out: text, at: (i) => offset + i };
+  // Where each line break is, and what the separators up to it added.
+  const breaks: number[] = [], grown: number[] = [];
+  let out = "", start = 0, grow = 0;
+  for (; nl >= 0; nl = text.indexOf("\n", start)) {
+    const sep = separator(text, start, nl);
+    out += text.slice(start, nl) + sep;
+    breaks.push(nl);
+    grown.push(grow += sep.length - 1);
     start = nl + 1;
   }
-  at[text.length] = offset + out.length;
-  return { out, at };
+  out += text.slice(start);
+  return {
+    out,
+    at(i) {
+      let k = 0;
+      while (k < breaks.length && breaks[k] < i) k++;
+      const before = k ? grown[k - 1] : 0;
+      // A line break lands on its separator's last character (a match never spans one).
+      return offset + i + (breaks[k] === i ? grown[k] : before);
+    },
+  };
 }

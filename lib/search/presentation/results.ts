@@ -6,26 +6,31 @@
 import type { SearchHit } from "../../wire_types.ts";
 import { type Correction, rank } from "../query/rank.ts";
 import { curate, curatedLimit, type SearchLevers } from "../query/curated.ts";
-import { type Doc, docAt, type SiteDb, textAt } from "../store/site_db.ts";
+import { shownAt, type ShownDoc, type SiteDb, textAt } from "../store/site_db.ts";
+import { headingLength } from "../store/packed_sections.ts";
 import type { FacetValue } from "../store/filter_postings.ts";
 import { fold } from "../analysis/tokens.ts";
 import {
   findMatches,
+  firstMatches,
   type Highlight,
   highlightField,
   makeMatcher,
   type Matcher,
   SNIPPET_SCAN_CHARS,
-  snippetOf,
+  snippetIn,
 } from "./highlight.ts";
 import {
   type HeadingMatch,
   headingMatch,
+  joinHeadings,
   matchSections,
   MAX_SECTIONS,
   namesMore,
   outnamesTitle,
   type SectionHit,
+  type Titled,
+  titled,
   withAnchor,
 } from "./sections.ts";
 
@@ -72,34 +77,33 @@ const SECTION_READ_CHARS = 2_000;
 function laterSections(
   db: SiteDb,
   id: number,
-  doc: Doc,
+  doc: ShownDoc,
+  title: Titled,
   match: Matcher,
   lead: HeadingMatch,
   /** Whether its sections are wanted without an anchor (none was found before). */
   wanted: boolean,
 ) {
   const none = { sections: [], anchor: "" };
-  const offsets = doc.sectionAt, sections = doc.sections ?? [];
+  const { sectionAt: offsets, sections: lines } = doc;
   // A title that names most of the query leaves no section a better target.
-  if (
-    !offsets || (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, doc.title, match))
-  ) {
+  if (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, title, match)) {
     return none;
   }
   // The sections (by number) whose headings lie past the text read first.
   const later: number[] = [];
-  for (let i = 0; i < sections.length; i++) {
-    const at = offsets[i] ?? -1, end = at + sections[i].heading.length;
+  for (let i = 0; i < lines.count; i++) {
+    const at = offsets[i] ?? -1, end = at + headingLength(lines, i);
     if (at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS) later.push(i);
   }
   // The later headings are matched together, one scan, as sections.ts does; then only
   // those that hold a match one by one. They are lines of the body: folded only if it is.
-  const joined = later.map((i) => sections[i].heading).join("\n");
+  const joined = joinHeadings(lines, later);
   const hits = findMatches(joined, match, MATCHES_SCANNED, false, doc.accented);
   if (!hits.length) return none;
   let best = -1, bestMatch = lead, rivals = 0, pos = 0, k = 0;
   for (const i of later) {
-    const end = pos + sections[i].heading.length, k0 = k;
+    const end = pos + headingLength(lines, i), k0 = k;
     while (k < hits.length && hits[k][1] <= end) k++;
     pos = end + 1;
     if (k === k0) continue;
@@ -108,18 +112,18 @@ function laterSections(
     else if (!namesMore(bestMatch, m)) rivals++;
   }
   const clear = best >= 0 && rivals === 0 && namesMore(bestMatch, lead) &&
-    outnamesTitle(bestMatch, doc.title, match);
+    outnamesTitle(bestMatch, title, match);
   // Its text is read (inflated) only where it gives the result its target or its sections.
   if (best < 0 || !(clear || wanted)) return none;
-  const from = offsets[best], to = from + sections[best].heading.length + SECTION_READ_CHARS;
+  const from = offsets[best], to = from + headingLength(lines, best) + SECTION_READ_CHARS;
   const { text, at } = textAt(db, id, from, to);
   // Offsets into the stretch: sections before it fall below 0 and are left out.
   const shifted = offsets.map((o) => (o < at ? -1 : o - at));
   const found = matchSections(
     doc.id,
-    doc.title,
-    text,
-    sections,
+    title,
+    { length: text.length, upTo: () => text },
+    lines,
     shifted,
     match,
     [],
@@ -133,10 +137,10 @@ function laterSections(
 const MATCHES_SCANNED = 64;
 
 /** The description shown for a result: the page's own, else the start of its text. */
-function describe(doc: Doc): string {
+function describe(doc: ShownDoc): string {
   if (doc.description) return doc.description;
   // The page's own title as its first line would only repeat the result's title.
-  let start = doc.body.slice(0, 600);
+  let start = doc.body.upTo(600).slice(0, 600);
   const nl = start.indexOf("\n");
   if (nl > 0 && doc.title.trim().toLowerCase() === start.slice(0, nl).trim().toLowerCase()) {
     start = start.slice(nl + 1);
@@ -192,21 +196,22 @@ export function searchDb(
     matched.slice(0, MAX_HIGHLIGHT_WORDS),
   );
   const present = (id: number): SearchHit => {
-    const doc = docAt(db, id, FIRST_READ_CHARS, true);
+    const doc = shownAt(db, id, FIRST_READ_CHARS);
+    const title = titled(doc.title, match);
     const description = describe(doc);
     // The first matches make the snippet; sections are found by their headings too. A
     // body that holds none of the matched words (the match was in the title) is not read.
     const inBody = matched.some((t) => db.index.get("body", id, t) > 0);
-    const found = inBody ? findMatches(doc.body, match, MATCHES_SCANNED, true, doc.accented) : [];
+    const found = inBody ? firstMatches(doc.body, match, MATCHES_SCANNED, doc.accented) : [];
     // Sections are scored only where the matched words are in headings or text.
     const inHeadings = matched.some((t) => db.index.get("headings", id, t) > 0);
     let { sections, anchor, lead } = inHeadings || found.length
       ? matchSections(
         doc.id,
-        doc.title,
+        title,
         doc.body,
-        doc.sections ?? [],
-        doc.sectionAt ?? new Int32Array(),
+        doc.sections,
+        doc.sectionAt,
         match,
         found,
         inHeadings,
@@ -215,7 +220,7 @@ export function searchDb(
       : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
     // A heading that matches may lie beyond the text read first: its stretch is read alone.
     if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
-      const later = laterSections(db, id, doc, match, lead, !sections.length);
+      const later = laterSections(db, id, doc, title, match, lead, !sections.length);
       // Its sections come first where one is the target, or where none was found before.
       if (later.anchor || !sections.length) {
         anchor = later.anchor;
@@ -225,9 +230,9 @@ export function searchDb(
       }
     }
     const highlights = [
-      highlightField("title", doc.title, match),
+      title.matches.length ? { field: "title", snippet: doc.title, matches: title.matches } : null,
       highlightField("description", description, match),
-      snippetOf(doc.body, found, 0, doc.body.length),
+      snippetIn(doc.body, found, 0, doc.body.length),
     ].filter((h): h is Highlight => h !== null);
     return {
       title: doc.title,

@@ -6,9 +6,10 @@
  * result itself links to a section only when that section is the better target
  * than the page as a whole (`anchorOf`).
  */
-import { findMatches, type Matcher, snippetOf } from "./highlight.ts";
+import { findMatches, type Matcher, snippetIn } from "./highlight.ts";
 import type { SectionHit } from "../../wire_types.ts";
-import type { Section } from "../store/packed_sections.ts";
+import { anchorAt, headingAt, headingLength, type SectionLines } from "../store/packed_sections.ts";
+import type { TextPrefix } from "../store/packed_text.ts";
 import { RANKING } from "../query/weights.ts";
 import { fold } from "../analysis/tokens.ts";
 
@@ -27,7 +28,8 @@ export interface HeadingMatch {
 }
 
 interface Scored extends HeadingMatch {
-  s: Section;
+  /** The section's number. */
+  i: number;
   at: number;
   end: number;
   score: number;
@@ -44,39 +46,97 @@ export const headingMatch = (
   match: Matcher,
   from = 0,
   to = found.length,
-): HeadingMatch => named(distinctWords(text, found, from, to), match.roots);
+): HeadingMatch => named(text, found, from, to, match.roots);
 
 /**
- * How much of the query matched words name: the roots they stand for ("models" and "model"
- * are one), and how many of those appear as words of their own.
+ * How much of the query the distinct words of a text's matches `from` to `to` name: the roots
+ * they stand for ("models" and "model" are one), and how many of those appear as words of
+ * their own. A heading's few matches are compared in arrays, not sets.
  */
-function named(found: Set<string>, roots: string[]): HeadingMatch {
-  const hit = new Set<string>(), whole = new Set<string>();
-  for (const word of found) {
+function named(
+  text: string,
+  list: [number, number][],
+  from: number,
+  to: number,
+  roots: string[],
+): HeadingMatch {
+  const seen: string[] = [], hit: string[] = [], whole: string[] = [];
+  for (let i = from; i < to; i++) {
+    const word = text.slice(list[i][0], list[i][1]).toLowerCase();
+    if (seen.includes(word)) continue;
+    seen.push(word);
     const w = fold(word);
     const root = roots.find((r) => w.startsWith(r));
     if (root === undefined) continue;
-    hit.add(root);
-    if (w === root) whole.add(root);
+    if (!hit.includes(root)) hit.push(root);
+    if (w === root && !whole.includes(root)) whole.push(root);
   }
-  return { inHeading: hit.size, whole: whole.size };
+  return { inHeading: hit.length, whole: whole.length };
 }
 
 const NO_MATCH: HeadingMatch = { inHeading: 0, whole: 0 };
 
-/** Distinct words (lowercased) of a text's matches `from` to `to`. */
-function distinctWords(text: string, list: [number, number][], from = 0, to = list.length) {
-  return new Set(list.slice(from, to).map(([a, b]) => text.slice(a, b).toLowerCase()));
+/** Distinct words (in any case) of a text's matches `from` to `to`, counted in place. */
+function distinctWords(text: string, list: [number, number][], from: number, to: number) {
+  let n = 0;
+  next: for (let i = from; i < to; i++) {
+    const [a, b] = list[i];
+    for (let j = from; j < i; j++) {
+      if (sameWord(text, a, b, list[j][0], list[j][1])) continue next;
+    }
+    n++;
+  }
+  return n;
+}
+
+/** Whether `text[a, b)` and `text[c, d)` are one word in any case (as `toLowerCase` has it). */
+function sameWord(text: string, a: number, b: number, c: number, d: number): boolean {
+  if (b - a === d - c) {
+    let k = 0;
+    for (; k < b - a; k++) {
+      let x = text.charCodeAt(a + k), y = text.charCodeAt(c + k);
+      if (x > 0x7f || y > 0x7f) break; // not ASCII: compared as lowercased below
+      if (x >= 65 && x <= 90) x += 32;
+      if (y >= 65 && y <= 90) y += 32;
+      if (x !== y) return false;
+    }
+    if (k === b - a) return true;
+  } else if (ascii(text, a, b) && ascii(text, c, d)) return false;
+  return text.slice(a, b).toLowerCase() === text.slice(c, d).toLowerCase();
+}
+
+/** Whether `text[a, b)` is all ASCII. */
+function ascii(text: string, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** A page's title and how much of the query it names, found once for a result. */
+export interface Titled {
+  text: string;
+  /** Its matches (for its highlight). */
+  matches: [number, number][];
+  /** The query's words it names (`HeadingMatch.inHeading`). */
+  named: number;
+}
+
+/** A page's title with its matches. */
+export function titled(title: string, match: Matcher): Titled {
+  const matches = findMatches(title, match);
+  return {
+    text: title,
+    matches,
+    named: matches.length ? headingMatch(title, matches, match).inHeading : 0,
+  };
 }
 
 /**
  * Whether a heading names the query better than the page's title: the title does not match
  * most of the query, and the heading holds more of it.
  */
-export function outnamesTitle(heading: HeadingMatch, title: string, match: Matcher): boolean {
+export function outnamesTitle(heading: HeadingMatch, title: Titled, match: Matcher): boolean {
   if (heading.inHeading === 0) return false;
-  const inTitle = headingMatch(title, findMatches(title, match), match).inHeading;
-  return inTitle * 2 <= match.size && inTitle < heading.inHeading;
+  return title.named * 2 <= match.size && title.named < heading.inHeading;
 }
 
 /**
@@ -87,10 +147,26 @@ export function outnamesTitle(heading: HeadingMatch, title: string, match: Match
  * whose heading holds more of the query (or more of it as whole words) than the title and
  * every other heading is the target ("wobble" on the heading "Gizmo.wobble(amount)").
  */
-function anchorOf(top: Scored | undefined, scored: Scored[], title: string, match: Matcher) {
+function anchorOf(
+  top: Scored | undefined,
+  scored: Scored[],
+  title: Titled,
+  match: Matcher,
+  lines: SectionLines,
+) {
   if (!top || !outnamesTitle(top, title, match)) return "";
   const rival = scored.some((x) => x !== top && x.inHeading > 0 && !namesMore(top, x));
-  return rival ? "" : top.s.anchor;
+  return rival ? "" : anchorAt(lines, top.i);
+}
+
+/** The headings of sections `kept` (in order), one a line: a part of `lines` when they follow on. */
+export function joinHeadings(lines: SectionLines, kept: number[]): string {
+  if (!kept.length) return "";
+  const first = kept[0], last = kept[kept.length - 1];
+  if (last - first === kept.length - 1) {
+    return lines.headings.slice(lines.starts[first], lines.starts[last + 1] - 1);
+  }
+  return kept.map((i) => headingAt(lines, i)).join("\n");
 }
 
 /**
@@ -100,9 +176,10 @@ function anchorOf(top: Scored | undefined, scored: Scored[], title: string, matc
  */
 export function matchSections(
   url: string,
-  title: string,
-  body: string,
-  sections: Section[],
+  title: Titled,
+  /** The page's text (or a part of it), read as far as the sections need. */
+  body: TextPrefix,
+  lines: SectionLines,
   offsets: Int32Array,
   match: Matcher,
   found: [number, number][],
@@ -111,58 +188,57 @@ export function matchSections(
   accented = true,
 ): { sections: SectionHit[]; anchor: string; lead: HeadingMatch } {
   // Sections whose heading lies in the text read (a body may be read only in part).
-  const starts: { s: Section; at: number }[] = [];
-  sections.forEach((s, i) => {
+  const kept: number[] = [];
+  for (let i = 0; i < lines.count; i++) {
     const at = offsets[i] ?? -1;
-    if (at >= 0 && at + s.heading.length <= body.length) starts.push({ s, at });
-  });
-  const titleKey = title.trim().toLowerCase();
+    if (at >= 0 && at + headingLength(lines, i) <= body.length) kept.push(i);
+  }
+  const titleKey = title.text.trim().toLowerCase();
   // Headings are matched together as one text: one scan, whatever their number. They are
   // lines of the body, so they need folding only if it does.
-  const joined = starts.map((x) => x.s.heading).join("\n");
+  const joined = inHeadings ? joinHeadings(lines, kept) : "";
   const headed = inHeadings ? findMatches(joined, match, 500, false, accented) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];
-  const distinct = (text: string, from: number, to: number, list: [number, number][]) =>
-    to - from < 2 ? to - from : distinctWords(text, list, from, to).size;
-  for (let i = 0; i < starts.length; i++) {
-    const { s, at } = starts[i];
-    const end = starts[i + 1]?.at ?? body.length;
-    const headEnd = headAt + s.heading.length;
+  for (let n = 0; n < kept.length; n++) {
+    const i = kept[n], at = offsets[i], length = headingLength(lines, i);
+    const end = n + 1 < kept.length ? offsets[kept[n + 1]] : body.length;
+    const headEnd = headAt + length;
     const h0 = h;
     while (h < headed.length && headed[h][1] <= headEnd) h++;
     headAt = headEnd + 1;
     // Matches in the text (both lists are in text order: one sweep).
-    while (k < found.length && found[k][0] < at + s.heading.length) k++;
+    while (k < found.length && found[k][0] < at + length) k++;
     const k0 = k;
     while (k < found.length && found[k][1] <= end) k++;
     if (h === h0 && k === k0) continue;
     // A heading that repeats the page title names the whole page, not a part of it.
-    if (s.heading.trim().toLowerCase() === titleKey) continue;
+    if (headingAt(lines, i).trim().toLowerCase() === titleKey) continue;
     const { inHeading, whole } = h > h0 ? headingMatch(joined, headed, match, h0, h) : NO_MATCH;
-    const score = inHeading * RANKING.sectionHeadingWeight + distinct(body, k0, k, found) +
+    const score = inHeading * RANKING.sectionHeadingWeight +
+      (k - k0 < 2 ? k - k0 : distinctWords(body.upTo(found[k - 1][1]), found, k0, k)) +
       Math.min(1, (k - k0) / 20);
-    scored.push({ s, at, end, inHeading, whole, score });
+    scored.push({ i, at, end, inHeading, whole, score });
   }
   const best = [...scored].sort((a, b) => b.score - a.score).slice(0, MAX_SECTIONS);
   const hits = best.map((x) => {
-    const from = x.at + x.s.heading.length;
+    const from = x.at + headingLength(lines, x.i);
     // Matches beyond what was scanned of the page are looked for in the section itself.
     const own = found.some(([a, b]) => a >= from && b <= x.end)
       ? found
-      : findMatches(body.slice(from, x.end), match, 16, false, accented).map(([a, b]) =>
-        [a + from, b + from] as [number, number]
-      );
+      : findMatches(body.upTo(x.end).slice(from, x.end), match, 16, false, accented).map((
+        [a, b],
+      ) => [a + from, b + from] as [number, number]);
     return {
-      title: x.s.heading,
-      url: withAnchor(url, x.s.anchor),
-      snippet: snippetOf(body, own, from, x.end)?.snippet ??
-        body.slice(from, from + 180).replace(/\n/g, " ").trim(),
+      title: headingAt(lines, x.i),
+      url: withAnchor(url, anchorAt(lines, x.i)),
+      snippet: snippetIn(body, own, from, x.end)?.snippet ??
+        body.upTo(from + 180).slice(from, from + 180).replace(/\n/g, " ").trim(),
     };
   });
   return {
     sections: hits,
-    anchor: anchorOf(best[0], scored, title, match),
+    anchor: anchorOf(best[0], scored, title, match, lines),
     lead: scored.reduce((a, x) => namesMore(x, a) ? x : a, NO_MATCH as HeadingMatch),
   };
 }

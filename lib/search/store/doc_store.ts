@@ -26,6 +26,12 @@ export interface StoredDoc {
   sectionAt?: Int32Array;
 }
 
+/** What a result shows of a document (site_db.ts `shownAt`). */
+export type ShownFields = Pick<
+  StoredDoc,
+  "id" | "title" | "description" | "body" | "accented" | "sections" | "sectionAt"
+>;
+
 /** Text fields a column row holds, in this order. */
 const TEXTS = 8;
 const ID = 0, TITLE = 1, DESCRIPTION = 2, HEADINGS = 3, LANG = 4, SEC_HEADINGS = 5;
@@ -99,6 +105,54 @@ export class DocStore {
   get(id: number): StoredDoc | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;
     return row >= 0 ? this.fromRow(row) : this.added.get(id);
+  }
+
+  /**
+   * What a result shows of the document with internal id `id`, if any: for a row, only those
+   * fields decoded (no headings, language or object of every field); its sections' anchors
+   * checked against their count.
+   */
+  shown(id: number): ShownFields | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    if (row < 0) {
+      const doc = this.added.get(id);
+      // As for a row: sections whose anchors do not match are left out.
+      return doc?.sections && !soundSections(doc.sections)
+        ? { ...doc, sections: undefined, sectionAt: undefined }
+        : doc;
+    }
+    const c = this.cols!, f = c.flags[row];
+    return {
+      id: this.text(row, ID),
+      title: this.text(row, TITLE),
+      description: f & F_DESCRIPTION ? this.text(row, DESCRIPTION) : undefined as unknown as string,
+      body: this.field(row, BODY),
+      accented: (f & F_ACCENTED) !== 0,
+      sections: f & F_SECTIONS ? this.shownSections(row) : undefined,
+      sectionAt: f & F_SECTIONS && f & F_SECTION_AT
+        ? c.sectionAt.subarray(c.sectionFrom[row], c.sectionFrom[row + 1])
+        : undefined,
+    };
+  }
+
+  /**
+   * Row `row`'s sections, their anchors decoded only when read (a result shows three at most);
+   * none when the anchors' lines do not match the sections' count (a bad row).
+   */
+  private shownSections(row: number): PackedSections | undefined {
+    const count = this.cols!.sectionCount[row], bytes = this.field(row, SEC_ANCHORS);
+    // A line break is one byte in UTF-8, never a part of another character.
+    let lines = 1;
+    for (let i = bytes.indexOf(10); i >= 0; i = bytes.indexOf(10, i + 1)) lines++;
+    if (bytes.length && lines !== count) return undefined;
+    let anchors: string | undefined;
+    return {
+      count,
+      headings: this.text(row, SEC_HEADINGS),
+      get anchors() {
+        return anchors ??= bytes.length ? decoder.decode(bytes) : "";
+      },
+    };
   }
 
   /** The packed body (packed_text.ts) of the document with internal id `id`, if any. */

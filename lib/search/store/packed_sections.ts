@@ -40,14 +40,15 @@ export function unpackSections(p: PackedSections | undefined): Section[] {
   return headings.map((heading, i) => ({ heading, anchor: anchors[i] ?? "" }));
 }
 
+/** Lines of a text, counted, not split. */
+function lines(s: string): number {
+  let n = 1;
+  for (let at = s.indexOf("\n"); at >= 0; at = s.indexOf("\n", at + 1)) n++;
+  return n;
+}
+
 /** Whether packed sections hold `count` of each (a snapshot's bytes are not trusted). */
 export function soundSections(p: PackedSections): boolean {
-  // Counted, not split: every result shown checks its page's sections.
-  const lines = (s: string) => {
-    let n = 1;
-    for (let at = s.indexOf("\n"); at >= 0; at = s.indexOf("\n", at + 1)) n++;
-    return n;
-  };
   return p.count > 0 && lines(p.headings) === p.count &&
     (p.anchors === "" || lines(p.anchors) === p.count);
 }
@@ -72,4 +73,64 @@ export function sectionOffsets(body: string, sections: Section[]): Int32Array {
     pos = at + s.heading.length;
   });
   return out;
+}
+
+/**
+ * A page's sections read in place, without an object or a string per section: heading `i`
+ * is `headings` from `starts[i]` to `starts[i + 1] - 1` (a line each, as packed).
+ */
+export interface SectionLines {
+  count: number;
+  headings: string;
+  /** Where each line starts in `headings`, and one more: its length + 1. */
+  starts: number[];
+  /** Its anchors, one a line ("" when no section has one), read only when asked for. */
+  packed: Pick<PackedSections, "anchors">;
+}
+
+/** No sections. */
+export const NO_SECTIONS: SectionLines = {
+  count: 0,
+  headings: "",
+  starts: [0],
+  packed: { anchors: "" },
+};
+
+/**
+ * Packed sections read in place; none when their headings do not hold together (a bad row).
+ * Their anchors are read only for the sections shown: where they do not match, `anchored`
+ * says so.
+ */
+export function sectionLines(p: PackedSections | undefined, anchored = false): SectionLines {
+  if (!p || p.count <= 0 || (!anchored && p.anchors !== "" && lines(p.anchors) !== p.count)) {
+    return NO_SECTIONS;
+  }
+  // A plain array: a typed one of this size has its memory allocated outside the heap.
+  const starts = [0];
+  let i = 1;
+  for (let at = p.headings.indexOf("\n"); at >= 0; at = p.headings.indexOf("\n", at + 1)) {
+    if (i === p.count) return NO_SECTIONS; // more lines than sections
+    starts.push(at + 1);
+    i++;
+  }
+  if (i !== p.count) return NO_SECTIONS;
+  starts.push(p.headings.length + 1);
+  return { count: p.count, headings: p.headings, starts, packed: p };
+}
+
+/** Section `i`'s heading. */
+export const headingAt = (l: SectionLines, i: number) =>
+  l.headings.slice(l.starts[i], l.starts[i + 1] - 1);
+
+/** Section `i`'s heading's length. */
+export const headingLength = (l: SectionLines, i: number) => l.starts[i + 1] - 1 - l.starts[i];
+
+/** Section `i`'s anchor ("" when none). */
+export function anchorAt(l: SectionLines, i: number): string {
+  const anchors = l.packed.anchors;
+  if (!anchors) return "";
+  let at = 0;
+  for (let k = 0; k < i; k++) at = anchors.indexOf("\n", at) + 1;
+  const end = anchors.indexOf("\n", at);
+  return anchors.slice(at, end < 0 ? anchors.length : end);
 }

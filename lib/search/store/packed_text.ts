@@ -104,83 +104,126 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 }
 
 /**
- * Characters of texts read for results shown kept in the process at most (~4 MB; 500 pages'
- * first 8,000): pages that answer many queries are shown again and again, and inflating one
- * is most of showing it. The least recently shown go first: over 3,000 first-seen real
- * queries on 2,000 long pages, 63 % of results shown were kept (25 % with 128 texts).
+ * Characters of texts read for results shown kept in the process at most (~8 MB, more for
+ * two-byte text): pages that answer many queries are shown again and again, and inflating one
+ * is most of showing it.
+ * Those not shown for longest go first (nearly: a text shown since it was last passed over
+ * gets a second turn, so showing one moves nothing). Only what a result needed of a page is
+ * kept (its start, often a few thousand characters), so more pages are.
  */
-const KEPT_CHARS = 4_000_000;
+const KEPT_CHARS = 8_000_000;
 
 interface Kept {
   bytes: number;
-  /** The prefix's length asked for; -1 for a stretch. */
-  maxChars: number;
   text: string;
-  /** Its place in `keptOrder`. */
-  ref: WeakRef<Kept>;
+  /** Whether it was shown again since it was last passed over for forgetting. */
+  used: boolean;
+  turn: Turn;
+}
+
+/** A kept text's turn to be forgotten: what it counts, and where it is kept. */
+interface Turn {
+  entry: Kept;
+  map: Map<Place, Kept>;
+  at: Place;
+  live: boolean;
 }
 
 /**
  * What was read of each packed text, by the buffer that holds it (an index's columns are
  * made once and never written) and where in it: a document's bytes are a new view per read.
- * Only while that buffer lives: a dropped index's text goes with it.
+ * A dropped index's texts are forgotten in their turn (they count until then).
  */
 const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
-/** The texts kept, least recently shown first, with their characters (counted until forgotten). */
-const keptOrder = new Map<
-  WeakRef<Kept>,
-  { chars: number; map: WeakRef<Map<Place, Kept>>; at: Place }
->();
+/** The texts kept, in their turns to be forgotten from `next` on. */
+let turns: Turn[] = [];
+let next = 0;
 let keptChars = 0;
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
 
-/** `unpackText`, the text kept for the next read of the same text and length. */
-export function unpackKept(p: Uint8Array, maxChars: number): string {
-  if (p[0] === RAW) return unpackText(p, maxChars); // nothing to inflate
-  return keep(p, p.byteOffset, maxChars, () => unpackText(p, maxChars));
+/**
+ * Characters read of a text at least: a result's description and the first chunk a snippet
+ * is looked for in (presentation/highlight.ts) in one read.
+ */
+const FIRST_READ = 2_400;
+
+/** A text read from its start only as far as asked. */
+export interface TextPrefix {
+  /** Its characters (UTF-16 units), at most the `maxChars` asked for. */
+  readonly length: number;
+  /** Its first characters: at least `n` (as far as it goes), at most `length`. */
+  upTo(n: number): string;
 }
 
-/** The text read at `at` in `p`'s buffer, kept; `read` reads it when it is not. */
-function keep(p: Uint8Array, at: Place, maxChars: number, read: () => string): string {
+/**
+ * A packed text's first `maxChars` characters, inflated only as far as a reader asks
+ * (`upTo`), and kept for the next result showing the page: a snippet near the start needs
+ * a part of the first block, and the rest is never inflated.
+ */
+export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
+  if (p[0] === RAW) {
+    const text = unpackText(p, maxChars); // nothing to inflate
+    return { length: text.length, upTo: () => text };
+  }
+  const length = Math.min(maxChars, unitsTo(p, u32(p, 8) - 1));
+  let got = "";
+  return {
+    length,
+    upTo(n: number) {
+      const want = Math.min(n, length);
+      if (got.length >= want) return got;
+      const text = keep(p, p.byteOffset, want, () => readPrefix(p, Math.max(want, FIRST_READ)));
+      return got = text.length > length ? text.slice(0, length) : text;
+    },
+  };
+}
+
+/**
+ * The text read at `at` in `p`'s buffer, kept; `read` reads it when what is kept there is
+ * shorter than `chars` characters (or was read from other bytes).
+ */
+function keep(p: Uint8Array, at: Place, chars: number, read: () => string): string {
   let inBuffer = kept.get(p.buffer);
   const had = inBuffer?.get(at);
-  if (had?.bytes === p.length && had.maxChars === maxChars) {
-    const place = keptOrder.get(had.ref)!;
-    keptOrder.delete(had.ref);
-    keptOrder.set(had.ref, place);
+  if (had?.bytes === p.length && had.text.length >= chars) {
+    had.used = true;
     return had.text;
   }
   const text = read();
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
-  if (had) forget(had.ref);
-  const entry = { bytes: p.length, maxChars, text } as Kept;
-  entry.ref = new WeakRef(entry);
+  if (had) forget(had.turn);
+  const entry = { bytes: p.length, text, used: false } as Kept;
+  entry.turn = { entry, map: inBuffer, at, live: true };
   inBuffer.set(at, entry);
-  keptOrder.set(entry.ref, { chars: text.length, map: new WeakRef(inBuffer), at });
+  turns.push(entry.turn);
   keptChars += text.length;
-  for (const ref of keptOrder.keys()) {
-    if (keptChars <= KEPT_CHARS) break;
-    forget(ref);
+  while (keptChars > KEPT_CHARS && next < turns.length) {
+    const t = turns[next++];
+    if (t.entry.used && t.live) {
+      t.entry.used = false;
+      turns.push(t);
+    } else forget(t);
   }
+  // The turns passed are let go of now and then, not one by one.
+  if (next > 1024 && next * 2 > turns.length) [turns, next] = [turns.slice(next), 0];
   return text;
 }
 
-/** Forgets a kept text (if its buffer still lives, it is taken out of its map). */
-function forget(ref: WeakRef<Kept>) {
-  const place = keptOrder.get(ref);
-  if (!place) return;
-  keptOrder.delete(ref);
-  keptChars -= place.chars;
-  const map = place.map.deref();
-  if (map && map.get(place.at) === ref.deref()) map.delete(place.at);
+/** Forgets a kept text (its turn, until passed, holds none of it). */
+function forget(t: Turn) {
+  if (!t.live) return;
+  t.live = false;
+  keptChars -= t.entry.text.length;
+  if (t.map.get(t.at) === t.entry) t.map.delete(t.at);
+  t.entry.text = "";
 }
 
 /**
  * A stretch of the text holding characters `from` to `to` (as far as the text goes): whole
  * blocks, so it may start before `from` (at `at`) and end after `to`. `shown`: read for a
- * result, kept as `unpackKept` keeps text.
+ * result, kept as `keptPrefix` keeps text.
  */
 export function textAround(
   p: Uint8Array,
@@ -195,8 +238,63 @@ export function textAround(
   let last = first;
   while (last < blocks - 1 && unitsTo(p, last) < to) last++;
   const read = () => inflate(p, first, last);
-  const text = shown ? keep(p, `${p.byteOffset}:${first}:${last}`, -1, read) : read();
+  const text = shown ? keep(p, `${p.byteOffset}:${first}:${last}`, 0, read) : read();
   return { text, at: first ? unitsTo(p, first - 1) : 0 };
+}
+
+/**
+ * The text's first `n` characters or more: whole blocks, and of the last only its start
+ * (inflating stops when the output is full). Most of a block's cost is its start (its code
+ * tables), so a short read saves less than its length, but keeps less too.
+ */
+function readPrefix(p: Uint8Array, n: number): string {
+  const blocks = u32(p, 8);
+  let last = 0;
+  while (last < blocks - 1 && unitsTo(p, last) < n) last++;
+  const before = last ? unitsTo(p, last - 1) : 0, whole = unitsTo(p, last) - before;
+  // A read of most of a block reads all of it.
+  if (!reused || (n - before) * 4 >= whole * 3) return inflate(p, 0, last);
+  const room = (last + 1) * BLOCK + 1;
+  if (reused.out.length < room) reused.out = new Uint8Array(room);
+  let written = 0;
+  for (let i = 0; i < last; i++) written = inflateBlock(block(p, HEAD + 8 * blocks, i), written);
+  return partBlock(block(p, HEAD + 8 * blocks, last), written, n - before, before) ??
+    inflate(p, 0, last);
+}
+
+/**
+ * The blocks inflated so far (`written` bytes of the reused buffer) and the start of one more
+ * holding at least `chars` characters; null where the block ends before (not one of ours).
+ */
+function partBlock(data: Uint8Array, written: number, chars: number, before: number) {
+  const { handle, state, failed, out } = reused!;
+  failed.message = "";
+  handle.reset();
+  // A character is one UTF-8 byte or more: inflating stops when as many bytes are out, and
+  // goes on (from where it stopped) while they hold fewer characters.
+  let end = written, read = 0, room = chars + 64;
+  for (;;) {
+    room = Math.min(room, out.length - end);
+    handle.writeSync(zlib.constants.Z_FINISH, data, read, data.length - read, out, end, room);
+    if (failed.message) throw new Error(`packed text: ${failed.message}`);
+    end += room - state[0];
+    read = data.length - state[1];
+    const text = decoder.decode(out.subarray(0, charsEnd(out, written, end)));
+    const short = before + chars - text.length;
+    if (short <= 0) return text;
+    // Output left over: the block ended short of what its table says.
+    if (state[0] > 0 || end - written > BLOCK) return null;
+    room = short + 64;
+  }
+}
+
+/** Where the last whole character of `out[from, to)` ends (a cut one is left out). */
+function charsEnd(out: Uint8Array, from: number, to: number): number {
+  let lead = to - 1;
+  while (lead > from && (out[lead] & 0xc0) === 0x80) lead--;
+  if (lead < from) return to;
+  const b = out[lead], size = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+  return lead + size <= to ? to : lead;
 }
 
 /** UTF-16 units of the text up to the end of block `i`. */

@@ -9,8 +9,15 @@ import { Trigrams } from "../analysis/trigrams.ts";
 import { Vocab } from "./vocab.ts";
 import { DocStore, type StoredDoc } from "./doc_store.ts";
 import { bufferBytes, MAP_ENTRY_BYTES } from "./held_bytes.ts";
-import { packSections, type Section, sectionOffsets, unpackSections } from "./packed_sections.ts";
-import { packText, textAround, unpackKept, unpackText } from "./packed_text.ts";
+import {
+  packSections,
+  type Section,
+  type SectionLines,
+  sectionLines,
+  sectionOffsets,
+  unpackSections,
+} from "./packed_sections.ts";
+import { keptPrefix, packText, textAround, type TextPrefix, unpackText } from "./packed_text.ts";
 import { type DocFilters, FilterPostings } from "./filter_postings.ts";
 
 export { FIELDS };
@@ -217,11 +224,8 @@ export function removeDoc(db: SiteDb, id: string) {
   }
 }
 
-/**
- * The document for an internal id, with (at most the first `maxChars` of) its text; `shown`:
- * read for a result, kept for the next result showing it (packed_text.ts `unpackKept`).
- */
-export function docAt(db: SiteDb, id: number, maxChars = Infinity, shown = false): Doc {
+/** The document for an internal id, with (at most the first `maxChars` of) its text. */
+export function docAt(db: SiteDb, id: number, maxChars = Infinity): Doc {
   const doc = db.docs.get(id)!;
   // The headings field is made again from the sections only when someone reads it.
   const sections = unpackSections(doc.sections);
@@ -230,8 +234,41 @@ export function docAt(db: SiteDb, id: number, maxChars = Infinity, shown = false
     get headings() {
       return storedHeadings(doc, sections);
     },
-    body: shown ? unpackKept(doc.body, maxChars) : unpackText(doc.body, maxChars),
+    body: unpackText(doc.body, maxChars),
     sections,
+  };
+}
+
+/** What a result shows of a document: no more of it made than a result needs. */
+export interface ShownDoc {
+  id: string;
+  title: string;
+  description: string;
+  accented: boolean;
+  /** Its first `maxChars` characters, read as far as asked (packed_text.ts `keptPrefix`). */
+  body: TextPrefix;
+  sections: SectionLines;
+  /** Where each section's heading line starts in the body (-1 or missing: not a line of it). */
+  sectionAt: Int32Array;
+}
+
+const NO_OFFSETS = new Int32Array(0);
+
+/**
+ * The document for an internal id as a result shows it: its text inflated only as far as
+ * asked and kept for the next result showing it, its sections read in place.
+ */
+export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
+  const doc = db.docs.shown(id)!;
+  const sections = sectionLines(doc.sections, true);
+  return {
+    id: doc.id,
+    title: doc.title,
+    description: doc.description,
+    accented: doc.accented ?? true,
+    body: keptPrefix(doc.body, maxChars),
+    sections,
+    sectionAt: (sections.count && doc.sectionAt) || NO_OFFSETS,
   };
 }
 

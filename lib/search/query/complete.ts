@@ -6,6 +6,7 @@
  */
 import { terms, written } from "../analysis/tokens.ts";
 import type { SiteDb } from "../store/site_db.ts";
+import { completions } from "../store/word_order.ts";
 import { RANKING } from "./weights.ts";
 
 /** Words a typed prefix stands for, at most (the most used). */
@@ -15,7 +16,7 @@ const COMPLETIONS = 8;
 export function completed(db: SiteDb, word: string, langs: string[]): Set<string> {
   const prefix = written(word), out = new Set<string>();
   if (prefix.length < RANKING.minPrefix) return out;
-  for (const w of db.vocab.completions(prefix, COMPLETIONS)) {
+  for (const w of completions(db.vocab, prefix, COMPLETIONS)) {
     for (const l of langs) for (const t of terms(w, l)) out.add(t);
   }
   return out;

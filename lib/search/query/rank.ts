@@ -16,12 +16,15 @@ import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
+import { prepareOrder } from "../store/word_order.ts";
 import { accumulate, clear, type Correction, type Scratch, scratch } from "./accumulate.ts";
 
 export { type Alternatives, type Correction, type Expand, statedEquivalences, topK };
 
 /** What a site's searches use that is read off their path after each change, a step at a time. */
 export function* prepareIndex(db: SiteDb): Generator<void> {
+  db.vocab.prepareFilter();
+  yield* prepareOrder(db.vocab);
   yield* mineStated(db);
   yield* readPassages(db);
 }

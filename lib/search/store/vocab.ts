@@ -46,8 +46,8 @@ export class Vocab {
   size = 0;
   /** Slots holding a word or a deletion. */
   private taken = 0;
-  /** The slots of the words in code unit order, for completions; null once a word comes or goes. */
-  private order: Uint32Array | null = null;
+  /** Words that came or went (word_order.ts keeps an order made at one count). */
+  changes = 0;
   /**
    * The words' hashes, for `countOf`: most words it looks up are none of the vocabulary's, and
    * a miss in a table 0.8 full probes about 14 slots. Made on its first lookup, kept as words
@@ -93,6 +93,16 @@ export class Vocab {
     }
   }
 
+  /** Whether slot `i` holds a word. */
+  holdsAt(i: number): boolean {
+    return this.lens[i] !== FREE && this.lens[i] !== GONE;
+  }
+
+  /** The uses of the word in slot `i`. */
+  countAt(i: number): number {
+    return this.counts[i];
+  }
+
   get capacity(): number {
     return this.counts.length;
   }
@@ -104,7 +114,7 @@ export class Vocab {
   }
 
   /** The length in UTF-16 units of the word in slot `i` (one that holds a word). */
-  private len(i: number): number {
+  len(i: number): number {
     const l = this.lens[i];
     return l === LONG ? this.long.get(i)! : l - 1;
   }
@@ -121,7 +131,7 @@ export class Vocab {
   }
 
   /** Unit `k` of the word in slot `i`. */
-  private unit(i: number, k: number): number {
+  unit(i: number, k: number): number {
     const s = this.starts[i];
     if (!(s & UTF16)) return this.arena[s + k];
     const at = (s & ~UTF16) + 2 * k;
@@ -177,7 +187,8 @@ export class Vocab {
 
   /** Whether a word of hash `h` may be held (false: it is not), without probing the table. */
   mayHold(h: number): boolean {
-    return (this.filter ??= this.filtered()).may(h);
+    // Before the pass after a change makes the filter, every lookup probes the table.
+    return this.filter ? this.filter.may(h) : true;
   }
 
   has(word: string): boolean {
@@ -195,7 +206,7 @@ export class Vocab {
     let i = hash(word) % cap;
     while (this.lens[i] !== FREE && this.lens[i] !== GONE) i = i + 1 === cap ? 0 : i + 1;
     if (this.lens[i] === FREE) this.taken++;
-    this.order = null;
+    this.changes++;
     if (this.filter?.fits(this.size + 1)) this.filter.add(hash(word));
     else this.filter = null;
     this.starts[i] = this.append(word);
@@ -211,61 +222,15 @@ export class Vocab {
     this.garbage += this.bytes(i);
     if (this.lens[i] === LONG) this.long.delete(i);
     this.lens[i] = GONE;
-    this.order = null;
+    this.changes++;
     this.starts[i] = 0;
     this.counts[i] = 0;
     this.size--;
   }
 
-  /**
-   * Up to `max` of the most used words longer than `prefix` that begin with it: what a word
-   * being typed may become (ties in slot order). Reads the arena in place, through the words'
-   * order (sorted on the first call after a change: a scan of every slot took half a search).
-   */
-  completions(prefix: string, max: number): string[] {
-    const order = this.order ??= this.sorted(), n = prefix.length;
-    let lo = 0, hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.compare(order[mid], prefix) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    const found: [number, number][] = [];
-    for (let j = lo; j < order.length; j++) {
-      const i = order[j], len = this.len(i);
-      let k = 0;
-      while (k < n && k < len && this.unit(i, k) === prefix.charCodeAt(k)) k++;
-      if (k < n) break;
-      if (len > n) found.push([this.counts[i], i]);
-    }
-    return found.sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, max)
-      .map(([, i]) => this.word(i));
-  }
-
-  /** The word in slot `i` against `s`, in code unit order: < 0, 0 or > 0. */
-  private compare(i: number, s: string): number {
-    const len = this.len(i), n = Math.min(len, s.length);
-    for (let k = 0; k < n; k++) {
-      const d = this.unit(i, k) - s.charCodeAt(k);
-      if (d) return d;
-    }
-    return len - s.length;
-  }
-
-  /** The slots holding words, in their words' code unit order. */
-  private sorted(): Uint32Array {
-    const slots: number[] = [];
-    for (let i = 0; i < this.lens.length; i++) {
-      if (this.lens[i] !== FREE && this.lens[i] !== GONE) slots.push(i);
-    }
-    return Uint32Array.from(slots.sort((a, b) => {
-      const la = this.len(a), lb = this.len(b), n = Math.min(la, lb);
-      for (let k = 0; k < n; k++) {
-        const d = this.unit(a, k) - this.unit(b, k);
-        if (d) return d;
-      }
-      return la - lb;
-    }));
+  /** Makes the typo filter if a change dropped it (the pass after a change): lookups probe less. */
+  prepareFilter() {
+    this.filter ??= this.filtered();
   }
 
   /** The filter of `countOf` for the words held now. */
@@ -286,7 +251,7 @@ export class Vocab {
   }
 
   /** The word in slot `i`, as a string. */
-  private word(i: number): string {
+  word(i: number): string {
     const len = this.len(i), parts: string[] = [];
     // In chunks: a spread of a long word would overflow the stack.
     for (let at = 0; at < len; at += 4096) {
@@ -365,7 +330,7 @@ export class Vocab {
     ({ lens: this.lens, long: this.long, counts: this.counts } = parts);
     this.garbage = 0;
     this.taken = this.size;
-    this.order = null;
+    this.changes++;
   }
 
   /** Every word in a new table of `cap` slots, their bytes in an arena of `arenaBytes`. */

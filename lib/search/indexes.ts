@@ -180,8 +180,9 @@ export class SearchIndexes {
     }
     this.opened.built++;
     const idx = await buildIndex(this.pages, site, this.clock);
-    if (idx.builtPages >= COMPACT_NOW_PAGES && searchesPaused()) {
-      compact(idx);
+    // As after a catch-up of many pages: compacted when no one searches, what it left freed.
+    if (idx.builtPages >= COMPACT_NOW_PAGES) {
+      if (searchesPaused()) compact(idx);
       await this.release(idx);
     }
     this.churn.buildMs += performance.now() - started;

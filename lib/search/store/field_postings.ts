@@ -70,7 +70,17 @@ export class FieldPostings {
 
   /** A token's frequency in one document (0 when absent). */
   tf(id: number, term: string): number {
-    const i = this.table.indexOf(term);
+    return this.tfAt(this.table.indexOf(term), this.recent.chains.get(term), id);
+  }
+
+  /** `term`'s frequency in each document of `ids`, into `out` (0 where absent): one lookup of the term. */
+  tfsOf(term: string, ids: ArrayLike<number>, out: Uint16Array) {
+    const i = this.table.indexOf(term), chain = this.recent.chains.get(term);
+    for (let j = 0; j < ids.length; j++) out[j] = this.tfAt(i, chain, ids[j]);
+  }
+
+  /** The frequency in document `id` of sealed term `i` (-1: none) and recent chain `chain`. */
+  private tfAt(i: number, chain: number | undefined, id: number): number {
     if (i >= 0) {
       let lo = this.offsets[i], hi = this.offsets[i + 1] - 1;
       while (lo <= hi) {
@@ -81,35 +91,11 @@ export class FieldPostings {
         else hi = mid - 1;
       }
     }
-    const r = this.recent, c = r.chains.get(term);
-    if (c !== undefined) {
-      for (let e = r.first[c]; e; e = r.next[e]) if (r.ids[e] === id) return r.tfs[e];
+    const r = this.recent;
+    if (chain !== undefined) {
+      for (let e = r.first[chain]; e; e = r.next[e]) if (r.ids[e] === id) return r.tfs[e];
     }
     return 0;
-  }
-
-  /** `term`'s frequency in each document of `ids`, into `out` (0 where absent): one lookup of the term. */
-  tfsOf(term: string, ids: ArrayLike<number>, out: Uint16Array) {
-    const i = this.table.indexOf(term);
-    const from = i >= 0 ? this.offsets[i] : 0, to = i >= 0 ? this.offsets[i + 1] : 0;
-    const r = this.recent, c = r.chains.get(term);
-    for (let j = 0; j < ids.length; j++) {
-      const id = ids[j];
-      let lo = from, hi = to - 1, tf = 0;
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1, at = this.ids[mid];
-        if (at === id) {
-          tf = this.tfs[mid];
-          break;
-        }
-        if (at < id) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      if (c !== undefined && !tf) {
-        for (let e = r.first[c]; e && !tf; e = r.next[e]) if (r.ids[e] === id) tf = r.tfs[e];
-      }
-      out[j] = tf;
-    }
   }
 
   /**

@@ -83,3 +83,26 @@ Deno.test("memory after ingest - a save asked for before an upsert's catch-up en
     kv.close();
   }
 });
+
+Deno.test("memory after ingest - every read of an index counts as a search: results, answers' top pages and stated names hold a thorough release back", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const pages = new PageStore(kv, Date.now);
+    const indexes = new SearchIndexes(pages, Date.now, 500, Infinity);
+    for (let i = 0; i < 3; i++) await pages.upsert(SITE, page(i), 1_000);
+    const reads = [
+      () => indexes.search(SITE, "kettle", 1, 5),
+      () => indexes.top(SITE, "descale", 3),
+      () => indexes.stated(SITE),
+    ];
+    for (const read of reads) {
+      await wait(70);
+      assert.ok(searchesPaused(60), "quiet before the read");
+      await read();
+      assert.equal(searchesPaused(60), false, "a thorough release would hold this reader");
+    }
+    indexes.discard();
+  } finally {
+    kv.close();
+  }
+});

@@ -101,3 +101,30 @@ Deno.test("access log - a stalled output holds a bounded number of lines and say
   assert.equal(lines.at(-2), "line 99");
   assert.deepEqual(JSON.parse(lines.at(-1)!), { level: "error", event: "log_dropped", lines: 900 });
 });
+
+Deno.test("access log - with a batch interval, lines of separate bursts within it share one write, in order", async () => {
+  const written: string[] = [];
+  const out = new LineWriter(
+    {
+      write(p) {
+        written.push(new TextDecoder().decode(p));
+        return Promise.resolve(p.byteLength);
+      },
+    },
+    100_000,
+    50,
+  );
+  for (let burst = 0; burst < 3; burst++) {
+    for (let i = 0; i < 10; i++) out.write(`line ${burst * 10 + i}`);
+    await new Promise((r) => setTimeout(r, 0)); // another turn of the event loop
+  }
+  await out.flush();
+  assert.equal(written.length, 1);
+  assert.deepEqual(
+    written[0].trimEnd().split("\n"),
+    Array.from({ length: 30 }, (_, i) => `line ${i}`),
+  );
+  out.write("later");
+  await out.flush();
+  assert.deepEqual(written, [written[0], "later\n"]);
+});

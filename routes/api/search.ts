@@ -11,7 +11,14 @@ import {
   nextRequestId,
   respond,
 } from "../../lib/http/middleware.ts";
-import { FacetsParam, parse, SearchFilters, SearchParams } from "../../lib/http/schemas.ts";
+import {
+  DEFAULT_PER_PAGE,
+  FacetsParam,
+  MAX_QUERY_CHARS,
+  parse,
+  SearchFilters,
+  SearchParams,
+} from "../../lib/http/schemas.ts";
 import type { EarlyAnswer, EarlyRequest } from "../../lib/http/server/mod.ts";
 import type { Services } from "../../lib/services.ts";
 import { type SearchAsk, searchSite } from "../../lib/usecases/search_site.ts";
@@ -84,6 +91,31 @@ function searchAsk(
 
 /** Every parameter but the key, checked; throws the first refusal. */
 function checkParams(all: Record<string, string[]>): Parsed {
+  return plainSearch(all) ?? checkAll(all);
+}
+
+/**
+ * The usual search, `q` alone (other names than the schema's are ignored by it too) and well
+ * within its bounds, checked without zod, which costs more than the rest of a cached answer;
+ * null for anything else: SearchParams then checks it, and words any refusal.
+ */
+function plainSearch(all: Record<string, string[]>): Parsed | null {
+  for (const name of ["page", "per_page", "session", "facets", "filter"]) {
+    if (all[name]) return null;
+  }
+  const q = all.q?.length === 1 ? all.q[0].trim() : "";
+  // Within MAX_QUERY_CHARS code units is within as many code points; longer goes to zod.
+  if (q === "" || q.length > MAX_QUERY_CHARS) return null;
+  return {
+    keys: all.key ?? [],
+    params: { q, page: 1, per_page: DEFAULT_PER_PAGE },
+    filters: new Map(),
+    facets: true,
+  };
+}
+
+/** Every parameter but the key, checked by the schemas. */
+function checkAll(all: Record<string, string[]>): Parsed {
   const once = singleParams(all, ["q", "page", "per_page", "session", "facets"]);
   return {
     keys: all.key ?? [],

@@ -97,3 +97,37 @@ Deno.test("search asked again - past a thousand different query strings, each is
     t.close();
   }
 });
+
+Deno.test("search asked again - q is trimmed and held to 200 characters (code points, not UTF-16 units), with other parameters or without", async () => {
+  const { t, site } = await setup();
+  try {
+    const k = site.publicKey;
+    const get = (params: string) => ask(t, `/api/search?key=${k}&${params}`);
+    const plain = await get("q=kettle");
+    assert.equal(plain.status, 200);
+    assert.deepEqual((await get("q=%20%20kettle%20")).body.results, plain.body.results);
+    assert.deepEqual((await get("q=kettle&_=1700000000")).body.results, plain.body.results);
+    assert.equal((await get("q=kettle&page=1&per_page=10")).body.results.length, 1);
+    const astral = encodeURIComponent("𝄞");
+    for (
+      const [params, status] of [
+        [`q=${"a".repeat(200)}`, 200],
+        [`q=${"a".repeat(201)}`, 400],
+        [`q=${astral.repeat(200)}`, 200], // 400 UTF-16 units, 200 characters
+        [`q=${astral.repeat(201)}`, 400],
+        [`q=%20${"a".repeat(200)}%20`, 200],
+        ["q=%20%20", 400],
+        ["q=", 400],
+      ] as const
+    ) {
+      for (const extra of ["", "&per_page=5"]) {
+        const r = await get(params + extra);
+        assert.equal(r.status, status, params + extra);
+        if (status === 400) assert.equal(r.body.error.code, "INVALID_PARAMETER");
+        if (status === 400) assert.match(r.body.error.message, /^q must/, params + extra);
+      }
+    }
+  } finally {
+    t.close();
+  }
+});

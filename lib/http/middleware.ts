@@ -195,13 +195,19 @@ export function accessLine(
   };
 }
 
-/** A time as ISO 8601 text to the millisecond, made once per millisecond however many ask. */
-function isoTime(t: number): string {
+/**
+ * A time as ISO 8601 text to the millisecond: the date and time made once a second, the
+ * milliseconds added (a request a millisecond or slower made a Date and its text each time).
+ */
+export function isoTime(t: number): string {
   const ms = Math.floor(t);
-  if (ms !== lastIso.ms) lastIso = { ms, text: new Date(ms).toISOString() };
-  return lastIso.text;
+  const second = Math.floor(ms / 1000);
+  if (second !== lastIso.second) {
+    lastIso = { second, prefix: new Date(second * 1000).toISOString().slice(0, -4) };
+  }
+  return `${lastIso.prefix}${String(ms - second * 1000).padStart(3, "0")}Z`;
 }
-let lastIso = { ms: NaN, text: "" };
+let lastIso = { second: NaN, prefix: "" };
 
 /** What the public API's CORS allows. */
 export interface CorsOptions {

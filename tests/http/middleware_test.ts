@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LineWriter } from "../../lib/http/middleware.ts";
+import { isoTime, LineWriter } from "../../lib/http/middleware.ts";
 import { serveHttp } from "../../lib/http/server/mod.ts";
 import { createSite, putPages, startApp } from "../helpers.ts";
 
@@ -127,4 +127,20 @@ Deno.test("access log - with a batch interval, lines of separate bursts within i
   out.write("later");
   await out.flush();
   assert.deepEqual(written, [written[0], "later\n"]);
+});
+
+Deno.test("access log - times are written as Date's ISO 8601 text, to the millisecond", () => {
+  const times = [
+    0,
+    999.9,
+    1000,
+    Date.UTC(2026, 10, 26, 12, 59, 59, 7),
+    Date.UTC(2026, 10, 26, 12, 59, 59, 7) + 0.5,
+    Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+    Date.UTC(2027, 0, 1),
+    Date.UTC(2027, 0, 1, 0, 0, 0, 80),
+  ];
+  for (const t of [...times, ...times.toReversed()]) {
+    assert.equal(isoTime(t), new Date(Math.floor(t)).toISOString(), String(t));
+  }
 });

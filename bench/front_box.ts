@@ -7,8 +7,8 @@
  * holds still where requests per second swing). FRONT_BASE=/other/checkout runs that tree's
  * main.ts too, in the same rounds, to compare code.
  *
- * `deno run -A bench/front_box.ts` (FRONT_SECONDS per run, 10; FRONT_ROUNDS, 3; FRONT_QUERY,
- * "configuration"; FRONT_PAGES, every corpus page).
+ * `deno run -A bench/front_box.ts`, or from run.ts (FRONT_SECONDS per run, 10; FRONT_ROUNDS,
+ * 3; FRONT_QUERY, "configuration"; FRONT_PAGES, every corpus page).
  */
 import { loadCorpus } from "./corpus.ts";
 import { createSite, OPERATOR, putPages } from "./memory.ts";
@@ -87,12 +87,13 @@ async function bare(bytes: Uint8Array, kvDir: string) {
   };
 }
 
-if (import.meta.main) {
+/** The issue's figure: main.ts's cached answer against a bare Deno.serve, each its own process. */
+export async function benchFrontBox() {
   if (!(await haveWrk())) {
-    console.log("(HTTP front skipped: apt-get install -y wrk)");
-    Deno.exit(0);
+    return console.log("\n(HTTP front black-box skipped: apt-get install -y wrk)");
   }
   const corpus = (await loadCorpus()).slice(0, PAGES);
+  if (!corpus.length) return console.log("\n(HTTP front black-box skipped: no corpus)");
   const kvDir = await Deno.makeTempDir({ prefix: "sitesearch-front-" });
   const targets: Target[] = [];
   const make = (name: string, t: Omit<Target, "name" | "rps" | "cpu" | "p99">) =>
@@ -143,3 +144,5 @@ if (import.meta.main) {
     await Deno.remove(kvDir, { recursive: true });
   }
 }
+
+if (import.meta.main) await benchFrontBox();

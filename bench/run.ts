@@ -11,6 +11,7 @@ import { benchRestart, benchSnapshot } from "./snapshot.ts";
 import { benchApiGrowth, benchManySites } from "./memory.ts";
 import { loadCorpus } from "./corpus.ts";
 import { benchFront } from "./front.ts";
+import { benchFrontBox } from "./front_box.ts";
 import { benchFilters } from "./filters.ts";
 
 const pages = Number(Deno.env.get("BENCH_PAGES") ?? 2000);
@@ -23,6 +24,7 @@ await benchSummarize(run.app, run.publicKey, run.queries);
 await run.close();
 await benchFilters({ pages }); // p99 with a filter against without
 await benchFront(); // the HTTP front alone: a cached answer against bare servers
+await benchFrontBox(); // the same black-box: main.ts and a bare Deno.serve in their own processes
 await benchSnapshot({ pages });
 await benchRestart({ pages });
 if (Deno.env.get("BENCH_MEMORY") === "1") {

@@ -20,6 +20,8 @@ export class ResultCache {
   #bytes = 0;
   /** Per site: the newest index version stored, and the keys stored for it. */
   #sites = new Map<string, { version: number; keys: Set<string> }>();
+  /** The most recently used key: asked again (a repeated query), it needs no reordering. */
+  #newest = "";
 
   constructor(readonly maxBytes = 32 * 1024 * 1024) {}
 
@@ -43,10 +45,11 @@ export class ResultCache {
 
   get(key: string): CachedBody | undefined {
     const hit = this.#entries.get(key);
-    if (hit) {
+    if (hit && key !== this.#newest) {
       // Map order is insertion order: re-inserting marks the entry most recently used.
       this.#entries.delete(key);
       this.#entries.set(key, hit);
+      this.#newest = key;
     }
     return hit;
   }
@@ -65,6 +68,7 @@ export class ResultCache {
     }
     this.#delete(key);
     this.#entries.set(key, value);
+    this.#newest = key;
     this.#bytes += size;
     if (tracked) {
       known ??= this.#sites.get(site);

@@ -53,6 +53,13 @@ function narrowingKey(ask: SearchAsk): string {
   return names.length || ask.facets ? JSON.stringify([ask.facets ? 1 : 0, names]) : "";
 }
 
+/** Sites with a request's index and levers reads running beside a quota refill. */
+const besideRefill = new Set<string>();
+
+/** The site's index as searches read it now, and what its levers make of `q`. */
+const versions = (s: Services, siteId: string, q: string) =>
+  Promise.all([s.indexes.reader(siteId), s.levers.forQuery(siteId, q)]);
+
 /** Searches a site for a visitor or a server; throws the ApiError that refuses it. */
 export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
   // The key names the site; whether it still opens it (a rotated key in its grace period
@@ -66,15 +73,22 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
     if (!fresh || !acceptsPublicKey(fresh, ask.key, s.clock())) return invalidSearchKey();
     return originError(fresh, ask.origin);
   }, session);
+  // The index version is part of the key: no answer from before an upsert or delete comes back.
+  // So is the version of the site's synonyms and curations: a change shows at once. When the
+  // quota must refill (a site's first search after a quiet spell), their reads (KV after a
+  // quiet spell too) go beside its round trip, not after it. They only read, and for one
+  // request of a site at a time: requests the quota holds back (or refuses) add no KV work.
+  let reads: ReturnType<typeof versions> | undefined;
+  if (admitted instanceof Promise && !besideRefill.has(cached.id)) {
+    const id = cached.id;
+    besideRefill.add(id);
+    reads = versions(s, id, ask.q);
+    reads.catch(() => {}).finally(() => besideRefill.delete(id)); // a refusal leaves them unread
+  }
   const { site, state } = admitted instanceof Promise ? await admitted : admitted;
   s.sites.remember(site);
   const perPage = Math.min(ask.perPage, state.limits.maxPerPage);
-  // The index version is part of the key: no answer from before an upsert or delete comes back.
-  // So is the version of the site's synonyms and curations: a change shows at once.
-  const [index, levers] = await Promise.all([
-    s.indexes.reader(site.id),
-    s.levers.forQuery(site.id, ask.q),
-  ]);
+  const [index, levers] = await (reads ?? versions(s, site.id, ask.q));
   const cacheKey = ResultCache.key(
     site.id,
     index.version,

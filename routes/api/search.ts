@@ -11,7 +11,14 @@ import {
   nextRequestId,
   respond,
 } from "../../lib/http/middleware.ts";
-import { FacetsParam, parse, SearchFilters, SearchParams } from "../../lib/http/schemas.ts";
+import {
+  DEFAULT_PER_PAGE,
+  FacetsParam,
+  MAX_QUERY_CHARS,
+  parse,
+  SearchFilters,
+  SearchParams,
+} from "../../lib/http/schemas.ts";
 import type { EarlyAnswer, EarlyRequest } from "../../lib/http/server/mod.ts";
 import type { Services } from "../../lib/services.ts";
 import { type SearchAsk, searchSite } from "../../lib/usecases/search_site.ts";
@@ -32,36 +39,96 @@ function singleParams(all: Record<string, string[]>, names: string[]) {
   return out;
 }
 
-/** The search a request asks, from its query parameters and its headers; throws the refusal. */
+/** What a query string asks besides the key, once checked: the same text asks the same. */
+interface Parsed {
+  keys: string[];
+  params: ReturnType<typeof SearchParams.parse>;
+  filters: ReturnType<typeof SearchFilters.parse>;
+  facets: boolean;
+}
+
+/**
+ * Query strings checked lately (a repeated or refined search sends the same one): a request
+ * skips decoding and validating what an earlier one of the same text passed. Bounded: cleared
+ * when full, and only short query strings without filters are kept (a kept Map is shared).
+ */
+const checked = new Map<string, Parsed>();
+const MAX_CHECKED = 1024;
+const MAX_CHECKED_CHARS = 512;
+
+/** The search a request to `url` asks, with its headers; throws the refusal. */
 function searchAsk(
-  all: Record<string, string[]>,
+  url: string,
   header: (name: string) => string | undefined,
   onSite: (siteId: string) => void,
 ): SearchAsk {
-  const key = publicKeyFrom(header("x-api-key"), all.key ?? []);
-  const once = singleParams(all, ["q", "page", "per_page", "session", "facets"]);
-  const params = parse(SearchParams, once);
+  const at = url.indexOf("?", 8);
+  const query = at < 0 ? "" : url.slice(at);
+  let p = checked.get(query), key: string;
+  if (p) key = publicKeyFrom(header("x-api-key"), p.keys);
+  else {
+    const all = getQueryParams("http://x" + query) as Record<string, string[]>;
+    // The key is checked first: its refusals come before the other parameters'.
+    key = publicKeyFrom(header("x-api-key"), all.key ?? []);
+    p = checkParams(all);
+    if (query.length <= MAX_CHECKED_CHARS && !p.filters.size) {
+      if (checked.size >= MAX_CHECKED) checked.clear();
+      checked.set(query, p);
+    }
+  }
   return {
     key,
     origin: header("origin"),
-    q: params.q,
-    page: params.page,
-    perPage: params.per_page,
-    session: params.session,
+    q: p.params.q,
+    page: p.params.page,
+    perPage: p.params.per_page,
+    session: p.params.session,
+    filters: p.filters,
+    facets: p.facets,
+    onSite,
+  };
+}
+
+/** Every parameter but the key, checked; throws the first refusal. */
+function checkParams(all: Record<string, string[]>): Parsed {
+  return plainSearch(all) ?? checkAll(all);
+}
+
+/**
+ * The usual search, `q` alone (other names than the schema's are ignored by it too) and well
+ * within its bounds, checked without zod, which costs more than the rest of a cached answer;
+ * null for anything else: SearchParams then checks it, and words any refusal.
+ */
+function plainSearch(all: Record<string, string[]>): Parsed | null {
+  for (const name of ["page", "per_page", "session", "facets", "filter"]) {
+    if (all[name]) return null;
+  }
+  const q = all.q?.length === 1 ? all.q[0].trim() : "";
+  // Within MAX_QUERY_CHARS code units is within as many code points; longer goes to zod.
+  if (q === "" || q.length > MAX_QUERY_CHARS) return null;
+  return {
+    keys: all.key ?? [],
+    params: { q, page: 1, per_page: DEFAULT_PER_PAGE },
+    filters: new Map(),
+    facets: true,
+  };
+}
+
+/** Every parameter but the key, checked by the schemas. */
+function checkAll(all: Record<string, string[]>): Parsed {
+  const once = singleParams(all, ["q", "page", "per_page", "session", "facets"]);
+  return {
+    keys: all.key ?? [],
+    params: parse(SearchParams, once),
     filters: parse(SearchFilters, all.filter ?? [], "filter"),
     facets: parse(FacetsParam, once.facets, "facets"),
-    onSite,
   };
 }
 
 export function searchRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get(PATH, async (c) => {
-    const ask = searchAsk(
-      c.req.queries(),
-      (name) => c.req.header(name),
-      (id) => c.set("siteId", id),
-    );
+    const ask = searchAsk(c.req.url, (name) => c.req.header(name), (id) => c.set("siteId", id));
     const answer = await searchSite(s, ask);
     return respond(c, answer.bytes, 200, {
       ...answer.headers,
@@ -110,8 +177,7 @@ async function answerEarly(s: Services, front: EarlyFront, req: EarlyRequest) {
   };
   let status = 200, body: Uint8Array;
   try {
-    const all = getQueryParams(req.url) as Record<string, string[]>;
-    const ask = searchAsk(all, (name) => headerValue(req.headers, name), (id) => siteId = id);
+    const ask = searchAsk(req.url, (name) => headerValue(req.headers, name), (id) => siteId = id);
     const answer = await searchSite(s, ask);
     put(answer.headers);
     headers["content-type"] = "application/json";

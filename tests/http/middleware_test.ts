@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LineWriter } from "../../lib/http/middleware.ts";
+import { isoTime, LineWriter } from "../../lib/http/middleware.ts";
 import { serveHttp } from "../../lib/http/server/mod.ts";
 import { createSite, putPages, startApp } from "../helpers.ts";
 
@@ -100,4 +100,47 @@ Deno.test("access log - a stalled output holds a bounded number of lines and say
   assert.equal(lines.length, 1 + 100 + 1);
   assert.equal(lines.at(-2), "line 99");
   assert.deepEqual(JSON.parse(lines.at(-1)!), { level: "error", event: "log_dropped", lines: 900 });
+});
+
+Deno.test("access log - with a batch interval, lines of separate bursts within it share one write, in order", async () => {
+  const written: string[] = [];
+  const out = new LineWriter(
+    {
+      write(p) {
+        written.push(new TextDecoder().decode(p));
+        return Promise.resolve(p.byteLength);
+      },
+    },
+    100_000,
+    50,
+  );
+  for (let burst = 0; burst < 3; burst++) {
+    for (let i = 0; i < 10; i++) out.write(`line ${burst * 10 + i}`);
+    await new Promise((r) => setTimeout(r, 0)); // another turn of the event loop
+  }
+  await out.flush();
+  assert.equal(written.length, 1);
+  assert.deepEqual(
+    written[0].trimEnd().split("\n"),
+    Array.from({ length: 30 }, (_, i) => `line ${i}`),
+  );
+  out.write("later");
+  await out.flush();
+  assert.deepEqual(written, [written[0], "later\n"]);
+});
+
+Deno.test("access log - times are written as Date's ISO 8601 text, to the millisecond", () => {
+  const times = [
+    0,
+    999.9,
+    1000,
+    Date.UTC(2026, 10, 26, 12, 59, 59, 7),
+    Date.UTC(2026, 10, 26, 12, 59, 59, 7) + 0.5,
+    Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+    Date.UTC(2027, 0, 1),
+    Date.UTC(2027, 0, 1, 0, 0, 0, 80),
+  ];
+  for (const t of [...times, ...times.toReversed()]) {
+    assert.equal(isoTime(t), new Date(Math.floor(t)).toISOString(), String(t));
+  }
 });

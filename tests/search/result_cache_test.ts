@@ -63,3 +63,29 @@ Deno.test("result cache - storing a site's newer index version drops that site's
   assert.equal(cache.get(k("s1", 1, "cup")), undefined);
   assert.equal(cache.size, 2);
 });
+
+Deno.test("result cache - an entry asked again and again stays the most recently used, whatever was asked between", () => {
+  const cache = new ResultCache(8_100); // room for eight entries of 1,000 bytes (and keys)
+  for (const k of ["a", "k1", "k2", "k3", "k4", "k5", "k6", "k7"]) cache.set(k, body(1_000));
+  for (let i = 0; i < 3; i++) assert.equal(cache.get("a")?.found, 1_000); // a repeated query
+  cache.get("k1");
+  cache.get("a"); // the newest again after k1
+  for (let i = 0; i < 6; i++) cache.set(`new${i}`, body(1_000)); // k2 to k7 go, oldest first
+  for (let i = 2; i <= 7; i++) assert.equal(cache.get(`k${i}`), undefined);
+  assert.equal(cache.size, 8);
+  cache.set("new6", body(1_000)); // then k1, asked before a's last time
+
+  assert.equal(cache.get("k1"), undefined);
+  assert.equal(cache.get("a")?.found, 1_000);
+  assert.equal(cache.size, 8);
+});
+
+Deno.test("result cache - a key dropped while it was the newest is not answered again", () => {
+  const cache = new ResultCache(100_000);
+  const old = ResultCache.key("s1", 1, "free", "tea", 1, 10);
+  cache.set(old, body(100));
+  assert.equal(cache.get(old)?.found, 100);
+  cache.set(ResultCache.key("s1", 2, "free", "tea", 1, 10), body(200)); // a new index version
+  assert.equal(cache.get(old), undefined);
+  assert.equal(cache.size, 1);
+});

@@ -163,10 +163,30 @@ function requestUrl(method: string, target: string, host: string | null, self: s
   }
   if (authority === "" || authority.startsWith(":")) authority = self;
   try {
+    // The URL parser leaves such a path as it is: only the authority needs its hand.
+    if (PLAIN_PATH.test(path)) return originOf(authority) + path;
     return new URL(`http://${authority}${path}`).href;
   } catch {
     throw new Refusal(400, "The Host header is not valid.");
   }
+}
+
+/** A path and query of characters the URL parser copies unchanged (no ' [ ] ^ ` { | }). */
+const PLAIN_PATH = /^\/[-A-Za-z0-9._~!$&()*+,;=:@/?%]*$/;
+/** Authorities as the URL parser writes them ("Example.COM:80" → "http://example.com"). */
+const origins = new Map<string, string>();
+/** A server sees few Host values; a client making up many only refills this. */
+const MAX_ORIGINS = 64;
+
+/** `http://` and an authority as the URL parser serializes it; throws when it is not valid. */
+function originOf(authority: string): string {
+  let origin = origins.get(authority);
+  if (origin === undefined) {
+    origin = new URL(`http://${authority}/`).origin;
+    if (origins.size >= MAX_ORIGINS) origins.clear();
+    origins.set(authority, origin);
+  }
+  return origin;
 }
 
 /**

@@ -16,7 +16,7 @@ import { type DocColumns, DocStore, soundColumns, toColumns } from "../store/doc
 import { TRIGRAM_BYTES, Trigrams } from "../analysis/trigrams.ts";
 import { TermTable } from "../store/term_table.ts";
 import { Vocab } from "../store/vocab.ts";
-import { adoptOrder, packedWords } from "../store/word_order.ts";
+import { adoptOrder, packedWords, wideOrder } from "../store/word_order.ts";
 import { FilterPostings } from "../store/filter_postings.ts";
 import type { PassageBlocks } from "../store/passage_blocks.ts";
 
@@ -303,9 +303,8 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   } catch {
     fail("vocabulary slot");
   }
-  // Slots in two bytes where a table has at most 65,536 of them (word_order.ts).
-  const wide = starts.length > 0x10000, size = db.vocab.size;
-  if (!adoptOrder(db.vocab, wide ? r.u32(size) : r.typed(Uint16Array, size))) {
+  const size = db.vocab.size;
+  if (!adoptOrder(db.vocab, wideOrder(starts.length) ? r.u32(size) : r.typed(Uint16Array, size))) {
     fail("vocabulary order");
   }
   db.trigrams = new Trigrams(r.typed(Uint8Array, TRIGRAM_BYTES));

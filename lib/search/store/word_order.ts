@@ -13,18 +13,23 @@ export type SlotOrder = Uint16Array | Uint32Array;
 /** Each vocabulary's order, and its count of changes when it was made. */
 const orders = new WeakMap<Vocab, { order: SlotOrder; changes: number }>();
 
-/** Words ordered among those of one key between yields of the pass. */
+/** Words sorted (in buckets of their first two units) between yields of the pass. */
 const STEP_WORDS = 4_000;
+
+/** Whether an order of a table of `capacity` slots takes four bytes a slot (else two). */
+export const wideOrder = (capacity: number) => capacity > 0x10000;
 
 /** The slots of `v`'s words in code unit order, if one was made since its last change. */
 export function orderOf(v: Vocab): SlotOrder | null {
   const o = orders.get(v);
-  return o && o.changes === v.changes ? o.order : null;
+  if (!o || o.changes === v.changes) return o?.order ?? null;
+  orders.delete(v); // a word came or went: freed now, not when the pass makes the next
+  return null;
 }
 
 /** Takes `order` (a snapshot's) as `v`'s, if it can be: one held slot for each word. */
 export function adoptOrder(v: Vocab, order: SlotOrder): boolean {
-  if (order.length !== v.size || (v.capacity > 0x10000) !== (order instanceof Uint32Array)) {
+  if (order.length !== v.size || wideOrder(v.capacity) !== (order instanceof Uint32Array)) {
     return false;
   }
   for (let j = 0; j < order.length; j++) {
@@ -36,7 +41,7 @@ export function adoptOrder(v: Vocab, order: SlotOrder): boolean {
 
 /** An empty order for `size` words of a table of `capacity` slots. */
 const orderFor = (capacity: number, size: number): SlotOrder =>
-  capacity > 0x10000 ? new Uint32Array(size) : new Uint16Array(size);
+  wideOrder(capacity) ? new Uint32Array(size) : new Uint16Array(size);
 
 /** The word in slot `i` against the units `unit(k)` of length `n`, in code unit order. */
 function compare(v: Vocab, i: number, n: number, unit: (k: number) => number): number {

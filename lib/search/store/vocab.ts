@@ -35,10 +35,6 @@ export interface VocabParts {
   filter?: Uint32Array;
 }
 
-const fail = (why: string): never => {
-  throw new Error(why);
-};
-
 export class Vocab {
   private arena: Uint8Array;
   /** Arena bytes in use, and how many of them belong to deleted words. */
@@ -66,7 +62,9 @@ export class Vocab {
     if (parts) {
       ({ arena: this.arena, used: this.used, starts: this.starts } = parts);
       ({ lens: this.lens, long: this.long, counts: this.counts } = parts);
-      if (parts.filter) this.filter = WordFilter.of(parts.filter) ?? fail("vocab filter");
+      if (parts.filter && !(this.filter = WordFilter.of(parts.filter))) {
+        throw new Error("vocab filter");
+      }
       if ([this.starts, this.lens, this.counts].some((a) => a.length !== capacity)) {
         throw new Error("vocab parts out of step");
       }

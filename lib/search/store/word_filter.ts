@@ -33,8 +33,8 @@ export class WordFilter {
 
   /** A filter over a snapshot's bits, if they can be one's (a power of two of them, ≥ 1,024). */
   static of(bits: Uint32Array): WordFilter | null {
-    const n = bits.length * 32;
-    return n >= MIN_BITS && (n & (n - 1)) === 0 ? new WordFilter(0, bits) : null;
+    const n = bits.length;
+    return n * 32 >= MIN_BITS && (n & (n - 1)) === 0 ? new WordFilter(0, bits) : null;
   }
 
   /** Whether `words` words fit at 8 bits a word. */

@@ -156,7 +156,7 @@ export function packedWords(v: Vocab): { packed: Vocab; order: SlotOrder } {
 /**
  * `v`'s slots in the order of their words, yielding between steps; null when `changed()`
  * says a word came or went meanwhile (the next pass makes it). Words go to buckets by their
- * first two units (one Map pass), the buckets in the order of their keys, each bucket sorted
+ * first two units (a pass over the slots), the buckets in the order of their keys, each sorted
  * by comparing its words unit by unit: a step sorts a few thousand words.
  */
 function* sorted(v: Vocab, changed: () => boolean): Generator<void, SlotOrder | null> {

@@ -128,7 +128,7 @@ export function* prepareOrder(v: Vocab): Generator<void> {
 }
 
 /** `v`'s order, made now if there is none (a snapshot of it). */
-export function madeOrder(v: Vocab): SlotOrder {
+function madeOrder(v: Vocab): SlotOrder {
   const current = orderOf(v);
   if (current) return current;
   const steps = sorted(v, () => false);

@@ -140,13 +140,18 @@ Deno.test("snapshot codec - an index loaded from its snapshot completes and corr
   }
 });
 
-Deno.test("held bytes - an index counts its vocabulary's order and typo filter once the pass makes them", () => {
+Deno.test("held bytes - an index counts its vocabulary's order and typo filter once the pass makes them, and makes the order again after a new word", () => {
   const db = demo(false), before = heldBytes(db);
   assert.equal(orderOf(db.vocab), null);
   run(prepareIndex(db));
   const made = orderOf(db.vocab)!.byteLength + db.vocab.parts().filter!.byteLength;
   assert.ok(made > 0);
   assert.equal(heldBytes(db), before + made);
+  // A new word: the order no longer holds (and is not counted) until the next pass.
+  addDoc(db, { id: "/q", title: "Quokkas", description: "", headings: "", body: "" });
+  assert.equal(orderOf(db.vocab), null);
+  run(prepareIndex(db));
+  assert.ok(ascends(db.vocab, orderOf(db.vocab)!));
 });
 
 Deno.test("held bytes - a site's index is counted with its order and typo filter once the pass after its build is done", async () => {

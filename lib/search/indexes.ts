@@ -249,11 +249,14 @@ export class SearchIndexes {
         [db, version] = [idx.db, idx.version];
         // The first slice runs at once: a small site's is done before its first search.
         const steps = prepareIndex(db);
-        for (let done = false; !done && !changed() && current();) {
+        let done = false;
+        while (!done && !changed() && current()) {
           const until = performance.now() + PREPARE_SLICE_MS;
           while (!(done = !!steps.next().done) && performance.now() < until);
           if (!done) await new Promise((r) => setTimeout(r, 0));
         }
+        // What the pass made (the vocabulary's order and typo filter) is counted from now on.
+        if (done && !changed()) idx.bytes = heldBytes(db);
       } while (current() && changed());
     })().catch(() => {}).finally(() => this.preparing.delete(idx));
     this.preparing.set(idx, run);

@@ -201,7 +201,7 @@ Deno.test("vocab - completions are the most used longer words beginning with a p
   for (let round = 0; round < 40; round++) {
     churn(vocab, ref, rand, 50);
     // Read through the words' order half the time (as the pass after a change leaves it).
-    if (round % 2) { for (const _ of prepareOrder(vocab, 0)); }
+    if (round % 2) { for (const _ of prepareOrder(vocab)); }
     for (let q = 0; q < 20; q++) {
       const prefix = randomWord(rand, CHARS).slice(0, 1 + Math.floor(rand() * 2));
       const got = completions(vocab, prefix, 5);

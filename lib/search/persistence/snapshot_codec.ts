@@ -16,14 +16,16 @@ import { type DocColumns, DocStore, soundColumns, toColumns } from "../store/doc
 import { TRIGRAM_BYTES, Trigrams } from "../analysis/trigrams.ts";
 import { TermTable } from "../store/term_table.ts";
 import { Vocab } from "../store/vocab.ts";
+import { adoptOrder, packedWords, wideOrder } from "../store/word_order.ts";
 import { FilterPostings } from "../store/filter_postings.ts";
 import type { PassageBlocks } from "../store/passage_blocks.ts";
 
 /**
  * Snapshots of another version are ignored (decodeSiteDb throws), and the index is built
- * from the pages again. 5: the filters' bitsets.
+ * from the pages again. 5: the filters' bitsets. 6: the vocabulary's typo filter and order
+ * (word_filter.ts, word_order.ts), so a load needs no pass to make them.
  */
-export const CODEC_VERSION = 5;
+export const CODEC_VERSION = 6;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
@@ -116,7 +118,7 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   }
   w.put(Float64Array.from(FIELDS, (f) => index.totals[f]));
   // The vocabulary's table slot by slot (packed), and its words' bytes.
-  const v = db.vocab.packed().parts();
+  const { packed, order } = packedWords(db.vocab), v = packed.parts();
   w.put(Uint32Array.of(v.used));
   w.put(v.arena.subarray(0, v.used));
   w.put(v.starts);
@@ -124,6 +126,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   w.put(Uint32Array.from(v.long.keys()));
   w.put(Uint32Array.from(v.long.values()));
   w.put(v.counts);
+  w.put(v.filter!);
+  w.put(order);
   w.put(db.trigrams.bits);
   w.put(Uint32Array.from(db.prior.keys()));
   w.put(Float64Array.from(db.prior.values()));
@@ -292,12 +296,16 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   const longSlots = r.u32(), longLengths = r.u32(longSlots.length);
   const long = new Map<number, number>();
   for (let i = 0; i < longSlots.length; i++) long.set(longSlots[i], longLengths[i]);
-  const counts = r.u32(starts.length);
+  const counts = r.u32(starts.length), filter = r.u32();
   if (starts.length < 2) fail("vocabulary size");
   try {
-    db.vocab = new Vocab(starts.length, { arena, used, starts, lens, long, counts });
+    db.vocab = new Vocab(starts.length, { arena, used, starts, lens, long, counts, filter });
   } catch {
     fail("vocabulary slot");
+  }
+  const size = db.vocab.size;
+  if (!adoptOrder(db.vocab, wideOrder(starts.length) ? r.u32(size) : r.typed(Uint16Array, size))) {
+    fail("vocabulary order");
   }
   db.trigrams = new Trigrams(r.typed(Uint8Array, TRIGRAM_BYTES));
   const priorIds = r.u32(), priors = r.typed(Float64Array, priorIds.length);

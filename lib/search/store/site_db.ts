@@ -7,6 +7,7 @@ import { type Field, FIELDS, type Hit, InvertedIndex } from "./postings.ts";
 import { ACCENTED, countTerms, languageOf, words, written } from "../analysis/tokens.ts";
 import { Trigrams } from "../analysis/trigrams.ts";
 import { Vocab } from "./vocab.ts";
+import { orderOf } from "./word_order.ts";
 import { DocStore, type StoredDoc } from "./doc_store.ts";
 import { bufferBytes, MAP_ENTRY_BYTES } from "./held_bytes.ts";
 import {
@@ -275,13 +276,14 @@ export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
 /**
  * Bytes an index holds, counted from its parts (the per-process budget, INDEX_MEMORY_MB):
  * every buffer once (a loaded index's arrays are views of its snapshot's bytes), strings,
- * documents, with an allowance for objects and Map entries.
+ * documents, the vocabulary's typo filter and order once made, with an allowance for objects
+ * and Map entries.
  */
 export function heldBytes(db: SiteDb): number {
   const seen = new Set<ArrayBufferLike>();
-  const v = db.vocab.parts();
+  const v = db.vocab.parts(), words = [v.arena, v.starts, v.lens, v.counts, v.filter];
   let n = db.index.bytes(seen) + bufferBytes(db.trigrams.bits, seen) +
-    [v.arena, v.starts, v.lens, v.counts].reduce((k, a) => k + bufferBytes(a, seen), 0) +
+    [...words, orderOf(db.vocab)].reduce((k, a) => k + (a ? bufferBytes(a, seen) : 0), 0) +
     (v.long.size + db.prior.size + db.langs.size + db.alphabet.size) * MAP_ENTRY_BYTES;
   n += db.docs.bytes(seen) + db.filters.bytes(seen);
   return n;

@@ -31,6 +31,8 @@ export interface VocabParts {
   long: Map<number, number>;
   /** Slot → uses. */
   counts: Uint32Array;
+  /** The typo filter's bits (word_filter.ts), where one is made. */
+  filter?: Uint32Array;
 }
 
 export class Vocab {
@@ -60,6 +62,9 @@ export class Vocab {
     if (parts) {
       ({ arena: this.arena, used: this.used, starts: this.starts } = parts);
       ({ lens: this.lens, long: this.long, counts: this.counts } = parts);
+      if (parts.filter && !(this.filter = WordFilter.of(parts.filter))) {
+        throw new Error("vocab filter");
+      }
       if ([this.starts, this.lens, this.counts].some((a) => a.length !== capacity)) {
         throw new Error("vocab parts out of step");
       }
@@ -110,7 +115,7 @@ export class Vocab {
   /** The parts a snapshot stores (the live arrays, not copies). */
   parts(): VocabParts {
     const { arena, used, starts, lens, long, counts } = this;
-    return { arena, used, starts, lens, long, counts };
+    return { arena, used, starts, lens, long, counts, filter: this.filter?.bits };
   }
 
   /** The length in UTF-16 units of the word in slot `i` (one that holds a word). */
@@ -233,6 +238,31 @@ export class Vocab {
     this.filter ??= this.filtered();
   }
 
+  /**
+   * Calls `visit` with every slot, in slot order, whose word begins with `prefix` and is
+   * longer: read from the arena in place, one tight loop (completions before an order is made).
+   */
+  eachLonger(prefix: string, visit: (i: number) => void) {
+    const { lens, starts, arena } = this, n = prefix.length, first = prefix.charCodeAt(0);
+    for (let i = 0; i < lens.length; i++) {
+      const l = lens[i];
+      if (l === FREE || l === GONE || (l !== LONG && l <= n + 1)) continue;
+      const s = starts[i];
+      if (s & UTF16) {
+        if (this.len(i) <= n) continue;
+        let k = 0;
+        while (k < n && this.unit(i, k) === prefix.charCodeAt(k)) k++;
+        if (k === n) visit(i);
+        continue;
+      }
+      if (n && arena[s] !== first) continue;
+      if (l === LONG && this.long.get(i)! <= n) continue;
+      let k = 1;
+      while (k < n && arena[s + k] === prefix.charCodeAt(k)) k++;
+      if (k >= n) visit(i);
+    }
+  }
+
   /** The filter of `countOf` for the words held now. */
   private filtered(): WordFilter {
     const filter = new WordFilter(this.size);
@@ -311,12 +341,15 @@ export class Vocab {
   /**
    * The same words in a table 0.8 full with no deleted slots and an arena of live words only
    * (itself when it is so already), for a snapshot: lookups probe a little more, each word
-   * takes 11 bytes of table instead of 13 to 26.
+   * takes 11 bytes of table instead of 13 to 26. `moves` (if given, and a new table is made)
+   * gets each slot's new one.
    */
-  packed(): Vocab {
+  packed(moves?: Int32Array): Vocab {
     const cap = Math.max(2, Math.ceil(this.size / 0.8));
     if (this.counts.length === cap && this.taken === this.size && !this.garbage) return this;
-    return new Vocab(cap, this.rehash(cap, this.used - this.garbage));
+    // The filter goes along (it knows words by their hashes, not their slots).
+    const filter = this.filter?.bits.slice();
+    return new Vocab(cap, { ...this.rehash(cap, this.used - this.garbage, moves), filter });
   }
 
   /** Moves every word to a table with room (twice as large unless deletions made the room). */
@@ -333,8 +366,11 @@ export class Vocab {
     this.changes++;
   }
 
-  /** Every word in a new table of `cap` slots, their bytes in an arena of `arenaBytes`. */
-  private rehash(cap: number, arenaBytes: number): VocabParts {
+  /**
+   * Every word in a new table of `cap` slots, their bytes in an arena of `arenaBytes`; `moves`
+   * (if given) gets each old slot's new one.
+   */
+  private rehash(cap: number, arenaBytes: number, moves?: Int32Array): VocabParts {
     const arena = new Uint8Array(arenaBytes);
     const starts = new Uint32Array(cap), lens = new Uint8Array(cap), counts = new Uint32Array(cap);
     const long = new Map<number, number>();
@@ -349,6 +385,7 @@ export class Vocab {
       lens[i] = this.lens[s];
       if (lens[i] === LONG) long.set(i, this.len(s));
       counts[i] = this.counts[s];
+      if (moves) moves[s] = i;
       at += bytes;
     }
     return { arena, used: at, starts, lens, long, counts };

@@ -24,14 +24,17 @@ function other(h: number): number {
   return x ^ (x >>> 13);
 }
 
-export class WordFilter {
-  private bits: Uint32Array;
+/** Bits a filter has at least. */
+const MIN_BITS = 1024;
 
-  /** A filter with room for `words` words. */
-  constructor(words: number) {
-    let n = 1024;
-    while (n < words * 8) n *= 2;
-    this.bits = new Uint32Array(n >>> 5);
+export class WordFilter {
+  /** A filter with room for `words` words (or over the bits of one, a snapshot's). */
+  constructor(words: number, readonly bits: Uint32Array = new Uint32Array(sizeFor(words) >>> 5)) {}
+
+  /** A filter over a snapshot's bits, if they can be one's (a power of two of them, ≥ 1,024). */
+  static of(bits: Uint32Array): WordFilter | null {
+    const n = bits.length;
+    return n * 32 >= MIN_BITS && (n & (n - 1)) === 0 ? new WordFilter(0, bits) : null;
   }
 
   /** Whether `words` words fit at 8 bits a word. */
@@ -52,8 +55,11 @@ export class WordFilter {
     return (this.bits[a >>> 5] & (1 << (a & 31))) !== 0 &&
       (this.bits[b >>> 5] & (1 << (b & 31))) !== 0;
   }
+}
 
-  get bytes(): number {
-    return this.bits.byteLength;
-  }
+/** Bits of a filter with room for `words` words: 8 or more a word, a power of two. */
+function sizeFor(words: number): number {
+  let n = MIN_BITS;
+  while (n < words * 8) n *= 2;
+  return n;
 }

@@ -12,10 +12,13 @@ import { ownCopy, terms } from "../analysis/tokens.ts";
 /** A section number ("9", "9.8", "2-1"): numbering, not a name. */
 const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
 
-/** Distinct words numbered at most, over every language (about 30,000 for 40,000 pages). */
-const MAX_WORDS = 1 << 16;
+/**
+ * Distinct words numbered at most, over every language: about 5 MB (the bench's 200 sites
+ * number 17,440).
+ */
+const MAX_WORDS = 1 << 15;
 /** Characters of those words at most: a few very long words must not make the table large. */
-const MAX_CHARS = 1 << 20;
+const MAX_CHARS = 1 << 19;
 /** Bytes per word besides its characters, about: a map entry, its forms, its mask and stamp. */
 const WORD_BYTES = 120;
 

@@ -152,9 +152,10 @@ interface Naming {
 }
 
 /**
- * Whether a page's heading `lines` name the query: 2 exactly, 1 all but `slack` of its words
- * (the loose rule), 0 not. Each heading made of query words only is taken as the set of them it
- * names; lines too long are passed over, and the page is done once one or two of them name it.
+ * Whether a page's heading lines (`lines[from, to)`, heading_words.ts) name the query: 2
+ * exactly, 1 all but `slack` of its words (the loose rule), 0 not. Each heading made of query
+ * words only is taken as the set of them it names; lines too long are passed over, and the
+ * page is done once one or two of them name it.
  * (A function of its own: V8 optimizes it apart from the rest of the check.)
  */
 function naming(lines: Int32Array, from: number, to: number, q: Naming): number {

@@ -172,8 +172,10 @@ function naming(lines: Int32Array, from: number, to: number, q: Naming): number 
     let others = 0;
     for (let k = first; k < end; k++) {
       const w = lines[k];
-      if (words.ofQuery(w, forms, mask)) { for (const t of words.forms[w]) own.add(t); }
-      else if (++others > spare) break;
+      if (words.ofQuery(w, forms, mask)) {
+        const its = words.forms[w];
+        for (let i = 0; i < its.length; i++) own.add(its[i]);
+      } else if (++others > spare) break;
     }
     if (others > spare || !own.size) continue;
     if (others === 0) {

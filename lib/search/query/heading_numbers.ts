@@ -22,10 +22,7 @@ const MAX_CHARS = 1 << 19;
 /** Bytes per word besides its characters, about: a map entry, its forms, its mask and stamp. */
 const WORD_BYTES = 120;
 
-/**
- * No forms: a stop word's or a section number's (one array for all; not frozen: a frozen one
- * among the lists of forms made the check's loops over them allocate, 7 KB more a ranking).
- */
+/** No forms: a stop word's or a section number's (one array for all of them). */
 const NO_FORMS: readonly string[] = [];
 
 /** One bit of 32 for a form (FNV-1a): a line whose mask shares none with a query's holds none of its forms. */
@@ -132,6 +129,7 @@ export class HeadingNumbers {
     }
     if (this.stamp[n] !== this.check) {
       this.stamp[n] = this.check;
+      // By index: the loops over forms allocated nothing before they were shared (rank_cost.ts).
       const own = this.forms[n];
       let all = 1;
       for (let i = 0; i < own.length && all; i++) if (!forms.has(own[i])) all = 0;

@@ -129,7 +129,7 @@ export class HeadingNumbers {
     }
     if (this.stamp[n] !== this.check) {
       this.stamp[n] = this.check;
-      // By index: the loops over forms allocated nothing before they were shared (rank_cost.ts).
+      // By index: with every() here and for-of in naming, a ranking allocated 7.5 KB more.
       const own = this.forms[n];
       let all = 1;
       for (let i = 0; i < own.length && all; i++) if (!forms.has(own[i])) all = 0;

@@ -2,144 +2,155 @@
  * Each page's headings as numbered words, read once and kept for the named-heading check
  * (named.ts): reading and stemming a pool of pages' headings for every query was a third of
  * a search's time. Per line: its length, the mask of its forms (`formMask`), its word count,
- * then its words' numbers; a number stands for a word as written, with its indexed forms (none
- * for a stop word or a section number). Bounded: past MAX_KEPT numbers or MAX_WORDS words the
- * kept lines start over.
+ * then its words' numbers (heading_numbers.ts: one numbering per language for every site).
+ * A site keeps its pages' lines in a few chunks (a typed array per page cost more than its
+ * numbers); bounded: past MAX_KEPT numbers it starts over, and so it does when the numbering has.
  */
-import { terms, words as wordsOf } from "../analysis/tokens.ts";
+import { wordList } from "../analysis/tokens.ts";
 import type { SiteDb } from "../store/site_db.ts";
-
-/** A section number ("9", "9.8", "2-1"): numbering, not a name. */
-const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
+import { HeadingNumbers } from "./heading_numbers.ts";
 
 /** Numbers kept per site and language at most (about 110,000 for 2,000 long pages). */
 const MAX_KEPT = 1 << 18;
-/** Distinct words numbered at most (about 20,000 for 2,000 long pages). */
-const MAX_WORDS = 1 << 16;
+/** Numbers per chunk, at least and at most (a larger page has a chunk of its own). */
+const MIN_CHUNK = 1 << 8, MAX_CHUNK = 1 << 16;
+/** Bytes per page read, about: its map entry and record. */
+const PAGE_BYTES = 64;
 
-/** One bit of 32 for a form (FNV-1a): a line whose mask shares none with a query's holds none of its forms. */
-function formBit(form: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < form.length; i++) h = Math.imul(h ^ form.charCodeAt(i), 0x01000193);
-  return 1 << (h & 31);
-}
-
-/** The bits of some forms: of a query's, or of a heading line's words. */
-export function formMask(forms: Iterable<string>): number {
-  let mask = 0;
-  for (const f of forms) mask |= formBit(f);
-  return mask;
-}
-
-/** What held one page's headings when they were read, and their lines as numbers. */
-interface PageLines {
+/** What held one page's headings when they were read, and their lines: `chunk[at, end)`. */
+export interface PageLines {
   holder: unknown;
-  lines: Int32Array | undefined;
+  chunk: Int32Array;
+  at: number;
+  end: number;
 }
+
+/** One page's lines as they are numbered, before they are kept (grown as needed). */
+let scratch = new Int32Array(1024);
 
 /** A site's headings read so far, in one language. */
 export class HeadingWords {
-  private numbers = new Map<string, number>();
-  /** Per word number: its indexed forms, and their mask. */
-  readonly forms: string[][] = [];
-  private masks: number[] = [];
+  /** The numbering the lines are in. */
+  readonly words: HeadingNumbers;
   private pages = new Map<number, PageLines>();
-  private kept = 0;
-  /** Per word number: the check it was last judged for (`judged`), and the verdict. */
-  private stamp = new Uint32Array(0);
-  private verdict = new Uint8Array(0);
-  private check = 0;
+  /** The chunk being filled, up to `used`, and the numbers all chunks have room for. */
+  private chunk = new Int32Array(0);
+  private used = 0;
+  private held = 0;
+  private generation = 0;
 
-  constructor(private lang: string) {}
+  constructor(private lang: string) {
+    this.words = HeadingNumbers.of(lang);
+  }
 
-  /** Page `id`'s heading lines as numbers (per line: length, mask, count, numbers), if any. */
-  lines(db: SiteDb, id: number): Int32Array | undefined {
+  /** Page `id`'s heading lines (per line: length, mask, count, numbers), if it has any. */
+  lines(db: SiteDb, id: number): PageLines | undefined {
     // A page's data is never rewritten where it is held: the same holder, the same headings.
-    const holder = db.docs.holder(id), had = this.pages.get(id);
+    const holder = db.docs.holder(id);
     if (holder === undefined) return undefined;
-    if (had?.holder === holder) return had.lines;
+    if (this.generation !== this.words.generation) this.startOver();
+    const had = this.pages.get(id);
+    if (had?.holder === holder) return had.at < had.end ? had : undefined;
     const headings = db.docs.sectionHeadings(id);
     if (!headings) {
-      this.pages.set(id, { holder, lines: undefined });
-      this.kept++;
+      this.pages.set(id, { holder, chunk: this.chunk, at: 0, end: 0 });
       return undefined;
     }
-    if (this.kept > MAX_KEPT || this.forms.length > MAX_WORDS) this.reset();
-    const out: number[] = [];
-    for (let at = 0; at < headings.length;) {
-      let end = headings.indexOf("\n", at);
-      if (end < 0) end = headings.length;
-      const line = headings.slice(at, end), head = out.length;
-      out.push(end - at, 0, 0);
-      let mask = 0;
-      if (end > at) {
-        for (const w of wordsOf(line, this.lang)) {
-          const n = this.number(w);
-          mask |= this.masks[n];
-          out.push(n);
-        }
-      }
-      out[head + 1] = mask;
-      out[head + 2] = out.length - head - 3;
-      at = end + 1;
+    HeadingNumbers.bound();
+    if (this.generation !== this.words.generation || this.held > MAX_KEPT) this.startOver();
+    const n = numbered(headings, this.words, this.lang);
+    if (this.used + n > this.chunk.length) {
+      const size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, this.held >> 2));
+      this.chunk = new Int32Array(Math.max(n, size));
+      this.held += this.chunk.length;
+      this.used = 0;
     }
-    const lines = Int32Array.from(out);
-    this.kept += lines.length;
-    this.pages.set(id, { holder, lines });
-    return lines;
+    const { chunk } = this, at = this.used;
+    for (let i = 0; i < n; i++) chunk[at + i] = scratch[i];
+    this.used += n;
+    const page = { holder, chunk, at, end: at + n };
+    this.pages.set(id, page);
+    return page;
   }
 
-  private number(word: string): number {
-    let n = this.numbers.get(word);
-    if (n === undefined) {
-      this.numbers.set(word, n = this.forms.length);
-      const forms = NUMBER.test(word) ? [] : terms(word, this.lang);
-      this.forms.push(forms);
-      this.masks.push(formMask(forms));
-    }
-    return n;
-  }
-
-  /** Bytes held, about: the lines' numbers, and a map entry and a list of forms per word. */
+  /** Bytes held, about: the chunks, and an entry per page read. */
   get bytes(): number {
-    return this.kept * 4 + this.pages.size * 64 + this.forms.length * 104;
+    return this.held * 4 + this.pages.size * PAGE_BYTES;
   }
 
-  private reset() {
-    this.numbers.clear();
-    this.forms.length = 0;
-    this.masks.length = 0;
+  private startOver() {
     this.pages.clear();
-    this.kept = 0;
-    this.stamp = new Uint32Array(0);
-    this.verdict = new Uint8Array(0);
+    this.chunk = new Int32Array(0);
+    this.used = this.held = 0;
+    this.generation = this.words.generation;
   }
+}
 
-  /** Starts a new check: `ofQuery` judges each word afresh, once. */
-  begin() {
-    if (++this.check === 0xffffffff) this.stamp.fill(0), this.check = 1;
-  }
+/** Characters of the scripts `wordList` segments (and more): their words are read line by line. */
+const SEGMENTED = /[\u0e00-\u1fff\u3000-\ufaff\uff00-\uffff\ud800-\udbff]/;
 
-  /**
-   * Whether every form of word `n` is one of `forms`, whose `formMask` is `mask` (as of the
-   * check begun last).
-   */
-  ofQuery(n: number, forms: ReadonlySet<string>, mask: number): boolean {
-    // A form outside the query's bits is no form of the query (most words, told at once).
-    if (this.masks[n] & ~mask) return false;
-    if (n >= this.stamp.length) {
-      const size = Math.max(1024, this.forms.length * 2);
-      const stamp = new Uint32Array(size), verdict = new Uint8Array(size);
-      stamp.set(this.stamp);
-      verdict.set(this.verdict);
-      [this.stamp, this.verdict] = [stamp, verdict];
+/** Numbers a page's heading lines into `scratch`; how many numbers they took. */
+function numbered(headings: string, words: HeadingNumbers, lang: string): number {
+  if (SEGMENTED.test(headings)) return numberedByLine(headings, words, lang);
+  // Words are runs of letters and digits, so no line's word begins before the last word's
+  // end: each is found there, and the whole text is split once.
+  const list = wordList(headings, lang);
+  room(list.length + 3 * (headings.length + 1));
+  let out = 0, k = 0, from = 0, pos = 0;
+  while (from < headings.length) {
+    let end = headings.indexOf("\n", from);
+    if (end < 0) end = headings.length;
+    const head = out;
+    let mask = 0;
+    out += 3;
+    for (; k < list.length; k++) {
+      const w = list[k], at = headings.indexOf(w, pos);
+      if (at >= end) break;
+      pos = at + w.length;
+      const n = words.number(w);
+      mask |= words.masks[n];
+      scratch[out++] = n;
     }
-    if (this.stamp[n] !== this.check) {
-      this.stamp[n] = this.check;
-      this.verdict[n] = this.forms[n].every((t) => forms.has(t)) ? 1 : 0;
-    }
-    return this.verdict[n] === 1;
+    scratch[head] = end - from;
+    scratch[head + 1] = mask;
+    scratch[head + 2] = out - head - 3;
+    from = end + 1;
   }
+  return out;
+}
+
+/** `numbered`, splitting each line apart (as `wordList` reads unspaced scripts by the run). */
+function numberedByLine(headings: string, words: HeadingNumbers, lang: string): number {
+  let out = 0;
+  for (let from = 0; from < headings.length;) {
+    let end = headings.indexOf("\n", from);
+    if (end < 0) end = headings.length;
+    // A line takes 3 numbers and one per word, fewer than its characters.
+    room(out + 3 + end - from);
+    const head = out;
+    let mask = 0;
+    out += 3;
+    if (end > from) {
+      for (const w of wordList(headings.slice(from, end), lang)) {
+        const n = words.number(w);
+        mask |= words.masks[n];
+        scratch[out++] = n;
+      }
+    }
+    scratch[head] = end - from;
+    scratch[head + 1] = mask;
+    scratch[head + 2] = out - head - 3;
+    from = end + 1;
+  }
+  return out;
+}
+
+/** Makes `scratch` hold `n` numbers at least (keeping those it has). */
+function room(n: number) {
+  if (n <= scratch.length) return;
+  const more = new Int32Array(n * 2);
+  more.set(scratch);
+  scratch = more;
 }
 
 const byDb = new WeakMap<SiteDb, Map<string, HeadingWords>>();

@@ -11,7 +11,8 @@
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
 import { exactScores } from "./bm25.ts";
-import { formMask, type HeadingWords, keptHeadings } from "./heading_words.ts";
+import { keptHeadings } from "./heading_words.ts";
+import { formMask, type HeadingNumbers } from "./heading_numbers.ts";
 import { headingForms } from "./heading_pool.ts";
 
 /** Headings of a page looked at as naming the query, at most (pairs of them are tried). */
@@ -101,11 +102,11 @@ export function headingBonus(
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * (need + spare + 1);
   const read = keptHeadings(db, lang), mask = formMask(forms);
-  read.begin();
+  read.words.begin();
   // Pages a heading names exactly, and pages one names all but `slack` words of.
   const exactly: number[] = [], closely: number[] = [];
   const q: Naming = {
-    read,
+    words: read.words,
     forms,
     mask,
     longest,
@@ -123,7 +124,7 @@ export function headingBonus(
     const id = ids[j];
     if (held.held[j] < least || held.rare[j] < rare.size) continue;
     const lines = read.lines(db, id);
-    const names = lines ? naming(lines, q) : 0;
+    const names = lines ? naming(lines.chunk, lines.at, lines.end, q) : 0;
     if (names === 2) exactly.push(id);
     else if (names === 1) closely.push(id);
   }
@@ -133,7 +134,7 @@ export function headingBonus(
 
 /** What the named-heading check asks of each page's heading lines (`naming`). */
 interface Naming {
-  read: HeadingWords;
+  words: HeadingNumbers;
   forms: Set<string>;
   /** `forms`' formMask. */
   mask: number;
@@ -151,16 +152,17 @@ interface Naming {
 }
 
 /**
- * Whether a page's heading `lines` name the query: 2 exactly, 1 all but `slack` of its words
- * (the loose rule), 0 not. Each heading made of query words only is taken as the set of them it
- * names; lines too long are passed over, and the page is done once one or two of them name it.
+ * Whether a page's heading lines (`lines[from, to)`, heading_words.ts) name the query: 2
+ * exactly, 1 all but `slack` of its words (the loose rule), 0 not. Each heading made of query
+ * words only is taken as the set of them it names; lines too long are passed over, and the
+ * page is done once one or two of them name it.
  * (A function of its own: V8 optimizes it apart from the rest of the check.)
  */
-function naming(lines: Int32Array, q: Naming): number {
-  const { read, forms, mask, longest, spare, own } = q;
+function naming(lines: Int32Array, from: number, to: number, q: Naming): number {
+  const { words, forms, mask, longest, spare, own } = q;
   const named: Set<string>[] = [];
   let close = false;
-  for (let at = 0; at < lines.length && named.length < MAX_NAMING;) {
+  for (let at = from; at < to && named.length < MAX_NAMING;) {
     const chars = lines[at], bits = lines[at + 1], first = at + 3, end = first + lines[at + 2];
     at = end;
     // A line none of whose forms is the query's names nothing (most lines).
@@ -170,8 +172,10 @@ function naming(lines: Int32Array, q: Naming): number {
     let others = 0;
     for (let k = first; k < end; k++) {
       const w = lines[k];
-      if (read.ofQuery(w, forms, mask)) { for (const t of read.forms[w]) own.add(t); }
-      else if (++others > spare) break;
+      if (words.ofQuery(w, forms, mask)) {
+        const its = words.forms[w];
+        for (let i = 0; i < its.length; i++) own.add(its[i]);
+      } else if (++others > spare) break;
     }
     if (others > spare || !own.size) continue;
     if (others === 0) {

@@ -1,0 +1,145 @@
+/**
+ * Heading words numbered once for the whole process, per language (heading_words.ts keeps
+ * each site's lines as these numbers): sites share most heading words ("the", "settings",
+ * "command"), and numbering and stemming them again for each site was most of a site's first
+ * read of its headings, with a table per site. A number stands for a word as written, with its
+ * indexed forms (none for a stop word or a section number) and their mask. Bounded: past
+ * MAX_WORDS words over every language, or MAX_CHARS of them, every numbering starts over in a
+ * new generation, and lines numbered in an older one are read again.
+ */
+import { ownCopy, terms } from "../analysis/tokens.ts";
+
+/** A section number ("9", "9.8", "2-1"): numbering, not a name. */
+const NUMBER = /^\p{N}+(?:[.-]\p{N}+)*$/u;
+
+/**
+ * Distinct words numbered at most, over every language: about 5 MB (the bench's 200 sites
+ * number 17,440).
+ */
+const MAX_WORDS = 1 << 15;
+/** Characters of those words at most: a few very long words must not make the table large. */
+const MAX_CHARS = 1 << 19;
+/** Bytes per word besides its characters, about: a map entry, its forms, its mask and stamp. */
+const WORD_BYTES = 120;
+
+/** No forms: a stop word's or a section number's (one array for all of them). */
+const NO_FORMS: readonly string[] = [];
+
+/** One bit of 32 for a form (FNV-1a): a line whose mask shares none with a query's holds none of its forms. */
+function formBit(form: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < form.length; i++) h = Math.imul(h ^ form.charCodeAt(i), 0x01000193);
+  return 1 << (h & 31);
+}
+
+/** The bits of some forms: of a query's, or of a heading line's words. */
+export function formMask(forms: Iterable<string>): number {
+  let mask = 0;
+  for (const f of forms) mask |= formBit(f);
+  return mask;
+}
+
+/** Every numbering, by language. */
+const byLang = new Map<string, HeadingNumbers>();
+/** Words and characters numbered over every language; the generation they belong to. */
+let words = 0, chars = 0, generation = 1;
+
+/** One language's heading words, numbered for every site of the process. */
+export class HeadingNumbers {
+  private numbers = new Map<string, number>();
+  /** Per word number: its indexed forms. */
+  readonly forms: (readonly string[])[] = [];
+  /** Per word number: its forms' mask. */
+  masks = new Int32Array(1024);
+  /** Per word number: the check it was last judged for (`judged`), and the verdict. */
+  private stamp = new Uint32Array(0);
+  private verdict = new Uint8Array(0);
+  private check = 0;
+  /** The generation the numbers belong to: lines numbered in another are read again. */
+  generation = generation;
+
+  private constructor(private lang: string) {}
+
+  /** The numbering of a language's heading words. */
+  static of(lang: string): HeadingNumbers {
+    let got = byLang.get(lang);
+    if (!got) byLang.set(lang, got = new HeadingNumbers(lang));
+    return got;
+  }
+
+  /**
+   * Starts every numbering over when they hold too much: asked before a page is numbered, so
+   * that one page's numbers are all of one generation.
+   */
+  static bound() {
+    if (words < MAX_WORDS && chars < MAX_CHARS) return;
+    generation++;
+    words = chars = 0;
+    for (const numbering of byLang.values()) numbering.reset();
+  }
+
+  /** The number of a word as written (numbered now if it is new). */
+  number(word: string): number {
+    let n = this.numbers.get(word);
+    if (n === undefined) {
+      n = this.forms.length;
+      // The word may be a slice of a page's headings: the table keeps a copy of its own.
+      this.numbers.set(ownCopy(word), n);
+      const forms = NUMBER.test(word) ? NO_FORMS : terms(word, this.lang);
+      this.forms.push(forms.length ? forms : NO_FORMS);
+      if (n >= this.masks.length) {
+        const masks = new Int32Array(this.masks.length * 2);
+        masks.set(this.masks);
+        this.masks = masks;
+      }
+      this.masks[n] = formMask(forms);
+      words++;
+      chars += word.length;
+    }
+    return n;
+  }
+
+  private reset() {
+    this.numbers.clear();
+    this.forms.length = 0;
+    this.masks = new Int32Array(1024);
+    this.stamp = new Uint32Array(0);
+    this.verdict = new Uint8Array(0);
+    this.generation = generation;
+  }
+
+  /** Starts a new check: `ofQuery` judges each word afresh, once. */
+  begin() {
+    if (++this.check === 0xffffffff) this.stamp.fill(0), this.check = 1;
+  }
+
+  /**
+   * Whether every form of word `n` is one of `forms`, whose `formMask` is `mask` (as of the
+   * check begun last: ranking is synchronous, so one check is under way at a time).
+   */
+  ofQuery(n: number, forms: ReadonlySet<string>, mask: number): boolean {
+    // A form outside the query's bits is no form of the query (most words, told at once).
+    if (this.masks[n] & ~mask) return false;
+    if (n >= this.stamp.length) {
+      const size = Math.max(1024, this.forms.length * 2);
+      const stamp = new Uint32Array(size), verdict = new Uint8Array(size);
+      stamp.set(this.stamp);
+      verdict.set(this.verdict);
+      [this.stamp, this.verdict] = [stamp, verdict];
+    }
+    if (this.stamp[n] !== this.check) {
+      this.stamp[n] = this.check;
+      // By index: with every() here and for-of in naming, a ranking allocated 7.5 KB more.
+      const own = this.forms[n];
+      let all = 1;
+      for (let i = 0; i < own.length && all; i++) if (!forms.has(own[i])) all = 0;
+      this.verdict[n] = all;
+    }
+    return this.verdict[n] === 1;
+  }
+}
+
+/** Bytes the numberings of every language hold, about (bounded: MAX_WORDS and MAX_CHARS). */
+export function headingNumbersBytes(): number {
+  return words * WORD_BYTES + chars * 2;
+}

@@ -4,14 +4,15 @@
  * (optionally) another, alternating: `deno run -A bench/first_reads.ts [OTHER] [rounds]`.
  * Each run builds the bench corpus's first 2,000 pages, then per pass makes every kept text
  * go (by reading 2,500 other texts of 8,000 characters) and asks the bench's 300 title-word
- * queries on the index itself (searchDb): CPU per search cold (texts read first) and warm (the
- * same again), less ranking alone; and the heap a cold search leaves (young generation too
- * large to be collected meanwhile). Run with the service's V8 flags, so GC is in the CPU.
+ * queries on the index itself (searchDb): time per search cold (texts read first) and warm
+ * (the same again), less ranking alone, each query's median over the passes (the machine is
+ * shared); and the heap a cold search leaves (a batch with no collection between). Run with
+ * the service's V8 flags, so the GC's pauses are in the times.
  */
 import process from "node:process";
 import { benchApp, loadCorpus, makeQueries } from "./corpus.ts";
 
-const PASSES = 4;
+const PASSES = 5;
 
 /** One run's figures for the checkout at `root` (this process). */
 async function measure(root: string) {
@@ -41,21 +42,25 @@ async function measure(root: string) {
       for (const p of junk) keptPrefix(p, 8000).upTo(8000);
     };
     for (const q of queries) searchDb(db, q, 1, 10); // compiled once
-    const cpu = () => (({ user, system }) => user + system)(process.cpuUsage());
-    let rankUs = 0, coldUs = 0, warmUs = 0;
+    // Per query, the median of its passes' wall times: a pass the machine took from is left out.
+    const times = () => queries.map(() => [] as number[]);
+    const rankMs = times(), coldMs = times(), warmMs = times();
+    const timed = (into: number[][], run: (q: string) => unknown) =>
+      queries.forEach((q, i) => {
+        const t = performance.now();
+        run(q);
+        into[i].push(performance.now() - t);
+      });
     for (let p = 0; p < PASSES; p++) {
-      let t = cpu();
-      for (const q of queries) rank(db, q, 10);
-      rankUs += cpu() - t;
+      timed(rankMs, (q) => rank(db, q, 10));
       flush();
       gc();
-      t = cpu();
-      for (const q of queries) searchDb(db, q, 1, 10);
-      coldUs += cpu() - t;
-      t = cpu();
-      for (const q of queries) searchDb(db, q, 1, 10);
-      warmUs += cpu() - t;
+      timed(coldMs, (q) => searchDb(db, q, 1, 10));
+      timed(warmMs, (q) => searchDb(db, q, 1, 10));
     }
+    const us = (ms: number[][]) =>
+      ms.reduce((n, xs) => n + xs.sort((a, b) => a - b)[xs.length >> 1], 0) * 1000 /
+      queries.length;
     // Heap a cold search leaves: batches of 30 after a flush, with no collection between.
     let bytes = 0, counted = 0;
     for (let b = 0; b < 6; b++) {
@@ -66,11 +71,10 @@ async function measure(root: string) {
       const grown = process.memoryUsage().heapUsed - before;
       if (grown > 0) [bytes, counted] = [bytes + grown, counted + 30];
     }
-    const n = PASSES * queries.length;
     return {
-      rank: rankUs / n,
-      cold: (coldUs - rankUs) / n,
-      warm: (warmUs - rankUs) / n,
+      rank: us(rankMs),
+      cold: us(coldMs) - us(rankMs),
+      warm: us(warmMs) - us(rankMs),
       kb: bytes / counted / 1024,
     };
   } finally {

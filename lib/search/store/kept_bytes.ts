@@ -12,14 +12,14 @@
  */
 
 /** Bytes kept at most. */
-export const KEPT_BYTES = 6 * 1048576;
+export const KEPT_BYTES = 8 * 1048576;
 /** Longer texts are not kept: one would push out too many others. */
 const MAX_ONE = KEPT_BYTES / 16;
 /** Written anew when shown with fewer bytes than this before its turn to go. */
 const NEAR_TURN = KEPT_BYTES / 4;
 /**
  * Characters of the texts kept as strings at most; each goes with its bytes, so the ring
- * bounds them too (about 6M characters of documentation).
+ * bounds them too (about 8M characters of documentation).
  */
 const KEPT_CHARS = 8_000_000;
 

@@ -254,12 +254,15 @@ function inflate(p: Uint8Array, first: number, last: number): string {
   return decoder.decode(scratch.subarray(0, len));
 }
 
+/** The reader of whole blocks (none is carried on). */
+const WHOLE = {};
+
 /** Inflates blocks `first` to `last` side by side into `scratch`; returns where they end. */
 function inflateInto(p: Uint8Array, first: number, last: number): number {
   const table = HEAD + 8 * u32(p, 8);
   let len = 0;
   for (let i = first; i <= last; i++) {
-    const r = inflateTo(scratch, i, block(p, table, i), BLOCK + 1);
+    const r = inflateTo(WHOLE, i, block(p, table, i), BLOCK + 1);
     release(); // the next block starts afresh
     const buf = roomFor(len + r.end, len);
     buf.set(r.bytes.subarray(0, r.end), len);

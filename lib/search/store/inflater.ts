@@ -59,8 +59,9 @@ export interface Inflated {
 /**
  * Block `data` inflated from its start to `upTo` bytes at least (or its end). `reader` and
  * `block` (its number in the reader's text) name the read: while the inflater was used for
- * nothing else since that read's last call, it carries on from there, not from the start. The bytes are valid until the next
- * call. A block that inflates to more than BLOCK bytes (not one of ours) is inflated whole.
+ * nothing else since that read's last call, it carries on from there, not from the start.
+ * The bytes are valid until the next call. A block that inflates to more than BLOCK bytes
+ * (not one of ours) is inflated whole.
  */
 export function inflateTo(
   reader: object,

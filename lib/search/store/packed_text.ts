@@ -12,12 +12,12 @@
  * then the blocks (raw deflate).
  */
 import zlib from "node:zlib";
-import { BLOCK, handOver, inflateTo, release } from "./inflater.ts";
-import { keep, keepMore, keptAt, keptText } from "./kept_bytes.ts";
 
-const { deflateRawSync } = zlib;
+const { deflateRawSync, inflateRawSync } = zlib;
 
 const RAW = 0, DEFLATED = 1;
+/** UTF-8 bytes per block (fewer where a character would be cut). */
+const BLOCK = 8192;
 /** Shorter text is kept as it is: deflate would save little and cost a call per read. */
 const MIN_DEFLATED = 512;
 const HEAD = 12;
@@ -104,6 +104,46 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 }
 
 /**
+ * Characters of texts read for results shown kept in the process at most (~8 MB, more for
+ * two-byte text): pages that answer many queries are shown again and again, and inflating one
+ * is most of showing it.
+ * Those not shown for longest go first (nearly: a text shown since it was last passed over
+ * gets a second turn, so showing one moves nothing). Only what a result needed of a page is
+ * kept (its start, often a few thousand characters), so more pages are.
+ */
+const KEPT_CHARS = 8_000_000;
+
+interface Kept {
+  bytes: number;
+  text: string;
+  /** Whether it was shown again since it was last passed over for forgetting. */
+  used: boolean;
+  turn: Turn;
+}
+
+/** A kept text's turn to be forgotten: what it counts, and where it is kept. */
+interface Turn {
+  entry: Kept;
+  map: Map<Place, Kept>;
+  at: Place;
+  live: boolean;
+}
+
+/**
+ * What was read of each packed text, by the buffer that holds it (an index's columns are
+ * made once and never written) and where in it: a document's bytes are a new view per read.
+ * A dropped index's texts are forgotten in their turn (they count until then).
+ */
+const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
+/** The texts kept, in their turns to be forgotten from `next` on. */
+let turns: Turn[] = [];
+let next = 0;
+let keptChars = 0;
+
+/** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
+type Place = number | string;
+
+/**
  * Characters read of a text at least: a result's description and the first chunk a snippet
  * is looked for in (presentation/highlight.ts) in one read.
  */
@@ -119,9 +159,8 @@ export interface TextPrefix {
 
 /**
  * A packed text's first `maxChars` characters, inflated only as far as a reader asks
- * (`upTo`), and kept for the next result showing the page (kept_bytes.ts): a snippet near
- * the start needs a part of the first block, and the rest is never inflated. A read further
- * on carries on from where the last one stopped, inflating nothing twice.
+ * (`upTo`), and kept for the next result showing the page: a snippet near the start needs
+ * a part of the first block, and the rest is never inflated.
  */
 export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
   if (p[0] === RAW) {
@@ -135,72 +174,50 @@ export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
     upTo(n: number) {
       const want = Math.min(n, length);
       if (got.length >= want) return got;
-      const text = prefixOf(p, want, got);
+      const text = keep(p, p.byteOffset, want, () => readPrefix(p, Math.max(want, FIRST_READ)));
       return got = text.length > length ? text.slice(0, length) : text;
     },
   };
 }
 
-/** Where UTF-8 is gathered for a text kept: a prefix read on, or a stretch of blocks. */
-let scratch = new Uint8Array(2 * BLOCK + 1);
-
-/** `scratch` with room for `n` bytes, what it holds up to `keepTo` kept. */
-function roomFor(n: number, keepTo: number): Uint8Array {
-  if (scratch.length < n) {
-    const grown = new Uint8Array(Math.max(n, 2 * scratch.length));
-    grown.set(scratch.subarray(0, keepTo));
-    scratch = grown;
+/**
+ * The text read at `at` in `p`'s buffer, kept; `read` reads it when what is kept there is
+ * shorter than `chars` characters (or was read from other bytes).
+ */
+function keep(p: Uint8Array, at: Place, chars: number, read: () => string): string {
+  let inBuffer = kept.get(p.buffer);
+  const had = inBuffer?.get(at);
+  if (had?.bytes === p.length && had.text.length >= chars) {
+    had.used = true;
+    return had.text;
   }
-  return scratch;
+  const text = read();
+  if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
+  if (had) forget(had.turn);
+  const entry = { bytes: p.length, text, used: false } as Kept;
+  entry.turn = { entry, map: inBuffer, at, live: true };
+  inBuffer.set(at, entry);
+  turns.push(entry.turn);
+  keptChars += text.length;
+  while (keptChars > KEPT_CHARS && next < turns.length) {
+    const t = turns[next++];
+    if (t.entry.used && t.live) {
+      t.entry.used = false;
+      turns.push(t);
+    } else forget(t);
+  }
+  // The turns passed are let go of now and then, not one by one.
+  if (next > 1024 && next * 2 > turns.length) [turns, next] = [turns.slice(next), 0];
+  return text;
 }
 
-/** Nothing kept yet: no bytes, from the first block. */
-const NOTHING = { chars: 0, blk: 0, blkAt: 0, len: 0 } as const;
-
-/**
- * The text's first `n` characters or more, from what is kept of it (`had`: what this reader
- * decoded already), read on where that is shorter: to FIRST_READ characters at least, the
- * last block's read stopped as soon as enough is out (most of a block's cost is its start,
- * its code tables, so a short read saves less than its length, but keeps less too).
- */
-function prefixOf(p: Uint8Array, n: number, had: string): string {
-  const k = keptAt(p.buffer, p.byteOffset, p.length);
-  const blocks = u32(p, 8);
-  if (k && (k.chars >= n || k.blk >= blocks)) {
-    return k.chars === had.length ? had : keptText(k);
-  }
-  const from = k ?? NOTHING, target = Math.max(n, FIRST_READ);
-  // What this reader decoded already is not decoded again; new bytes are decoded as they come.
-  let text = had.length === from.chars ? had : k ? keptText(k) : "";
-  let { blk, blkAt, len } = from;
-  // The bytes read now, gathered to be kept.
-  let buf: Uint8Array = scratch, got = 0;
-  const reader = k ?? {};
-  // Block by block; the last one only as far as needed, carried on while short.
-  while (text.length < target && blk < blocks) {
-    const data = block(p, HEAD + 8 * blocks, blk), inBlock = len - blkAt;
-    const before = blk ? unitsTo(p, blk - 1) : 0, all = unitsTo(p, blk);
-    // A read of most of a block reads all of it.
-    const whole = all <= target || (target - before) * 4 >= (all - before) * 3;
-    const upTo = whole ? BLOCK + 1 : inBlock + (target - text.length) + 64;
-    const r = inflateTo(reader, blk, data, upTo);
-    const end = r.ended ? r.end : charsEnd(r.bytes, inBlock, r.end);
-    if (end > inBlock) {
-      const more = r.bytes.subarray(inBlock, end);
-      buf = roomFor(got + more.length, got);
-      buf.set(more, got);
-      text += decoder.decode(more);
-      [got, len] = [got + more.length, len + more.length];
-    }
-    if (r.ended) [blk, blkAt] = [blk + 1, len];
-  }
-  const like = { chars: text.length, blk, blkAt, text: k?.text === undefined ? undefined : text };
-  const kept = k
-    ? keepMore(p.buffer, k, buf, got, like)
-    : keep(p.buffer, p.byteOffset, p.length, buf, got, like);
-  if (kept) handOver(reader, kept);
-  else release();
-  return text;
+/** Forgets a kept text (its turn, until passed, holds none of it). */
+function forget(t: Turn) {
+  if (!t.live) return;
+  t.live = false;
+  keptChars -= t.entry.text.length;
+  if (t.map.get(t.at) === t.entry) t.map.delete(t.at);
+  t.entry.text = "";
 }
 
 /**
@@ -220,20 +237,55 @@ export function textAround(
   while (first < blocks - 1 && unitsTo(p, first) <= from) first++;
   let last = first;
   while (last < blocks - 1 && unitsTo(p, last) < to) last++;
-  const at = first ? unitsTo(p, first - 1) : 0;
-  if (!shown) return { text: inflate(p, first, last), at };
-  const place = `${p.byteOffset}:${first}:${last}`;
-  const k = keptAt(p.buffer, place, p.length);
-  if (k) return { text: keptText(k), at };
-  const len = inflateInto(p, first, last);
-  const chars = unitsTo(p, last) - at;
-  keep(p.buffer, place, p.length, scratch, len, {
-    chars,
-    blk: last + 1,
-    blkAt: len,
-    text: undefined,
-  });
-  return { text: decoder.decode(scratch.subarray(0, len)), at };
+  const read = () => inflate(p, first, last);
+  const text = shown ? keep(p, `${p.byteOffset}:${first}:${last}`, 0, read) : read();
+  return { text, at: first ? unitsTo(p, first - 1) : 0 };
+}
+
+/**
+ * The text's first `n` characters or more: whole blocks, and of the last only its start
+ * (inflating stops when the output is full). Most of a block's cost is its start (its code
+ * tables), so a short read saves less than its length, but keeps less too.
+ */
+function readPrefix(p: Uint8Array, n: number): string {
+  const blocks = u32(p, 8);
+  let last = 0;
+  while (last < blocks - 1 && unitsTo(p, last) < n) last++;
+  const before = last ? unitsTo(p, last - 1) : 0, whole = unitsTo(p, last) - before;
+  // A read of most of a block reads all of it.
+  if (!reused || (n - before) * 4 >= whole * 3) return inflate(p, 0, last);
+  const room = (last + 1) * BLOCK + 1;
+  if (reused.out.length < room) reused.out = new Uint8Array(room);
+  let written = 0;
+  for (let i = 0; i < last; i++) written = inflateBlock(block(p, HEAD + 8 * blocks, i), written);
+  return partBlock(block(p, HEAD + 8 * blocks, last), written, n - before, before) ??
+    inflate(p, 0, last);
+}
+
+/**
+ * The blocks inflated so far (`written` bytes of the reused buffer) and the start of one more
+ * holding at least `chars` characters; null where the block ends before (not one of ours).
+ */
+function partBlock(data: Uint8Array, written: number, chars: number, before: number) {
+  const { handle, state, failed, out } = reused!;
+  failed.message = "";
+  handle.reset();
+  // A character is one UTF-8 byte or more: inflating stops when as many bytes are out, and
+  // goes on (from where it stopped) while they hold fewer characters.
+  let end = written, read = 0, room = chars + 64;
+  for (;;) {
+    room = Math.min(room, out.length - end);
+    handle.writeSync(zlib.constants.Z_FINISH, data, read, data.length - read, out, end, room);
+    if (failed.message) throw new Error(`packed text: ${failed.message}`);
+    end += room - state[0];
+    read = data.length - state[1];
+    const text = decoder.decode(out.subarray(0, charsEnd(out, written, end)));
+    const short = before + chars - text.length;
+    if (short <= 0) return text;
+    // Output left over: the block ended short of what its table says.
+    if (state[0] > 0 || end - written > BLOCK) return null;
+    room = short + 64;
+  }
 }
 
 /** Where the last whole character of `out[from, to)` ends (a cut one is left out). */
@@ -250,30 +302,82 @@ const unitsTo = (p: Uint8Array, i: number) => u32(p, HEAD + 8 * i + 4);
 
 /** The text of blocks `first` to `last`: inflated side by side, decoded once (no joined copy). */
 function inflate(p: Uint8Array, first: number, last: number): string {
-  const len = inflateInto(p, first, last); // `scratch` may grow
-  return decoder.decode(scratch.subarray(0, len));
-}
-
-/** The reader of whole blocks (none is carried on). */
-const WHOLE = {};
-
-/** Inflates blocks `first` to `last` side by side into `scratch`; returns where they end. */
-function inflateInto(p: Uint8Array, first: number, last: number): number {
   const table = HEAD + 8 * u32(p, 8);
-  let len = 0;
-  for (let i = first; i <= last; i++) {
-    const r = inflateTo(WHOLE, i, block(p, table, i), BLOCK + 1);
-    release(); // the next block starts afresh
-    const buf = roomFor(len + r.end, len);
-    buf.set(r.bytes.subarray(0, r.end), len);
-    len += r.end;
+  if (!reused) {
+    let text = "";
+    for (let i = first; i <= last; i++) text += decoder.decode(inflateRawSync(block(p, table, i)));
+    return text;
   }
-  return len;
+  const room = (last - first + 1) * BLOCK + 1;
+  if (reused.out.length < room) reused.out = new Uint8Array(room);
+  let written = 0;
+  for (let i = first; i <= last; i++) written = inflateBlock(block(p, table, i), written);
+  // Blocks end between characters: their bytes decode to the texts of each joined.
+  return decoder.decode(reused.out.subarray(0, written));
 }
 
 /** Block `i`'s deflated bytes. */
 const block = (p: Uint8Array, table: number, i: number) =>
   p.subarray(table + (i ? u32(p, HEAD + 8 * (i - 1)) : 0), table + u32(p, HEAD + 8 * i));
+
+/** The inflater's native handle and where it reports the room left (node:zlib's internals). */
+interface Handle {
+  reset(): void;
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOff: number,
+    inLen: number,
+    out: Uint8Array,
+    outOff: number,
+    outLen: number,
+  ): void;
+  onerror: (message: string) => void;
+}
+
+/**
+ * One inflater reset for each block: `inflateRawSync` makes a stream, a native inflater and
+ * its window per call, twice the cost of inflating 8 KiB. Where node:zlib's internals are not
+ * as expected, each block is inflated the usual way.
+ */
+function inflater() {
+  const z = zlib.createInflateRaw() as unknown as { _handle?: Handle; _writeState?: Uint32Array };
+  const handle = z._handle, state = z._writeState;
+  if (typeof handle?.writeSync !== "function" || typeof handle.reset !== "function") return null;
+  if (!(state instanceof Uint32Array)) return null;
+  // A bad block is this read's error, not the stream's: the stream would close the handle
+  // later, and Deno's close of a handle that failed does not return (2.9.6).
+  const failed = { message: "" };
+  handle.onerror = (message: string) => failed.message = message || "inflate failed";
+  // Blocks inflate side by side into `out`, grown when a read needs more.
+  return { handle, state, failed, out: new Uint8Array(2 * BLOCK + 1) };
+}
+
+const reused = inflater();
+
+/** Inflates one block into the reused buffer at `at`; returns where its bytes end there. */
+function inflateBlock(block: Uint8Array, at: number): number {
+  const { handle, state, failed, out } = reused!;
+  failed.message = "";
+  handle.reset();
+  // The room beyond BLOCK shows a block that did not end.
+  const room = Math.min(BLOCK + 1, out.length - at);
+  handle.writeSync(zlib.constants.Z_FINISH, block, 0, block.length, out, at, room);
+  if (failed.message) throw new Error(`packed text: ${failed.message}`);
+  // state: [room left, input left]; a block longer than BLOCK is not one of ours.
+  const written = room - state[0];
+  if (state[1] !== 0 || written > BLOCK) {
+    const whole = inflateRawSync(block);
+    if (at + whole.length > out.length) {
+      const grown = new Uint8Array(at + whole.length + BLOCK + 1);
+      grown.set(out.subarray(0, at));
+      reused!.out = grown;
+    }
+    reused!.out.set(whole, at);
+    return at + whole.length;
+  }
+  return at + written;
+}
 
 const cut = (text: string, maxChars: number) =>
   maxChars < text.length ? text.slice(0, maxChars) : text;

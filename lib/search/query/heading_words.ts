@@ -89,54 +89,37 @@ export class HeadingWords {
 /** Characters of the scripts `wordList` segments (and more): their words are read line by line. */
 const SEGMENTED = /[\u0e00-\u1fff\u3000-\ufaff\uff00-\uffff\ud800-\udbff]/;
 
-/** Numbers a page's heading lines into `scratch`; how many numbers they took. */
+/**
+ * Numbers a page's heading lines into `scratch`; how many numbers they took. Words are runs of
+ * letters and digits, so no line's word begins before the last word's end: the whole text is
+ * split once and each word found in its line, but for the scripts `wordList` segments by the
+ * run (SEGMENTED), whose lines are split one by one.
+ */
 function numbered(headings: string, words: HeadingNumbers, lang: string): number {
-  if (SEGMENTED.test(headings)) return numberedByLine(headings, words, lang);
-  // Words are runs of letters and digits, so no line's word begins before the last word's
-  // end: each is found there, and the whole text is split once.
-  const list = wordList(headings, lang);
-  room(list.length + 3 * (headings.length + 1));
-  let out = 0, k = 0, from = 0, pos = 0;
-  while (from < headings.length) {
+  const whole = SEGMENTED.test(headings) ? null : wordList(headings, lang);
+  let out = 0, k = 0, pos = 0;
+  for (let from = 0; from < headings.length;) {
     let end = headings.indexOf("\n", from);
     if (end < 0) end = headings.length;
+    const list = whole ?? (end > from ? wordList(headings.slice(from, end), lang) : []);
+    let i = whole ? k : 0;
+    // A line takes 3 numbers and one per word.
+    room(out + 3 + list.length - i);
     const head = out;
     let mask = 0;
     out += 3;
-    for (; k < list.length; k++) {
-      const w = list[k], at = headings.indexOf(w, pos);
-      if (at >= end) break;
-      pos = at + w.length;
+    for (; i < list.length; i++) {
+      const w = list[i];
+      if (whole) {
+        const at = headings.indexOf(w, pos);
+        if (at >= end) break;
+        pos = at + w.length;
+      }
       const n = words.number(w);
       mask |= words.masks[n];
       scratch[out++] = n;
     }
-    scratch[head] = end - from;
-    scratch[head + 1] = mask;
-    scratch[head + 2] = out - head - 3;
-    from = end + 1;
-  }
-  return out;
-}
-
-/** `numbered`, splitting each line apart (as `wordList` reads unspaced scripts by the run). */
-function numberedByLine(headings: string, words: HeadingNumbers, lang: string): number {
-  let out = 0;
-  for (let from = 0; from < headings.length;) {
-    let end = headings.indexOf("\n", from);
-    if (end < 0) end = headings.length;
-    // A line takes 3 numbers and one per word, fewer than its characters.
-    room(out + 3 + end - from);
-    const head = out;
-    let mask = 0;
-    out += 3;
-    if (end > from) {
-      for (const w of wordList(headings.slice(from, end), lang)) {
-        const n = words.number(w);
-        mask |= words.masks[n];
-        scratch[out++] = n;
-      }
-    }
+    if (whole) k = i;
     scratch[head] = end - from;
     scratch[head + 1] = mask;
     scratch[head + 2] = out - head - 3;

@@ -92,6 +92,7 @@ export function createServices(opts: AppOptions): Services {
   const documents = new PageStore(kv, clock, "doc");
   const sites = new SiteStore(kv, clock);
   const quota = new SearchQuota(kv, clock);
+  const levers = new Levers(kv, clock, opts.indexStaleMs ?? 500);
   sites.onChange = (id) => quota.forget(id); // a change made here holds here at once
   const analytics = new Analytics(
     kv,
@@ -127,8 +128,9 @@ export function createServices(opts: AppOptions): Services {
     analytics,
     eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     sessions: new Sessions(kv, clock, sites),
-    levers: new Levers(kv, clock, opts.indexStaleMs ?? 500),
+    levers,
     async close() {
+      levers.close();
       await Promise.all([quota.close(), analytics.close()]);
     },
   };

@@ -41,6 +41,13 @@ type Lists = {
 
 /** Levers checked within `staleMs` × this are used while a new check runs. */
 const QUIET_FACTOR = 2;
+/**
+ * A site a visitor searched this lately has its levers checked again ahead of need, at this
+ * share of that window, so its next search needs no KV read on its path (the quota's ample
+ * blocks are read again on the same terms: limits/quota.ts warmMs, REREAD_AT).
+ */
+const WARM_MS = 5_000;
+const REREAD_AT = 0.8;
 const KINDS: ListKind[] = ["synonyms", "curations", "names"];
 
 /** Sites whose levers stay compiled in memory (least recently used go first). */
@@ -50,6 +57,10 @@ export class Levers {
   readonly store: LeverStore;
   #sites = new Map<string, SiteLevers>();
   #checks = new Map<string, Promise<SiteLevers>>();
+  /** When a visitor's search last used each site's levers, and its check ahead of need. */
+  #used = new Map<string, number>();
+  #ahead = new Map<string, ReturnType<typeof setTimeout>>();
+  #closed = false;
 
   constructor(kv: Deno.Kv, private clock: Clock, private staleMs = 500) {
     this.store = new LeverStore(kv);
@@ -63,17 +74,22 @@ export class Levers {
       this.#sites.set(site, have);
       return Promise.resolve(have);
     }
-    // Searches that arrive together share one check.
-    let check = this.#checks.get(site);
-    if (!check) {
-      check = this.#check(site, have).finally(() => this.#checks.delete(site));
-      this.#checks.set(site, check);
-    }
+    const check = this.#checkNow(site, have);
     // A site being searched (checked lately) is answered at once while its check runs: what
     // it uses was read under 1 s ago, so every search shows each change made 1 s before it.
     if (have && this.clock() - have.checkedAt < this.staleMs * QUIET_FACTOR) {
       check.catch(() => {});
       return Promise.resolve(have);
+    }
+    return check;
+  }
+
+  /** Starts a check of the site's levers against KV, or joins the one running. */
+  #checkNow(site: string, have: SiteLevers | undefined): Promise<SiteLevers> {
+    let check = this.#checks.get(site); // searches that arrive together share one check
+    if (!check) {
+      check = this.#check(site, have).finally(() => this.#checks.delete(site));
+      this.#checks.set(site, check);
     }
     return check;
   }
@@ -173,8 +189,38 @@ export class Levers {
 
   /** What a search for `q` on a site takes from its levers. */
   async forQuery(site: string, q: string): Promise<QueryLevers> {
+    this.#used.set(site, this.clock());
     const l = await this.#forVisitor(site);
+    if (l) this.#checkAhead(site, l);
     return l ? leversFor(l, q) : { version: -1 };
+  }
+
+  /**
+   * Checks a site's levers again before its check gets too old to answer from at once, while a
+   * visitor searched it within WARM_MS. Not after a failed check, nor on a clock that has not
+   * moved (the next search arms it again): never a loop of reads.
+   */
+  #checkAhead(site: string, have: SiteLevers) {
+    if (this.#closed || this.#ahead.has(site)) return;
+    const due = have.checkedAt + this.staleMs * QUIET_FACTOR * REREAD_AT;
+    const timer = setTimeout(() => {
+      this.#ahead.delete(site);
+      const used = this.#used.get(site) ?? -Infinity;
+      if (this.clock() - used >= WARM_MS) return void this.#used.delete(site);
+      if (this.#sites.get(site) !== have || this.clock() < due) return;
+      this.#checkNow(site, have)
+        .then((l) => l.checkedAt > have.checkedAt && this.#checkAhead(site, l))
+        .catch(() => {});
+    }, Math.max(0, due - this.clock()));
+    Deno.unrefTimer(timer); // never keeps the process alive
+    this.#ahead.set(site, timer);
+  }
+
+  /** Stops the checks ahead of need (shutdown). */
+  close() {
+    this.#closed = true;
+    for (const timer of this.#ahead.values()) clearTimeout(timer);
+    this.#ahead.clear();
   }
 }
 

@@ -54,3 +54,50 @@ Deno.test("levers - a check that read KV before a change made here never brings 
   assert.equal((await levers.forQuery("s", "nyc")).expand?.(["nyc"], () => false).length, 1);
   kv.close();
 });
+
+Deno.test("levers - a site searched a moment ago is checked again ahead of need: its search a second later reads nothing on its path, and another instance's change still shows within 1 s", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const levers = new Levers(kv, () => Date.now(), 500);
+  const other = new Levers(kv, () => Date.now(), 500);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  try {
+    await levers.forQuery("s", "nyc");
+    let reads = 0;
+    const versions = levers.store.versions.bind(levers.store);
+    levers.store.versions = (site) => (reads++, versions(site));
+    // Another instance adds a synonym; this one has not read it yet.
+    await other.putSynonyms("s", [{ id: "n", word: "nyc", means: ["new york"] }]);
+    await sleep(1_100);
+    assert.ok(reads >= 1, "the check ran ahead of the next search");
+    // From now on KV never answers: a search that needed a read would wait forever.
+    let hold!: () => void;
+    const never = new Promise<void>((r) => hold = r);
+    levers.store.versions = async (site) => (await never, versions(site));
+    const next = levers.forQuery("s", "nyc");
+    const waited = await Promise.race([next.then(() => false), sleep(2_000).then(() => true)]);
+    hold();
+    assert.equal(waited, false, "the search waited for a KV read");
+    // What it answered with was read after the other instance's change: the synonym holds.
+    assert.equal((await next).expand?.(["nyc"], () => false).length, 1);
+  } finally {
+    levers.close();
+    other.close();
+    kv.close();
+  }
+});
+
+Deno.test("levers - a site no visitor searched is never checked ahead of need", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const levers = new Levers(kv, () => Date.now(), 500);
+  try {
+    await levers.current("s"); // an owner's page or a preview, not a visitor's search
+    let reads = 0;
+    const versions = levers.store.versions.bind(levers.store);
+    levers.store.versions = (site) => (reads++, versions(site));
+    await new Promise((r) => setTimeout(r, 1_100));
+    assert.equal(reads, 0);
+  } finally {
+    levers.close();
+    kv.close();
+  }
+});

@@ -18,7 +18,12 @@ if os.getenv("WRK_ONCE") == "1" then
   local got = 0
   response = function()
     got = got + 1
-    if got >= #paths then wrk.thread:stop() end
+    if got >= #paths then
+      wrk.thread:stop()
+      -- wrk's main thread sleeps out the duration: the caller interrupts it on this line.
+      io.write("WRKDONE\\n")
+      io.flush()
+    end
   end
 end
 done = function(summary, latency, requests)
@@ -56,7 +61,7 @@ export async function wrk(
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/paths.txt`, paths.join("\n"));
   await Deno.writeTextFile(`${dir}/script.lua`, LUA);
-  const out = await new Deno.Command("wrk", {
+  const child = new Deno.Command("wrk", {
     args: [
       "-t",
       "1",
@@ -76,11 +81,18 @@ export async function wrk(
     },
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  // SIGINT ends wrk's sleep, and it prints its figures (what a run asked once is done with).
+  let text = "";
+  const stderr = new Response(child.stderr).text();
+  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+    if (!text.includes("WRKDONE") && (text + chunk).includes("WRKDONE")) child.kill("SIGINT");
+    text += chunk;
+  }
+  await child.status;
   await Deno.remove(dir, { recursive: true });
-  const text = new TextDecoder().decode(out.stdout);
   const line = text.split("\n").find((l) => l.startsWith("WRKJSON "));
-  if (!line) throw new Error("wrk failed: " + new TextDecoder().decode(out.stderr) + text);
+  if (!line) throw new Error("wrk failed: " + await stderr + text);
   const r = JSON.parse(line.slice(8));
   return {
     // A run that ends early (once) still lasts `seconds` for wrk: its connections were each busy

@@ -10,6 +10,8 @@
  * and every function here does nothing.
  */
 
+import { libc } from "./libc.ts";
+
 type Trim = () => void;
 
 let opened: Trim | null | undefined;
@@ -27,19 +29,9 @@ const MMAP_THRESHOLD_BYTES = 128 << 10;
  */
 export function mallocTrim(): Trim | null {
   if (opened !== undefined) return opened;
-  opened = null;
-  try {
-    if (Deno.build.os !== "linux") return null;
-    if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return null;
-    const libc = Deno.dlopen("libc.so.6", {
-      malloc_trim: { parameters: ["usize"], result: "i32" },
-      mallopt: { parameters: ["i32", "i32"], result: "i32" },
-    });
-    libc.symbols.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
-    opened = () => void libc.symbols.malloc_trim(0n);
-  } catch {
-    // no glibc (musl, another libc), or FFI refused: nothing to trim with
-  }
+  const c = libc();
+  c?.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES);
+  opened = c ? () => void c.malloc_trim(0n) : null;
   return opened;
 }
 

@@ -7,6 +7,7 @@
  * kills the process with SIGBUS, reads included.
  */
 import { ApiError, busy, isLocked, isStorageFault, storageUnavailable } from "../http/errors.ts";
+import { libc } from "../libc.ts";
 
 /** Where storage_down and storage_up lines go (services give the app's logger). */
 type Log = (line: Record<string, unknown>) => void;
@@ -49,13 +50,15 @@ interface Store {
   readonly kv: Deno.Kv;
   log: Log;
   path: string | null;
+  /** The local file's parts, as probe reads them (made with `path`). */
+  files: KvFile[];
   down: unknown | null;
   recovering?: ReturnType<typeof setInterval>;
 }
 
 const stores = new WeakMap<Deno.Kv, Store>();
 const storeOf = (kv: Deno.Kv): Store =>
-  stores.get(kv) ?? { kv, log: stderrLog, path: null, down: null };
+  stores.get(kv) ?? { kv, log: stderrLog, path: null, files: [], down: null };
 
 const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://");
 
@@ -63,23 +66,41 @@ const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://
 export async function openResilientKv(path?: string): Promise<Deno.Kv> {
   const kv = await retryKv(() => Deno.openKv(path), "The KV file stays locked by another process.");
   const proxy = resilientKv(kv);
-  if (path && isLocalFile(path)) stores.get(proxy)!.path = path;
+  if (path && isLocalFile(path)) {
+    Object.assign(stores.get(proxy)!, { path, files: kvFiles(path) });
+  }
   return proxy;
 }
 
+/** A file of a local KV store, and its path as glibc takes it (NUL-terminated), if glibc is there. */
+type KvFile = { path: string; c: Uint8Array<ArrayBuffer> | null };
+
+/** The database, its WAL and its shared-memory file, as probe reads them. */
+function kvFiles(path: string): KvFile[] {
+  const c = libc();
+  const bytes = (p: string) => c ? new TextEncoder().encode(p + "\0") : null;
+  return [path, path + "-wal", path + "-shm"].map((p) => ({ path: p, c: bytes(p) }));
+}
+
+/** access(2)'s mode: may the file be written. */
+const W_OK = 2;
+
 /**
- * Whether the KV's files are all there and writable: utime fails on a deleted file
- * (NotFound), an immutable one (EPERM) and a read-only mount (EROFS). It never opens the
- * file, so SQLite's POSIX locks on it stay untouched.
+ * Whether the KV's files are all there and writable: a deleted file (NotFound), an immutable
+ * one (EPERM) and a read-only mount (EROFS) fail. access(2) through glibc, where FFI is
+ * granted, changes nothing on disk; utime (the fallback, and what words a failure) writes the
+ * inodes' times and may wait behind the file system's journal while SQLite commits. Neither
+ * opens the file, so SQLite's POSIX locks on it stay untouched.
  */
-function probe(path: string): unknown | null {
-  const now = new Date();
-  for (const file of [path, path + "-wal", path + "-shm"]) {
+function probe(files: KvFile[]): unknown | null {
+  for (const file of files) {
+    if (file.c && libc()!.access(file.c, W_OK) === 0) continue;
     try {
-      Deno.utimeSync(file, now, now);
+      const now = new Date();
+      Deno.utimeSync(file.path, now, now);
     } catch (err) {
       // The WAL files come and go with connections; only the database itself must exist.
-      if (file !== path && err instanceof Deno.errors.NotFound) continue;
+      if (file !== files[0] && err instanceof Deno.errors.NotFound) continue;
       return err;
     }
   }
@@ -93,12 +114,12 @@ function probe(path: string): unknown | null {
 function check(store: Store) {
   if (store.down !== null) throw storageUnavailable(store.down);
   if (!store.path) return;
-  const fault = probe(store.path);
+  const fault = probe(store.files);
   if (fault === null) return;
   store.down = fault;
   store.log({ level: "error", event: "storage_down", path: store.path, error: String(fault) });
   store.recovering = setInterval(() => {
-    if (probe(store.path!) !== null) return;
+    if (probe(store.files) !== null) return;
     clearInterval(store.recovering);
     store.down = null;
     store.log({ level: "info", event: "storage_up", path: store.path });
@@ -170,7 +191,7 @@ export function resilientKv(kv: Deno.Kv, log?: Log): Deno.Kv {
     if (log) known.log = log;
     return kv;
   }
-  const store: Store = { kv, log: log ?? stderrLog, path: null, down: null };
+  const store: Store = { kv, log: log ?? stderrLog, path: null, files: [], down: null };
   const proxy = new Proxy(kv, {
     get(_, prop) {
       const read = <A extends unknown[], R>(f: (kv: Deno.Kv, ...a: A) => R) => (...a: A): R => {

@@ -7,7 +7,12 @@ import assert from "node:assert/strict";
 import { type PageInput, PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes } from "../../lib/search/mod.ts";
 import { packIndex, Snapshots, unpackIndex } from "../../lib/search/persistence/snapshot.ts";
-import { forgetStated, pagesMined, statedEquivalences } from "../../lib/search/query/stated.ts";
+import {
+  forgetStated,
+  pagesMined,
+  statedEquivalences,
+  statedSettled,
+} from "../../lib/search/query/stated.ts";
 import { loadedIndex } from "../../lib/search/site_index.ts";
 
 const SITE = "site_parts";
@@ -53,11 +58,19 @@ function statedVersionAs(bytes: Uint8Array, version: number): Uint8Array {
   return out;
 }
 
-Deno.test("stated parts - a snapshot keeps 450 pages' stated names as three JSON lines of 200 pages at most, and a load takes them all up without mining a page", async () => {
+/** A snapshot's stated names block as lines: its list, then its pages' rows. */
+function linesOf(stated: Uint8Array | undefined) {
+  assert.ok(stated, "the snapshot holds stated names");
+  const [list, ...rows] = new TextDecoder().decode(stated).split("\n");
+  return { list: JSON.parse(list).list as unknown[], rows };
+}
+
+Deno.test("stated parts - a snapshot keeps 450 pages' stated names as their list and three JSON lines of 200 pages at most, and a load takes them all up without mining a page", async () => {
   const { kv, pages, snapshots, saved, stated, shown } = await rig();
   assert.deepEqual(stated, ["grm = garden rake model"]);
   assert.equal(shown.length, 10);
-  const lines = new TextDecoder().decode(saved.stated).split("\n");
+  const { list, rows: lines } = linesOf(saved.stated);
+  assert.equal(list.length, 1);
   assert.equal(lines.length, 3);
   const rows = lines.map((l) => JSON.parse(l) as unknown[]);
   assert.ok(rows.every((r) => r.length <= 200));
@@ -78,7 +91,7 @@ Deno.test("stated parts - a snapshot keeps 450 pages' stated names as three JSON
 
 Deno.test("stated parts - stated names saved in one JSON line by the block's version before still load without mining a page; an unknown version refuses the snapshot", async () => {
   const { kv, saved, stated } = await rig();
-  const lines = new TextDecoder().decode(saved.stated).split("\n");
+  const lines = linesOf(saved.stated).rows;
   const oneLine = new TextEncoder().encode(JSON.stringify(lines.flatMap((l) => JSON.parse(l))));
   const packed = packIndex(saved, { passages: saved.passages, stated: oneLine });
   forgetStated();
@@ -88,5 +101,23 @@ Deno.test("stated parts - stated names saved in one JSON line by the block's ver
   assert.deepEqual(names(statedEquivalences(loadedIndex(old, Date.now).db)), stated);
   assert.equal(pagesMined(), before, "no page was mined again");
   assert.throws(() => unpackIndex(statedVersionAs(packed, 3), saved.version), /version 3/);
+  kv.close();
+});
+
+Deno.test("stated parts - a loaded index's stated names are settled before its pass, equal to those merged from its pages' rows", async () => {
+  const { kv, saved } = await rig();
+  forgetStated();
+  const before = pagesMined();
+  const idx = loadedIndex(saved, Date.now);
+  assert.ok(statedSettled(idx.db), "settled at once: a search waits for no pass");
+  const fromList = statedEquivalences(idx.db);
+  // The same snapshot without its list line: the rows are taken up and merged.
+  const rows = new TextEncoder().encode(linesOf(saved.stated).rows.join("\n"));
+  const packed = packIndex(saved, { passages: saved.passages, stated: rows });
+  forgetStated();
+  const other = loadedIndex(unpackIndex(packed, saved.version), Date.now);
+  assert.ok(!statedSettled(other.db));
+  assert.deepEqual(statedEquivalences(other.db), fromList);
+  assert.equal(pagesMined(), before, "no page was mined again");
   kv.close();
 });

@@ -64,7 +64,7 @@ export function forgetStated() {
 const adopted = new WeakMap<SiteDb, { json: Uint8Array; from: number }>();
 /** Pages a part of the stated names holds (about 1 ms to parse on manuals). */
 const PART_ROWS = 200;
-const NEWLINE = 0x0a;
+const NEWLINE = 0x0a, OPEN_BRACE = 0x7b;
 
 /**
  * Changes whenever a page is added, replaced or removed, and when ids move (a seal): ids given
@@ -209,25 +209,57 @@ const utf8Out = new TextDecoder();
 /**
  * What the site's pages mined so far state, for its snapshot, or undefined when no page is
  * mined: lines of JSON (JSON escapes every newline in a string), each [text key, equivalences]
- * of PART_ROWS pages (none stated included), so a load parses them a part at a time.
+ * of PART_ROWS pages (none stated included), so a load parses them a part at a time; first,
+ * when every page is mined, {"list"} merged from them as a load would (adoptStated).
  */
 export function statedColumns(db: SiteDb): Uint8Array | undefined {
+  takeAdopted(db, Infinity); // what a load held that no pass took up yet
   const pages = mined.get(db)?.pages;
-  const parts: string[] = [];
+  const parts: string[] = [], lists: Equivalence[][] = [];
+  let every = true;
   let rows: [string, Equivalence[]][] = [];
   for (const [id] of db.docs.sizes()) {
     const key = db.docs.textKey(id)!;
     const found = pages?.get(key) ?? known.get(key);
-    if (found) rows.push([key, found]);
+    if (found) rows.push([key, found]), lists.push(found);
+    else every = false;
     if (rows.length === PART_ROWS) parts.push(JSON.stringify(rows)), rows = [];
   }
   if (rows.length) parts.push(JSON.stringify(rows));
-  return parts.length ? utf8In.encode(parts.join("\n")) : undefined;
+  if (!parts.length) return undefined;
+  if (every) parts.unshift(JSON.stringify({ list: mergeEquivalences(lists) }));
+  return utf8In.encode(parts.join("\n"));
 }
 
-/** Takes up what a snapshot held of an index's stated names (read by its pass, a part a step). */
+/**
+ * Takes up what a snapshot held of an index's stated names: its list at once, as the load's
+ * first search would settle it (the pages' rows merged in id order); the rows a part a step
+ * of its pass, or its first mining.
+ */
 export function adoptStated(db: SiteDb, json: Uint8Array) {
-  if (json.length) adopted.set(db, { json, from: 0 });
+  let from = 0;
+  if (json[0] === OPEN_BRACE) {
+    from = json.indexOf(NEWLINE) + 1 || json.length;
+    const list = listOf(json.subarray(0, from));
+    if (list) {
+      const none = { todo: [], pages: new Map(), merge: false };
+      mined.set(db, { stamp: stampOf(db), list, byFirst: byFirstWord(db, list), ...none });
+    }
+  }
+  if (from < json.length) adopted.set(db, { json, from });
+}
+
+/** A list line's equivalences, or undefined if it is not one. */
+function listOf(json: Uint8Array): Equivalence[] | undefined {
+  try {
+    const { list } = JSON.parse(utf8Out.decode(json));
+    const sound = (e: Equivalence) =>
+      Array.isArray(e?.words) && e.words.length === 2 &&
+      e.words.every((w) => typeof w === "string");
+    return Array.isArray(list) && list.every(sound) ? list : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -283,6 +283,8 @@ export const statedEquivalences = (db: SiteDb): Equivalence[] => settled(db).lis
 
 /** Lists, mines and merges what a change left, about MS_PER_STEP a step (indexes.ts runs it in slices). */
 export function* mineStated(db: SiteDb): Generator<void> {
+  // What a load held is taken up even when its list settled it: its buffer is not kept.
+  while (!takeAdopted(db, performance.now() + MS_PER_STEP)) yield;
   for (let m = mine(db, MS_PER_STEP); m.listing || m.todo.length || m.merge;) {
     yield;
     m = mine(db, MS_PER_STEP);

@@ -6,7 +6,8 @@
  * A page's sections (its lead, then one per heading, store/packed_sections.ts) and the
  * forms each holds are read once per page text (not per index version) and kept, in a pass
  * after each build (readPassages, run by indexes.ts): a search only looks up its few words
- * in them, and reads at most one page itself, judging other unread pages by their words.
+ * in them, and reads itself the pages among its first the pass has not read yet, so its
+ * results never hang on how far the pass has got.
  * A snapshot keeps what was read (passageColumns, adoptPassages): a loaded index needs no pass.
  */
 import { terms, words } from "../analysis/tokens.ts";

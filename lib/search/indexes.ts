@@ -7,7 +7,8 @@
  * it has settled; the least recently used go first when the memory budget is spent.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { type Expand, prepareIndex, rank, statedEquivalences } from "./query/rank.ts";
+import { type Expand, rank, statedEquivalences } from "./query/rank.ts";
+import { statedSettled } from "./query/stated.ts";
 import { scoreCacheBytes } from "./query/bm25.ts";
 import { keptHeadingsBytes } from "./query/heading_words.ts";
 import { addDoc, type Doc, docAt, heldBytes, removeDoc } from "./store/site_db.ts";
@@ -23,6 +24,7 @@ import {
   encodeWhenDone,
   inSlices,
   loadedIndex,
+  runPass,
   type SiteIndex,
 } from "./site_index.ts";
 
@@ -36,8 +38,6 @@ const CATCH_UP_WAIT_MS = 50;
  * this many times later after a quiet spell.
  */
 const QUIET_FACTOR = 10;
-/** Longest stretch of the pass after a change (rank.ts prepareIndex) between yields to searches. */
-const PREPARE_SLICE_MS = 5;
 
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
@@ -62,6 +62,9 @@ export class SearchIndexes {
   private built = new Map<string, SiteIndex>();
   /** The passes after a change under way (rank.ts prepareIndex), one an index. */
   private preparing = new Map<SiteIndex, Promise<void>>();
+  /** Searches waiting for the next slice of an index's pass; indexes being caught up. */
+  private sliced = new Map<SiteIndex, PromiseWithResolvers<void>>();
+  private catchingUp = new Set<SiteIndex>();
   /** Sites whose index has changes not yet in a snapshot, with the save's timer. */
   private unsaved = new Map<string, { timer: ReturnType<typeof setTimeout>; since: number }>();
   /** Saves under way. */
@@ -227,39 +230,35 @@ export class SearchIndexes {
     const [db, version] = [idx.db, idx.version];
     const run = idx.busy.then(() => {
       idx.checkedAt = this.clock();
+      this.catchingUp.add(idx);
       return this.catchUp(site, idx);
     });
     idx.busy = run.catch(() => {});
     await run.finally(() => {
+      this.catchingUp.delete(idx);
       if (idx.db !== db || idx.version !== version) this.prepare(site, idx);
     });
   }
 
   /**
-   * Reads what searches use off their path (rank.ts prepareIndex) in slices, after an index is
-   * opened or caught up; again from the start when it changed meanwhile, never once dropped.
+   * Reads what searches use off their path (site_index.ts runPass) in slices, after an index
+   * is opened or caught up; again from the start when it changed meanwhile, never once dropped.
    */
   private prepare(site: string, idx: SiteIndex) {
     if (this.preparing.has(idx)) return; // the running pass sees the change and starts again
-    const current = () => this.built.get(site) === idx;
-    const run = (async () => {
-      let db = idx.db, version = idx.version;
-      const changed = () => idx.db !== db || idx.version !== version;
-      do {
-        [db, version] = [idx.db, idx.version];
-        // The first slice runs at once: a small site's is done before its first search.
-        const steps = prepareIndex(db);
-        let done = false;
-        while (!done && !changed() && current()) {
-          const until = performance.now() + PREPARE_SLICE_MS;
-          while (!(done = !!steps.next().done) && performance.now() < until);
-          if (!done) await new Promise((r) => setTimeout(r, 0));
-        }
-        // What the pass made (the vocabulary's order and typo filter) is counted from now on.
-        if (done && !changed()) idx.bytes = heldBytes(db);
-      } while (current() && changed());
-    })().catch(() => {}).finally(() => this.preparing.delete(idx));
+    const sliced = () => (this.sliced.get(idx)?.resolve(), this.sliced.delete(idx));
+    const run = runPass(idx, () => this.built.get(site) === idx, sliced)
+      .finally(() => (this.preparing.delete(idx), sliced()));
     this.preparing.set(idx, run);
+  }
+
+  /** Waits for the pass to settle what results hang on (query/stated.ts), unless a catch-up runs. */
+  private async settle(idx: SiteIndex) {
+    while (!statedSettled(idx.db) && this.preparing.has(idx) && !this.catchingUp.has(idx)) {
+      let next = this.sliced.get(idx);
+      if (!next) this.sliced.set(idx, next = Promise.withResolvers());
+      await next.promise;
+    }
   }
 
   /** Waits until no pass after a change runs (tests, benchmarks, the eval). */
@@ -319,6 +318,7 @@ export class SearchIndexes {
   private async current(site: string): Promise<SiteIndex> {
     noteSearch(); // every read (results, answers, levers) holds back a thorough release
     const idx = await this.load(site);
+    await this.settle(idx);
     const age = this.clock() - idx.checkedAt;
     if (age >= this.staleMs) {
       // A long catch-up (a large upsert by another instance) goes on in the background.

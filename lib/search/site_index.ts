@@ -14,6 +14,7 @@ import {
 } from "./persistence/snapshot.ts";
 import { adoptPassages, passageColumns } from "./query/passages.ts";
 import { adoptStated, statedColumns } from "./query/stated.ts";
+import { prepareIndex } from "./query/rank.ts";
 import { toDoc } from "./documents.ts";
 import { releaseSoon } from "../memory_trim.ts";
 
@@ -96,6 +97,36 @@ export function snapshotOf(idx: SiteIndex): Encoded {
     return { version: idx.version, bytes: withExtras(idx.packed!.bytes, extrasOf(idx.db)) };
   }
   return { version: idx.version, bytes: withExtras(packed.bytes, extrasOf(idx.db)) };
+}
+
+/** Longest stretch of the pass after a change (rank.ts prepareIndex) between yields to searches. */
+const PREPARE_SLICE_MS = 5;
+
+/**
+ * Runs the pass after a change (rank.ts prepareIndex) on `idx` in slices, calling `sliced`
+ * after each; again from the start when the index changed meanwhile, while it is `current`.
+ */
+export async function runPass(idx: SiteIndex, current: () => boolean, sliced: () => void) {
+  let db = idx.db, version = idx.version;
+  const changed = () => idx.db !== db || idx.version !== version;
+  try {
+    do {
+      [db, version] = [idx.db, idx.version];
+      // The first slice runs at once: a small site's is done before its first search.
+      const steps = prepareIndex(db);
+      let done = false;
+      while (!done && !changed() && current()) {
+        const until = performance.now() + PREPARE_SLICE_MS;
+        while (!(done = !!steps.next().done) && performance.now() < until);
+        sliced();
+        if (!done) await new Promise((r) => setTimeout(r, 0));
+      }
+      // What the pass made (the vocabulary's order and typo filter) is counted from now on.
+      if (done && !changed()) idx.bytes = heldBytes(db);
+    } while (current() && changed());
+  } catch {
+    // A pass that failed leaves its work to the searches (query/stated.ts, passages.ts).
+  }
 }
 
 /** How long a save waits for the pass after a change (a site changing all the time restarts it). */

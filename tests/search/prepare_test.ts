@@ -78,6 +78,50 @@ Deno.test("prepare - once the pass has run, every long page is judged by its bes
   assert.equal(a.length, 4);
 });
 
+/** The pass after a build run `n` steps on `db` (all: to its end); the steps it had. */
+function steps(db: SiteDb, n = Infinity): number {
+  const pass = prepareIndex(db);
+  let k = 0;
+  while (k < n && !pass.next().done) k++;
+  return k;
+}
+
+Deno.test("prepare - a search at any step of the pass after a build ranks the long pages exactly as once the pass is done", () => {
+  const all = steps(siteDb("d"));
+  assert.ok(all >= 3, "the pass reads each long page in its own step");
+  const done = siteDb("e");
+  steps(done);
+  const expected = urls(done).map((u) => u.slice(2));
+  assert.equal(expected[0], "/rotation");
+  for (let n = 0; n < all; n++) {
+    const db = siteDb(`f${n}`); // URLs of its own: no page's passages were read before
+    steps(db, n);
+    assert.deepEqual(urls(db).map((u) => u.slice(n < 10 ? 3 : 4)), expected, `after ${n} steps`);
+  }
+});
+
+/** A site that defines an abbreviation on one page and spells it out on another. */
+function namingSite(site: string): SiteDb {
+  const db = createSiteDb();
+  const docs = [
+    ["cdn", "Caching", "Files are served through a Content Delivery Network (CDN) near you."],
+    ["speed", "Speed", "A content delivery network keeps copies of pages close to visitors."],
+    ["other", "Billing", "Invoices are sent on the first day of the month."],
+  ];
+  for (const [url, title, body] of docs) {
+    addDoc(db, { id: `/${site}/${url}`, title, description: "", headings: "", body });
+  }
+  return db;
+}
+
+Deno.test("prepare - the names a site's pages state count in a search before the pass has mined them, as after", () => {
+  const ids = (db: SiteDb) => rank(db, "cdn", 10).ids.map((i) => docAt(db, i, 0).id.slice(3));
+  const before = namingSite("g1"), after = namingSite("g2");
+  steps(after);
+  assert.deepEqual(ids(after), ["/cdn", "/speed"]);
+  assert.deepEqual(ids(before), ids(after));
+});
+
 Deno.test("prepare - a site's results are the same right after its pages are indexed, after the index is rebuilt, and after an unrelated page is added", async () => {
   const kv = await Deno.openKv(":memory:");
   const { services: s } = createApp({ kv, operatorToken: "op_prepare_test", log: () => {} });

@@ -39,7 +39,7 @@ export interface SavedIndex {
 
 /**
  * A saved index as a snapshot gives it back, with the long pages' passages it held and the
- * stated names mined from its pages (their JSON, read by query/stated.ts), if any.
+ * stated names mined from its pages (lines of JSON, read by query/stated.ts), if any.
  */
 export interface LoadedIndex extends SavedIndex {
   passages?: PassageBlocks;

@@ -31,9 +31,13 @@ const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
 const PASSAGES_MAGIC = 0x41505353; // "SSPA"
 const PASSAGES_VERSION = 1;
-/** Stated names mined from the pages (query/stated.ts), one UTF-8 block under its own magic. */
+/**
+ * Stated names mined from the pages (query/stated.ts), one UTF-8 block under its own magic.
+ * 2: lines of JSON, parsed a line at a time; 1 (one JSON line) still loads as one part.
+ */
 const STATED_MAGIC = 0x54535353; // "SSST"
-const STATED_VERSION = 1;
+const STATED_VERSION = 2;
+const STATED_READ = [1, 2];
 const HEADER = 16;
 
 const encoder = new TextEncoder();
@@ -192,16 +196,16 @@ class Reader {
   }
 }
 
-/** Checks a framed block list's header and checksum; its bytes, 8-aligned (copied if not). */
-function opened(bytes: Uint8Array, magic: number, expected: number): Uint8Array {
+/** Checks a framed block list's header (one of `expected` versions) and checksum; its bytes, 8-aligned. */
+function opened(bytes: Uint8Array, magic: number, ...expected: number[]): Uint8Array {
   if (bytes.length < HEADER) fail("too short");
   // Typed arrays need their elements aligned.
   if (bytes.byteOffset % 8) bytes = bytes.slice();
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
   if (dv.getUint32(0, true) !== magic) fail("not an index snapshot (or another byte order)");
   const version = dv.getUint32(4, true);
-  if (version !== expected) {
-    throw new Error(`index snapshot version ${version}, not ${expected}`);
+  if (!expected.includes(version)) {
+    throw new Error(`index snapshot version ${version}, not ${expected.join(" or ")}`);
   }
   if (dv.getUint32(12, true) !== bytes.length) fail("length");
   if (dv.getUint32(8, true) !== checksum(bytes, HEADER)) fail("checksum");
@@ -236,7 +240,7 @@ export function decodePassages(bytes: Uint8Array): PassageBlocks {
   return { ids, counts, from, hashes, at, nameFrom, names };
 }
 
-/** Stated names' bytes (their JSON, opaque here), framed and checksummed like an index. */
+/** Stated names' bytes (lines of JSON, opaque here), framed and checksummed like an index. */
 export function encodeStated(json: Uint8Array): Uint8Array<ArrayBuffer> {
   const w = new Writer(STATED_MAGIC, STATED_VERSION);
   w.put(json);
@@ -245,7 +249,7 @@ export function encodeStated(json: Uint8Array): Uint8Array<ArrayBuffer> {
 
 /** What `encodeStated` framed (a view); throws on another version or any damage. */
 export function decodeStated(bytes: Uint8Array): Uint8Array {
-  const r = new Reader(opened(bytes, STATED_MAGIC, STATED_VERSION));
+  const r = new Reader(opened(bytes, STATED_MAGIC, ...STATED_READ));
   const json = r.typed(Uint8Array, -1);
   r.end();
   return json;

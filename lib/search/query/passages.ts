@@ -6,7 +6,8 @@
  * A page's sections (its lead, then one per heading, store/packed_sections.ts) and the
  * forms each holds are read once per page text (not per index version) and kept, in a pass
  * after each build (readPassages, run by indexes.ts): a search only looks up its few words
- * in them, and reads at most one page itself, judging other unread pages by their words.
+ * in them, and reads itself the pages among its first the pass has not read yet, so its
+ * results never hang on how far the pass has got.
  * A snapshot keeps what was read (passageColumns, adoptPassages): a loaded index needs no pass.
  */
 import { terms, words } from "../analysis/tokens.ts";
@@ -260,12 +261,10 @@ export function passageFit(
   if (!minWords || new Set(of).size < 2) return;
   const rarest = rarestWord(db, query);
   const lengths = db.index.lengths.body;
-  // A page not read yet (its pass after a build still runs) costs a search 2–5 ms: one is read.
-  let reads = 1;
   for (const id of ids) {
-    if (lengths.get(id) < minWords) continue;
-    const key = db.docs.textKey(id);
-    if (key !== undefined && known(db, key) === undefined && reads-- <= 0) continue;
+    // A page matching one word keeps it: not read. Any other is read now if its pass after a
+    // build has not yet (2–5 ms a page): results never hang on how far that pass has got.
+    if (lengths.get(id) < minWords || words[id] === 1) continue;
     const passages = passagesOf(db, id);
     // A section headed by the query's rarest word alone is what the query asks for.
     if (!passages || namedByHeading(passages, rarest)) continue;

@@ -2,9 +2,10 @@
  * Meaning a site states (lib/meaning/equivalences.ts) as ranking uses it: mined from the
  * pages' text and kept per version of the index, then offered to rank() beside the owner's
  * synonyms, both ways, at RANKING.statedWeight. Each page is mined once (again when its
- * text changes) in a pass after each build, load or catch-up (mineStated, run by indexes.ts),
- * never by a search, so a search's results do not hang on how many searches came before;
- * the list is merged anew only every MERGE_EVERY pages mined and when all are, not per page.
+ * text changes) in a pass after each build, load or catch-up (mineStated, run by indexes.ts);
+ * a search before that pass is done does what is left itself (indexes.ts has it wait for the
+ * pass), so its results never hang on timing; the list is merged anew only every
+ * MERGE_EVERY pages mined and when all are, not per page.
  */
 import {
   type Equivalence,
@@ -56,18 +57,14 @@ export function forgetStated() {
   known.clear();
 }
 
-/** Stated names a snapshot held (their JSON), taken into `known` when the index is first mined. */
-const adopted = new WeakMap<SiteDb, Uint8Array>();
-
-/** What a site never mined offers. */
-const NONE: Mined = {
-  stamp: "",
-  todo: [],
-  pages: new Map(),
-  list: [],
-  byFirst: new Map(),
-  merge: false,
-};
+/**
+ * Stated names a snapshot held, taken into `known` a part at a time when the index is first
+ * mined: `from` is where the next part starts (parts are JSON lines, PART_ROWS pages each).
+ */
+const adopted = new WeakMap<SiteDb, { json: Uint8Array; from: number }>();
+/** Pages a part of the stated names holds (about 1 ms to parse on manuals). */
+const PART_ROWS = 200;
+const NEWLINE = 0x0a, OPEN_BRACE = 0x7b;
 
 /**
  * Changes whenever a page is added, replaced or removed, and when ids move (a seal): ids given
@@ -106,8 +103,8 @@ function byFirstWord(db: SiteDb, list: Equivalence[]) {
 const LIST_BATCH = 64;
 
 /**
- * The site's equivalences, doing the work a change left for at most about `budgetMs` (0:
- * none): listing the new version's pages (each mined before is kept), mining the others, and
+ * The site's equivalences, doing the work a change left for at most about `budgetMs`:
+ * taking up what a snapshot held, listing the new version's pages (each mined before is kept), mining the others, and
  * merging the list, each in pieces that stop once the time is spent (at least one page
  * mined a call), so no step of the pass holds the event loop for long.
  */
@@ -115,11 +112,8 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   const stamp = stampOf(db);
   let m = mined.get(db);
   if (m?.stamp === stamp && !m.listing && !m.todo.length && !m.merge) return m;
-  // A search leaves listing and mining to the pass after the change (mineStated).
-  if (budgetMs <= 0) return m ?? NONE;
   const until = performance.now() + budgetMs;
   if (m?.stamp !== stamp) {
-    takeAdopted(db);
     // A new version: pages mined before are kept, the others listed to mine.
     const before = m?.listing ? m.listing.before : m?.pages;
     m = {
@@ -133,6 +127,8 @@ function mine(db: SiteDb, budgetMs: number): Mined {
     };
     mined.set(db, m);
   }
+  // What a snapshot held is known before the pages are listed, or they would be mined again.
+  if (!takeAdopted(db, until)) return m;
   if (m.listing) {
     const { ids, before } = m.listing;
     for (let n = 0;; n++) {
@@ -171,16 +167,33 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   return m;
 }
 
-/** What a snapshot held of the pages mined, as `statedColumns` wrote it: known, as if mined here. */
-function takeAdopted(db: SiteDb) {
-  const json = adopted.get(db);
-  if (!json) return;
-  adopted.delete(db);
+/**
+ * Takes what a snapshot held of the pages mined (`statedColumns`' parts) into `known`, as if
+ * mined here: a part at a time (at least one) until `until`; whether all are taken.
+ */
+function takeAdopted(db: SiteDb, until: number): boolean {
+  const a = adopted.get(db);
+  if (!a) return true;
+  do {
+    let end = a.json.indexOf(NEWLINE, a.from);
+    if (end < 0) end = a.json.length;
+    takePart(a.json.subarray(a.from, end));
+    a.from = end + 1;
+    if (a.from >= a.json.length) {
+      adopted.delete(db);
+      return true;
+    }
+  } while (performance.now() < until);
+  return false;
+}
+
+/** One part's rows into `known` (a damaged part's pages are mined again, as without it). */
+function takePart(json: Uint8Array) {
   let rows: unknown;
   try {
     rows = JSON.parse(utf8Out.decode(json));
   } catch {
-    return; // mined again, as a snapshot without them would be
+    return;
   }
   if (!Array.isArray(rows)) return;
   for (const row of rows) {
@@ -194,34 +207,84 @@ const utf8In = new TextEncoder();
 const utf8Out = new TextDecoder();
 
 /**
- * What the site's pages mined so far state, for its snapshot (JSON of [text key, equivalences]
- * per page mined, none stated included), or undefined when no page is mined.
+ * What the site's pages mined so far state, for its snapshot, or undefined when no page is
+ * mined: lines of JSON (JSON escapes every newline in a string), each [text key, equivalences]
+ * of PART_ROWS pages (none stated included), so a load parses them a part at a time; first,
+ * when every page is mined, {"list"} merged from them as a load would (adoptStated).
  */
 export function statedColumns(db: SiteDb): Uint8Array | undefined {
+  takeAdopted(db, Infinity); // what a load held that no pass took up yet
   const pages = mined.get(db)?.pages;
-  const rows: [string, Equivalence[]][] = [];
+  const parts: string[] = [], lists: Equivalence[][] = [];
+  let every = true;
+  let rows: [string, Equivalence[]][] = [];
   for (const [id] of db.docs.sizes()) {
     const key = db.docs.textKey(id)!;
     const found = pages?.get(key) ?? known.get(key);
-    if (found) rows.push([key, found]);
+    if (found) rows.push([key, found]), lists.push(found);
+    else every = false;
+    if (rows.length === PART_ROWS) parts.push(JSON.stringify(rows)), rows = [];
   }
-  return rows.length ? utf8In.encode(JSON.stringify(rows)) : undefined;
+  if (rows.length) parts.push(JSON.stringify(rows));
+  if (!parts.length) return undefined;
+  if (every) parts.unshift(JSON.stringify({ list: mergeEquivalences(lists) }));
+  return utf8In.encode(parts.join("\n"));
 }
 
-/** Takes up what a snapshot held of an index's stated names (read at its first mining, off a search's path). */
+/**
+ * Takes up what a snapshot held of an index's stated names: its list at once, as the load's
+ * first search would settle it (the pages' rows merged in id order); the rows a part a step
+ * of its pass, or its first mining.
+ */
 export function adoptStated(db: SiteDb, json: Uint8Array) {
-  adopted.set(db, json);
+  let from = 0;
+  if (json[0] === OPEN_BRACE) {
+    from = json.indexOf(NEWLINE) + 1 || json.length;
+    const list = listOf(json.subarray(0, from));
+    if (list) {
+      const none = { todo: [], pages: new Map(), merge: false };
+      mined.set(db, { stamp: stampOf(db), list, byFirst: byFirstWord(db, list), ...none });
+    }
+  }
+  if (from < json.length) adopted.set(db, { json, from });
+}
+
+/** A list line's equivalences, or undefined if it is not one. */
+function listOf(json: Uint8Array): Equivalence[] | undefined {
+  try {
+    const { list } = JSON.parse(utf8Out.decode(json));
+    const sound = (e: Equivalence) =>
+      Array.isArray(e?.words) && e.words.length === 2 &&
+      e.words.every((w) => typeof w === "string");
+    return Array.isArray(list) && list.every(sound) ? list : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The site's stated names for its pages as they are now, doing here whatever the pass after
+ * the change has not yet: results never hang on how far that pass has got.
+ */
+function settled(db: SiteDb): Mined {
+  let m = mine(db, Infinity);
+  while (m.listing || m.todo.length || m.merge) m = mine(db, Infinity);
+  return m;
+}
+
+/** Whether the site's stated names are settled for its pages as they are (a search waits for nothing). */
+export function statedSettled(db: SiteDb): boolean {
+  const m = mined.get(db);
+  return m?.stamp === stampOf(db) && !m.listing && !m.todo.length && !m.merge;
 }
 
 /** Every equivalence a site's pages state, most often said first. */
-export function statedEquivalences(db: SiteDb): Equivalence[] {
-  let m = mine(db, Infinity);
-  while (m.listing || m.todo.length || m.merge) m = mine(db, Infinity);
-  return m.list;
-}
+export const statedEquivalences = (db: SiteDb): Equivalence[] => settled(db).list;
 
 /** Lists, mines and merges what a change left, about MS_PER_STEP a step (indexes.ts runs it in slices). */
 export function* mineStated(db: SiteDb): Generator<void> {
+  // What a load held is taken up even when its list settled it: its buffer is not kept.
+  while (!takeAdopted(db, performance.now() + MS_PER_STEP)) yield;
   for (let m = mine(db, MS_PER_STEP); m.listing || m.todo.length || m.merge;) {
     yield;
     m = mine(db, MS_PER_STEP);
@@ -230,7 +293,7 @@ export function* mineStated(db: SiteDb): Generator<void> {
 
 /** The spans of a query (its words, lowercased) that a name the site gives also stands for. */
 export function statedSpans(db: SiteDb, words: string[]): Alternatives[] {
-  const { byFirst } = mine(db, 0);
+  const { byFirst } = settled(db);
   if (!byFirst.size) return [];
   const out: Alternatives[] = [];
   for (let i = 0; i < words.length;) {

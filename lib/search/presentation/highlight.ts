@@ -46,9 +46,8 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
     set.add(s.length > 3 && s.endsWith("i") ? s.slice(0, -1) : s);
   }
   // A root that another prefix root starts is found by that one ("templat" finds "template").
-  const roots = [...set].filter((r) =>
-    ![...set].some((o) => o !== r && prefixRoot(o) && r.startsWith(o))
-  );
+  const all = [...set], prefixes = all.filter(prefixRoot);
+  const roots = all.filter((r) => !prefixes.some((o) => o !== r && r.startsWith(o)));
   const matcher = (word: string) => {
     const w = foldInPlace(word.toLowerCase());
     return roots.some((r) => w.startsWith(r) && (prefixRoot(r) || w.length === r.length));

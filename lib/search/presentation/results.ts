@@ -90,11 +90,13 @@ function laterSections(
   if (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, title, match)) {
     return none;
   }
-  // The sections (by number) whose headings lie past the text read first.
+  // The sections (by number) whose headings lie past the text read first (their offsets
+  // rise in reading order).
   const later: number[] = [];
   for (let i = 0; i < lines.count; i++) {
     const at = offsets[i] ?? -1, end = at + headingLength(lines, i);
-    if (at >= 0 && end > doc.body.length && end <= SNIPPET_SCAN_CHARS) later.push(i);
+    if (end > SNIPPET_SCAN_CHARS) break;
+    if (at >= 0 && end > doc.body.length) later.push(i);
   }
   // The later headings are matched together, one scan, as sections.ts does; then only
   // those that hold a match one by one. They are lines of the body: folded only if it is.

@@ -187,13 +187,16 @@ export function matchSections(
   /** Whether the body may hold accented letters (false: its text needs no folding). */
   accented = true,
 ): { sections: SectionHit[]; anchor: string; lead: HeadingMatch } {
-  // Sections whose heading lies in the text read (a body may be read only in part).
+  // Sections whose heading lies in the text read (a body may be read only in part); their
+  // offsets rise in reading order, so none past it follows one that ends past it.
   const kept: number[] = [];
   for (let i = 0; i < lines.count; i++) {
     const at = offsets[i] ?? -1;
-    if (at >= 0 && at + headingLength(lines, i) <= body.length) kept.push(i);
+    if (at < 0) continue;
+    if (at + headingLength(lines, i) > body.length) break;
+    kept.push(i);
   }
-  const titleKey = title.text.trim().toLowerCase();
+  let titleKey: string | undefined;
   // Headings are matched together as one text: one scan, whatever their number. They are
   // lines of the body, so they need folding only if it does.
   const joined = inHeadings ? joinHeadings(lines, kept) : "";
@@ -213,6 +216,7 @@ export function matchSections(
     while (k < found.length && found[k][1] <= end) k++;
     if (h === h0 && k === k0) continue;
     // A heading that repeats the page title names the whole page, not a part of it.
+    titleKey ??= title.text.trim().toLowerCase();
     if (headingAt(lines, i).trim().toLowerCase() === titleKey) continue;
     const { inHeading, whole } = h > h0 ? headingMatch(joined, headed, match, h0, h) : NO_MATCH;
     const score = inHeading * RANKING.sectionHeadingWeight +

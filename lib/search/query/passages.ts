@@ -160,9 +160,11 @@ export function forgetPassages() {
   keptBytes = 0;
 }
 
-/** The forms of each of a long page's passages (read now if need be), or null for one passage. */
-function passagesOf(db: SiteDb, id: number): Passages | null {
-  const key = db.docs.textKey(id);
+/**
+ * The forms of each of a long page's passages (read now if need be), or null for one passage;
+ * `key`: the page's DocStore.textKey, which its caller has.
+ */
+function passagesOf(db: SiteDb, id: number, key: string | undefined): Passages | null {
   if (key === undefined) return null;
   const have = known(db, key);
   if (have !== undefined) return have;
@@ -188,7 +190,7 @@ export function* readPassages(db: SiteDb): Generator<void> {
     if (db.index.lengths.body.get(id) < minWords) continue;
     const key = db.docs.textKey(id);
     if (key === undefined || known(db, key) !== undefined) continue;
-    passagesOf(db, id);
+    passagesOf(db, id, key);
     yield;
   }
 }
@@ -265,7 +267,7 @@ export function passageFit(
     // A page matching one word keeps it: not read. Any other is read now if its pass after a
     // build has not yet (2–5 ms a page): results never hang on how far that pass has got.
     if (lengths.get(id) < minWords || words[id] === 1) continue;
-    const passages = passagesOf(db, id);
+    const passages = passagesOf(db, id, db.docs.textKey(id));
     // A section headed by the query's rarest word alone is what the query asks for.
     if (!passages || namedByHeading(passages, rarest)) continue;
     // Per passage: the query words it holds, of the `apart` ones the page holds here and there.

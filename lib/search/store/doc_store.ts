@@ -129,10 +129,22 @@ export class DocStore {
       body: this.field(row, BODY),
       accented: (f & F_ACCENTED) !== 0,
       sections: f & F_SECTIONS ? this.shownSections(row) : undefined,
-      sectionAt: f & F_SECTIONS && f & F_SECTION_AT
-        ? c.sectionAt.subarray(c.sectionFrom[row], c.sectionFrom[row + 1])
-        : undefined,
+      sectionAt: this.rowSectionAt(row),
     };
+  }
+
+  /** Where a document's section headings start in its body (`shown(id).sectionAt`), if it has them. */
+  sectionAt(id: number): Int32Array | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    return row >= 0 ? this.rowSectionAt(row) : this.shown(id)?.sectionAt;
+  }
+
+  /** Row `row`'s section offsets: a view of the columns. */
+  private rowSectionAt(row: number): Int32Array | undefined {
+    const c = this.cols!, f = c.flags[row];
+    return f & F_SECTIONS && f & F_SECTION_AT
+      ? c.sectionAt.subarray(c.sectionFrom[row], c.sectionFrom[row + 1])
+      : undefined;
   }
 
   /**

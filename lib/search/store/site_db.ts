@@ -20,6 +20,7 @@ import {
 } from "./packed_sections.ts";
 import { keptPrefix, packText, textAround, type TextPrefix, unpackText } from "./packed_text.ts";
 import { type DocFilters, FilterPostings } from "./filter_postings.ts";
+import { keepShown, keptShown } from "./shown_rows.ts";
 
 export { FIELDS };
 export type { Field, Hit };
@@ -257,19 +258,37 @@ const NO_OFFSETS = new Int32Array(0);
 
 /**
  * The document for an internal id as a result shows it: its text inflated only as far as
- * asked and kept for the next result showing it, its sections read in place.
+ * asked and kept for the next result showing it, its sections read in place; a row's fields
+ * and sections' lines decoded once and kept too (shown_rows.ts).
  */
 export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
-  const doc = db.docs.shown(id)!;
-  const sections = sectionLines(doc.sections, true);
+  const holder = db.docs.holder(id);
+  const row = typeof holder === "number" ? holder : -1;
+  let parts = row >= 0 ? keptShown(db.docs, row) : undefined;
+  if (!parts) {
+    const doc = db.docs.shown(id)!;
+    const lines = sectionLines(doc.sections, true);
+    parts = {
+      id: doc.id,
+      title: doc.title,
+      description: doc.description,
+      accented: doc.accented ?? true,
+      // Kept, its anchors are read now: a row's are read lazily from the index's bytes.
+      sections: row >= 0 && lines.count
+        ? { ...lines, packed: { anchors: lines.packed.anchors } }
+        : lines,
+    };
+    if (row >= 0) keepShown(db.docs, row, parts);
+  }
+  const { sections } = parts;
   return {
-    id: doc.id,
-    title: doc.title,
-    description: doc.description,
-    accented: doc.accented ?? true,
-    body: keptPrefix(doc.body, maxChars),
+    id: parts.id,
+    title: parts.title,
+    description: parts.description,
+    accented: parts.accented,
+    body: keptPrefix(db.docs.body(id)!, maxChars),
     sections,
-    sectionAt: (sections.count && doc.sectionAt) || NO_OFFSETS,
+    sectionAt: (sections.count && db.docs.sectionAt(id)) || NO_OFFSETS,
   };
 }
 

@@ -1,0 +1,75 @@
+/**
+ * What a result shows of a page beside its text (its id, title, description and its sections'
+ * lines), kept in the process for the rows of an index's columns: pages that answer many
+ * queries are shown again and again, and decoding their fields and finding their sections'
+ * lines each time was a sixth of presenting them. Only strings and arrays are kept, never a
+ * view of an index's buffers (that would hold a dropped index's bytes), and at most
+ * SHOWN_CHARS characters: those not shown for longest go first (nearly: one shown since it
+ * was last passed over gets a second turn), as packed_text.ts keeps text.
+ */
+import type { DocStore } from "./doc_store.ts";
+import type { SectionLines } from "./packed_sections.ts";
+
+/** A row's shown fields, decoded. */
+export interface ShownParts {
+  id: string;
+  title: string;
+  description: string;
+  accented: boolean;
+  sections: SectionLines;
+}
+
+/** Characters kept at most (~2 MB of one-byte text, twice that for two-byte text). */
+const SHOWN_CHARS = 1_000_000;
+/** What an entry takes beside its strings, in characters: its objects and map entry. */
+const ENTRY_CHARS = 100;
+
+interface Entry {
+  parts: ShownParts;
+  chars: number;
+  /** Whether it was shown again since it was last passed over for forgetting. */
+  used: boolean;
+  rows: Map<number, Entry>;
+  row: number;
+}
+
+/** Each index's kept rows, by its documents (a dropped index's are forgotten in their turn). */
+const kept = new WeakMap<DocStore, Map<number, Entry>>();
+/** The entries kept, in their turns to be forgotten from `next` on. */
+let turns: Entry[] = [];
+let next = 0;
+let held = 0;
+
+/** Row `row`'s shown parts, if they are kept for `docs`. */
+export function keptShown(docs: DocStore, row: number): ShownParts | undefined {
+  const entry = kept.get(docs)?.get(row);
+  if (!entry) return undefined;
+  entry.used = true;
+  return entry.parts;
+}
+
+/** Keeps row `row`'s shown parts for `docs`: a row is never rewritten, so they stay true. */
+export function keepShown(docs: DocStore, row: number, parts: ShownParts) {
+  let rows = kept.get(docs);
+  if (!rows) kept.set(docs, rows = new Map());
+  const s = parts.sections;
+  const chars = ENTRY_CHARS + parts.id.length + parts.title.length +
+    (parts.description?.length ?? 0) + s.headings.length + s.packed.anchors.length +
+    4 * s.starts.length;
+  const entry: Entry = { parts, chars, used: false, rows, row };
+  rows.set(row, entry);
+  turns.push(entry);
+  held += chars;
+  while (held > SHOWN_CHARS && next < turns.length) {
+    const t = turns[next++];
+    if (t.used) {
+      t.used = false;
+      turns.push(t);
+    } else {
+      held -= t.chars;
+      if (t.rows.get(t.row) === t) t.rows.delete(t.row);
+    }
+  }
+  // The turns passed are let go of now and then, not one by one.
+  if (next > 1024 && next * 2 > turns.length) [turns, next] = [turns.slice(next), 0];
+}

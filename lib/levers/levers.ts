@@ -189,10 +189,11 @@ export class Levers {
 
   /** What a search for `q` on a site takes from its levers. */
   async forQuery(site: string, q: string): Promise<QueryLevers> {
-    this.#used.set(site, this.clock());
     const l = await this.#forVisitor(site);
-    if (l) this.#checkAhead(site, l);
-    return l ? leversFor(l, q) : { version: -1 };
+    if (!l) return { version: -1 };
+    this.#used.set(site, this.clock());
+    this.#checkAhead(site, l);
+    return leversFor(l, q);
   }
 
   /**
@@ -206,8 +207,10 @@ export class Levers {
     const timer = setTimeout(() => {
       this.#ahead.delete(site);
       const used = this.#used.get(site) ?? -Infinity;
-      if (this.clock() - used >= WARM_MS) return void this.#used.delete(site);
-      if (this.#sites.get(site) !== have || this.clock() < due) return;
+      // Not warm, replaced meanwhile, or not due: the next search arms it again.
+      if (this.clock() - used >= WARM_MS || this.#sites.get(site) !== have || this.clock() < due) {
+        return void this.#used.delete(site);
+      }
       this.#checkNow(site, have)
         .then((l) => l.checkedAt > have.checkedAt && this.#checkAhead(site, l))
         .catch(() => {});

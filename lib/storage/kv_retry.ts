@@ -49,8 +49,7 @@ export async function retryKv<T>(
 interface Store {
   readonly kv: Deno.Kv;
   log: Log;
-  path: string | null;
-  /** The local file's parts, as probe reads them (made with `path`). */
+  /** A local file's database, WAL and shared-memory file, as probe reads them; none else. */
   files: KvFile[];
   down: unknown | null;
   recovering?: ReturnType<typeof setInterval>;
@@ -58,7 +57,7 @@ interface Store {
 
 const stores = new WeakMap<Deno.Kv, Store>();
 const storeOf = (kv: Deno.Kv): Store =>
-  stores.get(kv) ?? { kv, log: stderrLog, path: null, files: [], down: null };
+  stores.get(kv) ?? { kv, log: stderrLog, files: [], down: null };
 
 const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://");
 
@@ -66,9 +65,7 @@ const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://
 export async function openResilientKv(path?: string): Promise<Deno.Kv> {
   const kv = await retryKv(() => Deno.openKv(path), "The KV file stays locked by another process.");
   const proxy = resilientKv(kv);
-  if (path && isLocalFile(path)) {
-    Object.assign(stores.get(proxy)!, { path, files: kvFiles(path) });
-  }
+  if (path && isLocalFile(path)) stores.get(proxy)!.files = kvFiles(path);
   return proxy;
 }
 
@@ -113,16 +110,17 @@ function probe(files: KvFile[]): unknown | null {
  */
 function check(store: Store) {
   if (store.down !== null) throw storageUnavailable(store.down);
-  if (!store.path) return;
+  if (!store.files.length) return;
   const fault = probe(store.files);
   if (fault === null) return;
   store.down = fault;
-  store.log({ level: "error", event: "storage_down", path: store.path, error: String(fault) });
+  const path = store.files[0].path;
+  store.log({ level: "error", event: "storage_down", path, error: String(fault) });
   store.recovering = setInterval(() => {
     if (probe(store.files) !== null) return;
     clearInterval(store.recovering);
     store.down = null;
-    store.log({ level: "info", event: "storage_up", path: store.path });
+    store.log({ level: "info", event: "storage_up", path });
   }, 1000);
   throw storageUnavailable(fault);
 }
@@ -191,7 +189,7 @@ export function resilientKv(kv: Deno.Kv, log?: Log): Deno.Kv {
     if (log) known.log = log;
     return kv;
   }
-  const store: Store = { kv, log: log ?? stderrLog, path: null, files: [], down: null };
+  const store: Store = { kv, log: log ?? stderrLog, files: [], down: null };
   const proxy = new Proxy(kv, {
     get(_, prop) {
       const read = <A extends unknown[], R>(f: (kv: Deno.Kv, ...a: A) => R) => (...a: A): R => {

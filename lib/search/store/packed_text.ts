@@ -12,6 +12,7 @@
  * then the blocks (raw deflate).
  */
 import zlib from "node:zlib";
+import { type Turned, Turns } from "./second_chance.ts";
 
 const { deflateRawSync, inflateRawSync } = zlib;
 
@@ -106,27 +107,18 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 /**
  * Characters of texts read for results shown kept in the process at most (~8 MB, more for
  * two-byte text): pages that answer many queries are shown again and again, and inflating one
- * is most of showing it.
- * Those not shown for longest go first (nearly: a text shown since it was last passed over
- * gets a second turn, so showing one moves nothing). Only what a result needed of a page is
- * kept (its start, often a few thousand characters), so more pages are.
+ * is most of showing it. Those not shown for longest go first (second_chance.ts). Only what a
+ * result needed of a page is kept (its start, often a few thousand characters), so more pages
+ * are.
  */
 const KEPT_CHARS = 8_000_000;
 
-interface Kept {
+interface Kept extends Turned {
   bytes: number;
   text: string;
-  /** Whether it was shown again since it was last passed over for forgetting. */
-  used: boolean;
-  turn: Turn;
-}
-
-/** A kept text's turn to be forgotten: what it counts, and where it is kept. */
-interface Turn {
-  entry: Kept;
+  /** Where it is kept. */
   map: Map<Place, Kept>;
   at: Place;
-  live: boolean;
 }
 
 /**
@@ -135,10 +127,11 @@ interface Turn {
  * A dropped index's texts are forgotten in their turn (they count until then).
  */
 const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
-/** The texts kept, in their turns to be forgotten from `next` on. */
-let turns: Turn[] = [];
-let next = 0;
-let keptChars = 0;
+/** The texts kept, in their turns to be forgotten; a forgotten one holds none of its text. */
+const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
+  if (e.map.get(e.at) === e) e.map.delete(e.at);
+  e.text = "";
+});
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
@@ -193,31 +186,19 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   }
   const text = read();
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
-  if (had) forget(had.turn);
-  const entry = { bytes: p.length, text, used: false } as Kept;
-  entry.turn = { entry, map: inBuffer, at, live: true };
+  if (had) turns.forget(had);
+  const entry: Kept = {
+    bytes: p.length,
+    text,
+    used: false,
+    live: true,
+    chars: text.length,
+    map: inBuffer,
+    at,
+  };
   inBuffer.set(at, entry);
-  turns.push(entry.turn);
-  keptChars += text.length;
-  while (keptChars > KEPT_CHARS && next < turns.length) {
-    const t = turns[next++];
-    if (t.entry.used && t.live) {
-      t.entry.used = false;
-      turns.push(t);
-    } else forget(t);
-  }
-  // The turns passed are let go of now and then, not one by one.
-  if (next > 1024 && next * 2 > turns.length) [turns, next] = [turns.slice(next), 0];
+  turns.add(entry);
   return text;
-}
-
-/** Forgets a kept text (its turn, until passed, holds none of it). */
-function forget(t: Turn) {
-  if (!t.live) return;
-  t.live = false;
-  keptChars -= t.entry.text.length;
-  if (t.map.get(t.at) === t.entry) t.map.delete(t.at);
-  t.entry.text = "";
 }
 
 /**

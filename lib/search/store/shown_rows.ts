@@ -4,11 +4,11 @@
  * queries are shown again and again, and decoding their fields and finding their sections'
  * lines each time was a sixth of presenting them. Only strings and arrays are kept, never a
  * view of an index's buffers (that would hold a dropped index's bytes), and at most
- * SHOWN_CHARS characters: those not shown for longest go first (nearly: one shown since it
- * was last passed over gets a second turn), as packed_text.ts keeps text.
+ * SHOWN_CHARS characters: those not shown for longest go first (second_chance.ts).
  */
 import type { DocStore } from "./doc_store.ts";
 import type { SectionLines } from "./packed_sections.ts";
+import { type Turned, Turns } from "./second_chance.ts";
 
 /** A row's shown fields, decoded. */
 export interface ShownParts {
@@ -24,21 +24,18 @@ const SHOWN_CHARS = 1_000_000;
 /** What an entry takes beside its strings, in characters: its objects and map entry. */
 const ENTRY_CHARS = 100;
 
-interface Entry {
+interface Entry extends Turned {
   parts: ShownParts;
-  chars: number;
-  /** Whether it was shown again since it was last passed over for forgetting. */
-  used: boolean;
   rows: Map<number, Entry>;
   row: number;
 }
 
 /** Each index's kept rows, by its documents (a dropped index's are forgotten in their turn). */
 const kept = new WeakMap<DocStore, Map<number, Entry>>();
-/** The entries kept, in their turns to be forgotten from `next` on. */
-let turns: Entry[] = [];
-let next = 0;
-let held = 0;
+/** The entries kept, in their turns to be forgotten. */
+const turns = new Turns<Entry>(SHOWN_CHARS, (e) => {
+  if (e.rows.get(e.row) === e) e.rows.delete(e.row);
+});
 
 /** Row `row`'s shown parts, if they are kept for `docs`. */
 export function keptShown(docs: DocStore, row: number): ShownParts | undefined {
@@ -56,20 +53,7 @@ export function keepShown(docs: DocStore, row: number, parts: ShownParts) {
   const chars = ENTRY_CHARS + parts.id.length + parts.title.length +
     (parts.description?.length ?? 0) + s.headings.length + s.packed.anchors.length +
     4 * s.starts.length;
-  const entry: Entry = { parts, chars, used: false, rows, row };
+  const entry: Entry = { parts, chars, used: false, live: true, rows, row };
   rows.set(row, entry);
-  turns.push(entry);
-  held += chars;
-  while (held > SHOWN_CHARS && next < turns.length) {
-    const t = turns[next++];
-    if (t.used) {
-      t.used = false;
-      turns.push(t);
-    } else {
-      held -= t.chars;
-      if (t.rows.get(t.row) === t) t.rows.delete(t.row);
-    }
-  }
-  // The turns passed are let go of now and then, not one by one.
-  if (next > 1024 && next * 2 > turns.length) [turns, next] = [turns.slice(next), 0];
+  turns.add(entry);
 }

@@ -280,15 +280,10 @@ export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
     };
     if (row >= 0) keepShown(db.docs, row, parts);
   }
-  const { sections } = parts;
   return {
-    id: parts.id,
-    title: parts.title,
-    description: parts.description,
-    accented: parts.accented,
+    ...parts,
     body: keptPrefix(db.docs.body(id)!, maxChars),
-    sections,
-    sectionAt: (sections.count && db.docs.sectionAt(id)) || NO_OFFSETS,
+    sectionAt: (parts.sections.count && db.docs.sectionAt(id)) || NO_OFFSETS,
   };
 }
 

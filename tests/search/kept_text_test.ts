@@ -31,3 +31,13 @@ Deno.test("kept text - a stretch of a long page read again for a result reads th
     assert.equal(keptPrefix(packed, 8_000).upTo(8_000), text.slice(0, 8_000));
   }
 });
+
+Deno.test("kept text - accented, non-Latin and astral text reads the same the first, second and third time", () => {
+  const text = "Déjà vu — 日本語のページ 🦀 Ελληνικά. ".repeat(400); // several blocks, four-byte characters too
+  const packed = packText(text);
+  for (let k = 0; k < 3; k++) {
+    assert.equal(keptPrefix(packed, 5_000).upTo(5_000), text.slice(0, 5_000), `read ${k + 1}`);
+    const { text: part, at } = textAround(packed, 9_000, 9_500, true);
+    assert.equal(part, text.slice(at, at + part.length), `stretch, read ${k + 1}`);
+  }
+});

@@ -74,6 +74,25 @@ Deno.test("shown rows - a page changed after its index was read back shows its n
   assert.equal(hit.description, "Revised.");
 });
 
+Deno.test("shown rows - a row is kept when it is shown a second time, not the first", () => {
+  const docs = new DocStore();
+  const parts: ShownParts = {
+    id: "/once",
+    title: "Once",
+    description: "",
+    accented: false,
+    sections: NO_SECTIONS,
+  };
+  keepShown(docs, 3, parts);
+  assert.equal(keptShown(docs, 3), undefined);
+  keepShown(docs, 3, parts);
+  assert.equal(keptShown(docs, 3)?.id, "/once");
+  // Another index's row of the same number was not shown yet.
+  const other = new DocStore();
+  keepShown(other, 3, parts);
+  assert.equal(keptShown(other, 3), undefined);
+});
+
 Deno.test("shown rows - what is kept stays within its bound: rows shown once go first, a row shown again since gets a second turn", () => {
   const docs = new DocStore();
   // Each row holds some 100,000 characters: a dozen are more than is kept.
@@ -84,15 +103,19 @@ Deno.test("shown rows - what is kept stays within its bound: rows shown once go 
     accented: false,
     sections: { ...NO_SECTIONS, headings: "x".repeat(100_000) },
   });
-  keepShown(docs, 0, parts(0));
-  keepShown(docs, 1, parts(1));
+  // A row is kept when it is shown a second time.
+  const show = (
+    row: number,
+  ) => (keepShown(docs, row, parts(row)), keepShown(docs, row, parts(row)));
+  show(0);
+  show(1);
   assert.equal(keptShown(docs, 0)?.id, "/page0"); // shown again
-  for (let row = 2; row < 12; row++) keepShown(docs, row, parts(row));
+  for (let row = 2; row < 12; row++) show(row);
   assert.equal(keptShown(docs, 1), undefined);
   assert.equal(keptShown(docs, 0)?.id, "/page0");
   assert.equal(keptShown(docs, 11)?.id, "/page11");
   // However many are kept, the characters held stay within the bound (~1,000,000).
-  for (let row = 12; row < 60; row++) keepShown(docs, row, parts(row));
+  for (let row = 12; row < 60; row++) show(row);
   let held = 0;
   for (let row = 0; row < 60; row++) held += keptShown(docs, row) ? 100_000 : 0;
   assert.ok(held <= 1_000_000, `${held} characters kept`);

@@ -105,17 +105,23 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
 }
 
 /**
- * Characters of texts read for results shown kept in the process at most (~8 MB, more for
- * two-byte text): pages that answer many queries are shown again and again, and inflating one
- * is most of showing it. Those not shown for longest go first (second_chance.ts). Only what a
- * result needed of a page is kept (its start, often a few thousand characters), so more pages
- * are.
+ * Characters of texts read for results shown kept in the process at most (~8 MB of UTF-8):
+ * pages that answer many queries are shown again and again, and inflating one is most of
+ * showing it. Those not shown for longest go first (second_chance.ts). Only what a result
+ * needed of a page is kept (its start, often a few thousand characters), so more pages are.
+ * What is kept first is the inflated UTF-8, outside V8's heap, decoded again for a read (0.5
+ * µs for 5,000 characters against 20 µs a block to inflate); read again, it is kept decoded.
+ * Strings kept at once outlived a young collection and were copied twice: most of what the
+ * 200-site warm round promoted (24 of 41 MB), where most pages are shown once.
  */
 const KEPT_CHARS = 8_000_000;
 
 interface Kept extends Turned {
-  bytes: number;
-  text: string;
+  /** The packed text's length it was read from (a document's bytes are a new view per read). */
+  packed: number;
+  /** The text, once read again; until then its UTF-8. */
+  text: string | null;
+  utf8: Uint8Array;
   /** Where it is kept. */
   map: Map<Place, Kept>;
   at: Place;
@@ -130,8 +136,10 @@ const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
 /** The texts kept, in their turns to be forgotten; a forgotten one holds none of its text. */
 const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
   if (e.map.get(e.at) === e) e.map.delete(e.at);
+  e.utf8 = EMPTY;
   e.text = "";
 });
+const EMPTY = new Uint8Array(0);
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
@@ -180,16 +188,18 @@ export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
 function keep(p: Uint8Array, at: Place, chars: number, read: () => string): string {
   let inBuffer = kept.get(p.buffer);
   const had = inBuffer?.get(at);
-  if (had?.bytes === p.length && had.text.length >= chars) {
+  if (had?.packed === p.length && had.chars >= chars) {
     had.used = true;
+    if (had.text === null) [had.text, had.utf8] = [decoder.decode(had.utf8), EMPTY];
     return had.text;
   }
   const text = read();
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
   if (had) turns.forget(had);
   const entry: Kept = {
-    bytes: p.length,
-    text,
+    packed: p.length,
+    text: null,
+    utf8: encoder.encode(text),
     used: false,
     live: true,
     chars: text.length,

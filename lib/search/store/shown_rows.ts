@@ -4,7 +4,10 @@
  * queries are shown again and again, and decoding their fields and finding their sections'
  * lines each time was a sixth of presenting them. Only strings and arrays are kept, never a
  * view of an index's buffers (that would hold a dropped index's bytes), and at most
- * SHOWN_CHARS characters: those not shown for longest go first (second_chance.ts).
+ * SHOWN_CHARS characters: those not shown for longest go first (second_chance.ts). A row is
+ * kept when it is shown a second time: kept at once, the fields of the many pages shown once
+ * outlived a young collection and were copied twice (a sixth of what the 200-site warm round
+ * promoted), for nothing.
  */
 import type { DocStore } from "./doc_store.ts";
 import type { SectionLines } from "./packed_sections.ts";
@@ -30,6 +33,22 @@ interface Entry extends Turned {
   row: number;
 }
 
+/** Per index, the rows shown so far: a bit each. */
+const shown = new WeakMap<DocStore, Uint8Array>();
+
+/** Whether row `row` was shown before for `docs` (it is marked shown now). */
+function shownBefore(docs: DocStore, row: number): boolean {
+  let bits = shown.get(docs);
+  if (!bits || bits.length <= row >> 3) {
+    const more = new Uint8Array(Math.max(64, (row >> 3) * 2 + 1));
+    if (bits) more.set(bits);
+    shown.set(docs, bits = more);
+  }
+  const bit = 1 << (row & 7), before = (bits[row >> 3] & bit) !== 0;
+  bits[row >> 3] |= bit;
+  return before;
+}
+
 /** Each index's kept rows, by its documents (a dropped index's are forgotten in their turn). */
 const kept = new WeakMap<DocStore, Map<number, Entry>>();
 /** The entries kept, in their turns to be forgotten. */
@@ -45,8 +64,12 @@ export function keptShown(docs: DocStore, row: number): ShownParts | undefined {
   return entry.parts;
 }
 
-/** Keeps row `row`'s shown parts for `docs`: a row is never rewritten, so they stay true. */
+/**
+ * Keeps row `row`'s shown parts for `docs` if it was shown before: a row is never rewritten,
+ * so they stay true.
+ */
 export function keepShown(docs: DocStore, row: number, parts: ShownParts) {
+  if (!shownBefore(docs, row)) return;
   let rows = kept.get(docs);
   if (!rows) kept.set(docs, rows = new Map());
   const s = parts.sections;

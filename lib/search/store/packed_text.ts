@@ -119,9 +119,8 @@ const KEPT_CHARS = 8_000_000;
 interface Kept extends Turned {
   /** The packed text's length it was read from (a document's bytes are a new view per read). */
   packed: number;
-  /** The text, once read again; until then its UTF-8. */
-  text: string | null;
-  utf8: Uint8Array;
+  /** Its UTF-8 until it is read again, then the text. */
+  held: Uint8Array | string;
   /** Where it is kept. */
   map: Map<Place, Kept>;
   at: Place;
@@ -136,10 +135,8 @@ const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
 /** The texts kept, in their turns to be forgotten; a forgotten one holds none of its text. */
 const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
   if (e.map.get(e.at) === e) e.map.delete(e.at);
-  e.utf8 = EMPTY;
-  e.text = "";
+  e.held = "";
 });
-const EMPTY = new Uint8Array(0);
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
@@ -190,16 +187,15 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   const had = inBuffer?.get(at);
   if (had?.packed === p.length && had.chars >= chars) {
     had.used = true;
-    if (had.text === null) [had.text, had.utf8] = [decoder.decode(had.utf8), EMPTY];
-    return had.text;
+    if (typeof had.held !== "string") had.held = decoder.decode(had.held);
+    return had.held;
   }
   const text = read();
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
   if (had) turns.forget(had);
   const entry: Kept = {
     packed: p.length,
-    text: null,
-    utf8: encoder.encode(text),
+    held: encoder.encode(text),
     used: false,
     live: true,
     chars: text.length,

@@ -147,7 +147,8 @@ function describe(doc: ShownDoc): string {
   if (nl > 0 && doc.title.trim().toLowerCase() === start.slice(0, nl).trim().toLowerCase()) {
     start = start.slice(nl + 1);
   }
-  const text = start.slice(0, 400).replace(/\s+/g, " ").trim();
+  // Only runs of spaces and other white space are replaced: most text has few (no new string).
+  const text = start.slice(0, 400).replace(/\s{2,}|[^\S ]/g, " ").trim();
   if (text.length <= 160) return text;
   const cut = text.lastIndexOf(" ", 157);
   return text.slice(0, cut > 80 ? cut : 157) + "…";

@@ -109,8 +109,9 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
  * pages that answer many queries are shown again and again, and inflating one is most of
  * showing it. Those not shown for longest go first (second_chance.ts). Only what a result
  * needed of a page is kept (its start, often a few thousand characters), so more pages are.
- * What is kept first is the inflated UTF-8, outside V8's heap, decoded again for a read (0.5
- * µs for 5,000 characters against 20 µs a block to inflate); read again, it is kept decoded.
+ * What is kept first is the inflated UTF-8 (the inflater's bytes, copied), outside V8's heap,
+ * decoded again for a read (0.5 µs for 5,000 characters against 20 µs a block to inflate);
+ * read again, it is kept decoded.
  * Strings kept at once outlived a young collection and were copied twice: most of what the
  * 200-site warm round promoted (24 of 41 MB), where most pages are shown once.
  */
@@ -190,12 +191,16 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
     if (typeof had.held !== "string") had.held = decoder.decode(had.held);
     return had.held;
   }
+  decoded = null;
   const text = read();
+  // The inflater's bytes of the text, copied, where it has them (encoding it again cost more).
+  const bytes = decoded as Uint8Array | null; // set by read()
+  const held = bytes ? bytes.slice() : encoder.encode(text);
   if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
   if (had) turns.forget(had);
   const entry: Kept = {
     packed: p.length,
-    held: encoder.encode(text),
+    held,
     used: false,
     live: true,
     chars: text.length,
@@ -266,9 +271,13 @@ function partBlock(data: Uint8Array, written: number, chars: number, before: num
     if (failed.message) throw new Error(`packed text: ${failed.message}`);
     end += room - state[0];
     read = data.length - state[1];
-    const text = decoder.decode(out.subarray(0, charsEnd(out, written, end)));
+    const bytes = out.subarray(0, charsEnd(out, written, end));
+    const text = decoder.decode(bytes);
     const short = before + chars - text.length;
-    if (short <= 0) return text;
+    if (short <= 0) {
+      decoded = bytes;
+      return text;
+    }
     // Output left over: the block ended short of what its table says.
     if (state[0] > 0 || end - written > BLOCK) return null;
     room = short + 64;
@@ -300,7 +309,8 @@ function inflate(p: Uint8Array, first: number, last: number): string {
   let written = 0;
   for (let i = first; i <= last; i++) written = inflateBlock(block(p, table, i), written);
   // Blocks end between characters: their bytes decode to the texts of each joined.
-  return decoder.decode(reused.out.subarray(0, written));
+  decoded = reused.out.subarray(0, written);
+  return decoder.decode(decoded);
 }
 
 /** Block `i`'s deflated bytes. */
@@ -341,6 +351,12 @@ function inflater() {
 }
 
 const reused = inflater();
+
+/**
+ * The bytes the last read through `reused` decoded (a view of its buffer, good until the next
+ * read); null when that read had none (a fallback, or no read yet).
+ */
+let decoded: Uint8Array | null = null;
 
 /** Inflates one block into the reused buffer at `at`; returns where its bytes end there. */
 function inflateBlock(block: Uint8Array, at: number): number {

@@ -58,8 +58,7 @@ export interface SnapshotOptions {
 export class SearchIndexes {
   /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
   private sites = new Map<string, Promise<SiteIndex>>();
-  /** The indexes built so far, for the memory budget. */
-  private built = new Map<string, SiteIndex>();
+  private built = new Map<string, SiteIndex>(); // the indexes built so far, for the budget
   /** The passes after a change under way (rank.ts prepareIndex), one an index. */
   private preparing = new Map<SiteIndex, Promise<void>>();
   /** Searches waiting for the next slice of an index's pass; indexes being caught up. */
@@ -67,13 +66,11 @@ export class SearchIndexes {
   private catchingUp = new Set<SiteIndex>();
   /** Sites whose index has changes not yet in a snapshot, with the save's timer. */
   private unsaved = new Map<string, { timer: ReturnType<typeof setTimeout>; since: number }>();
-  /** Saves under way. */
-  private saving = new Set<Promise<boolean>>();
+  private saving = new Set<Promise<boolean>>(); // saves under way
   private snapshots?: Snapshots;
   private saveDelayMs: number;
   private budget: IndexBudget;
-  /** How indexes were opened: loaded from a snapshot, or built from the pages. */
-  readonly opened = { loaded: 0, built: 0 };
+  readonly opened = { loaded: 0, built: 0 }; // indexes loaded from a snapshot, built from pages
   /** Indexes evicted, and the time opening took (first read to a usable index), for operators. */
   readonly churn = { evicted: 0, loadMs: 0, buildMs: 0 };
 
@@ -142,13 +139,16 @@ export class SearchIndexes {
     clearTimeout(this.unsaved.get(site)?.timer);
     this.unsaved.delete(site);
     // After the pass, so the snapshot holds the passages it read and a load needs no pass.
-    const asked = idx.version, encode = () => encodeWhenDone(idx, asked, this.preparing.get(idx));
+    const asked = idx.version, db = idx.db;
+    const encode = () => encodeWhenDone(idx, asked, this.preparing.get(idx));
     // A failed save (KV unavailable, the site deleted) only means the next load rebuilds.
     const run = this.snapshots!.save(site, idx.version, encode).catch(() => false);
     this.saving.add(run);
     run.finally(() => {
       this.saving.delete(run);
-      // Refused as changed since: that change's own save may have found this one under way.
+      // Compacted by the save, the index is new: its pass runs again. Refused as changed
+      // since, it is saved again (that change's own save may have found this one under way).
+      if (idx.db !== db && this.built.get(site) === idx) this.prepare(site, idx);
       const again = idx.version !== asked && this.built.get(site) === idx;
       if (again && !this.unsaved.has(site)) this.scheduleSave(site);
     });

@@ -7,7 +7,8 @@ import {
   seal,
   type SiteDb,
 } from "../../lib/search/store/site_db.ts";
-import { rank } from "../../lib/search/query/rank.ts";
+import { prepareIndex, rank } from "../../lib/search/query/rank.ts";
+import { keptHeadingsBytes } from "../../lib/search/query/heading_words.ts";
 import { doc, type Page } from "./sites.ts";
 
 function put(db: SiteDb, p: Page) {
@@ -63,4 +64,56 @@ Deno.test("rank heading names - numbers and stop words in a heading do not keep 
   put(db, basics(["1.1 WHAT IS ACME DESKTOP?", "1.2 Who makes the releases?"]));
   put(db, getting(["2.1 Where can I get Acme Desktop?", "2.2 How do I install it?"]));
   assert.equal(first(db, "what is acme desktop"), "/faq/basics");
+});
+
+/** Runs the pass after a change to its end, as indexes.ts does in slices. */
+const prepare = (db: SiteDb) => {
+  for (const _ of prepareIndex(db));
+};
+
+Deno.test("rank heading names - the pass after a change reads every page's headings: searches read none, and rank as without it", () => {
+  const pages = [
+    basics(["1.1 What is Acme Desktop?", "1.2 Who makes the releases?"]),
+    getting(["2.1 Where can I get Acme Desktop?", "2.2 How do I install it?"]),
+    {
+      id: "/faq/other",
+      title: "Other questions",
+      body: "Acme Desktop mirrors. ",
+      sections: ["3.1 Mirrors"],
+    },
+  ];
+  const prepared = createSiteDb(), lazy = createSiteDb();
+  for (const p of pages) put(prepared, p), put(lazy, p);
+  prepare(prepared);
+  const held = keptHeadingsBytes(prepared);
+  assert.ok(held > 0, "the pass keeps the pages' heading lines");
+  for (const q of ["What is Acme Desktop?", "install acme", "who makes releases", "mirrors"]) {
+    assert.deepEqual(rank(prepared, q).ids, rank(lazy, q).ids, q);
+  }
+  assert.equal(keptHeadingsBytes(prepared), held, "no search read a page's headings again");
+  assert.ok(keptHeadingsBytes(lazy) <= held, "searches read at most what the pass read");
+});
+
+Deno.test("rank heading names - a heading line past 16 bits of length names nothing and the lines after it still do", () => {
+  const db = createSiteDb();
+  const long = "Acme " + "desktop ".repeat(9000); // 72,005 characters, one line
+  put(db, { ...basics([long, "1.2 What is Acme Desktop?"]), id: "/faq/long" });
+  put(db, getting(["2.1 Where can I get Acme Desktop?", "2.2 How do I install it?"]));
+  prepare(db);
+  assert.equal(first(db, "What is Acme Desktop?"), "/faq/long");
+  assert.equal(first(db, "where can I get acme desktop"), "/faq/getting");
+});
+
+Deno.test("rank heading names - a page whose headings hold more words than 16 bits number keeps the lines before, and others rank", () => {
+  const db = createSiteDb();
+  // 70,000 distinct words, a line of 10 each, after a line naming the query.
+  const lines = ["1.1 What is Acme Desktop?"];
+  for (let i = 0; i < 7_000; i++) {
+    lines.push(Array.from({ length: 10 }, (_, j) => `w${(i * 10 + j).toString(36)}x`).join(" "));
+  }
+  put(db, { ...basics(lines), id: "/faq/huge" });
+  put(db, getting(["2.1 Where can I get Acme Desktop?", "2.2 How do I install it?"]));
+  prepare(db);
+  assert.equal(first(db, "What is Acme Desktop?"), "/faq/huge");
+  assert.equal(first(db, "where can I get acme desktop"), "/faq/getting");
 });

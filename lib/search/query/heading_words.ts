@@ -1,10 +1,12 @@
 /**
  * Each page's headings as numbered words, read once and kept for the named-heading check
  * (named.ts): reading and stemming a pool of pages' headings for every query was a third of
- * a search's time. Per line: its length, the mask of its forms (`formMask`), its word count,
- * then its words' numbers (heading_numbers.ts: one numbering per language for every site).
- * A site keeps its pages' lines in a few chunks (a typed array per page cost more than its
- * numbers); bounded: past MAX_KEPT numbers it starts over, and so it does when the numbering has.
+ * a search's time. The pass after a change reads every page's (`readHeadings`), so a site's
+ * first searches do not. Per line, 16 bits each: its length (at most LONG_LINE), the mask of
+ * its forms (`formMask`) in two halves, its word count, then its words' numbers
+ * (heading_numbers.ts: one numbering per language for every site, under 2^16 words). A site
+ * keeps its pages' lines in a few chunks (a typed array per page cost more than its numbers);
+ * bounded: past MAX_KEPT numbers it starts over, and so it does when the numbering has.
  */
 import { wordList } from "../analysis/tokens.ts";
 import type { SiteDb } from "../store/site_db.ts";
@@ -14,19 +16,23 @@ import { HeadingNumbers } from "./heading_numbers.ts";
 const MAX_KEPT = 1 << 18;
 /** Numbers per chunk, at least and at most (a larger page has a chunk of its own). */
 const MIN_CHUNK = 1 << 8, MAX_CHUNK = 1 << 16;
+/** A line's length is kept up to this (a longer one names nothing, as one this long). */
+export const LONG_LINE = 0xffff;
+/** Numbers a line takes besides its words': length, mask (two halves), word count. */
+export const LINE_HEAD = 4;
 /** Bytes per page read, about: its map entry and record. */
 const PAGE_BYTES = 64;
 
 /** What held one page's headings when they were read, and their lines: `chunk[at, end)`. */
 export interface PageLines {
   holder: unknown;
-  chunk: Int32Array;
+  chunk: Uint16Array;
   at: number;
   end: number;
 }
 
 /** One page's lines as they are numbered, before they are kept (grown as needed). */
-let scratch = new Int32Array(1024);
+let scratch = new Uint16Array(1024);
 
 /** A site's headings read so far, in one language. */
 export class HeadingWords {
@@ -34,7 +40,7 @@ export class HeadingWords {
   readonly words: HeadingNumbers;
   private pages = new Map<number, PageLines>();
   /** The chunk being filled, up to `used`, and the numbers all chunks have room for. */
-  private chunk = new Int32Array(0);
+  private chunk = new Uint16Array(0);
   private used = 0;
   private held = 0;
   private generation = 0;
@@ -61,7 +67,7 @@ export class HeadingWords {
     const n = numbered(headings, this.words, this.lang);
     if (this.used + n > this.chunk.length) {
       const size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, this.held >> 2));
-      this.chunk = new Int32Array(Math.max(n, size));
+      this.chunk = new Uint16Array(Math.max(n, size));
       this.held += this.chunk.length;
       this.used = 0;
     }
@@ -73,14 +79,19 @@ export class HeadingWords {
     return page;
   }
 
+  /** Whether reading more pages would start the kept lines over (MAX_KEPT). */
+  get full(): boolean {
+    return this.held > MAX_KEPT;
+  }
+
   /** Bytes held, about: the chunks, and an entry per page read. */
   get bytes(): number {
-    return this.held * 4 + this.pages.size * PAGE_BYTES;
+    return this.held * 2 + this.pages.size * PAGE_BYTES;
   }
 
   private startOver() {
     this.pages.clear();
-    this.chunk = new Int32Array(0);
+    this.chunk = new Uint16Array(0);
     this.used = this.held = 0;
     this.generation = this.words.generation;
   }
@@ -93,7 +104,8 @@ const SEGMENTED = /[\u0e00-\u1fff\u3000-\ufaff\uff00-\uffff\ud800-\udbff]/;
  * Numbers a page's heading lines into `scratch`; how many numbers they took. Words are runs of
  * letters and digits, so no line's word begins before the last word's end: the whole text is
  * split once and each word found in its line, but for the scripts `wordList` segments by the
- * run (SEGMENTED), whose lines are split one by one.
+ * run (SEGMENTED), whose lines are split one by one. A page whose words would number past
+ * 16 bits (a numbering only bounded between pages) keeps the lines before.
  */
 function numbered(headings: string, words: HeadingNumbers, lang: string): number {
   const whole = SEGMENTED.test(headings) ? null : wordList(headings, lang);
@@ -103,11 +115,10 @@ function numbered(headings: string, words: HeadingNumbers, lang: string): number
     if (end < 0) end = headings.length;
     const list = whole ?? (end > from ? wordList(headings.slice(from, end), lang) : []);
     let i = whole ? k : 0;
-    // A line takes 3 numbers and one per word.
-    room(out + 3 + list.length - i);
+    room(out + LINE_HEAD + list.length - i);
     const head = out;
     let mask = 0;
-    out += 3;
+    out += LINE_HEAD;
     for (; i < list.length; i++) {
       const w = list[i];
       if (whole) {
@@ -116,22 +127,38 @@ function numbered(headings: string, words: HeadingNumbers, lang: string): number
         pos = at + w.length;
       }
       const n = words.number(w);
+      if (n > 0xffff) return head;
       mask |= words.masks[n];
       scratch[out++] = n;
     }
     if (whole) k = i;
-    scratch[head] = end - from;
-    scratch[head + 1] = mask;
-    scratch[head + 2] = out - head - 3;
+    scratch[head] = Math.min(end - from, LONG_LINE);
+    scratch[head + 1] = mask & 0xffff;
+    scratch[head + 2] = mask >>> 16;
+    scratch[head + 3] = out - head - LINE_HEAD;
     from = end + 1;
   }
   return out;
 }
 
+/**
+ * Reads every page's heading lines in `lang` ahead of searches, a page a step (the pass after
+ * a change): a site's first searches numbered a pool of pages' headings each, a quarter of the
+ * slowest first-seen searches' time over 200 fresh sites. Stops short of MAX_KEPT.
+ */
+export function* readHeadings(db: SiteDb, lang: string): Generator<void> {
+  const read = keptHeadings(db, lang);
+  for (const [id] of db.docs.sizes()) {
+    if (read.full) return;
+    read.lines(db, id);
+    yield;
+  }
+}
+
 /** Makes `scratch` hold `n` numbers at least (keeping those it has). */
 function room(n: number) {
   if (n <= scratch.length) return;
-  const more = new Int32Array(n * 2);
+  const more = new Uint16Array(n * 2);
   more.set(scratch);
   scratch = more;
 }

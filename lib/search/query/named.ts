@@ -11,7 +11,7 @@
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { RANKING } from "./weights.ts";
 import { exactScores } from "./bm25.ts";
-import { keptHeadings } from "./heading_words.ts";
+import { keptHeadings, LINE_HEAD } from "./heading_words.ts";
 import { formMask, type HeadingNumbers } from "./heading_numbers.ts";
 import { headingForms } from "./heading_pool.ts";
 
@@ -158,12 +158,13 @@ interface Naming {
  * page is done once one or two of them name it.
  * (A function of its own: V8 optimizes it apart from the rest of the check.)
  */
-function naming(lines: Int32Array, from: number, to: number, q: Naming): number {
+function naming(lines: Uint16Array, from: number, to: number, q: Naming): number {
   const { words, forms, mask, longest, spare, own } = q;
   const named: Set<string>[] = [];
   let close = false;
   for (let at = from; at < to && named.length < MAX_NAMING;) {
-    const chars = lines[at], bits = lines[at + 1], first = at + 3, end = first + lines[at + 2];
+    const chars = lines[at], bits = lines[at + 1] | (lines[at + 2] << 16);
+    const first = at + LINE_HEAD, end = first + lines[at + 3];
     at = end;
     // A line none of whose forms is the query's names nothing (most lines).
     if (chars === 0 || chars > longest || !(bits & mask)) continue;

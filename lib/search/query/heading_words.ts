@@ -1,8 +1,7 @@
 /**
  * Each page's headings as numbered words, read once and kept for the named-heading check
  * (named.ts): reading and stemming a pool of pages' headings for every query was a third of
- * a search's time. The pass after a change reads every page's (`readHeadings`), so a site's
- * first searches do not. Per line, 16 bits each: its length (at most LONG_LINE), the mask of
+ * a search's time. Per line, 16 bits each: its length (at most LONG_LINE), the mask of
  * its forms (`formMask`) in two halves, its word count, then its words' numbers
  * (heading_numbers.ts: one numbering per language for every site, under 2^16 words). A site
  * keeps its pages' lines in a few chunks (a typed array per page cost more than its numbers);
@@ -79,11 +78,6 @@ export class HeadingWords {
     return page;
   }
 
-  /** Whether reading more pages would start the kept lines over (MAX_KEPT). */
-  get full(): boolean {
-    return this.held > MAX_KEPT;
-  }
-
   /** Bytes held, about: the chunks, and an entry per page read. */
   get bytes(): number {
     return this.held * 2 + this.pages.size * PAGE_BYTES;
@@ -139,20 +133,6 @@ function numbered(headings: string, words: HeadingNumbers, lang: string): number
     from = end + 1;
   }
   return out;
-}
-
-/**
- * Reads every page's heading lines in `lang` ahead of searches, a page a step (the pass after
- * a change): a site's first searches numbered a pool of pages' headings each, a quarter of the
- * slowest first-seen searches' time over 200 fresh sites. Stops short of MAX_KEPT.
- */
-export function* readHeadings(db: SiteDb, lang: string): Generator<void> {
-  const read = keptHeadings(db, lang);
-  for (const [id] of db.docs.sizes()) {
-    if (read.full) return;
-    read.lines(db, id);
-    yield;
-  }
 }
 
 /** Makes `scratch` hold `n` numbers at least (keeping those it has). */

@@ -16,7 +16,6 @@ import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
-import { readHeadings } from "./heading_words.ts";
 import { prepareOrder } from "../store/word_order.ts";
 import { accumulate, clear, type Correction, type Scratch, scratch } from "./accumulate.ts";
 
@@ -28,7 +27,6 @@ export function* prepareIndex(db: SiteDb): Generator<void> {
   yield* prepareOrder(db.vocab);
   yield* mineStated(db);
   yield* readPassages(db);
-  yield* readHeadings(db, languages(db)[0]);
 }
 
 export interface Ranked {

@@ -16,7 +16,7 @@ const MAX_KEPT = 1 << 18;
 /** Numbers per chunk, at least and at most (a larger page has a chunk of its own). */
 const MIN_CHUNK = 1 << 8, MAX_CHUNK = 1 << 16;
 /** A line's length is kept up to this (a longer one names nothing, as one this long). */
-export const LONG_LINE = 0xffff;
+const LONG_LINE = 0xffff;
 /** Numbers a line takes besides its words': length, mask (two halves), word count. */
 export const LINE_HEAD = 4;
 /** Bytes per page read, about: its map entry and record. */

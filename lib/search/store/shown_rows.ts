@@ -9,6 +9,7 @@
  * outlived a young collection and were copied twice (a sixth of what the 200-site warm round
  * promoted), for nothing.
  */
+import { Bitset } from "./bitset.ts";
 import type { DocStore } from "./doc_store.ts";
 import type { SectionLines } from "./packed_sections.ts";
 import { type Turned, Turns } from "./second_chance.ts";
@@ -33,20 +34,16 @@ interface Entry extends Turned {
   row: number;
 }
 
-/** Per index, the rows shown so far: a bit each. */
-const shown = new WeakMap<DocStore, Uint8Array>();
+/** Per index, the rows shown so far. */
+const shown = new WeakMap<DocStore, Bitset>();
 
 /** Whether row `row` was shown before for `docs` (it is marked shown now). */
 function shownBefore(docs: DocStore, row: number): boolean {
-  let bits = shown.get(docs);
-  if (!bits || bits.length <= row >> 3) {
-    const more = new Uint8Array(Math.max(64, (row >> 3) * 2 + 1));
-    if (bits) more.set(bits);
-    shown.set(docs, bits = more);
-  }
-  const bit = 1 << (row & 7), before = (bits[row >> 3] & bit) !== 0;
-  bits[row >> 3] |= bit;
-  return before;
+  let rows = shown.get(docs);
+  if (!rows) shown.set(docs, rows = new Bitset());
+  if (rows.has(row)) return true;
+  rows.add(row);
+  return false;
 }
 
 /** Each index's kept rows, by its documents (a dropped index's are forgotten in their turn). */

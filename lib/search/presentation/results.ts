@@ -6,7 +6,7 @@
 import type { SearchHit } from "../../wire_types.ts";
 import { type Correction, rank } from "../query/rank.ts";
 import { curate, curatedLimit, type SearchLevers } from "../query/curated.ts";
-import { shownAt, type ShownDoc, type SiteDb, textAt } from "../store/site_db.ts";
+import { sealForLookup, shownAt, type ShownDoc, type SiteDb, textAt } from "../store/site_db.ts";
 import { headingLength } from "../store/packed_sections.ts";
 import type { FacetValue } from "../store/filter_postings.ts";
 import { fold } from "../analysis/tokens.ts";
@@ -165,28 +165,34 @@ export function searchDb(
 ): SearchResult {
   const { placement, expand } = levers;
   const { filters, facets: counting = false } = narrow;
-  // Filters and facets need every match ranked; without them the first pages are enough.
-  const whole = counting || !!filters?.size;
-  const limit = whole
-    ? Infinity
-    : placement
-    ? curatedLimit(placement, page, perPage)
-    : page * perPage;
-  const ranked = rank(db, q, limit, expand);
+  // Filters narrow the ranking; facets count every match. Neither ranks more than the pages
+  // shown, so the first page is the same with facets as without. Documents move to new ids
+  // at a lookup that seals the index: the filters' ids are taken after.
+  if (counting || filters?.size) sealForLookup(db);
+  const chosen = counting || filters?.size ? db.filters.chosen(filters ?? new Map()) : undefined;
+  const sets = [...chosen?.values() ?? []];
+  const only = sets.length ? (id: number) => sets.every((s) => s.has(id)) : undefined;
+  const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
+  const ranked = rank(db, q, limit, expand, { only, matches: counting || (!!only && !!placement) });
   const { corrections, matched, words } = ranked;
   let { ids, found: total, pinned } = placement
     ? curate(db, ranked, placement, perPage)
     : { ...ranked, pinned: undefined };
-  let facets: SearchResult["facets"];
-  if (whole) {
-    // Tested against each asked name's set of documents (a bitset): no page is read.
-    const chosen = db.filters.chosen(filters ?? new Map());
-    if (counting) facets = db.filters.facets(ids, chosen);
-    if (chosen.size) {
-      const sets = [...chosen.values()];
-      ids = ids.filter((id) => sets.every((s) => s.has(id)));
-      total = ids.length;
-    }
+  // Every match as the curation leaves it (pins in, hidden out): what facets count, and
+  // what a curated page's filtered count is taken from (a pin need not match, nor pass).
+  const every = ranked.matches && placement
+    ? curate(
+      db,
+      { ...ranked, ids: ranked.matches, found: ranked.matches.length },
+      placement,
+      perPage,
+    )
+      .ids
+    : ranked.matches;
+  const facets = counting ? db.filters.facets(every!, chosen!) : undefined;
+  if (only && placement) {
+    ids = ids.filter(only);
+    total = every!.filter(only).length;
   }
   // The words searched for, not the stop words between them ("the" is not marked everywhere).
   const typed = words.map(fold);

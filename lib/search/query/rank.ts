@@ -34,6 +34,8 @@ export interface Ranked {
   ids: number[];
   /** How many documents match. */
   found: number;
+  /** Every matching document (`RankOptions.matches`), before `only`, in no order. */
+  matches?: number[];
   /** Query words replaced by the word pages use. */
   corrections: Correction[];
   /** Every form that matched (indexed forms and words as written), for highlighting. */
@@ -55,8 +57,25 @@ function queryWords(q: string, langs: string[]): string[] {
   return [...new Set((kept.length ? kept : raw).map((w) => w.toLowerCase()))];
 }
 
-/** Ranks every document that matches a query word (the first `limit` sorted), with synonyms. */
-export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): Ranked {
+/** What a ranking is narrowed to, and what it returns besides the first pages. */
+export interface RankOptions {
+  /** Only documents it keeps are ranked and counted (the visitor's filters). */
+  only?: (id: number) => boolean;
+  /** Return every match too (facets count them): the first pages are ranked as without. */
+  matches?: boolean;
+}
+
+/**
+ * Ranks the documents that match a query word (the first `limit` sorted), with synonyms. The
+ * first pages are the same whatever else is asked: facets and filters never rank more.
+ */
+export function rank(
+  db: SiteDb,
+  q: string,
+  limit = Infinity,
+  expand?: Expand,
+  o: RankOptions = {},
+): Ranked {
   const langs = languages(db);
   const typing = !/\s$/.test(q);
   const query = queryWords(q, langs);
@@ -103,7 +122,9 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
       continue;
     }
     let ids: number[];
-    const forms = new Set(pass.matched), found = acc.count;
+    const forms = new Set(pass.matched);
+    let found = acc.count;
+    const matches = o.matches ? Array.from(acc.touched.subarray(0, found)) : undefined;
     try {
       // Through the pages with a prior or the pages found, whichever are fewer.
       if (db.prior.size <= found) {
@@ -117,9 +138,12 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
         }
       }
       nameBonus(db, forms, acc.words, pass.counted);
+      // The matches in play: every one, or those the filters keep.
+      let touched: ArrayLike<number> = acc.touched;
+      if (o.only) [touched, found] = kept(acc.touched, found, o.only);
       // The first pages are ranked again by their best passage and the words headings name.
       const { pool } = RANKING.passages, named = Math.max(limit, RANKING.named.pool);
-      ids = topK(acc.touched, Math.min(Math.max(pool, named), found), acc, found);
+      ids = topK(touched, Math.min(Math.max(pool, named), found), acc, found);
       passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
       ids = topK(ids, Math.min(named, ids.length), acc);
       headingBonus(db, ids, forms, acc.words, langs[0], pass.units, query.length);
@@ -130,11 +154,19 @@ export function rank(db: SiteDb, q: string, limit = Infinity, expand?: Expand): 
     return {
       ids,
       found,
+      ...(matches ? { matches } : {}),
       corrections: pass.counted > 0 ? pass.corrections : [],
       matched: [...forms],
       words: query,
     };
   }
+}
+
+/** The first `n` of `ids` that `only` keeps, and how many. */
+function kept(ids: Uint32Array, n: number, only: (id: number) => boolean): [number[], number] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) if (only(ids[i])) out.push(ids[i]);
+  return [out, out.length];
 }
 
 /** What a correction added to each page (words, score), and each page's weight without it. */

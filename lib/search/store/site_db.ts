@@ -153,6 +153,9 @@ function sealIfDue(db: SiteDb, lookingUp: boolean) {
   if (db.index.due(lookingUp)) seal(db, !lookingUp);
 }
 
+/** What a search's first lookup would do, done before it takes ids from elsewhere (filters). */
+export const sealForLookup = (db: SiteDb) => sealIfDue(db, true);
+
 /**
  * Merges the index's recent part and drops removed documents now (snapshot_codec.ts
  * encodes a sealed index); documents get their new ids. While `building` the recent part

@@ -27,10 +27,16 @@ function shop() {
   return [...pumps, catalogue];
 }
 
-Deno.test("facets rank - asking for facets (the default) shows the same first page as not asking", async () => {
+/** An app with the shop upserted on a Pro site. */
+async function openShop() {
   const t = await startApp();
   const site = await createSite(t, "pro");
   assert.equal((await upsert(t, site, shop())).body.counts.failed, 0);
+  return { t, site };
+}
+
+Deno.test("facets rank - asking for facets (the default) shows the same first page as not asking", async () => {
+  const { t, site } = await openShop();
   for (const q of ["gasket", "pump gasket", "gasket leaks", "model"]) {
     const plain = await search(t, site.publicKey, `q=${encodeURIComponent(q)}&facets=false`);
     const faceted = await search(t, site.publicKey, `q=${encodeURIComponent(q)}`);
@@ -47,9 +53,7 @@ Deno.test("facets rank - asking for facets (the default) shows the same first pa
 });
 
 Deno.test("facets rank - facets count every match, not only the page shown", async () => {
-  const t = await startApp();
-  const site = await createSite(t, "pro");
-  await upsert(t, site, shop());
+  const { t, site } = await openShop();
   const r = await search(t, site.publicKey, "q=gasket");
   assert.equal(r.body.meta.found, 46);
   assert.equal(r.body.results.length, 10);
@@ -63,9 +67,7 @@ Deno.test("facets rank - facets count every match, not only the page shown", asy
 });
 
 Deno.test("facets rank - a filtered search ranks and counts only the pages that pass, deep ones included", async () => {
-  const t = await startApp();
-  const site = await createSite(t, "pro");
-  await upsert(t, site, shop());
+  const { t, site } = await openShop();
   // The catalogue is the one Parts page: far down the whole ranking, first once filtered.
   const parts = await search(t, site.publicKey, "q=gasket&filter=category:Parts");
   assert.deepEqual(urls(parts.body), ["/parts/catalogue"]);

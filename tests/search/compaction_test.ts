@@ -34,7 +34,7 @@ Deno.test("compaction - an upsert of 150 pages leaves the index counted as a loa
     await a.refresh(SITE); // built from 10 pages: small, left as built until its save
     for (let i = 10; i < 160; i++) await pages.upsert(SITE, page(i), 1_000);
     await a.refresh(SITE); // caught up by 150 pages: compacted at once
-    await a.idle(); // and its pass done (it keeps the pages' heading lines)
+    await a.idle(); // and its pass done (what it keeps is counted)
     const held = a.held().bytes; // before any search keeps scores
     await a.flush();
     assert.equal(a.held().bytes, held, "the save found nothing left to compact");

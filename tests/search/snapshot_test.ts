@@ -131,7 +131,7 @@ Deno.test("snapshot - once saved, a built index is kept as a load gives it: the 
   const b = instance();
   await answers(b);
   assert.equal(b.opened.loaded, 1);
-  await b.idle(); // its pass after the load has read what a's had (heading lines) when saved
+  await b.idle(); // its pass after the load, as a's was done when it saved
   assert.ok(Math.abs(b.held().bytes - kept) <= 0.01 * kept, "counted as a loaded one is");
   kv.close();
 });

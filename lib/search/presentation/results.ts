@@ -168,9 +168,9 @@ export function searchDb(
   // Filters narrow the ranking; facets count every match. Neither ranks more than the pages
   // shown, so the first page is the same with facets as without. Documents move to new ids
   // at a lookup that seals the index: the filters' ids are taken after.
-  if (counting || filters?.size) sealForLookup(db);
-  const chosen = counting || filters?.size ? db.filters.chosen(filters ?? new Map()) : undefined;
-  const sets = [...chosen?.values() ?? []];
+  if (filters?.size) sealForLookup(db);
+  const chosen = db.filters.chosen(filters ?? new Map());
+  const sets = [...chosen.values()];
   const only = sets.length ? (id: number) => sets.every((s) => s.has(id)) : undefined;
   const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
   const ranked = rank(db, q, limit, expand, { only, matches: counting || (!!only && !!placement) });
@@ -178,21 +178,23 @@ export function searchDb(
   let { ids, found: total, pinned } = placement
     ? curate(db, ranked, placement, perPage)
     : { ...ranked, pinned: undefined };
-  // Every match as the curation leaves it (pins in, hidden out): what facets count, and
-  // what a curated page's filtered count is taken from (a pin need not match, nor pass).
-  const every = ranked.matches && placement
-    ? curate(
-      db,
-      { ...ranked, ids: ranked.matches, found: ranked.matches.length },
-      placement,
-      perPage,
-    )
-      .ids
-    : ranked.matches;
-  const facets = counting ? db.filters.facets(every!, chosen!) : undefined;
-  if (only && placement) {
-    ids = ids.filter(only);
-    total = every!.filter(only).length;
+  let facets: SearchResult["facets"];
+  if (ranked.matches) {
+    // Every match as the curation leaves it (pins in, hidden out): what facets count, and
+    // what a curated page's filtered count is taken from (a pin need not match, nor pass).
+    const all = placement
+      ? curate(
+        db,
+        { ...ranked, ids: ranked.matches, found: ranked.matches.length },
+        placement,
+        perPage,
+      ).ids
+      : ranked.matches;
+    if (counting) facets = db.filters.facets(all, chosen);
+    if (only && placement) {
+      ids = ids.filter(only);
+      total = all.filter(only).length;
+    }
   }
   // The words searched for, not the stop words between them ("the" is not marked everywhere).
   const typed = words.map(fold);

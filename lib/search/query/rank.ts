@@ -139,8 +139,9 @@ export function rank(
       }
       nameBonus(db, forms, acc.words, pass.counted);
       // The matches in play: every one, or those the filters keep.
-      let touched: ArrayLike<number> = acc.touched;
-      if (o.only) [touched, found] = kept(acc.touched, found, o.only);
+      const passing = o.only && kept(acc.touched, found, o.only);
+      const touched = passing || acc.touched;
+      if (passing) found = passing.length;
       // The first pages are ranked again by their best passage and the words headings name.
       const { pool } = RANKING.passages, named = Math.max(limit, RANKING.named.pool);
       ids = topK(touched, Math.min(Math.max(pool, named), found), acc, found);
@@ -162,11 +163,11 @@ export function rank(
   }
 }
 
-/** The first `n` of `ids` that `only` keeps, and how many. */
-function kept(ids: Uint32Array, n: number, only: (id: number) => boolean): [number[], number] {
+/** The first `n` of `ids` that `only` keeps. */
+function kept(ids: Uint32Array, n: number, only: (id: number) => boolean): number[] {
   const out: number[] = [];
   for (let i = 0; i < n; i++) if (only(ids[i])) out.push(ids[i]);
-  return [out, out.length];
+  return out;
 }
 
 /** What a correction added to each page (words, score), and each page's weight without it. */

@@ -24,6 +24,8 @@ import {
   encodeWhenDone,
   inSlices,
   loadedIndex,
+  readAheadAfterPass,
+  readsAheadDone,
   runPass,
   type SiteIndex,
 } from "./site_index.ts";
@@ -247,8 +249,9 @@ export class SearchIndexes {
   private prepare(site: string, idx: SiteIndex) {
     if (this.preparing.has(idx)) return; // the running pass sees the change and starts again
     const sliced = () => (this.sliced.get(idx)?.resolve(), this.sliced.delete(idx));
-    const run = runPass(idx, () => this.built.get(site) === idx, sliced)
-      .finally(() => (this.preparing.delete(idx), sliced()));
+    const held = () => this.built.get(site) === idx;
+    const run = runPass(idx, held, sliced)
+      .finally(() => (this.preparing.delete(idx), sliced(), readAheadAfterPass(idx, held)));
     this.preparing.set(idx, run);
   }
 
@@ -261,9 +264,10 @@ export class SearchIndexes {
     }
   }
 
-  /** Waits until no pass after a change runs (tests, benchmarks, the eval). */
+  /** Waits until no pass after a change, nor a read ahead after one, runs (tests, the eval). */
   async idle(): Promise<void> {
     while (this.preparing.size) await Promise.all(this.preparing.values());
+    await readsAheadDone();
   }
 
   /** Brings an index to the site's current version: replays the log, or rebuilds at a gap. */
@@ -351,17 +355,12 @@ export class SearchIndexes {
       };
     }
     const { db, version } = await this.current(site);
-    return {
-      version,
-      search: (...ask) => Promise.resolve(searchDb(db, ...ask)),
-    };
+    return { version, search: (...ask) => Promise.resolve(searchDb(db, ...ask)) };
   }
 
   /** Ranked, highlighted results for a query. */
-  async search(site: string, ...ask: SearchArgs): Promise<SearchResult> {
-    const { db } = await this.current(site);
-    return searchDb(db, ...ask);
-  }
+  search = async (site: string, ...ask: SearchArgs): Promise<SearchResult> =>
+    searchDb((await this.current(site)).db, ...ask);
 
   /** The equivalences a site's pages state (query/stated.ts), as its searches use them. */
   stated = async (site: string) => statedEquivalences((await this.current(site)).db);

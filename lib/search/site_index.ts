@@ -14,9 +14,9 @@ import {
 } from "./persistence/snapshot.ts";
 import { adoptPassages, passageColumns } from "./query/passages.ts";
 import { adoptStated, statedColumns } from "./query/stated.ts";
-import { prepareIndex } from "./query/rank.ts";
+import { prepareIndex, readAhead } from "./query/rank.ts";
 import { toDoc } from "./documents.ts";
-import { releaseSoon } from "../memory_trim.ts";
+import { releaseSoon, searchesPaused } from "../memory_trim.ts";
 
 export interface SiteIndex {
   db: SiteDb;
@@ -127,6 +127,35 @@ export async function runPass(idx: SiteIndex, current: () => boolean, sliced: ()
   } catch {
     // A pass that failed leaves its work to the searches (query/stated.ts, passages.ts).
   }
+}
+
+/** The reads ahead under way (`readAheadAfterPass`), one an index at most. */
+const ahead = new Map<SiteIndex, Promise<void>>();
+
+/**
+ * After a pass, while no one searches, reads ahead what a site's first searches would read
+ * (rank.ts readAhead), in slices. Not on a loose index (its save compacts it into another,
+ * whose pass follows); it stops at a search, a change (whose pass reads ahead again), or once
+ * `held` says the index is no longer the site's: the searches read the rest.
+ */
+export function readAheadAfterPass(idx: SiteIndex, held: () => boolean) {
+  if (idx.loose || ahead.has(idx) || !searchesPaused()) return;
+  const { db, version } = idx;
+  const go = () => held() && idx.db === db && idx.version === version && searchesPaused();
+  const run = (async () => {
+    const steps = readAhead(db);
+    while (go()) {
+      const until = performance.now() + PREPARE_SLICE_MS;
+      while (performance.now() < until) if (steps.next().done) return;
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  })().catch(() => {}).finally(() => ahead.delete(idx)); // what fails is read by searches
+  ahead.set(idx, run);
+}
+
+/** Waits until no read ahead runs (tests, benchmarks, the eval). */
+export async function readsAheadDone() {
+  while (ahead.size) await Promise.all(ahead.values());
 }
 
 /** How long a save waits for the pass after a change (a site changing all the time restarts it). */

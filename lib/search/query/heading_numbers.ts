@@ -78,6 +78,11 @@ export class HeadingNumbers {
     for (const numbering of byLang.values()) numbering.reset();
   }
 
+  /** Whether the numberings hold under half their bound: reading ahead never starts them over. */
+  static roomy(): boolean {
+    return words < MAX_WORDS / 2 && chars < MAX_CHARS / 2;
+  }
+
   /** The number of a word as written (numbered now if it is new). */
   number(word: string): number {
     let n = this.numbers.get(word);

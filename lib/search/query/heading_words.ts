@@ -78,6 +78,11 @@ export class HeadingWords {
     return page;
   }
 
+  /** Whether the lines kept are under half their bound: reading ahead stops there. */
+  get roomy(): boolean {
+    return this.held < MAX_KEPT / 2 && HeadingNumbers.roomy();
+  }
+
   /** Bytes held, about: the chunks, and an entry per page read. */
   get bytes(): number {
     return this.held * 2 + this.pages.size * PAGE_BYTES;
@@ -141,6 +146,23 @@ function room(n: number) {
   const more = new Uint16Array(n * 2);
   more.set(scratch);
   scratch = more;
+}
+
+/** Pages whose heading lines are read ahead a step (well under a millisecond). */
+const AHEAD_STEP = 8;
+
+/**
+ * Reads the pages' heading lines before any search asks, a step at a time, while the site's
+ * kept lines and the numberings stay under half their bounds. A site's first searches read
+ * them for every page of their pools: on 200 sites of long pages, a fifth of those searches'
+ * time, and most of their tail.
+ */
+export function* readHeadingsAhead(db: SiteDb, lang: string): Generator<void> {
+  const read = keptHeadings(db, lang);
+  for (let id = 0; id < db.index.slots && read.roomy; id++) {
+    read.lines(db, id);
+    if (id % AHEAD_STEP === AHEAD_STEP - 1) yield;
+  }
 }
 
 const byDb = new WeakMap<SiteDb, Map<string, HeadingWords>>();

@@ -18,6 +18,7 @@ import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
 import { prepareOrder } from "../store/word_order.ts";
 import { accumulate, clear, type Correction, type Scratch, scratch } from "./accumulate.ts";
+import { readHeadingsAhead } from "./heading_words.ts";
 
 export { type Alternatives, type Correction, type Expand, statedEquivalences, topK };
 
@@ -27,6 +28,11 @@ export function* prepareIndex(db: SiteDb): Generator<void> {
   yield* prepareOrder(db.vocab);
   yield* mineStated(db);
   yield* readPassages(db);
+}
+
+/** What a site's first searches read of each page, read ahead while none come (heading lines). */
+export function readAhead(db: SiteDb): Generator<void> {
+  return readHeadingsAhead(db, languages(db)[0]);
 }
 
 export interface Ranked {

@@ -146,7 +146,8 @@ export function readAheadAfterPass(idx: SiteIndex, held: () => boolean) {
     const steps = readAhead(db);
     while (go()) {
       const until = performance.now() + PREPARE_SLICE_MS;
-      while (performance.now() < until) if (steps.next().done) return;
+      // Done: what it read and let go of (each page's headings as text) is freed as a build's is.
+      while (performance.now() < until) if (steps.next().done) return releaseSoon();
       await new Promise((r) => setTimeout(r, 0));
     }
   })().catch(() => {}).finally(() => ahead.delete(idx)); // what fails is read by searches

@@ -154,8 +154,7 @@ const AHEAD_STEP = 8;
 /**
  * Reads the pages' heading lines before any search asks, a step at a time, while the site's
  * kept lines and the numberings stay under half their bounds. A site's first searches read
- * them for every page of their pools: on 200 sites of long pages, a fifth of those searches'
- * time, and most of their tail.
+ * them for every page of their pools: on sites of long pages, a fifth of those searches' time.
  */
 export function* readHeadingsAhead(db: SiteDb, lang: string): Generator<void> {
   const read = keptHeadings(db, lang);

@@ -103,6 +103,22 @@ export function snapshotOf(idx: SiteIndex): Encoded {
 const PREPARE_SLICE_MS = 5;
 
 /**
+ * Runs `steps` in slices of PREPARE_SLICE_MS while `go` says, the first at once, calling
+ * `sliced` after each; whether they ran out.
+ */
+async function inTimeSlices(steps: Generator<void>, go: () => boolean, sliced = () => {}) {
+  while (go()) {
+    const until = performance.now() + PREPARE_SLICE_MS;
+    let done: boolean;
+    while (!(done = !!steps.next().done) && performance.now() < until);
+    sliced();
+    if (done) return true;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  return false;
+}
+
+/**
  * Runs the pass after a change (rank.ts prepareIndex) on `idx` in slices, calling `sliced`
  * after each; again from the start when the index changed meanwhile, while it is `current`.
  */
@@ -113,14 +129,7 @@ export async function runPass(idx: SiteIndex, current: () => boolean, sliced: ()
     do {
       [db, version] = [idx.db, idx.version];
       // The first slice runs at once: a small site's is done before its first search.
-      const steps = prepareIndex(db);
-      let done = false;
-      while (!done && !changed() && current()) {
-        const until = performance.now() + PREPARE_SLICE_MS;
-        while (!(done = !!steps.next().done) && performance.now() < until);
-        sliced();
-        if (!done) await new Promise((r) => setTimeout(r, 0));
-      }
+      const done = await inTimeSlices(prepareIndex(db), () => !changed() && current(), sliced);
       // What the pass made (the vocabulary's order and typo filter) is counted from now on.
       if (done && !changed()) idx.bytes = heldBytes(db);
     } while (current() && changed());
@@ -130,7 +139,7 @@ export async function runPass(idx: SiteIndex, current: () => boolean, sliced: ()
 }
 
 /** The reads ahead under way (`readAheadAfterPass`), one an index at most. */
-const ahead = new Map<SiteIndex, Promise<void>>();
+const ahead = new Map<SiteIndex, Promise<unknown>>();
 
 /**
  * After a pass, while no one searches, reads ahead what a site's first searches would read
@@ -142,15 +151,10 @@ export function readAheadAfterPass(idx: SiteIndex, held: () => boolean) {
   if (idx.loose || ahead.has(idx) || !searchesPaused()) return;
   const { db, version } = idx;
   const go = () => held() && idx.db === db && idx.version === version && searchesPaused();
-  const run = (async () => {
-    const steps = readAhead(db);
-    while (go()) {
-      const until = performance.now() + PREPARE_SLICE_MS;
-      // Done: what it read and let go of (each page's headings as text) is freed as a build's is.
-      while (performance.now() < until) if (steps.next().done) return releaseSoon();
-      await new Promise((r) => setTimeout(r, 0));
-    }
-  })().catch(() => {}).finally(() => ahead.delete(idx)); // what fails is read by searches
+  // Done, what it read and let go of (each page's headings as text) is freed as a build's is;
+  // what fails is read by the searches.
+  const run = inTimeSlices(readAhead(db), go).then((done) => done && releaseSoon())
+    .catch(() => {}).finally(() => ahead.delete(idx));
   ahead.set(idx, run);
 }
 

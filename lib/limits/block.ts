@@ -147,6 +147,12 @@ export function isAmple(b: Block): boolean {
   return b.limits !== null && b.left * AMPLE_SHARE <= roomIn(b.limits, b.counts);
 }
 
+/** Whether `held` units are ample (isAmple) against counters an exchange leaves, `after`. */
+export function ampleAfter(after: Snapshot, held: number): boolean {
+  return !!after.site &&
+    held * AMPLE_SHARE <= roomIn(effectiveLimits(after.site.plan, after.site.limits), after);
+}
+
 /** What the RateLimit headers say of a block at `now`: units held count as not used yet. */
 export function stateOf(b: Block, now: number): QuotaState {
   const { monthEnd, monthEndIso } = windows(now);

@@ -15,6 +15,7 @@ import { ApiError, invalidSearchKey } from "../http/errors.ts";
 import {
   absorb,
   type Admitted,
+  ampleAfter,
   type Block,
   isAmple,
   MAX_BLOCK,
@@ -265,8 +266,9 @@ export class SearchQuota {
     const hold = b.left; // a valid block's units keep being used meanwhile
     const epoch = b.epoch;
     const wall = Date.now();
-    const leaseUntil = wall + this.timing.trustMs + LEASE_MARGIN_MS +
-      (isAmple(b) ? this.timing.ampleIdleMs : 0);
+    // Kept past the site's next read: an ample block's lease, from its first take, runs long
+    // enough to keep it while idle, so that read writes nothing.
+    const lasts = wall + this.timing.trustMs + LEASE_MARGIN_MS;
     let out;
     try {
       out = await exchange(this.kv, {
@@ -275,8 +277,9 @@ export class SearchQuota {
         now: win,
         back,
         leaseOpen: b.leaseOpen,
-        leaseUntil,
-        leaseLasts: b.leaseOpen && b.leaseUntil >= wall + this.timing.trustMs + LEASE_MARGIN_MS,
+        leaseUntil: (after, held) =>
+          lasts + (ampleAfter(after, held) ? this.timing.ampleIdleMs : 0),
+        leaseLasts: b.leaseOpen && b.leaseUntil >= lasts,
         take: (s) =>
           refillSize(b, s, s.site ? unitsNeeded(b, s.site, now, this.sessions) : 0, hold),
       }, this.stats);
@@ -285,7 +288,7 @@ export class SearchQuota {
       throw err;
     }
     absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);
-    if (out.leaseWritten) b.leaseUntil = leaseUntil;
+    if (out.leaseWritten) b.leaseUntil = out.leaseUntil;
     b.left += out.taken;
     if (out.taken > 0) b.takenAt = b.lastUse = perf;
     const limits = b.limits;
@@ -336,7 +339,7 @@ export class SearchQuota {
       now: win,
       back: { units, from: b.win },
       leaseOpen: true,
-      leaseUntil: 0,
+      leaseUntil: () => 0,
       take: () => [0, 0],
     }, this.stats);
     absorb(b, out, win, epoch === b.epoch ? perf : -Infinity);

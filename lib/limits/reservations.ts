@@ -41,8 +41,11 @@ export interface Exchange {
   take: (s: Snapshot) => [take: number, held: number];
   /** Whether this instance's lease is in KV now. */
   leaseOpen: boolean;
-  /** Wall-clock ms by which the units held will be used or given back. */
-  leaseUntil: number;
+  /**
+   * Wall-clock ms by which the units held will be used or given back, decided on the counters
+   * after the take (`after`) and the units `held`: an ample block is kept longer.
+   */
+  leaseUntil: (after: Snapshot, held: number) => number;
   /** The open lease already runs past `leaseUntil`: it need not be written again. */
   leaseLasts?: boolean;
 }
@@ -51,8 +54,9 @@ export interface Exchange {
 export interface Outcome extends Snapshot {
   taken: number;
   leaseOpen: boolean;
-  /** Whether this exchange wrote the lease (with `leaseUntil`). */
+  /** Whether this exchange wrote the lease, and the time it wrote. */
   leaseWritten: boolean;
+  leaseUntil: number;
 }
 
 /** KV round trips, for the benchmark's figures. */
@@ -107,12 +111,14 @@ async function tryExchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats) {
     taken,
     leaseOpen,
     leaseWritten: false,
+    leaseUntil: 0,
   };
   const counters = taken > 0 || back;
   if (!counters && !leaseOpen && !x.leaseOpen) return out; // nothing to write
   // Units kept through a re-read of the site under a lease that still runs: a read, no write.
   if (!counters && leaseOpen && x.leaseOpen && x.leaseLasts) return out;
   out.leaseWritten = leaseOpen;
+  if (leaseOpen) out.leaseUntil = x.leaseUntil(out, held);
   const op = kv.atomic();
   if (counters) {
     op.check(...entries)
@@ -123,7 +129,7 @@ async function tryExchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats) {
     }
   }
   const lease = leaseKey(x.site, x.instance);
-  if (leaseOpen) op.set(lease, { until: x.leaseUntil }, { expireIn: MINUTE_TTL });
+  if (leaseOpen) op.set(lease, { until: out.leaseUntil }, { expireIn: MINUTE_TTL });
   else op.delete(lease);
   stats.commits++;
   return (await op.commit()).ok ? out : null;

@@ -14,7 +14,7 @@ import { jsonLogger, serverErrorBody, stdoutLines } from "./lib/http/middleware.
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server/mod.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { trimAfterChurn } from "./lib/memory_trim.ts";
-import { warmSearch } from "./lib/search/mod.ts";
+import { warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
 import { V8_FLAGS } from "./lib/runtime_flags.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
@@ -86,8 +86,10 @@ const worker = startCrawlWorker(services, {
   cron: cron !== null,
 });
 recrawlTick.resolve(worker.recrawlDue);
-// V8 compiles the search path now, not in a visitor's first search (search/warm.ts: ~40 ms).
+// V8 compiles the search path now, not in a visitor's first search (search/warm.ts: ~40 ms),
+// and again on long pages once the server is quiet, until its code is optimized (~200 ms).
 warmSearch();
+void warmWhileQuiet();
 
 const port = Number(env("PORT") ?? 8000);
 // WORKERS=n serves from n processes on one port (each its own index, all on the one KV). The

@@ -88,13 +88,13 @@ export interface ReleaseOptions {
 }
 
 /** No search for this long: a collection or compaction now holds no one (a visitor types faster). */
-const QUIET_MS = 250;
+export const SEARCH_QUIET_MS = 250;
 
 const defaults = (o: ReleaseOptions) => ({
   gapMs: 1_000,
   sweepMs: 50,
   settleMs: 3_000,
-  quietMs: QUIET_MS,
+  quietMs: SEARCH_QUIET_MS,
   settleMaxMs: 10_000,
   trim: mallocTrim(),
   collect: (globalThis as { gc?: Collect }).gc,
@@ -113,7 +113,8 @@ function collectNow(o: ReturnType<typeof defaults>, thorough: boolean) {
 }
 
 /** Whether no search came for `quietMs`: work that holds the event loop long holds no one now. */
-export const searchesPaused = (quietMs = QUIET_MS) => performance.now() - searchedAt >= quietMs;
+export const searchesPaused = (quietMs = SEARCH_QUIET_MS) =>
+  performance.now() - searchedAt >= quietMs;
 const quiet = (o: ReturnType<typeof defaults>) => searchesPaused(o.quietMs);
 
 /**

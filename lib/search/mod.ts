@@ -13,7 +13,7 @@
  */
 export { type IndexReader, SearchIndexes, type SnapshotOptions } from "./indexes.ts";
 export { IndexBudget } from "./budget.ts";
-export { warmSearch } from "./warm.ts";
+export { warmSearch, warmWhileQuiet } from "./warm.ts";
 export { type CachedBody, ResultCache } from "./result_cache.ts";
 export { Snapshots } from "./persistence/snapshot.ts";
 export { type SearchHit, type SearchResult } from "./presentation/results.ts";

@@ -87,9 +87,10 @@ const worker = startCrawlWorker(services, {
 });
 recrawlTick.resolve(worker.recrawlDue);
 // V8 compiles the search path now, not in a visitor's first search (search/warm.ts: ~40 ms),
-// and again on long pages once the server is quiet, until its code is optimized (~200 ms).
+// and again on long pages once the server is quiet, until its code is optimized (~200 ms of
+// CPU): not on Deploy, whose isolates come and go with the traffic and are billed for CPU.
 warmSearch();
-void warmWhileQuiet();
+if (!onDeploy) void warmWhileQuiet();
 
 const port = Number(env("PORT") ?? 8000);
 // WORKERS=n serves from n processes on one port (each its own index, all on the one KV). The

@@ -1,6 +1,7 @@
 /**
  * Long synchronous work cut into slices: between two, the event loop runs what waits (the
- * searches queued behind an AI answer's retrieval, which took up to 20 ms in one piece).
+ * searches queued behind an AI answer's retrieval, which took up to 20 ms in one piece; a
+ * search behind an index's pass, its read-ahead or the process's warm-up).
  */
 export class Slices {
   #since = performance.now();
@@ -14,4 +15,26 @@ export class Slices {
     await new Promise((r) => setTimeout(r, 0));
     this.#since = performance.now();
   }
+}
+
+/**
+ * Runs `steps` in slices of `ms` while `go` says, the first at once, calling `sliced` after
+ * each; whether they ran out. Between two slices the event loop runs what waits (a timer, as
+ * in `Slices.pause`).
+ */
+export async function inTimeSlices(
+  steps: Iterator<unknown>,
+  go: () => boolean,
+  sliced = () => {},
+  ms = 5,
+): Promise<boolean> {
+  while (go()) {
+    const until = performance.now() + ms;
+    let done: boolean;
+    while (!(done = !!steps.next().done) && performance.now() < until);
+    sliced();
+    if (done) return true;
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  return false;
 }

@@ -144,14 +144,16 @@ export function absorb(b: Block, out: Outcome, win: Window, readAt: number) {
 
 /** Whether the units held are too few for any other instance to miss (AMPLE_SHARE). */
 export function isAmple(b: Block): boolean {
-  return b.limits !== null && b.left * AMPLE_SHARE <= roomIn(b.limits, b.counts);
+  return b.limits !== null && ample(b.left, b.limits, b.counts);
 }
 
 /** Whether `held` units are ample (isAmple) against counters an exchange leaves, `after`. */
 export function ampleAfter(after: Snapshot, held: number): boolean {
-  return !!after.site &&
-    held * AMPLE_SHARE <= roomIn(effectiveLimits(after.site.plan, after.site.limits), after);
+  return !!after.site && ample(held, effectiveLimits(after.site.plan, after.site.limits), after);
 }
+
+const ample = (held: number, limits: EffectiveLimits, c: { minute: number; month: number }) =>
+  held * AMPLE_SHARE <= roomIn(limits, c);
 
 /** What the RateLimit headers say of a block at `now`: units held count as not used yet. */
 export function stateOf(b: Block, now: number): QuotaState {

@@ -54,8 +54,9 @@ export interface Exchange {
 export interface Outcome extends Snapshot {
   taken: number;
   leaseOpen: boolean;
-  /** Whether this exchange wrote the lease, and the time it wrote. */
+  /** Whether this exchange wrote the lease. */
   leaseWritten: boolean;
+  /** The time the lease written runs to (`Exchange.leaseUntil`); 0 when none was written. */
   leaseUntil: number;
 }
 

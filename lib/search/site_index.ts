@@ -17,6 +17,7 @@ import { adoptStated, statedColumns } from "./query/stated.ts";
 import { prepareIndex, readAhead } from "./query/rank.ts";
 import { toDoc } from "./documents.ts";
 import { releaseSoon, searchesPaused } from "../memory_trim.ts";
+import { inTimeSlices } from "../slices.ts";
 
 export interface SiteIndex {
   db: SiteDb;
@@ -97,25 +98,6 @@ export function snapshotOf(idx: SiteIndex): Encoded {
     return { version: idx.version, bytes: withExtras(idx.packed!.bytes, extrasOf(idx.db)) };
   }
   return { version: idx.version, bytes: withExtras(packed.bytes, extrasOf(idx.db)) };
-}
-
-/** Longest stretch of the pass after a change (rank.ts prepareIndex) between yields to searches. */
-const PREPARE_SLICE_MS = 5;
-
-/**
- * Runs `steps` in slices of PREPARE_SLICE_MS while `go` says, the first at once, calling
- * `sliced` after each; whether they ran out.
- */
-async function inTimeSlices(steps: Generator<void>, go: () => boolean, sliced = () => {}) {
-  while (go()) {
-    const until = performance.now() + PREPARE_SLICE_MS;
-    let done: boolean;
-    while (!(done = !!steps.next().done) && performance.now() < until);
-    sliced();
-    if (done) return true;
-    await new Promise((r) => setTimeout(r, 0));
-  }
-  return false;
 }
 
 /**

@@ -13,6 +13,7 @@ import { decodeSiteDb, encodeSiteDb } from "./persistence/snapshot_codec.ts";
 import { searchDb } from "./presentation/results.ts";
 import { prepareIndex } from "./query/rank.ts";
 import { SEARCH_QUIET_MS, searchesPaused } from "../memory_trim.ts";
+import { inTimeSlices } from "../slices.ts";
 import { addDoc, createSiteDb, headingsText } from "./store/site_db.ts";
 
 const TOPICS = ["shipping", "returns", "accounts", "payments", "settings", "privacy"];
@@ -67,8 +68,10 @@ export function warmSearch(rounds = 30): number {
 }
 
 /** Words the deep warm-up's pages are written in: a made-up shop's manual. */
-const WORDS = (
-  "the a of to and in for is on with as by be this that it can are from or an at your you " +
+const STOP =
+  "the a of to and in for is on with as by be this that it can are from or an at your you"
+    .split(" ");
+const CONTENT = (
   "ledger invoice order customer account payment refund shipping parcel warehouse stock item " +
   "price discount coupon report export import schedule backup restore archive template theme " +
   "field value setting option default limit timeout retry queue worker session token cache " +
@@ -77,6 +80,7 @@ const WORDS = (
   "when before after each every only never always first last next previous new old same " +
   "café naïve “quoted” — résumé über"
 ).split(" ");
+const WORDS = [...STOP, ...CONTENT];
 const NAMES = ["ledger_entry", "invoice.total", "retry_after", "stock.level", "cache_ttl"];
 
 /** A small seeded generator: the same pages and queries in every process. */
@@ -84,9 +88,12 @@ function seeded(seed: number) {
   return () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 }
 
+/** One of `xs`, as `next` draws it. */
+const pickWith = (next: () => number) => <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
+
 /** A long page of the deep warm-up: numbered sections, identifiers, text past one deflated block. */
 function longPage(i: number, next: () => number) {
-  const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
+  const pick = pickWith(next);
   const sentence = () =>
     Array.from(
       { length: 8 + Math.floor(next() * 12) },
@@ -94,13 +101,13 @@ function longPage(i: number, next: () => number) {
     )
       .join(" ") + ".";
   const sections = Array.from({ length: 8 }, (_, k) => ({
-    heading: `${k + 1}.${i % 4} ${pick(WORDS.slice(22))} ${pick(WORDS.slice(22))}`,
+    heading: `${k + 1}.${i % 4} ${pick(CONTENT)} ${pick(CONTENT)}`,
     anchor: `s${k}`,
   }));
   const parts = sections.flatMap((s) => [s.heading, ...Array.from({ length: 12 }, sentence)]);
   return {
     id: `/manual/${i}`,
-    title: `${pick(WORDS.slice(22))} ${pick(WORDS.slice(22))} guide ${i}`,
+    title: `${pick(CONTENT)} ${pick(CONTENT)} guide ${i}`,
     description: sentence(),
     headings: headingsText(sections),
     body: parts.join("\n"),
@@ -111,14 +118,13 @@ function longPage(i: number, next: () => number) {
 
 /** Queries as visitors type them: words, pairs, headings, prefixes, typos, identifiers. */
 function* warmQueries(n: number, next: () => number): Generator<string> {
-  const pick = <T>(xs: T[]) => xs[Math.floor(next() * xs.length)];
-  const content = WORDS.slice(22);
+  const pick = pickWith(next);
   for (let k = 0; k < n; k++) {
-    const w = pick(content);
+    const w = pick(CONTENT);
     const kind = k % 6;
     if (kind === 0) yield w;
-    else if (kind === 1) yield `${w} ${pick(content)}`;
-    else if (kind === 2) yield `how to ${w} the ${pick(content)}`;
+    else if (kind === 1) yield `${w} ${pick(CONTENT)}`;
+    else if (kind === 2) yield `how to ${w} the ${pick(CONTENT)}`;
     else if (kind === 3) yield w.slice(0, 3 + Math.floor(next() * 3));
     else if (kind === 4) yield w.length > 4 ? w.slice(0, 2) + w[3] + w[2] + w.slice(4) : `${w}s`;
     else yield pick(NAMES);
@@ -147,29 +153,21 @@ export function* warmSearchDeeply(searches = 400): Generator<void, number> {
   return found;
 }
 
-/** Longest stretch of the deep warm-up between two turns of the event loop. */
-const SLICE_MS = 5;
-
 /**
  * Runs the deep warm-up in slices once no visitor has searched for a while (memory_trim.ts
  * `searchesPaused`), never while they search; gives up after `withinMs`. Resolves to the
  * searches that found pages, or null when it gave up.
  */
 export async function warmWhileQuiet(searches = 400, withinMs = 60_000): Promise<number | null> {
-  const steps = warmSearchDeeply(searches);
+  let found: number | null = null;
+  const steps = (function* () {
+    found = yield* warmSearchDeeply(searches);
+  })();
   const end = performance.now() + withinMs;
-  const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  await wait(SEARCH_QUIET_MS); // a search right after the start comes first
+  // Each look waits a quiet spell first: a search right after the start comes before it.
   while (performance.now() < end) {
-    if (!searchesPaused()) {
-      await wait(SEARCH_QUIET_MS);
-      continue;
-    }
-    const until = performance.now() + SLICE_MS;
-    let step = steps.next();
-    while (!step.done && performance.now() < until) step = steps.next();
-    if (step.done) return step.value;
-    await wait(0);
+    await new Promise((r) => setTimeout(r, SEARCH_QUIET_MS));
+    if (await inTimeSlices(steps, searchesPaused)) break;
   }
-  return null;
+  return found;
 }

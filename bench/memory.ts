@@ -8,8 +8,8 @@
  * 2. MEMORY_SITES × MEMORY_PAGES (200 × 200, bodies cut at 6,000 characters as the loadtest
  *    does) at INDEX_MEMORY_MB=MEMORY_BUDGET_MB (300): the peak during the ingest against the
  *    budget + 100 MB, then a warm round (every site's first search, then MEMORY_QUERIES judged
- *    queries a site one at a time over keep-alive, from wrk): their p50 / p99 and VmRSS right
- *    after, no rest.
+ *    queries a site one at a time over keep-alive, from wrk): their p50 / p99 (wrk's, and each
+ *    request's own: wrk.ts) and VmRSS right after, no rest.
  *
  * 3. (`pauses`, only when asked) a small site's searches while figure 1's ingest runs.
  *
@@ -18,7 +18,7 @@
  */
 import { loadCorpus, percentile } from "./corpus.ts";
 import { procMemory, startServer } from "./server.ts";
-import { haveWrk, wrk } from "./wrk.ts";
+import { eachRequest, haveWrk, wrk } from "./wrk.ts";
 import type { PageInput } from "../lib/sites/pages.ts";
 
 const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
@@ -253,10 +253,11 @@ export async function benchManySites(corpus: PageInput[]) {
       Array.from({ length: QUERIES }, (_, j) => queries[(i * QUERIES + j) % queries.length])
         .map((q) => `/api/search?key=${key}&q=${encodeURIComponent(q)}`)
     );
-    let p50: number, p99: number, how: string;
+    let p50: number, p99: number, how: string, each = "";
     if (await haveWrk()) {
       const r = await wrk(origin, paths, 1, 120, true);
       [p50, p99, how] = [r.p50, r.p99, `wrk, ${r.requests} requests, ${r.non2xx} not 200`];
+      each = eachRequest(r);
     } else {
       const lat: number[] = [];
       for (const path of paths) {
@@ -274,7 +275,7 @@ export async function benchManySites(corpus: PageInput[]) {
     );
     console.log(
       `warm round over the ${SITES} sites: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms ` +
-        `(${how}; target p99 ≤ 3 ms)`,
+        `(${how})${each}; target p99 ≤ 3 ms`,
     );
     console.log(
       `RSS right after ingest and a warm round, no rest: ${f0(warm.rss)} MB (peak ${

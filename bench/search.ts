@@ -7,7 +7,7 @@ import { createApp } from "../app.ts";
 import type { PageInput } from "../lib/sites/pages.ts";
 import { benchApp, loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
 import { indexQueries } from "./index_queries.ts";
-import { haveWrk, wrk, type WrkResult } from "./wrk.ts";
+import { eachRequest, haveWrk, wrk, type WrkResult } from "./wrk.ts";
 import { mallocTrim } from "../lib/memory_trim.ts";
 import { type EarlyHandler, serveHttp } from "../lib/http/server/mod.ts";
 import { startServer } from "./server.ts";
@@ -330,7 +330,7 @@ async function benchHttp(
     lines.push(
       `${name}: first-seen one at a time p50 ${ms(seq.p50)}, p99 ${ms(seq.p99)}${
         repeats(seq, seqQueries.length)
-      }; 50 connections ${load.rps.toFixed(0)} req/s = ${
+      }${eachRequest(seq)}; 50 connections ${load.rps.toFixed(0)} req/s = ${
         (load.rps / inProcess).toFixed(2)
       } x the same queries in process (${
         inProcess.toFixed(0)

@@ -25,6 +25,7 @@ const HEAD = 12;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
 
 const u32 = (b: Uint8Array, at: number) =>
   (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
@@ -109,19 +110,19 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
  * pages that answer many queries are shown again and again, and inflating one is most of
  * showing it. Those not shown for longest go first (second_chance.ts). Only what a result
  * needed of a page is kept (its start, often a few thousand characters), so more pages are.
- * What is kept first is the inflated UTF-8 (the inflater's bytes, copied), outside V8's heap,
- * decoded again for a read (0.5 µs for 5,000 characters against 20 µs a block to inflate);
- * read again, it is kept decoded.
- * Strings kept at once outlived a young collection and were copied twice: most of what the
- * 200-site warm round promoted (24 of 41 MB), where most pages are shown once.
+ * What is kept is the inflated UTF-8 (the inflater's bytes, copied), outside V8's heap, and
+ * decoded again at each read (0.5 µs for 5,000 characters against 20 µs a block to inflate).
+ * Strings kept outlive young collections and are copied twice: kept at once, they were most of
+ * what the 200-site warm round promoted (24 of 41 MB); kept from a second read, they were still
+ * 5 MB of the heap after it and 15 MB of RSS (366-377 MB against 369-396, 4 runs each).
  */
 const KEPT_CHARS = 8_000_000;
 
 interface Kept extends Turned {
   /** The packed text's length it was read from (a document's bytes are a new view per read). */
   packed: number;
-  /** Its UTF-8 until it is read again, then the text. */
-  held: Uint8Array | string;
+  /** Its UTF-8. */
+  held: Uint8Array;
   /** Where it is kept. */
   map: Map<Place, Kept>;
   at: Place;
@@ -136,7 +137,7 @@ const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
 /** The texts kept, in their turns to be forgotten; a forgotten one holds none of its text. */
 const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
   if (e.map.get(e.at) === e) e.map.delete(e.at);
-  e.held = "";
+  e.held = EMPTY;
 });
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
@@ -188,8 +189,7 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   const had = inBuffer?.get(at);
   if (had?.packed === p.length && had.chars >= chars) {
     had.used = true;
-    if (typeof had.held !== "string") had.held = decoder.decode(had.held);
-    return had.held;
+    return decoder.decode(had.held);
   }
   decoded = null;
   const text = read();

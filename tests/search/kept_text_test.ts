@@ -41,3 +41,12 @@ Deno.test("kept text - accented, non-Latin and astral text reads the same the fi
     assert.equal(part, text.slice(at, at + part.length), `stretch, read ${k + 1}`);
   }
 });
+
+Deno.test("kept text - a page shown again and again reads as itself at every read, kept as bytes and then as text", () => {
+  const text = "Página — 日本語 🦀 words of a page shown often. ".repeat(300);
+  const packed = packText(text);
+  for (let k = 0; k < 8; k++) {
+    assert.equal(keptPrefix(packed, 6_000).upTo(6_000), text.slice(0, 6_000), `read ${k + 1}`);
+    assert.equal(keptPrefix(packed, 300).upTo(300), text.slice(0, 300), `short read ${k + 1}`);
+  }
+});

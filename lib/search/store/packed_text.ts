@@ -25,7 +25,6 @@ const HEAD = 12;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const EMPTY = new Uint8Array(0);
 
 const u32 = (b: Uint8Array, at: number) =>
   (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
@@ -111,18 +110,23 @@ export function unpackText(p: Uint8Array, maxChars = Infinity): string {
  * showing it. Those not shown for longest go first (second_chance.ts). Only what a result
  * needed of a page is kept (its start, often a few thousand characters), so more pages are.
  * What is kept is the inflated UTF-8 (the inflater's bytes, copied), outside V8's heap, and
- * decoded again at each read (0.5 µs for 5,000 characters against 20 µs a block to inflate).
+ * decoded again at each read; only a text read KEEP_DECODED_AT times is kept decoded.
  * Strings kept outlive young collections and are copied twice: kept at once, they were most of
- * what the 200-site warm round promoted (24 of 41 MB); kept from a second read, they were still
- * 5 MB of the heap after it and 15 MB of RSS (366-377 MB against 369-396, 4 runs each).
+ * what the 200-site warm round promoted (24 of 41 MB). Kept from a second read, they were still
+ * 4-5 MB of the heap after it (most pages there are shown two or three times); decoded at every
+ * read, the same queries asked again in process ran 10 % slower (a decode is a runtime call).
  */
 const KEPT_CHARS = 8_000_000;
+/** Reads of a kept text from which it is kept decoded: a page shown again and again. */
+const KEEP_DECODED_AT = 4;
 
 interface Kept extends Turned {
   /** The packed text's length it was read from (a document's bytes are a new view per read). */
   packed: number;
-  /** Its UTF-8. */
-  held: Uint8Array;
+  /** Its UTF-8 until it has been read KEEP_DECODED_AT times, then the text. */
+  held: Uint8Array | string;
+  /** Times it was read. */
+  reads: number;
   /** Where it is kept. */
   map: Map<Place, Kept>;
   at: Place;
@@ -137,7 +141,7 @@ const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
 /** The texts kept, in their turns to be forgotten; a forgotten one holds none of its text. */
 const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
   if (e.map.get(e.at) === e) e.map.delete(e.at);
-  e.held = EMPTY;
+  e.held = "";
 });
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
@@ -189,7 +193,9 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   const had = inBuffer?.get(at);
   if (had?.packed === p.length && had.chars >= chars) {
     had.used = true;
-    return decoder.decode(had.held);
+    if (typeof had.held === "string") return had.held;
+    if (++had.reads < KEEP_DECODED_AT) return decoder.decode(had.held);
+    return had.held = decoder.decode(had.held);
   }
   decoded = null;
   const text = read();
@@ -201,6 +207,7 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   const entry: Kept = {
     packed: p.length,
     held,
+    reads: 1,
     used: false,
     live: true,
     chars: text.length,

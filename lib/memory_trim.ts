@@ -11,6 +11,7 @@
  */
 
 import { libc } from "./libc.ts";
+import { nextTurn } from "./slices.ts";
 
 type Trim = () => void;
 
@@ -154,7 +155,7 @@ export async function releaseNow(opts: ReleaseOptions = {}): Promise<void> {
   settleLater(o);
   // A turn of the event loop first, so that a pass after an earlier change (indexes.ts
   // prepare), waiting on its timer, can let go of the index a compaction replaced.
-  await new Promise((r) => setTimeout(r, 0));
+  await nextTurn();
   if (quiet(o)) {
     collectNow(o, true);
     if (!o.trim) return;

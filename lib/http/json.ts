@@ -3,13 +3,13 @@
  * checked for depth and parsed in slices that yield to the event loop, however large.
  */
 import { ApiError } from "./errors.ts";
+import { nextTurn } from "../slices.ts";
 
 /** How deep arrays and objects may nest in a JSON body; deeper is a 400, never a stack overflow. */
 export const MAX_JSON_DEPTH = 64;
 
 /** Work on a large body goes in slices of this many bytes or characters, yielding in between. */
 const SLICE = 1 << 20;
-const yieldNow = () => new Promise((r) => setTimeout(r, 0));
 
 /**
  * The body as text, decoded in slices so a large one never holds up other requests. Bytes
@@ -23,7 +23,7 @@ export async function jsonText(bytes: Uint8Array): Promise<string> {
   try {
     for (let i = 0; i < bytes.length; i += SLICE) {
       parts.push(decoder.decode(bytes.subarray(i, i + SLICE), { stream: true }));
-      if (i + SLICE < bytes.length) await yieldNow();
+      if (i + SLICE < bytes.length) await nextTurn();
     }
     parts.push(decoder.decode());
     return parts.join("");
@@ -91,7 +91,7 @@ async function scan(text: string): Promise<{ depth: number; arrays: MemberArray[
   let current: MemberArray | null = null;
   let elementStart = 0;
   for (let i = 0; i < text.length; i++) {
-    if (i % SLICE === SLICE - 1) await yieldNow();
+    if (i % SLICE === SLICE - 1) await nextTurn();
     const ch = text.charCodeAt(i);
     if (inString) {
       if (ch === 92) i++; // backslash: skip the escaped character
@@ -163,7 +163,7 @@ export async function parseJsonBody(bytes: Uint8Array): Promise<unknown> {
       for (const [start, end] of a.elements) {
         values.push(JSON.parse(text.slice(start, end)));
         if (performance.now() - sliceStart >= SLICE_MS) {
-          await yieldNow();
+          await nextTurn();
           sliceStart = performance.now();
         }
       }

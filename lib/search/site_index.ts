@@ -17,7 +17,7 @@ import { adoptStated, statedColumns } from "./query/stated.ts";
 import { prepareIndex, readAhead } from "./query/rank.ts";
 import { toDoc } from "./documents.ts";
 import { releaseSoon, searchesPaused } from "../memory_trim.ts";
-import { inTimeSlices } from "../slices.ts";
+import { inTimeSlices, nextTurn } from "../slices.ts";
 
 export interface SiteIndex {
   db: SiteDb;
@@ -56,7 +56,7 @@ export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (
   for await (const item of items) {
     step(item);
     if (performance.now() - sliceStart >= SLICE_MS) {
-      await new Promise((r) => setTimeout(r, 0));
+      await nextTurn();
       sliceStart = performance.now();
     }
   }

@@ -19,12 +19,11 @@ const MIN_CHUNK = 1 << 8, MAX_CHUNK = 1 << 16;
 const LONG_LINE = 0xffff;
 /** Numbers a line takes besides its words': length, mask (two halves), word count. */
 export const LINE_HEAD = 4;
-/** Bytes per page read, about: its map entry and record. */
-const PAGE_BYTES = 64;
+/** Bytes per page slot: its holder, its chunk's number, where its lines start and end. */
+const SLOT_BYTES = 20;
 
-/** What held one page's headings when they were read, and their lines: `chunk[at, end)`. */
+/** One page's lines: `chunk[at, end)`. */
 export interface PageLines {
-  holder: unknown;
   chunk: Uint16Array;
   at: number;
   end: number;
@@ -33,11 +32,22 @@ export interface PageLines {
 /** One page's lines as they are numbered, before they are kept (grown as needed). */
 let scratch = new Uint16Array(1024);
 
-/** A site's headings read so far, in one language. */
+/**
+ * A site's headings read so far, in one language. Pages are kept in columns by id, not as
+ * an object each: 200 sites held 50,000 of those, which every full collection marked.
+ */
 export class HeadingWords {
   /** The numbering the lines are in. */
   readonly words: HeadingNumbers;
-  private pages = new Map<number, PageLines>();
+  /** Per page: what held its headings when they were read (undefined: not read). */
+  private holders: unknown[] = [];
+  /** Per page: the chunk its lines are in, and where they start and end there. */
+  private chunkOf = new Uint32Array(0);
+  private starts = new Uint32Array(0);
+  private ends = new Uint32Array(0);
+  private chunks: Uint16Array[] = [];
+  /** What `lines` returns, read before the next call: one object, not one per page. */
+  private view: PageLines = { chunk: new Uint16Array(0), at: 0, end: 0 };
   /** The chunk being filled, up to `used`, and the numbers all chunks have room for. */
   private chunk = new Uint16Array(0);
   private used = 0;
@@ -48,34 +58,32 @@ export class HeadingWords {
     this.words = HeadingNumbers.of(lang);
   }
 
-  /** Page `id`'s heading lines (per line: length, mask, count, numbers), if it has any. */
+  /**
+   * Page `id`'s heading lines (per line: length, mask, count, numbers), if it has any; the
+   * object returned is this one's, and holds another page's lines after the next call.
+   */
   lines(db: SiteDb, id: number): PageLines | undefined {
     // A page's data is never rewritten where it is held: the same holder, the same headings.
     const holder = db.docs.holder(id);
     if (holder === undefined) return undefined;
     if (this.generation !== this.words.generation) this.startOver();
-    const had = this.pages.get(id);
-    if (had?.holder === holder) return had.at < had.end ? had : undefined;
+    if (this.holders[id] === holder) return this.viewOf(id);
     const headings = db.docs.sectionHeadings(id);
-    if (!headings) {
-      this.pages.set(id, { holder, chunk: this.chunk, at: 0, end: 0 });
-      return undefined;
-    }
+    if (!headings) return this.keep(id, holder, 0, 0);
     HeadingNumbers.bound();
     if (this.generation !== this.words.generation || this.held > MAX_KEPT) this.startOver();
     const n = numbered(headings, this.words, this.lang);
     if (this.used + n > this.chunk.length) {
       const size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, this.held >> 2));
       this.chunk = new Uint16Array(Math.max(n, size));
+      this.chunks.push(this.chunk);
       this.held += this.chunk.length;
       this.used = 0;
     }
     const { chunk } = this, at = this.used;
     for (let i = 0; i < n; i++) chunk[at + i] = scratch[i];
     this.used += n;
-    const page = { holder, chunk, at, end: at + n };
-    this.pages.set(id, page);
-    return page;
+    return this.keep(id, holder, at, at + n);
   }
 
   /** Whether the lines kept are under half their bound: reading ahead stops there. */
@@ -83,13 +91,51 @@ export class HeadingWords {
     return this.held < MAX_KEPT / 2 && HeadingNumbers.roomy();
   }
 
-  /** Bytes held, about: the chunks, and an entry per page read. */
+  /** Bytes held, about: the chunks, and the columns. */
   get bytes(): number {
-    return this.held * 2 + this.pages.size * PAGE_BYTES;
+    return this.held * 2 + this.starts.length * SLOT_BYTES;
+  }
+
+  /** Notes page `id`'s lines, in the chunk being filled; returns them (none when empty). */
+  private keep(id: number, holder: unknown, at: number, end: number) {
+    if (id >= this.starts.length) this.grow(id + 1);
+    this.holders[id] = holder;
+    this.chunkOf[id] = this.chunks.length - 1;
+    this.starts[id] = at;
+    this.ends[id] = end;
+    return this.viewOf(id);
+  }
+
+  private viewOf(id: number): PageLines | undefined {
+    const at = this.starts[id], end = this.ends[id];
+    if (at >= end) return undefined;
+    const { view } = this;
+    view.chunk = this.chunks[this.chunkOf[id]];
+    view.at = at;
+    view.end = end;
+    return view;
+  }
+
+  /** Room for `n` pages at least; the holders grow by pushes, so that they stay a plain array. */
+  private grow(n: number) {
+    const size = Math.max(64, n, this.starts.length * 2);
+    const widen = (a: Uint32Array) => {
+      const b = new Uint32Array(size);
+      b.set(a);
+      return b;
+    };
+    this.chunkOf = widen(this.chunkOf);
+    this.starts = widen(this.starts);
+    this.ends = widen(this.ends);
+    while (this.holders.length < size) this.holders.push(undefined);
   }
 
   private startOver() {
-    this.pages.clear();
+    this.holders = [];
+    this.chunkOf = new Uint32Array(0);
+    this.starts = new Uint32Array(0);
+    this.ends = new Uint32Array(0);
+    this.chunks = [];
     this.chunk = new Uint16Array(0);
     this.used = this.held = 0;
     this.generation = this.words.generation;

@@ -173,10 +173,8 @@ function naming(lines: Uint16Array, from: number, to: number, q: Naming): number
     let others = 0;
     for (let k = first; k < end; k++) {
       const w = lines[k];
-      if (words.ofQuery(w, forms, mask)) {
-        const its = words.forms[w];
-        for (let i = 0; i < its.length; i++) own.add(its[i]);
-      } else if (++others > spare) break;
+      if (words.ofQuery(w, forms, mask)) words.addForms(w, own);
+      else if (++others > spare) break;
     }
     if (others > spare || !own.size) continue;
     if (others === 0) {

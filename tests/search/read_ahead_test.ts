@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { answersOf } from "./sites.ts";
 import { keptHeadingsBytes } from "../../lib/search/query/heading_words.ts";
 import type { SiteDb } from "../../lib/search/store/site_db.ts";
 
@@ -30,11 +31,7 @@ const dbOf = (ix: SearchIndexes) =>
 
 const pause = () => new Promise((r) => setTimeout(r, 300)); // longer than a search's hold
 
-async function answers(ix: SearchIndexes) {
-  const out = [];
-  for (const q of QUERIES) out.push(await ix.search(SITE, q, 1, 10));
-  return out;
-}
+const answers = (ix: SearchIndexes) => answersOf(ix, SITE, QUERIES);
 
 Deno.test("read ahead - a site's headings are read while no one searches, and its first searches read none and answer the same", async () => {
   const kv = await Deno.openKv(":memory:");

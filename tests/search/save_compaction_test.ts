@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { answersOf } from "./sites.ts";
 
 const SITE = "site_save_compact";
 const WORDS = ["lantern", "compass", "anchor", "rudder", "sextant", "hammock", "galley", "keel"];
@@ -17,11 +18,7 @@ const page = (i: number, edit = "") => ({
   body: `Caring for the ${WORDS[i % WORDS.length]} ${i}\nPolish it yearly${edit}.`,
 });
 
-async function answers(ix: SearchIndexes) {
-  const out = [];
-  for (const q of QUERIES) out.push(await ix.search(SITE, q, 1, 5));
-  return out;
-}
+const answers = (ix: SearchIndexes) => answersOf(ix, SITE, QUERIES, 5);
 
 Deno.test("save compaction - an index saved after a few changes holds what a load of its snapshot holds, with the same answers", async () => {
   const kv = await Deno.openKv(":memory:");

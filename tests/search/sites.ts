@@ -1,5 +1,11 @@
 /** Small built sites for ranking tests: pages with a title, a body and section headings. */
-import { addDoc, createSiteDb, type Doc, type SiteDb } from "../../lib/search/mod.ts";
+import {
+  addDoc,
+  createSiteDb,
+  type Doc,
+  type SearchIndexes,
+  type SiteDb,
+} from "../../lib/search/mod.ts";
 
 export interface Page {
   id: string;
@@ -24,4 +30,16 @@ export function site(pages: Page[]): SiteDb {
   const db = createSiteDb();
   for (const p of pages) addDoc(db, doc(p));
   return db;
+}
+
+/** What an index answers to each query in turn (page 1 of `perPage`): to compare two states of it. */
+export async function answersOf(
+  ix: SearchIndexes,
+  site: string,
+  queries: readonly string[],
+  perPage = 10,
+) {
+  const out = [];
+  for (const q of queries) out.push(await ix.search(site, q, 1, perPage));
+  return out;
 }

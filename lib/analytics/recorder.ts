@@ -106,7 +106,9 @@ export class Analytics {
   }
 
   private add(key: string[], n: number) {
-    const id = key.join("\u0000"); // every part is a string: joined, they name the key
+    // Its parts, written out unambiguously: joined by a separator, a query or page holding it
+    // would name another key ("x" and "/a\u0000/b" against "x\u0000/a" and "/b").
+    const id = JSON.stringify(key);
     const cur = this.pending.get(id);
     if (cur) cur.n += n;
     else this.pending.set(id, { key, n });

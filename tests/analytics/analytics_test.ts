@@ -141,3 +141,23 @@ Deno.test("analytics - with no one reading the report, a typing session's last q
     kv.close();
   }
 });
+
+Deno.test("analytics - counts whose parts hold NUL stay under their own keys", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 60_000);
+  try {
+    // Joined with NUL between their parts, these two clicks' keys would read the same.
+    a.click("site_a", 1, "x", "/a\u0000/b");
+    a.click("site_a", 3, "x\u0000/a", "/b");
+    await a.flush();
+    const clicks = (await allAnalyticsKeys(kv)).filter((e) => e.key[3] === "c");
+    assert.deepEqual(
+      clicks.map((e) => [e.key.slice(4), (e.value as Deno.KvU64).value]).sort(),
+      [[["x", "/a\u0000/b"], 1n], [["x\u0000/a", "/b"], 1n]].sort(),
+    );
+  } finally {
+    a.discard();
+    kv.close();
+  }
+});

@@ -30,7 +30,11 @@ const PER_COMMIT = 100;
 export class Analytics {
   /** Off: nothing is counted (the benchmark's baseline). */
   enabled = true;
-  private pending = new Map<string, { key: string[]; n: number }>();
+  /**
+   * Counts by their key's parts written as JSON: one string a key until the flush (5 s, so
+   * they outlive young collections), not the key's array and strings and a record as well.
+   */
+  private pending = new Map<string, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private typing = new TypingSessions();
@@ -109,9 +113,7 @@ export class Analytics {
     // Its parts, written out unambiguously: joined by a separator, a query or page holding it
     // would name another key ("x" and "/a\u0000/b" against "x\u0000/a" and "/b").
     const id = JSON.stringify(key);
-    const cur = this.pending.get(id);
-    if (cur) cur.n += n;
-    else this.pending.set(id, { key, n });
+    this.pending.set(id, (this.pending.get(id) ?? 0) + n);
     this.flushLater();
   }
 
@@ -146,7 +148,7 @@ export class Analytics {
       for (const p of due.length ? await settled(this.kv, this.instance, due) : []) {
         this.finished(p);
       }
-      const batch = [...this.pending.values()];
+      const batch = [...this.pending].map(([id, n]) => ({ key: JSON.parse(id) as string[], n }));
       this.pending.clear();
       await this.write(batch);
       if (this.typing.size || this.quiet.length) this.flushLater(); // still to settle

@@ -69,7 +69,7 @@ export interface WrkResult {
   errors: number;
   non2xx: number;
   /** One connection asked once: each request's own latency, no phantom samples added. */
-  each?: { p50: number; p99: number; max: number };
+  each?: { p50: number; p99: number };
 }
 
 /**
@@ -149,7 +149,7 @@ async function eachLatency(path: string): Promise<WrkResult["each"]> {
   const text = await Deno.readTextFile(path).catch(() => "");
   const ms = text.split("\n").filter(Boolean).map((l) => Number(l) / 1000);
   if (!ms.length) return undefined;
-  return { p50: percentile(ms, 50), p99: percentile(ms, 99), max: Math.max(...ms) };
+  return { p50: percentile(ms, 50), p99: percentile(ms, 99) };
 }
 
 /** True when wrk is installed. */

@@ -45,11 +45,10 @@ export class HeadingWords {
   private chunkOf = new Uint32Array(0);
   private starts = new Uint32Array(0);
   private ends = new Uint32Array(0);
+  /** The chunks, the last filled up to `used`; the numbers all of them have room for. */
   private chunks: Uint16Array[] = [];
   /** What `lines` returns, read before the next call: one object, not one per page. */
   private view: PageLines = { chunk: new Uint16Array(0), at: 0, end: 0 };
-  /** The chunk being filled, up to `used`, and the numbers all chunks have room for. */
-  private chunk = new Uint16Array(0);
   private used = 0;
   private held = 0;
   private generation = 0;
@@ -73,15 +72,15 @@ export class HeadingWords {
     HeadingNumbers.bound();
     if (this.generation !== this.words.generation || this.held > MAX_KEPT) this.startOver();
     const n = numbered(headings, this.words, this.lang);
-    if (this.used + n > this.chunk.length) {
+    let chunk = this.chunks.at(-1);
+    if (this.used + n > (chunk?.length ?? 0)) {
       const size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, this.held >> 2));
-      this.chunk = new Uint16Array(Math.max(n, size));
-      this.chunks.push(this.chunk);
-      this.held += this.chunk.length;
+      this.chunks.push(chunk = new Uint16Array(Math.max(n, size)));
+      this.held += chunk.length;
       this.used = 0;
     }
-    const { chunk } = this, at = this.used;
-    for (let i = 0; i < n; i++) chunk[at + i] = scratch[i];
+    const at = this.used;
+    for (let i = 0; i < n; i++) chunk![at + i] = scratch[i];
     this.used += n;
     return this.keep(id, holder, at, at + n);
   }
@@ -136,7 +135,6 @@ export class HeadingWords {
     this.starts = new Uint32Array(0);
     this.ends = new Uint32Array(0);
     this.chunks = [];
-    this.chunk = new Uint16Array(0);
     this.used = this.held = 0;
     this.generation = this.words.generation;
   }

@@ -44,7 +44,7 @@ Deno.test("site name - a snapshot's entries give back the same facts, and pages 
 Deno.test("site name - titles holding NUL and other control characters count and go like any other", () => {
   const names = new SiteName();
   for (let i = 0; i < 4; i++) names.add(`/n${i}`, `Part\u0000${i} — Acme\u0000 docs\n`, "en\u0000");
-  assert.equal(names.current().replace("\u0000", ""), ">acme docs", "the name they share is found");
+  assert.equal(names.current(), ">acme docs", "the name they share is found, NUL taken out");
   const back = SiteName.from(names.entries());
   assert.equal(back.key(), names.key());
   for (const n of [names, back]) {

@@ -22,6 +22,9 @@ const MAX_CHARS = 1 << 19;
 /** Bytes per word besides its characters, about: a map entry, its forms, its mask and stamp. */
 const WORD_BYTES = 120;
 
+/** Words a numbering has room for at first (its columns double as it grows). */
+const FIRST_ROOM = 1024;
+
 /** No forms: a stop word's or a section number's. */
 const NO_FORMS: readonly string[] = [];
 
@@ -53,9 +56,9 @@ export class HeadingNumbers {
    * arrays were 30,000 of the heap's objects, which every full collection marked.
    */
   private formList: string[] = [];
-  private formAt = new Int32Array(1025);
+  private formAt = new Int32Array(FIRST_ROOM + 1);
   /** Per word number: its forms' mask. */
-  masks = new Int32Array(1024);
+  masks = new Int32Array(FIRST_ROOM);
   /** Per word number: the check it was last judged for (`judged`), and the verdict. */
   private stamp = new Uint32Array(0);
   private verdict = new Uint8Array(0);
@@ -116,8 +119,8 @@ export class HeadingNumbers {
   private reset() {
     this.numbers.clear();
     this.formList = [];
-    this.formAt = new Int32Array(1025);
-    this.masks = new Int32Array(1024);
+    this.formAt = new Int32Array(FIRST_ROOM + 1);
+    this.masks = new Int32Array(FIRST_ROOM);
     this.stamp = new Uint32Array(0);
     this.verdict = new Uint8Array(0);
     this.generation = generation;
@@ -136,7 +139,7 @@ export class HeadingNumbers {
     // A form outside the query's bits is no form of the query (most words, told at once).
     if (this.masks[n] & ~mask) return false;
     if (n >= this.stamp.length) {
-      const size = Math.max(1024, this.numbers.size * 2);
+      const size = Math.max(FIRST_ROOM, this.numbers.size * 2);
       const stamp = new Uint32Array(size), verdict = new Uint8Array(size);
       stamp.set(this.stamp);
       verdict.set(this.verdict);

@@ -116,6 +116,48 @@ Deno.test("start - deno task start and dev run with the service's V8 flags", asy
   }
 });
 
+/** Each thread of a process: its name and scheduling policy (0 normal, 5 SCHED_IDLE). */
+async function threadPolicies(pid: number) {
+  // Through sh: reading /proc directly needs --allow-all, running a program does not.
+  const script = `for t in /proc/${pid}/task/*; do
+    echo "$(basename "$t")|$(cat "$t/comm")|$(grep -m1 '^policy' "$t/sched" | tr -dc 0-9)"
+  done`;
+  const { stdout } = await new Deno.Command("sh", { args: ["-c", script] }).output();
+  return new TextDecoder().decode(stdout).trim().split("\n").map((line) => {
+    const [tid, name, policy] = line.split("|");
+    return { tid: Number(tid), name, policy: Number(policy) };
+  });
+}
+
+Deno.test({
+  name:
+    "start - with deno task start's permissions V8's worker threads give way (SCHED_IDLE) where a core is left for them, the threads serving requests do not",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+    const permissions = tasks.start.split(" ").filter((f: string) => f.startsWith("--allow-"));
+    const dir = await Deno.makeTempDir();
+    const run = await start({ KV_PATH: `${dir}/kv.sqlite` }, { permissions });
+    try {
+      const threads = await threadPolicies(run.pid);
+      const workers = threads.filter((t) => t.name.startsWith("V8 DefaultWorke"));
+      assert.ok(workers.length >= 1, JSON.stringify(threads));
+      // One process: V8's threads give way wherever there is a second core for them.
+      const policy = navigator.hardwareConcurrency > 1 ? 5 : 0;
+      for (const t of workers) assert.equal(t.policy, policy, JSON.stringify(t));
+      for (const t of threads.filter((t) => !workers.includes(t))) {
+        assert.equal(t.policy, 0, JSON.stringify(t)); // the main thread, I/O, KV
+      }
+      assert.ok(threads.some((t) => t.tid === run.pid && t.policy === 0));
+      // It still answers.
+      const key = run.field("public key");
+      assert.equal((await fetch(`${run.url}/api/search?q=shipping&key=${key}`)).status, 200);
+    } finally {
+      await run.stop();
+    }
+  },
+});
+
 Deno.test("start - zero configuration creates the demo site, prints the generated operator token once and keeps only its hash", async () => {
   const dir = await Deno.makeTempDir();
   const env = { KV_PATH: `${dir}/kv/sitesearch.kv` };
@@ -355,6 +397,13 @@ Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay 
   const children = await cat(`/proc/${run.pid}/task/${run.pid}/children`);
   const cmdline = await cat(`/proc/${children.trim().split(" ")[0]}/cmdline`);
   assert.ok(cmdline.split("\0").includes(`--v8-flags=${V8_FLAGS}`), cmdline);
+  // Both give V8's threads way only if two processes leave them a core (none here on 2 cores).
+  for (const pid of [run.pid, Number(children.trim().split(" ")[0])]) {
+    const workers = (await threadPolicies(pid)).filter((t) => t.name.startsWith("V8 Default"));
+    assert.ok(workers.length >= 1);
+    const policy = 2 < navigator.hardwareConcurrency ? 5 : 0;
+    for (const t of workers) assert.equal(t.policy, policy, `${pid}: ${JSON.stringify(t)}`);
+  }
   const token = run.field("operator token");
   const created = await json(
     await fetch(`${run.url}/api/admin/sites`, bearer(token, { name: "Two", plan: "free" })),

@@ -1,0 +1,60 @@
+/**
+ * V8's worker threads (concurrent compilation and marking, parallel scavenging) run under
+ * Linux's SCHED_IDLE policy, so a thread that serves a request, or a client on the same
+ * machine, takes their CPU the moment it wakes. At normal priority a compile or marking job
+ * kept the CPU a waking client had been placed on for up to 4 ms while the other core sat
+ * idle: most of the 200-site round's slowest requests (BENCHMARKS.md, twenty-second round).
+ * V8 needs little of their time: when they lag, a collection finishes on the main thread and
+ * optimized code comes a little later.
+ *
+ * The threads are found in /proc/self/task through libc, as Deno grants reading /proc only
+ * with --allow-all. Only Linux with glibc and FFI (`deno task start`); elsewhere nothing.
+ */
+import { type Libc, libc } from "./libc.ts";
+
+const SCHED_IDLE = 5;
+/** V8's platform workers as /proc names them (a thread's name is cut to 15 bytes). */
+const V8_WORKER = "V8 DefaultWorke";
+/** Where glibc's `struct dirent64` holds the entry's name (x86-64 and arm64 alike). */
+const DIRENT_NAME = 19;
+
+const encoder = new TextEncoder();
+const cString = (s: string) => encoder.encode(s + "\0");
+
+/** The thread ids of this process. */
+function threads(c: Libc): number[] {
+  const dir = c.opendir(cString("/proc/self/task"));
+  if (dir === null) return [];
+  const out: number[] = [];
+  try {
+    for (let e = c.readdir64(dir); e !== null; e = c.readdir64(dir)) {
+      const name = new Deno.UnsafePointerView(e).getCString(DIRENT_NAME);
+      if (/^\d+$/.test(name)) out.push(Number(name));
+    }
+  } finally {
+    c.closedir(dir);
+  }
+  return out;
+}
+
+/** A thread's name, "" when it cannot be read. */
+function threadName(c: Libc, tid: number): string {
+  const fd = c.open(cString(`/proc/self/task/${tid}/comm`), 0);
+  if (fd < 0) return "";
+  const buf = new Uint8Array(32);
+  const n = Number(c.read(fd, buf, BigInt(buf.length)));
+  c.close(fd);
+  return n > 0 ? new TextDecoder().decode(buf.subarray(0, n)).trim() : "";
+}
+
+/** Puts the process's V8 worker threads under SCHED_IDLE; returns how many it moved. */
+export function yieldBackgroundThreads(c: Libc | null = libc()): number {
+  if (!c) return 0;
+  let moved = 0;
+  for (const tid of threads(c)) {
+    if (threadName(c, tid) !== V8_WORKER) continue;
+    // struct sched_param: its priority, which SCHED_IDLE requires to be 0.
+    if (c.sched_setscheduler(tid, SCHED_IDLE, new Uint8Array(4)) === 0) moved++;
+  }
+  return moved;
+}

@@ -5,7 +5,8 @@
  * kept the CPU a waking client had been placed on for up to 4 ms while the other core sat
  * idle: most of the 200-site round's slowest requests (BENCHMARKS.md, twenty-second round).
  * V8 needs little of their time: when they lag, a collection finishes on the main thread and
- * optimized code comes a little later.
+ * optimized code comes a little later. But they must get some: `main.ts` asks for this only
+ * where its processes leave them a core (with one busy process per core they starved).
  *
  * The threads are found in /proc/self/task through libc, as Deno grants reading /proc only
  * with --allow-all. Only Linux with glibc and FFI (`deno task start`); elsewhere nothing.

@@ -116,6 +116,9 @@ Deno.test("start - deno task start and dev run with the service's V8 flags", asy
   }
 });
 
+/** V8's platform worker threads as Linux names them (cut to 15 bytes). */
+const V8_WORKER_NAME = "V8 DefaultWorke";
+
 /** Each thread of a process: its name and scheduling policy (0 normal, 5 SCHED_IDLE). */
 async function threadPolicies(pid: number) {
   // Through sh: reading /proc directly needs --allow-all, running a program does not.
@@ -140,7 +143,7 @@ Deno.test({
     const run = await start({ KV_PATH: `${dir}/kv.sqlite` }, { permissions });
     try {
       const threads = await threadPolicies(run.pid);
-      const workers = threads.filter((t) => t.name.startsWith("V8 DefaultWorke"));
+      const workers = threads.filter((t) => t.name === V8_WORKER_NAME);
       assert.ok(workers.length >= 1, JSON.stringify(threads));
       // One process: V8's threads give way wherever there is a second core for them.
       const policy = navigator.hardwareConcurrency > 1 ? 5 : 0;
@@ -399,7 +402,7 @@ Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay 
   assert.ok(cmdline.split("\0").includes(`--v8-flags=${V8_FLAGS}`), cmdline);
   // Both give V8's threads way only if two processes leave them a core (none here on 2 cores).
   for (const pid of [run.pid, Number(children.trim().split(" ")[0])]) {
-    const workers = (await threadPolicies(pid)).filter((t) => t.name.startsWith("V8 Default"));
+    const workers = (await threadPolicies(pid)).filter((t) => t.name === V8_WORKER_NAME);
     assert.ok(workers.length >= 1);
     const policy = 2 < navigator.hardwareConcurrency ? 5 : 0;
     for (const t of workers) assert.equal(t.policy, policy, `${pid}: ${JSON.stringify(t)}`);

@@ -20,6 +20,7 @@ const V8_WORKER = "V8 DefaultWorke";
 const DIRENT_NAME = 19;
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const cString = (s: string) => encoder.encode(s + "\0");
 
 /** The thread ids of this process. */
@@ -45,17 +46,16 @@ function threadName(c: Libc, tid: number): string {
   const buf = new Uint8Array(32);
   const n = Number(c.read(fd, buf, BigInt(buf.length)));
   c.close(fd);
-  return n > 0 ? new TextDecoder().decode(buf.subarray(0, n)).trim() : "";
+  return n > 0 ? decoder.decode(buf.subarray(0, n)).trim() : "";
 }
 
-/** Puts the process's V8 worker threads under SCHED_IDLE; returns how many it moved. */
-export function yieldBackgroundThreads(c: Libc | null = libc()): number {
-  if (!c) return 0;
-  let moved = 0;
+/** Puts the process's V8 worker threads under SCHED_IDLE (one that refuses keeps its policy). */
+export function yieldBackgroundThreads() {
+  const c = libc();
+  if (!c) return;
+  // struct sched_param: its priority, which SCHED_IDLE requires to be 0.
+  const param = new Uint8Array(4);
   for (const tid of threads(c)) {
-    if (threadName(c, tid) !== V8_WORKER) continue;
-    // struct sched_param: its priority, which SCHED_IDLE requires to be 0.
-    if (c.sched_setscheduler(tid, SCHED_IDLE, new Uint8Array(4)) === 0) moved++;
+    if (threadName(c, tid) === V8_WORKER) c.sched_setscheduler(tid, SCHED_IDLE, param);
   }
-  return moved;
 }

@@ -21,9 +21,12 @@ import { V8_FLAGS } from "./lib/runtime_flags.ts";
 const env = (name: string) => Deno.env.get(name) || undefined;
 const onDeploy = env("DENO_DEPLOY") === "true" || env("DENO_DEPLOYMENT_ID") !== undefined;
 
-/** Deno Deploy provides its KV; elsewhere DENO_KV_URL (a shared denokv), KV_PATH, or a local file. */
+/**
+ * Deno Deploy provides its KV; elsewhere DENO_KV_URL (a shared denokv), KV_PATH, or a local file.
+ * KV_PATH wins on Deploy too, so that tests run several Deploy-mode processes on one file.
+ */
 async function openKv(): Promise<Deno.Kv> {
-  if (onDeploy) return await openResilientKv();
+  if (onDeploy && !env("KV_PATH")) return await openResilientKv();
   const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
   if (!target.includes("://") && target !== ":memory:") {
     await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });

@@ -6,7 +6,7 @@
  * elsewhere with our own HTTP/1.1 server, which bounds what a client can hold.
  */
 import { createApp } from "./app.ts";
-import { startCrawlWorker } from "./lib/crawl/worker.ts";
+import { type CrawlWorker, startCrawlWorker } from "./lib/crawl/worker.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
@@ -50,10 +50,13 @@ const megabytes = (n: number | undefined) => n === undefined ? undefined : n * 1
 // SITESEARCH_DEMO=true keeps the demo beside an operator token (a staging server, the tests).
 const production = env("SITESEARCH_DEMO") !== "true" &&
   (env("SITESEARCH_OPERATOR_TOKEN") !== undefined || env("SITESEARCH_DEMO") === "false");
-// Deploy registers crons from top-level code before Deno.serve: declare it first thing.
+// Deploy registers crons from top-level code before Deno.serve: declare them first thing. The
+// per-minute one wakes an instance where none would otherwise run (Deploy stops idle ones), so
+// that crawls go on; it keeps the instance busy while it crawls, until the next one.
 const cron = typeof Deno.cron === "function" ? Deno.cron : null;
-const recrawlTick = Promise.withResolvers<() => Promise<void>>();
-cron?.("sitesearch-recrawl", "17 * * * *", async () => await (await recrawlTick.promise)());
+const crawler = Promise.withResolvers<CrawlWorker>();
+cron?.("sitesearch-recrawl", "17 * * * *", async () => await (await crawler.promise).recrawlDue());
+cron?.("sitesearch-crawl", "* * * * *", async () => await (await crawler.promise).wake(55_000));
 
 if (!onDeploy) await ensureBuilt(); // widget.js and results.js, when missing or stale (local only)
 const kv = await openKv();
@@ -89,7 +92,7 @@ const worker = startCrawlWorker(services, {
   staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
   cron: cron !== null,
 });
-recrawlTick.resolve(worker.recrawlDue);
+crawler.resolve(worker);
 // V8 compiles the search path now, not in a visitor's first search (search/warm.ts: ~40 ms),
 // and again on long pages once the server is quiet, until its code is optimized (~200 ms of
 // CPU): not on Deploy, whose isolates come and go with the traffic and are billed for CPU.
@@ -175,26 +178,43 @@ function spawnWorkers(port: number) {
   console.log(`  workers:         ${workers} processes on port ${port}`);
 }
 
-/** Stops taking work: crawl steps back to the queue, counts in memory written out, KV closed. */
-let stopServer = async () => {};
+/**
+ * Stops within Deploy's 5 s: no new connections; answers being sent finish (a stream still
+ * going after STREAM_GRACE_MS ends with a retry-able `error` event); crawl leases handed back;
+ * quota units given back and analytics written out; KV closed.
+ */
+const STREAM_GRACE_MS = 2500;
+/** Past this, the process exits whatever is left: before Deploy's SIGKILL at 5 s. */
+const STOP_DEADLINE_MS = 4500;
+let stopServer = (_graceMs: number) => Promise.resolve();
+let stopping = false;
 async function stop() {
+  if (stopping) return;
+  stopping = true;
+  setTimeout(() => Deno.exit(0), STOP_DEADLINE_MS);
   for (const child of children) {
     try {
       child.kill("SIGTERM");
     } catch { /* already gone */ }
   }
-  await Promise.race([
-    Promise.all([stopServer(), worker.shutdown().catch(() => {})]),
-    new Promise((r) => setTimeout(r, 5000)),
+  const bounded = (p: Promise<unknown>, ms: number) =>
+    Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, ms))]);
+  const serverClosed = stopServer(STREAM_GRACE_MS + 1000);
+  await Promise.all([
+    services.shutdown.drain(STREAM_GRACE_MS, 500),
+    bounded(worker.shutdown(), STREAM_GRACE_MS + 500),
   ]);
-  await services.close().catch(() => {}); // quota units given back, analytics written out
+  await bounded(serverClosed, 1000); // the streams' last bytes written
+  await bounded(services.close(), 500); // quota units given back, analytics written out
   kv.close();
   await stdoutLines.flush(); // the last requests' log lines
   Deno.exit(0);
 }
 
 if (onDeploy) {
-  Deno.serve({ port, hostname, onListen }, app.fetch); // Deploy runs its own front end
+  const server = Deno.serve({ port, hostname, onListen }, app.fetch); // Deploy's own front end
+  // Deno.serve's shutdown waits for the responses in flight, the answer streams included.
+  stopServer = () => server.shutdown();
 } else {
   // Our own HTTP/1.1 server: strict parsing, fair connection caps, deadlines (lib/http/server/).
   const server = serveHttp({
@@ -210,7 +230,7 @@ if (onDeploy) {
     reusePort: workers > 1 || workerOf !== undefined,
     early, // GET /api/search before a Request is made: the same answer, for less
   }, app.fetch);
-  stopServer = () => server.shutdown();
+  stopServer = (graceMs) => server.shutdown(graceMs);
   services.httpFront = () => ({ ...server.stats() });
 }
 // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and panics if
@@ -219,7 +239,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   try {
     Deno.addSignalListener(signal, () => void stop());
   } catch {
-    // Windows has no SIGTERM; a stopped crawl step is then handed on once its heartbeat is stale.
+    // Windows has no SIGTERM; a stopped crawl is then taken over once its lease lapses.
   }
 }
 // A worker ends with the process that started it: its stdin closes then.

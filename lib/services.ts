@@ -16,6 +16,7 @@ import type { Summarizer } from "./answers/summarizer.ts";
 import { Analytics } from "./analytics/recorder.ts";
 import { Sessions } from "./http/session.ts";
 import { Levers } from "./levers/levers.ts";
+import { Shutdown } from "./shutdown.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -76,6 +77,8 @@ export interface Services {
   sessions: Sessions;
   /** Owners' synonyms and curations, as searches apply them. */
   levers: Levers;
+  /** The instance stopping: answer streams in flight end cleanly before it exits. */
+  shutdown: Shutdown;
   /** The HTTP server's counters (connections, evictions, refusals), set when main.ts runs it. */
   httpFront?: () => Record<string, number>;
   /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
@@ -129,6 +132,7 @@ export function createServices(opts: AppOptions): Services {
     eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     sessions: new Sessions(kv, clock, sites),
     levers,
+    shutdown: new Shutdown(),
     async close() {
       levers.close();
       await Promise.all([quota.close(), analytics.close()]);

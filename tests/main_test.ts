@@ -366,7 +366,7 @@ Deno.test("start - a crawl whose instance is killed mid-way is resumed by a new 
   await resumeAfter("SIGKILL", "1500");
 });
 
-Deno.test("start - an instance stopped with SIGTERM hands its crawl step back to the queue at once", async () => {
+Deno.test("start - an instance stopped with SIGTERM hands its crawl lease back at once", async () => {
   // With the default 30 s staleness, only the hand-off explains a quick finish.
   const ms = await resumeAfter("SIGTERM", null);
   assert.ok(ms < 15_000, `resumed in ${ms} ms`);

@@ -29,11 +29,14 @@ export interface CrawlJob {
   finishedAt: string | null;
   /** Why a failed job failed, in words. */
   error: string | null;
-  /** Clock time of the runner's last write. */
+  /**
+   * Clock time of the runner's last write: with `runner`, the job's lease, which every
+   * checkpoint renews and which lapses `staleMs` after it.
+   */
   heartbeatAt: number;
-  /** Steps finished so far; a queue message names the step it runs. */
+  /** Checkpoints saved so far (one per `STEP_MS` of crawling). */
   step: number;
-  /** The instance running the current step, null between steps. */
+  /** The instance holding the job's lease, null while the job waits for one (new, or handed back). */
   runner: string | null;
   /** What the crawl knows besides its marks. */
   state: CrawlState;
@@ -65,37 +68,29 @@ export interface SiteCrawlInfo {
 export const MAX_LISTED = 100_000;
 /** URLs of each list a job's record answers with; the rest are paged (listCrawlUrls). */
 export const SAMPLE_LISTED = 20;
-/** A running job silent for this long is taken for dead. */
+/** A lease not renewed for this long has lapsed: its runner is taken for dead. */
 export const STALE_MS = 10_000; // ten missed heartbeats (one a second): the runner is gone
-/** How long one step runs before it saves its state and queues the next. */
+/** How long the crawl runs between two saves of its whole state (the marks are saved every FLUSH_MS). */
 export const STEP_MS = 30_000;
+/** How often an instance looks for jobs that wait for a lease or whose lease lapsed. */
+export const SWEEP_MS = 2000;
+/** Jobs one instance runs at once; the others wait for another instance or a free slot. */
+export const MAX_RUNNING = 8;
 export const FLUSH_MS = 1000;
 export const JOB_TTL_MS = 30 * 24 * 3600_000;
 export const MAX_ITEM_URL = 2000;
-export const HANDOFF_DELAY_MS = 1000;
 
 export const jobKey = (site: string, id: string) => ["crawljob", site, id];
 export const itemPrefix = (site: string, id: string, kind: string) => ["crawlitem", site, id, kind];
 export const recentKey = (site: string, at: number, id: string) => ["crawlrecent", site, at, id];
-export const lockKey = (site: string) => ["crawllock", site];
+/** A site's live job: one at a time, and the list every instance sweeps for jobs to take. */
+export const LOCK_PREFIX = ["crawllock"];
+export const lockKey = (site: string) => [...LOCK_PREFIX, site];
 export const siteCrawlKey = (site: string) => ["crawlsite", site];
 export const TTL = { expireIn: JOB_TTL_MS };
 
-export interface StepMessage {
-  kind: "crawl-step";
-  siteId: string;
-  jobId: string;
-  step: number;
-}
-
 export const isLive = (j: CrawlJob) => j.status === "queued" || j.status === "running";
 export const iso = (t: number) => new Date(t).toISOString();
-export const stepMessage = (j: CrawlJob): StepMessage => ({
-  kind: "crawl-step",
-  siteId: j.siteId,
-  jobId: j.id,
-  step: j.step,
-});
 
 /** The job as ended "interrupted" now, with `error`. */
 export function interrupted(job: CrawlJob, now: number, error = job.error): CrawlJob {

@@ -1,11 +1,11 @@
 /**
- * Crawl jobs: starting one (a record, a per-site lock so one site never has two
- * crawls, and the first step's message, in one commit), stopping, reading and listing
- * them. Steps run from the KV queue (runner.ts). When an instance goes away mid-step,
- * its heartbeat goes stale: the queue's own redelivery, any instance sweeping at start
- * and every `staleMs` (recoverCrawls), or a read of the job hands the step to a live
- * instance, which goes on from the saved marks without fetching stored pages again. A
- * new crawl of the site, asked for while a job is stale, replaces it ("interrupted").
+ * Crawl jobs: starting one (a record waiting for a lease and a per-site lock so one site
+ * never has two crawls, in one commit), stopping, reading and listing them. Jobs run on
+ * leases (runner.ts): the instance that starts a job usually takes it at once; when an
+ * instance goes away mid-crawl, its lease lapses and any instance's sweep (at its start,
+ * every few seconds, on a read of the job, on the per-minute cron) takes the job over from
+ * the saved marks without fetching stored pages again. A new crawl of the site, asked for
+ * while a job's lease has lapsed, replaces it ("interrupted").
  */
 import { type CrawlCounts, type CrawlProgress, emptyCounts } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
@@ -27,10 +27,9 @@ import {
   SAMPLE_LISTED,
   type SiteCrawlInfo,
   siteCrawlKey,
-  stepMessage,
   TTL,
 } from "./job_record.ts";
-import { isStale, stopJob, type Worker, workerOf } from "./runner.ts";
+import { isClaimable, isStale, stopJob, sweepCrawls, type Worker, workerOf } from "./runner.ts";
 import { ApiError, busy, invalid } from "../http/errors.ts";
 import { newId } from "../sites/keys.ts";
 import { checkUrl } from "./net/guard.ts";
@@ -51,7 +50,7 @@ export {
   STALE_MS,
   STEP_MS,
 } from "./job_record.ts";
-export { crawlWorker, handOffSteps } from "./runner.ts";
+export { crawlWorker, handOffSteps, sweepCrawls, whileRunning } from "./runner.ts";
 
 export interface StartedCrawl {
   job: CrawlJob;
@@ -89,7 +88,7 @@ export function checkPatterns(param: string, patterns: string[] | undefined) {
 }
 
 /**
- * Creates a job and queues its first step. A start URL the crawler must never fetch is
+ * Creates a job, waiting for a lease, and takes it on this instance if it has room. A start URL the crawler must never fetch is
  * refused at once (400), before any job exists; 409 CRAWL_IN_PROGRESS while another runs.
  */
 export async function startCrawlJob(
@@ -158,9 +157,9 @@ export async function startCrawlJob(
           lastStartedAt: now,
         } satisfies SiteCrawlInfo,
       )
-      .enqueue(stepMessage(job))
       .commit();
     if (res.ok) {
+      kick(s);
       const counts = structuredClone(job.counts);
       const progress = structuredClone(job.progress);
       return {
@@ -201,23 +200,18 @@ async function watchJob(
   return structuredClone(last);
 }
 
-/**
- * A stale live job is handed to the queue again: its record says "no runner, fresh
- * heartbeat" and the step's message is enqueued, in one commit (so only one instance
- * does it). Answers the job as it now stands.
- */
-async function revive(s: Services, entry: Deno.KvEntryMaybe<CrawlJob>): Promise<CrawlJob | null> {
-  return (await reviveEntry(s, entry)).job;
+/** Has this instance sweep for jobs to take, without waiting for it. */
+function kick(s: Services) {
+  sweepCrawls(s).catch((err) =>
+    s.log({ level: "error", msg: "crawl sweep failed", error: String(err) })
+  );
 }
 
-async function reviveEntry(s: Services, entry: Deno.KvEntryMaybe<CrawlJob>) {
-  const job = entry.value;
-  if (!job || !isStale(s, job)) return { job, revived: false };
-  const next: CrawlJob = { ...job, runner: null, heartbeatAt: s.clock() };
-  const res = await s.kv.atomic().check(entry).set(entry.key, next, TTL)
-    .enqueue(stepMessage(next)).commit();
-  if (res.ok) return { job: next, revived: true };
-  return { job: (await s.kv.get<CrawlJob>(entry.key)).value, revived: false };
+/** The job, after asking this instance to take it if it waits for a lease or its lease lapsed. */
+async function read(s: Services, siteId: string, jobId: string): Promise<CrawlJob | null> {
+  const job = (await s.kv.get<CrawlJob>(jobKey(siteId, jobId))).value;
+  if (job && isClaimable(s, job)) kick(s);
+  return job;
 }
 
 /** One job with a sample of its skipped and failed URLs, or null. */
@@ -226,7 +220,7 @@ export async function getCrawlJob(
   siteId: string,
   jobId: string,
 ): Promise<CrawlJobView | null> {
-  const job = await revive(s, await s.kv.get<CrawlJob>(jobKey(siteId, jobId)));
+  const job = await read(s, siteId, jobId);
   if (!job) return null;
   const sample = async (kind: CrawlItemKind) =>
     (await listCrawlUrls(s, siteId, jobId, kind, null, SAMPLE_LISTED))?.urls ?? [];
@@ -271,30 +265,10 @@ export async function listCrawlJobs(s: Services, siteId: string, limit = 20) {
   const jobs: CrawlJobView[] = [];
   const iter = s.kv.list<string>({ prefix: ["crawlrecent", siteId] }, { reverse: true, limit });
   for await (const e of iter) {
-    const job = await revive(s, await s.kv.get<CrawlJob>(jobKey(siteId, e.value)));
+    const job = await read(s, siteId, e.value);
     if (job) jobs.push(jobView(job));
   }
   return jobs;
-}
-
-/**
- * Hands every job whose runner went silent to the queue again (see revive). Jobs with a
- * fresh heartbeat may belong to another live instance and are left alone. Returns the
- * ids of the jobs handed on.
- */
-export async function recoverCrawls(s: Services): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const lock of s.kv.list<string>({ prefix: ["crawllock"] })) {
-    const siteId = lock.key[1] as string;
-    const entry = await s.kv.get<CrawlJob>(jobKey(siteId, lock.value));
-    if (!entry.value || !isLive(entry.value)) {
-      await s.kv.atomic().check(lock).delete(lock.key).commit();
-      continue;
-    }
-    const { job, revived } = await reviveEntry(s, entry);
-    if (revived) ids.push(job!.id);
-  }
-  return ids;
 }
 
 /** What the dashboard's crawl form starts from: the last crawl's URL and cap, the site's patterns and schedule. */

@@ -1,10 +1,12 @@
 /**
- * Running crawl steps. Each instance has one worker per KV: it takes step messages from
- * the queue, claims the job (its id and a heartbeat in the record, by an atomic check),
- * runs the crawl until the step's deadline, and saves its marks and state with the next
- * step's message in one commit. The runner of a step goes on with the next one when it
- * comes here and nobody wrote the job since; elsewhere the crawl is rebuilt from the
- * marks. A write that finds the record changed by someone else stops the runner.
+ * Running crawl jobs on leases in KV, with no queue (the new Deno Deploy and a remote denokv
+ * have none). A job's record holds its lease: the instance running it (`runner`) and its last
+ * write (`heartbeatAt`). An instance takes a job that waits for a lease, or whose lease
+ * lapsed, with an atomic check on the record; it then crawls with its own timers and renews
+ * the lease in every commit that saves the crawl's marks and state, so a lease is only ever
+ * held by the one that wrote last. A write that finds the record changed by someone else
+ * stops the runner. At shutdown a runner hands its lease back (`runner: null`), and the next
+ * sweep of any instance takes the job over from its saved marks.
  */
 import { type CrawlCounts, type CrawlSink } from "./report.ts";
 import { DEFAULT_TUNING } from "./tuning.ts";
@@ -14,25 +16,23 @@ import {
   type CrawlJob,
   deletePrefix,
   FLUSH_MS,
-  HANDOFF_DELAY_MS,
   interrupted,
   isLive,
   iso,
   itemPrefix,
   jobKey,
+  LOCK_PREFIX,
   MAX_ITEM_URL,
   MAX_LISTED,
+  MAX_RUNNING,
   releaseLock,
   STALE_MS,
   STEP_MS,
-  type StepMessage,
-  stepMessage,
   TTL,
 } from "./job_record.ts";
 import { commitBatches, keyBytes, valueBytes } from "../storage/kv_limits.ts";
 import { ApiError, isLocked, isStorageFault } from "../http/errors.ts";
 import { newId } from "../sites/keys.ts";
-import { onQueue } from "../queue.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 
@@ -41,16 +41,23 @@ export interface Worker {
   id: string;
   staleMs: number;
   stepMs: number;
+  /** Jobs this instance runs at once. */
+  maxRunning: number;
   running: Map<string, JobRunner>;
-  /** Runners between two steps, kept so a next step here needs no rebuild; with the time they went idle. */
-  idle: Map<string, { runner: JobRunner; since: number }>;
-  /** Shutting down: steps are left for other instances. */
+  /** Jobs being claimed now: they hold a slot of `maxRunning` already. */
+  claiming: Set<string>;
+  /** Jobs that met storage down here, and when this instance may take them again. */
+  backoff: Map<string, number>;
+  /** The sweep under way, and whether another was asked for meanwhile. */
+  sweeping: Promise<string[]> | null;
+  again: boolean;
+  /** Shutting down: no job is taken, and running ones hand their lease back. */
   closing?: boolean;
 }
 
 const workers = new WeakMap<Services, Worker>();
 
-/** This instance's worker for `s`, made (and listening to the queue) on first use. */
+/** This instance's worker for `s`, made on first use. */
 export function workerOf(s: Services): Worker {
   let w = workers.get(s);
   if (w) return w;
@@ -58,34 +65,89 @@ export function workerOf(s: Services): Worker {
     id: newId("run"),
     staleMs: STALE_MS,
     stepMs: STEP_MS,
+    maxRunning: MAX_RUNNING,
     running: new Map(),
-    idle: new Map(),
+    claiming: new Set(),
+    backoff: new Map(),
+    sweeping: null,
+    again: false,
   };
   workers.set(s, w);
-  const worker = w;
-  onQueue<StepMessage>(s.kv, "crawl-step", (msg) => runStep(s, worker, msg));
   return w;
 }
 
-/** This instance's worker for `s`, taking queued steps; `opts` set its timings. */
-export function crawlWorker(s: Services, opts: { staleMs?: number; stepMs?: number } = {}) {
+/** This instance's worker for `s`; `opts` set its timings. */
+export function crawlWorker(
+  s: Services,
+  opts: { staleMs?: number; stepMs?: number; maxRunning?: number } = {},
+) {
   const w = workerOf(s);
   if (opts.staleMs) w.staleMs = opts.staleMs;
   if (opts.stepMs) w.stepMs = opts.stepMs;
+  if (opts.maxRunning) w.maxRunning = opts.maxRunning;
   return { staleMs: w.staleMs };
 }
 
-/** Hands the steps running here back to the queue and lets go of idle ones (at shutdown). */
+/** Hands the leases of the jobs running here back (at shutdown); nothing is taken after. */
 export async function handOffSteps(s: Services) {
   const worker = workerOf(s);
   worker.closing = true;
   await Promise.all([...worker.running.values()].map((r) => r.handOff()));
-  await evictIdle(worker, Infinity);
 }
 
-/** A live job whose runner has been silent longer than `staleMs`. */
+/** Resolves once no job runs here, or after `ms`. */
+export async function whileRunning(s: Services, ms: number) {
+  const worker = workerOf(s);
+  const until = Date.now() + ms;
+  while (worker.running.size + worker.claiming.size > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, Math.min(1000, until - Date.now())));
+  }
+}
+
+/** A live job whose lease was held but not renewed for longer than `staleMs`. */
 export const isStale = (s: Services, j: CrawlJob, now = s.clock()) =>
-  isLive(j) && now - j.heartbeatAt > workerOf(s).staleMs;
+  isLive(j) && j.runner !== null && now - j.heartbeatAt > workerOf(s).staleMs;
+
+/** A live job that any instance may take: it waits for a lease, or its lease lapsed. */
+export const isClaimable = (s: Services, j: CrawlJob, now = s.clock()) =>
+  isLive(j) && (j.runner === null || isStale(s, j, now));
+
+/**
+ * Takes every job here that waits for a lease or whose lease lapsed, as far as this
+ * instance has room; ends the locks of jobs that ended. Sweeps run one at a time: one asked
+ * for during another runs right after it. Answers the ids of the jobs taken.
+ */
+export function sweepCrawls(s: Services): Promise<string[]> {
+  const worker = workerOf(s);
+  if (worker.sweeping) {
+    worker.again = true;
+    return worker.sweeping;
+  }
+  const run = async () => {
+    const taken: string[] = [];
+    do {
+      worker.again = false;
+      taken.push(...await sweepOnce(s, worker));
+    } while (worker.again && !worker.closing);
+    return taken;
+  };
+  return worker.sweeping = run().finally(() => worker.sweeping = null);
+}
+
+async function sweepOnce(s: Services, worker: Worker): Promise<string[]> {
+  const taken: string[] = [];
+  for await (const lock of s.kv.list<string>({ prefix: LOCK_PREFIX })) {
+    if (worker.closing) break;
+    const siteId = lock.key[1] as string;
+    const entry = await s.kv.get<CrawlJob>(jobKey(siteId, lock.value));
+    if (!entry.value || !isLive(entry.value)) {
+      await s.kv.atomic().check(lock).delete(lock.key).commit();
+      continue;
+    }
+    if (await claim(s, worker, entry)) taken.push(entry.value.id);
+  }
+  return taken;
+}
 
 /** Ends a live job "interrupted" with `error`; its runner notices on its next write and stops. */
 export async function stopJob(s: Services, siteId: string, jobId: string, error: string) {
@@ -101,7 +163,7 @@ export async function stopJob(s: Services, siteId: string, jobId: string, error:
 
 const w = (s: Services) => workers.get(s);
 
-/** How long a step that met storage down waits before it is tried again. */
+/** How long an instance leaves a job alone after its storage failed here. */
 const STORAGE_RETRY_MS = 5000;
 
 /** Whether `err` is storage failing (503 from the resilient KV, an I/O fault, a held lock). */
@@ -110,56 +172,57 @@ const storageDown = (err: unknown) =>
   isLocked(err);
 
 interface FlushOptions {
-  /** Queue the next step with the record. */
-  next?: boolean;
-  /** How long the queued step waits (ms). */
-  delay?: number;
   /** The job's last write: only it may say the job ended (the site is free by then). */
   final?: boolean;
 }
 
-/** Runs one step of a job, if it is this step's turn and no live runner holds it. */
-async function runStep(s: Services, worker: Worker, msg: StepMessage): Promise<void> {
-  // Thrown, the message goes back to the queue for another instance.
-  if (worker.closing) throw new Error("This instance is shutting down.");
-  const entry = await s.kv.get<CrawlJob>(jobKey(msg.siteId, msg.jobId));
+/**
+ * Takes the job's lease, if it is free or lapsed and this instance has room, and runs the
+ * job here without waiting for it. Whether it was taken.
+ */
+async function claim(
+  s: Services,
+  worker: Worker,
+  entry: Deno.KvEntryMaybe<CrawlJob>,
+): Promise<boolean> {
   const job = entry.value;
-  if (!job || !isLive(job) || job.step !== msg.step) return; // done, or an older message
-  if (job.runner && !isStale(s, job)) return; // someone is on it
-  const site = await s.sites.get(job.siteId);
-  if (!site) return await stopJob(s, job.siteId, job.id, "The site was deleted.");
-  const now = s.clock();
-  const claimed: CrawlJob = { ...job, status: "running", runner: worker.id, heartbeatAt: now };
-  const res = await s.kv.atomic().check(entry).set(entry.key, claimed, TTL).commit();
-  if (!res.ok) return; // another instance claimed it first
-  // The runner of the step before, when it was here and nobody wrote the job since.
-  const kept = worker.idle.get(job.id)?.runner;
-  worker.idle.delete(job.id);
-  const runner = kept?.resumes(entry.versionstamp!)
-    ? kept.resume(claimed, res.versionstamp)
-    : new JobRunner(s, worker, site, claimed, res.versionstamp);
-  if (kept && kept !== runner) await kept.dispose();
-  worker.running.set(job.id, runner);
+  if (!job || worker.closing || !isClaimable(s, job)) return false;
+  if (worker.running.has(job.id) || worker.claiming.has(job.id)) return false;
+  if (worker.running.size + worker.claiming.size >= worker.maxRunning) return false;
+  if ((worker.backoff.get(job.id) ?? 0) > Date.now()) return false;
+  worker.backoff.delete(job.id);
+  worker.claiming.add(job.id);
   try {
-    await runner.run();
+    const site = await s.sites.get(job.siteId);
+    if (!site) {
+      await stopJob(s, job.siteId, job.id, "The site was deleted.");
+      return false;
+    }
+    const claimed: CrawlJob = {
+      ...job,
+      status: "running",
+      runner: worker.id,
+      heartbeatAt: s.clock(),
+      error: null,
+    };
+    const res = await s.kv.atomic().check(entry).set(entry.key, claimed, TTL).commit();
+    if (!res.ok || worker.closing) return false; // another instance took it first
+    const runner = new JobRunner(s, worker, site, claimed, res.versionstamp);
+    worker.running.set(job.id, runner);
+    void runner.run().finally(() => {
+      if (worker.running.get(job.id) === runner) worker.running.delete(job.id);
+      // A slot is free: a job waiting for one goes on here at once.
+      if (!worker.closing) void sweepCrawls(s).catch(() => {});
+    });
+    return true;
   } finally {
-    if (worker.running.get(job.id) === runner) worker.running.delete(job.id);
-  }
-  await evictIdle(worker, Date.now() - 2 * worker.staleMs);
-}
-
-/** Closes the runners idle since before `before` (their next step went elsewhere). */
-async function evictIdle(worker: Worker, before: number) {
-  for (const [id, { runner, since }] of worker.idle) {
-    if (since > before) continue;
-    worker.idle.delete(id);
-    await runner.dispose();
+    worker.claiming.delete(job.id);
   }
 }
 
 /**
- * Runs a job's steps: the crawl rebuilt from its marks (or kept from this runner's step
- * before), its record, marks and items written as it goes.
+ * Runs a job while this instance holds its lease: the crawl rebuilt from its marks, its
+ * record, marks and items written as it goes, its whole state saved every `stepMs`.
  */
 class JobRunner {
   #items: { kind: "skipped" | "failed"; n: number; url: string; reason: string }[] = [];
@@ -169,6 +232,8 @@ class JobRunner {
   #ctl = new AbortController();
   #log = new CrawlLog();
   #crawl: Crawl | null = null;
+  #handingOff = false;
+  #done = Promise.withResolvers<void>();
   readonly counts: CrawlCounts;
 
   constructor(
@@ -189,46 +254,19 @@ class JobRunner {
     this.#ctl.abort(new Error(reason));
   }
 
-  #handingOff = false;
-  /** Set when storage failed: the step is handed on after this long. */
-  #retryMs = 0;
-
-  /** Stops the step and hands it back to the queue (the instance is shutting down). */
+  /** Stops the crawl and hands the lease back (the instance is shutting down). */
   handOff(): Promise<void> {
     this.#handingOff = true;
     this.abort("The instance is shutting down.");
     return this.#done.promise;
   }
 
-  #done = Promise.withResolvers<void>();
-
-  /** Whether this runner wrote the job last (`versionstamp`), so its crawl is still current. */
-  resumes(versionstamp: string): boolean {
-    return this.#crawl !== null && !this.#lost && this.versionstamp === versionstamp;
-  }
-
-  /** Takes up the next step with the record just claimed. */
-  resume(claimed: CrawlJob, versionstamp: string): this {
-    Object.assign(this.job, {
-      status: claimed.status,
-      runner: claimed.runner,
-      heartbeatAt: claimed.heartbeatAt,
-    });
-    this.versionstamp = versionstamp;
-    this.#done = Promise.withResolvers<void>();
-    return this;
-  }
-
-  /** Lets go of the crawl's connections. */
-  async dispose() {
-    await this.#crawl?.close().catch(() => {});
-    this.#crawl = null;
-  }
-
   async run(): Promise<void> {
     try {
       await this.#run();
     } finally {
+      await this.#crawl?.close().catch(() => {}); // its connections
+      this.#crawl = null;
       this.#done.resolve();
     }
   }
@@ -248,8 +286,7 @@ class JobRunner {
         });
       },
     };
-    const fresh = this.#crawl === null;
-    const crawl = this.#crawl ??= new Crawl(
+    const crawl = this.#crawl = new Crawl(
       s,
       site,
       {
@@ -263,22 +300,27 @@ class JobRunner {
       this.#ctl.signal,
       this.#log,
     );
+    // Every flush renews the lease; one a second, so a lease lapses only when its runner is gone.
     const tick = setInterval(() => this.#flush(), FLUSH_MS);
     let finished = false;
     try {
-      // A step that died before its first save left marks but no state: they count all the same.
-      if (fresh) crawl.restore(job.state, await loadMarks(s.kv, site.id, job.id));
-      finished = await crawl.step(Date.now() + this.worker.stepMs);
-      if (finished) job.status = "done";
+      // A runner that died before its first save left marks but no state: they count all the same.
+      crawl.restore(job.state, await loadMarks(s.kv, site.id, job.id));
+      while (!(finished = await crawl.step(Date.now() + this.worker.stepMs))) {
+        job.step++;
+        await this.#flush(); // the whole state, with the lease renewed
+        if (this.#lost) return;
+      }
+      job.status = "done";
     } catch (err) {
-      // Storage down is no fault of the crawl: the step is saved and tried again later, by
-      // the queue's delayed message or, if even that write fails, by the stale-job sweep.
+      // Storage down is no fault of the crawl: the lease goes back with the marks saved so
+      // far, and this instance leaves the job alone for a while (another may take it now).
       if (!this.#ctl.signal.aborted && storageDown(err)) {
         this.#handingOff = true;
-        this.#retryMs = STORAGE_RETRY_MS;
+        this.worker.backoff.set(job.id, Date.now() + STORAGE_RETRY_MS);
         s.log({
           level: "warn",
-          msg: "crawl step waits for storage",
+          msg: "crawl waits for storage",
           job: job.id,
           error: String(err),
         });
@@ -299,12 +341,13 @@ class JobRunner {
       clearInterval(tick);
       job.state = crawl.state();
     }
-    // Nobody awaits a queue handler's outcome: a failure here (KV closed) must not escape.
+    if (this.#lost) return;
+    // Nobody awaits a runner's outcome: a failure here (KV closed) must not escape.
     try {
       if (this.#handingOff) {
-        // The same step again, from the marks saved now, on whichever instance takes it.
+        // The lease goes back: any instance's next sweep goes on from the marks saved now.
         [job.runner, job.status, job.error] = [null, "running", null];
-        await this.#flush({ next: true, delay: this.#retryMs || HANDOFF_DELAY_MS });
+        await this.#flush();
       } else if (finished) {
         // The last marks and items, still as a running job; then, still the owner, the
         // checkpoint goes, and only then does the job say it ended.
@@ -318,19 +361,10 @@ class JobRunner {
           job.runner = null;
           await this.#flush({ final: true });
         }
-      } else {
-        job.step++;
-        job.runner = null;
-        await this.#flush({ next: true });
-        if (!this.#lost) {
-          this.worker.idle.set(job.id, { runner: this, since: Date.now() });
-          return;
-        }
       }
     } catch (err) {
-      s.log({ level: "error", msg: "crawl step end failed", job: job.id, error: String(err) });
+      s.log({ level: "error", msg: "crawl end failed", job: job.id, error: String(err) });
     }
-    await this.dispose();
   }
 
   /** Serialised writes; a failed one is logged and the next tick tries again. */
@@ -343,11 +377,11 @@ class JobRunner {
 
   /**
    * Marks and items first, then the record, each commit checked against the record this
-   * runner last wrote (nobody else took the job); `next` queues the next step with it.
-   * Until the final write, an ended job's record still says "running": a tick's flush
-   * must never announce the end while the site's lock is held.
+   * runner last wrote (nobody else took the job) and renewing the lease. Until the final
+   * write, an ended job's record still says "running": a tick's flush must never announce
+   * the end while the site's lock is held.
    */
-  async #write({ next = false, delay, final = false }: FlushOptions) {
+  async #write({ final = false }: FlushOptions) {
     if (this.#lost) return;
     const { s, job, site } = this;
     // Everything expires with the job: a checkpoint nobody finishes does not stay forever.
@@ -360,7 +394,7 @@ class JobRunner {
     ];
     const key = jobKey(site.id, job.id);
     // The record as it stands, with a fresh heartbeat: every commit carries it, so that a
-    // long flush (100,000 marks) never leaves the job silent long enough to look dead.
+    // long flush (100,000 marks) never leaves the lease to lapse.
     const record = () => {
       job.heartbeatAt = s.clock();
       if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];
@@ -380,12 +414,10 @@ class JobRunner {
       if (!(await commit(op))) return this.#lose();
     }
     const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
-    // A hand-off waits a moment, so that the instance going away does not take it back.
-    if (next) op.enqueue(stepMessage(job), delay ? { delay } : undefined);
     if (!(await commit(op))) this.#lose();
   }
 
-  /** Someone stopped the job, or took it for dead and handed it on: stop, say nothing more. */
+  /** Someone stopped the job, or took it for dead: stop, say nothing more. */
   #lose() {
     this.#lost = true;
     if (!this.#ctl.signal.aborted) this.abort("The job was taken over elsewhere.");

@@ -1,24 +1,27 @@
 /**
- * An instance's crawl worker: it takes queued crawl steps (jobs.ts), hands stale jobs
- * on, and keeps the sites' scheduled re-crawls going (an hourly Deno.cron where the
- * runtime has it, else a delayed message on the KV queue that every tick queues again).
+ * An instance's crawl worker: it sweeps for crawl jobs to take (runner.ts) at its start and
+ * every SWEEP_MS, and keeps the sites' scheduled re-crawls going (an hourly Deno.cron where
+ * the runtime has it, else a timer whose hourly turn one instance claims in KV).
  */
 import {
   crawlWorker,
   handOffSteps,
-  recoverCrawls,
   type SiteCrawlInfo,
   siteCrawlKey,
   startCrawlJob,
+  sweepCrawls,
+  whileRunning,
 } from "./jobs.ts";
+import { SWEEP_MS } from "./job_record.ts";
 import { ApiError } from "../http/errors.ts";
-import { onQueue } from "../queue.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 
 export const RECRAWL_MS = { daily: 24 * 3600_000, weekly: 7 * 24 * 3600_000 } as const;
-/** The re-crawl check's period where Deno.cron is not available (a timer on the queue). */
+/** The re-crawl check's period where Deno.cron is not available. */
 const TICK_MS = 3600_000;
+/** How often each instance looks whether the hourly check is due (one instance claims it). */
+const TICK_CHECK_MS = 60_000;
 const TICK_KEY = ["config", "recrawlTick"];
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -62,59 +65,62 @@ export async function nextCrawlAt(s: Services, site: Site): Promise<string | nul
   return info ? iso(info.lastStartedAt + every) : null;
 }
 
-/** The timer on the queue where Deno.cron is missing: one tick an hour, whichever instances run. */
+/**
+ * The hourly check where Deno.cron is missing: whichever instance first finds the hour's
+ * turn due claims it in KV (an atomic check), so the sites are checked once an hour however
+ * many instances run.
+ */
 async function recrawlTick(s: Services) {
-  await recrawlDue(s).catch((err) =>
-    s.log({ level: "error", msg: "scheduled re-crawl failed", error: String(err) })
-  );
-  await scheduleTick(s, true);
-}
-
-/** Queues the next tick unless one is already queued (`force` after a tick ran). */
-async function scheduleTick(s: Services, force = false) {
   const entry = await s.kv.get<number>(TICK_KEY);
   const now = s.clock();
-  // A tick due long ago was lost with its instance: queue a new one.
-  if (!force && entry.value && entry.value > now - TICK_MS) return;
-  await s.kv.atomic().check(entry).set(TICK_KEY, now + TICK_MS)
-    .enqueue({ kind: "recrawl-tick" }, { delay: TICK_MS }).commit();
+  if (entry.value && entry.value > now) return;
+  const claimed = await s.kv.atomic().check(entry).set(TICK_KEY, now + TICK_MS).commit();
+  if (claimed.ok) await recrawlDue(s);
 }
 
 export interface CrawlWorker {
   /** Starts the re-crawls due (what the hourly Deno.cron calls). */
   recrawlDue: () => Promise<void>;
-  /** Stops the sweeping timer. */
+  /**
+   * Sweeps for jobs to take, then waits while this instance runs any (at most `ms`): what
+   * the per-minute Deno.cron calls, so that an instance woken only by it keeps working.
+   */
+  wake: (ms: number) => Promise<void>;
+  /** Stops the timers. */
   stop: () => void;
-  /** Stops sweeping and hands the steps running here back to the queue (at shutdown). */
+  /** Stops the timers and hands the leases of the jobs running here back (at shutdown). */
   shutdown: () => Promise<void>;
 }
 
 /**
- * Makes this instance a crawl worker: it takes queued steps, hands stale jobs on at
- * start and every `staleMs`, and, without Deno.cron, keeps the hourly re-crawl tick queued.
+ * Makes this instance a crawl worker: it sweeps for jobs to take at start and every
+ * SWEEP_MS and, without Deno.cron, checks hourly for re-crawls due.
  */
 export function startCrawlWorker(
   s: Services,
   opts: { staleMs?: number; stepMs?: number; cron?: boolean } = {},
 ): CrawlWorker {
-  const { staleMs } = crawlWorker(s, opts);
-  onQueue(s.kv, "recrawl-tick", () => recrawlTick(s));
-  const sweep = () =>
-    recoverCrawls(s).catch((err) =>
-      s.log({ level: "error", msg: "crawl sweep failed", error: String(err) })
-    );
-  sweep();
-  const sweeper = setInterval(sweep, staleMs);
+  crawlWorker(s, opts);
+  const logged = (what: string) => (err: unknown) =>
+    s.log({ level: "error", msg: `${what} failed`, error: String(err) });
+  const sweep = () => sweepCrawls(s).catch(logged("crawl sweep"));
+  void sweep();
+  const timers = [setInterval(sweep, SWEEP_MS)];
   if (!opts.cron) {
-    scheduleTick(s).catch((err) =>
-      s.log({ level: "error", msg: "re-crawl tick failed", error: String(err) })
-    );
+    const tick = () => recrawlTick(s).catch(logged("scheduled re-crawl"));
+    void tick();
+    timers.push(setInterval(tick, TICK_CHECK_MS));
   }
+  const stop = () => timers.forEach(clearInterval);
   return {
     recrawlDue: async () => void await recrawlDue(s),
-    stop: () => clearInterval(sweeper),
+    wake: async (ms) => {
+      await sweep();
+      await whileRunning(s, ms);
+    },
+    stop,
     shutdown: async () => {
-      clearInterval(sweeper);
+      stop();
       await handOffSteps(s);
     },
   };

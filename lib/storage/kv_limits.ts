@@ -18,8 +18,6 @@ export const KV_LIMITS = {
   commitBytes: 819_200,
   mutations: 1_000,
   checks: 100,
-  /** A queue message, serialized. */
-  enqueueBytes: 65_536,
 } as const;
 
 /** A write over one of KV's limits, found before KV refuses it. */

@@ -167,8 +167,9 @@ class RetryingAtomic {
   delete(key: Deno.KvKey) {
     return this.#add((op) => op.delete(key));
   }
-  enqueue(value: unknown, options?: Parameters<Deno.AtomicOperation["enqueue"]>[1]) {
-    return this.#add((op) => op.enqueue(value, options));
+  /** Refused: see NO_QUEUE. */
+  enqueue(): never {
+    throw new Error(NO_QUEUE);
   }
   commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
     return kvWrite(this.kv, (kv) => {
@@ -180,8 +181,17 @@ class RetryingAtomic {
 }
 
 /**
- * The KV every store uses: set, delete, enqueue and atomic commits go through kvWrite;
- * reads check the file first; everything else is the KV's own. `log` takes storage faults.
+ * Why the KV queue is never used: the new Deno Deploy and a remote denokv (KV Connect) do not
+ * have it, so a call would work in tests and fail where the service is deployed. Background
+ * work runs on leases in KV, timers and Deno.cron instead (lib/crawl/runner.ts).
+ */
+export const NO_QUEUE =
+  "The KV queue (enqueue, listenQueue) is not available on Deno Deploy or a remote denokv; use a lease in KV.";
+
+/**
+ * The KV every store uses: set, delete and atomic commits go through kvWrite; reads check the
+ * file first; the queue is refused (NO_QUEUE); everything else is the KV's own. `log` takes
+ * storage faults.
  */
 export function resilientKv(kv: Deno.Kv, log?: Log): Deno.Kv {
   const known = stores.get(kv);
@@ -203,8 +213,10 @@ export function resilientKv(kv: Deno.Kv, log?: Log): Deno.Kv {
         case "delete":
           return (key: Deno.KvKey) => kvWrite(proxy, (kv) => kv.delete(key));
         case "enqueue":
-          return (value: unknown, opts?: Parameters<Deno.Kv["enqueue"]>[1]) =>
-            kvWrite(proxy, (kv) => kv.enqueue(value, opts));
+        case "listenQueue":
+          return () => {
+            throw new Error(NO_QUEUE);
+          };
         case "atomic":
           return () => new RetryingAtomic(proxy) as unknown as Deno.AtomicOperation;
         case "get":

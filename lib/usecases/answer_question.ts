@@ -4,7 +4,7 @@
  * answer, delivered as JSON or server-sent events. Returns the response to send; the credit is
  * spent only once the client has taken the answer, and analytics count it then.
  */
-import { ApiError, asApiError, errorObject } from "../http/errors.ts";
+import { ApiError, asApiError, busy, errorObject } from "../http/errors.ts";
 import {
   answerDeltas,
   delivered,
@@ -13,7 +13,7 @@ import {
   type SummaryRequest,
   undeliver,
 } from "../answers/ask.ts";
-import { SSE_HEADERS, sseStream } from "../answers/sse.ts";
+import { type SendEvent, SSE_HEADERS, sseStream } from "../answers/sse.ts";
 import type { Services } from "../services.ts";
 import { publicSiteFor } from "./public_site.ts";
 
@@ -58,8 +58,13 @@ export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Res
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silent = new Promise<null>((r) => timer = setTimeout(() => r(null), s.ssePingMs));
   await Promise.race([first, silent]).finally(() => clearTimeout(timer));
-  const body = sseStream(async (send, signal) => {
+  // The instance stopping ends the answer now, its credit given back, with a retry-able error.
+  const stopping = s.shutdown.signal;
+  const stream = async (send: SendEvent, signal: AbortSignal) => {
     signal.addEventListener("abort", () => gone.abort());
+    const stop = () => gone.abort();
+    stopping.addEventListener("abort", stop);
+    if (stopping.aborted) gone.abort();
     send("meta", p.meta);
     try {
       for (let step = await first;; step = await deltas.next()) {
@@ -73,9 +78,17 @@ export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Res
         send("text", { text: step.value }); // legacy name, for older clients (spec section 6)
       }
     } catch (err) {
-      if (!signal.aborted) send("error", errorObject(asApiError(err), ask.requestId));
+      const error = stopping.aborted && !signal.aborted
+        ? busy("The service is restarting. Ask again in a moment.")
+        : asApiError(err);
+      if (!signal.aborted) send("error", errorObject(error, ask.requestId));
+    } finally {
+      stopping.removeEventListener("abort", stop);
     }
-  }, { pingMs: s.ssePingMs });
+  };
+  const body = sseStream((send, signal) => s.shutdown.track(stream(send, signal)), {
+    pingMs: s.ssePingMs,
+  });
   return new Response(body, { headers: { ...SSE_HEADERS, "X-Request-Id": ask.requestId } });
 }
 

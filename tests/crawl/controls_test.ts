@@ -242,12 +242,15 @@ Deno.test("crawl controls - a site's daily re-crawl is shown and started once a 
   assert.deepEqual(scheduled.exclude, ["/_modules/**"], "the last crawl's patterns are kept");
   assert.deepEqual(await recrawlDue(t.services), [], "once per period");
 
-  // Without Deno.cron the hourly check is a delayed message on the KV queue.
+  // Without Deno.cron the hourly check is a timer; the instance that runs it claims the hour in KV.
   const worker = startCrawlWorker(t.services, { cron: false });
   worker.stop();
   await new Promise((r) => setTimeout(r, 50));
   const tick = await t.kv.get<number>(["config", "recrawlTick"]);
-  assert.ok(tick.value && tick.value > clock(), "the next tick is queued");
+  assert.ok(
+    tick.value && tick.value > clock(),
+    "the hour is claimed: no other instance checks again",
+  );
   const off = await t.call(`/api/admin/sites/${s.id}`, {
     ...admin(OPERATOR, { recrawl: null }),
     method: "PATCH",
@@ -258,7 +261,7 @@ Deno.test("crawl controls - a site's daily re-crawl is shown and started once a 
   await site.close();
 });
 
-Deno.test("crawl controls - a crawl run in many short queue steps stores every page once and fetches each once", async () => {
+Deno.test("crawl controls - a crawl saved in many short steps stores every page once and fetches each once", async () => {
   const site = docs();
   const t = await startApp({ crawl: CRAWL });
   const worker = startCrawlWorker(t.services, { stepMs: 1 });
@@ -271,7 +274,7 @@ Deno.test("crawl controls - a crawl run in many short queue steps stores every p
   assert.equal((await pageUrls(t, s)).length, 8);
   const pages = site.paths().filter((p) => p !== "/robots.txt");
   assert.deepEqual(pages, [...new Set(pages)], "no page or sitemap is fetched twice");
-  // Steps on one instance go on with the crawl they kept, not one rebuilt from KV.
+  // The runner holding the lease goes on with the crawl it has, not one rebuilt from KV.
   assert.equal(site.paths().filter((p) => p === "/robots.txt").length, 1);
   t.close();
   await site.close();

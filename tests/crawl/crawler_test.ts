@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { getCrawlJob, recoverCrawls, STALE_MS, startCrawlJob } from "../../lib/crawl/jobs.ts";
+import { getCrawlJob, STALE_MS, startCrawlJob, sweepCrawls } from "../../lib/crawl/jobs.ts";
 import { xRobotsTag } from "../../lib/crawl/http.ts";
 import {
   admin,
@@ -368,7 +368,7 @@ Deno.test("crawl - a second crawl of a site while one runs gets 409 CRAWL_IN_PRO
   t.close();
 });
 
-Deno.test("crawl - a job whose runner went silent is handed on and finished without fetching stored pages again", async () => {
+Deno.test("crawl - a job whose lease lapsed is taken over by another instance and finished without fetching stored pages again", async () => {
   const site = serveSite(
     new Map([
       ["/", html("Start", `<a href="/a">a</a> <a href="/b">b</a> <a href="/c">c</a>`)],
@@ -402,7 +402,7 @@ Deno.test("crawl - a job whose runner went silent is handed on and finished with
     crawl: CRAWL,
     clock: () => Date.now() + STALE_MS + 5_000,
   });
-  assert.deepEqual(await recoverCrawls(t2.services), [started.job.id]);
+  assert.deepEqual(await sweepCrawls(t2.services), [started.job.id], "the lapsed lease is taken");
   const ended = await started.done;
   assert.equal(ended.status, "done", JSON.stringify(ended));
   assert.equal(ended.counts.indexed, 4);

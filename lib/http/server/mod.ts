@@ -81,8 +81,12 @@ export interface HttpServer {
   connections(): number;
   /** Connections open now, and what was counted since the start (evictions, refusals...). */
   stats(): FrontStats & { open: number };
-  /** Stops accepting and closes every connection. */
-  shutdown(): Promise<void>;
+  /**
+   * Stops accepting and closes idle connections; the requests being answered finish, each
+   * connection closing after its response, for up to `graceMs` (default 0); then every
+   * connection left is closed.
+   */
+  shutdown(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -266,7 +270,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       return await refuse(slot, failed);
     }
     conns.enter(slot, "busy");
-    if (conns.size >= o.maxConnections) keepAlive = false; // others may be waiting
+    if (conns.size >= o.maxConnections || closing) keepAlive = false; // others may be waiting
     try {
       // HTTP/1.0 knows no chunked bodies: an event stream ends with the connection.
       if (head.minor === 0 && /^text\/event-stream/i.test(res.headers.get("content-type") ?? "")) {
@@ -299,7 +303,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       answer = { status: 500, headers: [], body: new Uint8Array() };
     }
     if (answer === null) return null;
-    if (conns.size >= o.maxConnections) keepAlive = false; // others may be waiting
+    if (conns.size >= o.maxConnections || closing) keepAlive = false; // others may be waiting
     try {
       await writeEarly(slot, answer, keepAlive);
     } catch {
@@ -367,15 +371,21 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     addr,
     connections: () => conns.size,
     stats: () => ({ ...conns.stats, open: conns.size }),
-    async shutdown() {
+    async shutdown(graceMs = 0) {
       closing = true;
-      clearInterval(sweeper);
       conns.wake();
       try {
         listener.close();
       } catch { /* already closed */ }
-      for (const s of conns.slots) close(s.conn);
       await accepting;
+      // A connection between requests carries no more; one mid-request gets its answer.
+      for (const s of conns.slots) if (s.phase === "idle") close(s.conn);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise((r) => timer = setTimeout(r, graceMs));
+      await Promise.race([Promise.all(tasks), late]);
+      clearTimeout(timer);
+      clearInterval(sweeper);
+      for (const s of conns.slots) close(s.conn);
       await Promise.all(tasks);
     },
   };

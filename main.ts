@@ -56,7 +56,11 @@ const production = env("SITESEARCH_DEMO") !== "true" &&
 const cron = typeof Deno.cron === "function" ? Deno.cron : null;
 const crawler = Promise.withResolvers<CrawlWorker>();
 cron?.("sitesearch-recrawl", "17 * * * *", async () => await (await crawler.promise).recrawlDue());
-cron?.("sitesearch-crawl", "* * * * *", async () => await (await crawler.promise).wake(55_000));
+cron?.(
+  "sitesearch-crawl-sweep",
+  "* * * * *",
+  async () => await (await crawler.promise).wake(55_000),
+);
 
 if (!onDeploy) await ensureBuilt(); // widget.js and results.js, when missing or stale (local only)
 const kv = await openKv();

@@ -29,7 +29,7 @@ import {
   siteCrawlKey,
   TTL,
 } from "./job_record.ts";
-import { isClaimable, isStale, stopJob, sweepCrawls, type Worker, workerOf } from "./runner.ts";
+import { isClaimable, isStale, stopJob, sweepCrawls, type Worker, workerOf } from "./leases.ts";
 import { ApiError, busy, invalid } from "../http/errors.ts";
 import { newId } from "../sites/keys.ts";
 import { checkUrl } from "./net/guard.ts";
@@ -50,7 +50,7 @@ export {
   STALE_MS,
   STEP_MS,
 } from "./job_record.ts";
-export { crawlWorker, handOffSteps, sweepCrawls, whileRunning } from "./runner.ts";
+export { crawlWorker, handOffSteps, sweepCrawls, whileRunning } from "./leases.ts";
 
 export interface StartedCrawl {
   job: CrawlJob;

@@ -183,7 +183,7 @@ class RetryingAtomic {
 /**
  * Why the KV queue is never used: the new Deno Deploy and a remote denokv (KV Connect) do not
  * have it, so a call would work in tests and fail where the service is deployed. Background
- * work runs on leases in KV, timers and Deno.cron instead (lib/crawl/runner.ts).
+ * work runs on leases in KV, timers and Deno.cron instead (lib/crawl/leases.ts).
  */
 export const NO_QUEUE =
   "The KV queue (enqueue, listenQueue) is not available on Deno Deploy or a remote denokv; use a lease in KV.";

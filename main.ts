@@ -47,9 +47,12 @@ const optionalNumber = (name: string) => {
 };
 const megabytes = (n: number | undefined) => n === undefined ? undefined : n * 1024 * 1024;
 
-// SITESEARCH_DEMO=true keeps the demo beside an operator token (a staging server, the tests).
+// SITESEARCH_DEMO=true keeps the demo beside an operator token (a staging server, the tests). On
+// Deploy production is the default: a first build that runs before its variables are set must
+// not create a demo site or print a token into the platform's logs.
 const production = env("SITESEARCH_DEMO") !== "true" &&
-  (env("SITESEARCH_OPERATOR_TOKEN") !== undefined || env("SITESEARCH_DEMO") === "false");
+  (env("SITESEARCH_OPERATOR_TOKEN") !== undefined || env("SITESEARCH_DEMO") === "false" ||
+    onDeploy);
 // Deploy registers crons from top-level code before Deno.serve: declare them first thing. The
 // per-minute one wakes an instance where none would otherwise run (Deploy stops idle ones), so
 // that crawls go on; it keeps the instance busy while it crawls, until the next one.
@@ -81,7 +84,7 @@ const { app, services, early } = createApp({
   summarizer,
   summaryIpLimitPerMinute: optionalNumber("SUMMARY_IP_LIMIT_PER_MINUTE"), // default: ip_limit.ts
   resultCacheBytes: megabytes(optionalNumber("RESULT_CACHE_MB")), // default: result_cache.ts
-  // Fits Deno Deploy's 512 MB isolate: an evicted site comes back from its snapshot in KV.
+  // Fits Deno Deploy's 768 MB instance: an evicted site comes back from its snapshot in KV.
   indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
   indexSnapshots: env("INDEX_SNAPSHOTS") !== "off",
   crawl: {

@@ -324,3 +324,24 @@ for (const deploy of [true, false]) {
     }
   });
 }
+
+Deno.test("deploy shape - a first revision with no variables set starts in production mode: no demo site, no secret in the logs", async () => {
+  const dir = await Deno.makeTempDir();
+  const inst = await startDeployed({ KV_PATH: `${dir}/kv.sqlite`, SITESEARCH_OPERATOR_TOKEN: "" });
+  try {
+    assert.match(inst.out(), /production mode/);
+    assert.match(inst.out(), /operator API:\s+off/);
+    assert.doesNotMatch(inst.out(), /\b(op|sk|pk)_[A-Za-z0-9]/, "no token or key printed");
+    const demo = await fetch(`${inst.url}/demo/`);
+    await demo.body?.cancel();
+    assert.equal(demo.status, 404);
+    const sites = await fetch(`${inst.url}/api/admin/sites`, {
+      headers: { Authorization: "Bearer op_anything" },
+    });
+    await sites.body?.cancel();
+    assert.equal(sites.status, 401, "no operator token: the operator API is closed");
+  } finally {
+    await inst.signal("SIGINT");
+    await Deno.remove(dir, { recursive: true });
+  }
+});

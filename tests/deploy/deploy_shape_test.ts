@@ -129,100 +129,118 @@ async function leaseOf(kvPath: string, ids: { siteId: string; jobId: string }) {
 
 const CRAWL_ENV = { CRAWL_DELAY_MS: "40" }; // ~126 pages: several seconds, so a signal lands mid-crawl
 
+interface DocCrawl {
+  kvPath: string;
+  start: string;
+  want: Awaited<ReturnType<typeof reference>>;
+}
+
+/** Serves the doc site and a fresh KV folder for `fn`, with what one uninterrupted crawl stores. */
+async function withDocSite(fn: (c: DocCrawl) => Promise<void>) {
+  const served = serveDir(DOC.root);
+  const dir = await Deno.makeTempDir();
+  try {
+    const start = `${served.origin}/index.html`;
+    await fn({ kvPath: `${dir}/kv.sqlite`, start, want: await reference(start) });
+  } finally {
+    await served.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** The job ended done with every page the uninterrupted crawl stores. */
+async function assertWhole(c: DocCrawl, ids: { siteId: string }, job: Job) {
+  assert.equal(job.status, "done", JSON.stringify(job));
+  assert.deepEqual(
+    [...await storedPaths(c.kvPath, ids.siteId)].sort(),
+    [...c.want.paths].sort(),
+    "every page",
+  );
+  assert.equal(job.progress.done, job.progress.total);
+}
+
 Deno.test({
   name:
     "deploy shape - two instances on one KV: SIGINT to the one crawling exits within 5 s, and the other takes the crawl at once and finishes it with every page",
   ignore,
-  async fn() {
-    const served = serveDir(DOC.root);
-    const dir = await Deno.makeTempDir();
-    const kvPath = `${dir}/kv.sqlite`;
-    const start = `${served.origin}/index.html`;
-    const want = await reference(start);
-    const a = await startDeployed({ KV_PATH: kvPath, ...CRAWL_ENV });
-    let b: Awaited<ReturnType<typeof startDeployed>> | null = null;
-    try {
-      const ids = await startCrawl(a.url, start);
-      const midway = await waitJob(a.url, ids, (j) => j.counts.indexed >= 20);
-      assert.equal(midway.status, "running", JSON.stringify(midway));
-      // The second instance comes up while the first holds the lease: it leaves the job alone.
-      b = await startDeployed({ KV_PATH: kvPath, ...CRAWL_ENV });
-      const holder = await leaseOf(kvPath, ids);
-      assert.ok(holder, "the first instance holds the lease");
+  fn: () =>
+    withDocSite(async (c) => {
+      const { kvPath, start, want } = c;
+      const a = await startDeployed({ KV_PATH: kvPath, ...CRAWL_ENV });
+      let b: Awaited<ReturnType<typeof startDeployed>> | null = null;
+      try {
+        const ids = await startCrawl(a.url, start);
+        const midway = await waitJob(a.url, ids, (j) => j.counts.indexed >= 20);
+        assert.equal(midway.status, "running", JSON.stringify(midway));
+        // The second instance comes up while the first holds the lease: it leaves the job alone.
+        b = await startDeployed({ KV_PATH: kvPath, ...CRAWL_ENV });
+        const holder = await leaseOf(kvPath, ids);
+        assert.ok(holder, "the first instance holds the lease");
 
-      const stopped = await a.signal("SIGINT");
-      assert.equal(stopped.code, 0, a.out());
-      assert.ok(stopped.ms < DEPLOY_GRACE_MS, `exited ${stopped.ms.toFixed(0)} ms after SIGINT`);
-      // Handed back, not left to lapse (10 s): the other instance's sweep takes it within seconds.
-      const handedAt = performance.now();
-      let taker: string | null = null;
-      while (performance.now() - handedAt < 8000) {
-        taker = await leaseOf(kvPath, ids);
-        if (taker && taker !== holder) break;
-        await new Promise((r) => setTimeout(r, 100));
+        const stopped = await a.signal("SIGINT");
+        assert.equal(stopped.code, 0, a.out());
+        assert.ok(stopped.ms < DEPLOY_GRACE_MS, `exited ${stopped.ms.toFixed(0)} ms after SIGINT`);
+        // Handed back, not left to lapse (10 s): the other instance's sweep takes it within seconds.
+        const handedAt = performance.now();
+        let taker: string | null = null;
+        while (performance.now() - handedAt < 8000) {
+          taker = await leaseOf(kvPath, ids);
+          if (taker && taker !== holder) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.ok(taker && taker !== holder, "the other instance took the lease");
+        assert.ok(performance.now() - handedAt < 5000, "taken over before a lease could lapse");
+
+        const job = await waitJob(
+          b.url,
+          ids,
+          (j) => j.status !== "running" && j.status !== "queued",
+        );
+        await assertWhole(c, ids, job);
+        assert.equal(job.counts.indexed, want.indexed, "no page stored twice");
+      } finally {
+        if (a.alive()) await a.signal("SIGKILL");
+        if (b?.alive()) await b.signal("SIGKILL");
       }
-      assert.ok(taker && taker !== holder, "the other instance took the lease");
-      assert.ok(performance.now() - handedAt < 5000, "taken over before a lease could lapse");
-
-      const job = await waitJob(b.url, ids, (j) => j.status !== "running" && j.status !== "queued");
-      assert.equal(job.status, "done", JSON.stringify(job));
-      assert.deepEqual(
-        [...await storedPaths(kvPath, ids.siteId)].sort(),
-        [...want.paths].sort(),
-        "every page",
-      );
-      assert.equal(job.counts.indexed, want.indexed, "no page stored twice");
-      assert.equal(job.progress.done, job.progress.total);
-    } finally {
-      if (a.alive()) await a.signal("SIGKILL");
-      if (b?.alive()) await b.signal("SIGKILL");
-      await served.close();
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+    }),
 });
 
 Deno.test({
   name:
     "deploy shape - every instance killed mid-crawl: a fresh one resumes the crawl to done, every page stored once",
   ignore,
-  async fn() {
-    const served = serveDir(DOC.root);
-    const dir = await Deno.makeTempDir();
-    const kvPath = `${dir}/kv.sqlite`;
-    const start = `${served.origin}/index.html`;
-    const want = await reference(start);
-    // A short lapse: no instance is left to hand the lease back.
-    const env = { KV_PATH: kvPath, CRAWL_STALE_MS: "2000", ...CRAWL_ENV };
-    const a = await startDeployed(env);
-    const b = await startDeployed(env);
-    let c: Awaited<ReturnType<typeof startDeployed>> | null = null;
-    try {
-      const ids = await startCrawl(a.url, start);
-      const midway = await waitJob(b.url, ids, (j) => j.counts.indexed >= 20);
-      assert.equal(midway.status, "running", JSON.stringify(midway));
-      await Promise.all([a.signal("SIGKILL"), b.signal("SIGKILL")]);
-      c = await startDeployed(env);
-      const job = await waitJob(c.url, ids, (j) => j.status !== "running" && j.status !== "queued");
-      assert.equal(job.status, "done", JSON.stringify(job));
-      assert.deepEqual(
-        [...await storedPaths(kvPath, ids.siteId)].sort(),
-        [...want.paths].sort(),
-        "every page",
-      );
-      // A page stored in the last second before the kill, its mark not yet saved, is fetched
-      // again and found unchanged: stored once, counted once.
-      assert.equal(
-        job.counts.indexed + job.counts.unchanged,
-        want.indexed,
-        `no page stored twice: ${JSON.stringify(job.counts)}`,
-      );
-    } finally {
-      for (const i of [a, b, c]) if (i?.alive()) await i.signal("SIGKILL");
-      await served.close();
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+  fn: () =>
+    withDocSite(async (c) => {
+      const { kvPath, start, want } = c;
+      // A short lapse: no instance is left to hand the lease back.
+      const env = { KV_PATH: kvPath, CRAWL_STALE_MS: "2000", ...CRAWL_ENV };
+      const a = await startDeployed(env);
+      const b = await startDeployed(env);
+      let fresh: Awaited<ReturnType<typeof startDeployed>> | null = null;
+      try {
+        const ids = await startCrawl(a.url, start);
+        const midway = await waitJob(b.url, ids, (j) => j.counts.indexed >= 20);
+        assert.equal(midway.status, "running", JSON.stringify(midway));
+        await Promise.all([a.signal("SIGKILL"), b.signal("SIGKILL")]);
+        fresh = await startDeployed(env);
+        const job = await waitJob(fresh.url, ids, (j) =>
+          j.status !== "running" && j.status !== "queued");
+        await assertWhole(c, ids, job);
+        // A page stored in the last second before the kill, its mark not yet saved, is fetched
+        // again and found unchanged: stored once, counted once.
+        assert.equal(
+          job.counts.indexed + job.counts.unchanged,
+          want.indexed,
+          `no page stored twice: ${JSON.stringify(job.counts)}`,
+        );
+      } finally {
+        for (const i of [a, b, fresh]) {
+          if (i?.alive()) {
+            await i.signal("SIGKILL");
+          }
+        }
+      }
+    }),
 });
 
 /** Server-sent events read from a response until it ends: their names and data. */

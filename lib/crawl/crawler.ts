@@ -77,6 +77,15 @@ export const initialState = (): CrawlState => ({
 /** The start URL gave nothing to crawl; the job ends "failed" with this message. */
 export class CrawlStartError extends Error {}
 
+/** The crawl's URL filter; a pattern kept from before patterns were checked as now ends the crawl, saying why. */
+function patternFilter(include: string[], exclude: string[]) {
+  try {
+    return urlFilter(include, exclude);
+  } catch (err) {
+    throw new CrawlStartError(`A crawl pattern is refused: ${(err as Error).message}`);
+  }
+}
+
 const ACCEPT_ANY = {
   Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.5",
 };
@@ -142,7 +151,7 @@ export class Crawl {
       report,
       queue,
       signal,
-      filter: urlFilter(req.include ?? [], req.exclude ?? []),
+      filter: patternFilter(req.include ?? [], req.exclude ?? []),
       seen: log ? new TrackedSet((u, on) => on && log.seen(u)) : undefined,
     });
     const store = this.store = new CrawlStore(

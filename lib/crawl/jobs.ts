@@ -84,7 +84,7 @@ export function checkPatterns(param: string, patterns: string[] | undefined) {
     );
   }
   const error = patternError(patterns);
-  if (error) throw invalid(param, error);
+  if (error) throw invalid(`${param}[${error.index}]`, error.message);
 }
 
 /**

@@ -105,24 +105,24 @@ export class JobRunner {
         });
       },
     };
-    const crawl = this.#crawl = new Crawl(
-      s,
-      site,
-      {
-        url: job.url,
-        maxPages: job.maxPages,
-        include: job.include,
-        exclude: job.exclude,
-      },
-      sink,
-      { ...DEFAULT_TUNING, ...job.tuning },
-      this.#ctl.signal,
-      this.#log,
-    );
     // Every flush renews the lease; one a second, so a lease lapses only when its runner is gone.
     const tick = setInterval(() => this.#flush(), FLUSH_MS);
     let finished = false;
     try {
+      const crawl = this.#crawl = new Crawl(
+        s,
+        site,
+        {
+          url: job.url,
+          maxPages: job.maxPages,
+          include: job.include,
+          exclude: job.exclude,
+        },
+        sink,
+        { ...DEFAULT_TUNING, ...job.tuning },
+        this.#ctl.signal,
+        this.#log,
+      );
       // A runner that died before its first save left marks but no state: they count all the same.
       crawl.restore(job.state, await loadMarks(s.kv, site.id, job.id));
       while (!(finished = await crawl.step(Date.now() + this.opts.stepMs))) {
@@ -158,7 +158,7 @@ export class JobRunner {
       }
     } finally {
       clearInterval(tick);
-      job.state = crawl.state();
+      if (this.#crawl) job.state = this.#crawl.state();
     }
     if (this.#lost) return;
     // Nobody awaits a runner's outcome: a failure here (KV closed) must not escape.

@@ -12,7 +12,8 @@ export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""
   const r = schema.safeParse(data);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const name = (prefix + issue.path.map(String).join(".")).replace(/\.$/, "");
+  // A segment written "[n]" is an index (a pattern's, as API.md names it): no dot before it.
+  const name = (prefix + issue.path.map(String).join(".")).replace(/\.(?=\[)|\.$/g, "");
   const bare = issue.message.split(" ")[0] === name.split(".").at(-1);
   throw invalid(name, bare || !name ? issue.message : `${name}: ${issue.message}`);
 }
@@ -120,7 +121,9 @@ function urlPatterns(name: string) {
   }).max(MAX_PATTERNS, `${name} takes at most ${MAX_PATTERNS} patterns`).superRefine(
     (list, ctx) => {
       const error = patternError(list);
-      if (error) ctx.addIssue({ code: "custom", message: error });
+      if (error) {
+        ctx.addIssue({ code: "custom", message: error.message, path: [`[${error.index}]`] });
+      }
     },
   );
 }

@@ -4,7 +4,7 @@ import type { CrawlConfig } from "./crawl/tuning.ts";
 import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./limits/credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
-import { EVENTS, IpLimit, SUMMARIES } from "./limits/ip_limit.ts";
+import { EVENTS, IpLimit, PREVIEWS, SUMMARIES } from "./limits/ip_limit.ts";
 import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
@@ -74,6 +74,8 @@ export interface Services {
   crawl: CrawlConfig;
   analytics: Analytics;
   eventIpLimit: IpLimit;
+  /** Owners' lever previews a minute per site. */
+  previewLimit: IpLimit;
   sessions: Sessions;
   /** Owners' synonyms and curations, as searches apply them. */
   levers: Levers;
@@ -130,6 +132,7 @@ export function createServices(opts: AppOptions): Services {
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
     analytics,
     eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
+    previewLimit: new IpLimit(kv, clock, PREVIEWS),
     sessions: new Sessions(kv, clock, sites),
     levers,
     shutdown: new Shutdown(),

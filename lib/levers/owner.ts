@@ -81,6 +81,7 @@ const brief = (r: SearchResult) => ({
  * (`after`; a list left out stays as stored). Checks the lists as PUT does; spends no quota.
  */
 export async function preview(s: Services, site: Site, body: unknown) {
+  await s.previewLimit.hit(site.id); // two searches each, with lists nobody saved
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw invalid("body", "body must be an object.");
   }

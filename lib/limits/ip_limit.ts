@@ -1,14 +1,19 @@
-/** Per client IP and site, a cap on requests a minute (a KV counter per minute window). */
+/**
+ * Per client IP and site (or per site alone), a cap on requests a minute (a KV counter per
+ * minute window).
+ */
 import { type Clock, minuteWindow } from "../clock.ts";
 import { stepCounter } from "./counter.ts";
-import { ipLimited } from "./too_many.ts";
+import { ipLimited, type LimitCode } from "./too_many.ts";
 
 /** What one limit counts: its KV prefix, its 429 code, its message's noun and its default cap. */
 export interface IpLimitKind {
   prefix: string;
-  code: "SUMMARY_RATE_LIMIT_EXCEEDED" | "EVENT_RATE_LIMIT_EXCEEDED";
+  code: LimitCode;
   what: string;
   perMinute: number;
+  /** Counted per visitor (client IP) of a site, or for the whole site. */
+  per: "visitor" | "site";
 }
 
 /** AI answers (API.md: 30 a minute by default, SUMMARY_IP_LIMIT_PER_MINUTE). */
@@ -17,6 +22,7 @@ export const SUMMARIES: IpLimitKind = {
   code: "SUMMARY_RATE_LIMIT_EXCEEDED",
   what: "AI answers",
   perMinute: 30,
+  per: "visitor",
 };
 
 /** Click events of the browser scripts. */
@@ -25,6 +31,16 @@ export const EVENTS: IpLimitKind = {
   code: "EVENT_RATE_LIMIT_EXCEEDED",
   what: "events",
   perMinute: 120,
+  per: "visitor",
+};
+
+/** Owners' previews of unsaved levers: each runs two searches, so a site gets so many a minute. */
+export const PREVIEWS: IpLimitKind = {
+  prefix: "prevsite",
+  code: "PREVIEW_RATE_LIMIT_EXCEEDED",
+  what: "previews",
+  perMinute: 60,
+  per: "site",
 };
 
 /** Counts one kind of request per client IP and site, refusing past its cap. */
@@ -40,15 +56,16 @@ export class IpLimit {
     this.perMinute = perMinute ?? kind.perMinute;
   }
 
-  /** Counts one request for this IP, or refuses it with the kind's 429. */
-  async hit(siteId: string, ip: string): Promise<void> {
+  /** Counts one request for this IP (unused for a per-site kind), or refuses it with the kind's 429. */
+  async hit(siteId: string, ip = ""): Promise<void> {
     const win = minuteWindow(this.clock());
-    const used = await stepCounter(this.kv, [this.kind.prefix, siteId, ip, win.id], {
+    const who = this.kind.per === "site" ? "site" : ip;
+    const used = await stepCounter(this.kv, [this.kind.prefix, siteId, who, win.id], {
       by: 1,
       limit: this.perMinute,
       expireIn: 120_000,
       busyMessage: `Too many ${this.kind.what} at once. Retry.`,
     });
-    if (used === null) throw ipLimited(this.kind.code, this.kind.what, this.perMinute, win.resetIn);
+    if (used === null) throw ipLimited(this.kind, this.perMinute, win.resetIn);
   }
 }

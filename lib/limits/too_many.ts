@@ -1,6 +1,7 @@
 /**
  * Every 429 the service answers, in one place: the searches' per-minute and monthly refusals
- * with API.md's RateLimit headers, AI credits used up, and the per-IP limits (summaries, events).
+ * with API.md's RateLimit headers, AI credits used up, and the per-IP and per-site limits
+ * (summaries, events, previews).
  */
 import { ApiError } from "../http/errors.ts";
 import type { EffectiveLimits } from "./plans.ts";
@@ -65,15 +66,21 @@ export function creditsExhausted(limit: number, month: { resetIn: number; resets
 }
 
 /** One client IP asked more than `perMinute` of `what` (e.g. "AI answers") this minute. */
+/** The 429 codes of the limits counted per visitor or per site (ip_limit.ts). */
+export type LimitCode =
+  | "SUMMARY_RATE_LIMIT_EXCEEDED"
+  | "EVENT_RATE_LIMIT_EXCEEDED"
+  | "PREVIEW_RATE_LIMIT_EXCEEDED";
+
 export function ipLimited(
-  code: "SUMMARY_RATE_LIMIT_EXCEEDED" | "EVENT_RATE_LIMIT_EXCEEDED",
-  what: string,
+  kind: { code: LimitCode; what: string; per: "visitor" | "site" },
   perMinute: number,
   resetIn: number,
 ) {
+  const who = kind.per === "site" ? "for one site" : "from one visitor";
   return new ApiError(
-    code,
-    `At most ${perMinute} ${what} a minute from one visitor. Retry in ${resetIn} s.`,
+    kind.code,
+    `At most ${perMinute} ${kind.what} a minute ${who}. Retry in ${resetIn} s.`,
     { retryAfter: resetIn, headers: retryHeader(resetIn) },
   );
 }

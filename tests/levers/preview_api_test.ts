@@ -91,3 +91,27 @@ Deno.test("preview api - the names the site's URLs give its pages hold in the pr
   assert.deepEqual(shown(body.after), ["/hoodies"], "an unsaved synonym list keeps the names");
   t.close();
 });
+
+Deno.test("preview api - a site gets 60 previews a minute, then 429 PREVIEW_RATE_LIMIT_EXCEEDED; other sites are untouched", async () => {
+  const clock = manualClock();
+  const t = await startApp({ clock });
+  const [a, b] = [await createSite(t, "pro"), await createSite(t, "pro")];
+  await putPages(t, a, SHOP);
+  const preview = async (site: typeof a) => {
+    const res = await t.call(
+      `/api/admin/sites/${site.id}/levers/preview`,
+      admin(site.adminKey, { q: "jumper", synonyms: [{ words: ["jumper", "hoodies"] }] }),
+    );
+    return { status: res.status, headers: res.headers, body: await res.json() };
+  };
+  for (let i = 0; i < 60; i++) assert.equal((await preview(a)).status, 200, `preview ${i + 1}`);
+  const over = await preview(a);
+  assert.equal(over.status, 429, JSON.stringify(over.body));
+  assert.equal(over.body.error.code, "PREVIEW_RATE_LIMIT_EXCEEDED");
+  assert.equal(over.body.error.type, "rate_limit_error");
+  assert.ok(Number(over.headers.get("Retry-After")) > 0);
+  assert.equal((await preview(b)).status, 200, "another site has its own minute");
+  clock.advance(61_000);
+  assert.equal((await preview(a)).status, 200, "the next minute");
+  t.close();
+});

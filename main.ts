@@ -158,6 +158,17 @@ const banner = ({ hostname, port }: { hostname: string; port: number }) => {
   try:             curl '${url}/api/search?q=shipping&key=${demo.publicKey}'`);
 };
 
+/**
+ * The permissions this process holds, as flags for the workers it starts: never more than it
+ * was given (a permission granted only for some paths or hosts is left out: the worker asks for
+ * none of it and fails loudly rather than getting it all).
+ */
+function grantedFlags(): string[] {
+  const names = ["read", "write", "net", "env", "run", "sys", "ffi", "import"] as const;
+  return names.filter((name) => Deno.permissions.querySync({ name }).state === "granted")
+    .map((name) => `--allow-${name}`);
+}
+
 const children: Deno.ChildProcess[] = [];
 /** Starts the other workers on the port this one listens on, with the same environment. */
 function spawnWorkers(port: number) {
@@ -166,7 +177,7 @@ function spawnWorkers(port: number) {
       new Deno.Command(Deno.execPath(), {
         args: [
           "run",
-          "-A",
+          ...grantedFlags(),
           `--v8-flags=${V8_FLAGS}`,
           "--config",
           new URL("./deno.json", import.meta.url).pathname,

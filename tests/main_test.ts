@@ -380,10 +380,15 @@ async function listeners(port: number): Promise<number> {
     .filter((line) => line.includes(`:${hex} `) && / 0A /.test(line)).length;
 }
 
-Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay exact, and both stop together", async () => {
+Deno.test("start - WORKERS=2 serves from two processes on one port with the parent's permissions, quotas stay exact, and both stop together", async () => {
   const dir = await Deno.makeTempDir();
+  const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const permissions = tasks.start.split(" ").filter((f: string) => f.startsWith("--allow-"));
   // 60 connections at once from this one address: its cap (MAX_CONNECTIONS_PER_IP) is lifted.
-  const run = await start({ KV_PATH: `${dir}/s.kv`, WORKERS: "2", MAX_CONNECTIONS_PER_IP: "1000" });
+  const run = await start(
+    { KV_PATH: `${dir}/s.kv`, WORKERS: "2", MAX_CONNECTIONS_PER_IP: "1000" },
+    { permissions },
+  );
   const port = Number(new URL(run.url).port);
   for (let i = 0; i < 100 && !/workers:\s+2 processes/.test(run.log()); i++) {
     await new Promise((r) => setTimeout(r, 50)); // printed just after the banner
@@ -400,6 +405,10 @@ Deno.test("start - WORKERS=2 serves from two processes on one port, quotas stay 
   const children = await cat(`/proc/${run.pid}/task/${run.pid}/children`);
   const cmdline = await cat(`/proc/${children.trim().split(" ")[0]}/cmdline`);
   assert.ok(cmdline.split("\0").includes(`--v8-flags=${V8_FLAGS}`), cmdline);
+  // The worker holds what the parent was given, never all permissions.
+  const flags = cmdline.split("\0");
+  assert.ok(!flags.includes("-A") && !flags.includes("--allow-all"), cmdline);
+  assert.deepEqual(flags.filter((f) => f.startsWith("--allow-")).sort(), [...permissions].sort());
   // Both give V8's threads way only if two processes leave them a core (none here on 2 cores).
   for (const pid of [run.pid, Number(children.trim().split(" ")[0])]) {
     const workers = (await threadPolicies(pid)).filter((t) => t.name === V8_WORKER_NAME);

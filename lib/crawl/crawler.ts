@@ -153,6 +153,7 @@ export class Crawl {
       signal,
       filter: patternFilter(req.include ?? [], req.exclude ?? []),
       seen: log ? new TrackedSet((u, on) => on && log.seen(u)) : undefined,
+      maxPages: req.maxPages,
     });
     const store = this.store = new CrawlStore(
       { s, site, report, history, refresher, discovery },

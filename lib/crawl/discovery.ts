@@ -14,6 +14,10 @@ import type { UrlFilter } from "./patterns.ts";
 
 const MAX_SITEMAP_DEPTH = 3;
 const MAX_PATH = 1000;
+/** URLs a crawl keeps (in memory and as marks in KV) per page it may store. */
+export const SEEN_PER_PAGE = 10;
+/** Sitemaps (and indexes) a crawl reads at most, each up to MAX_SITEMAP_BYTES. */
+export const MAX_SITEMAPS = 50;
 
 /** One crawl's URLs met so far, and what it does with a new one. */
 export class CrawlDiscovery {
@@ -37,6 +41,8 @@ export class CrawlDiscovery {
       filter?: UrlFilter | null;
       /** A set that records its members, for a resumable crawl. */
       seen?: Set<string>;
+      /** Pages the crawl may store: it keeps at most SEEN_PER_PAGE URLs for each. */
+      maxPages: number;
     },
   ) {
     this.seen = d.seen ?? new Set();
@@ -54,6 +60,12 @@ export class CrawlDiscovery {
     if (u) u.hash = "";
     const key = u?.href ?? href;
     if (this.seen.has(key)) return;
+    // Bounded whatever a site links to: past the cap a URL is reported, not kept, and the
+    // crawl no longer counts as having seen the whole site (nothing is removed for it).
+    if (this.seen.size >= SEEN_PER_PAGE * this.d.maxPages) {
+      report.complete = false;
+      return report.note(key.slice(0, 2000), "discovery_limit");
+    }
     this.seen.add(key);
     report.counts.discovered++;
     if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) {
@@ -111,6 +123,7 @@ export class CrawlDiscovery {
     for (const { loc } of entries.urls) {
       const u = URL.parse(loc.trim());
       if (!u || this.sitemaps.has(u.href) || depth + 1 > MAX_SITEMAP_DEPTH) continue;
+      if (!this.#roomForSitemap(u)) continue;
       this.sitemaps.add(u.href);
       if (siteKeyOf(u) !== this.siteKey) {
         report.note(u.href, "off_site");
@@ -126,6 +139,7 @@ export class CrawlDiscovery {
     for (const loc of urls) {
       const u = URL.parse(loc.trim());
       if (!u || this.sitemaps.has(u.href)) continue;
+      if (!this.#roomForSitemap(u)) continue;
       this.sitemaps.add(u.href);
       if (siteKeyOf(u) !== this.siteKey) {
         this.d.report.note(u.href, "off_site");
@@ -133,6 +147,14 @@ export class CrawlDiscovery {
       }
       this.d.queue.push({ kind: "sitemap", url: u, depth: 0 });
     }
+  }
+
+  /** Whether the crawl may read one more sitemap; else `u` is reported and the crawl is partial. */
+  #roomForSitemap(u: URL): boolean {
+    if (this.sitemaps.size < MAX_SITEMAPS) return true;
+    this.d.report.complete = false;
+    this.d.report.note(u.href.slice(0, 2000), "sitemap_limit");
+    return false;
   }
 
   /** Why a redirect target is refused: another site (unless `anyHost`), or robots.txt. */

@@ -4,7 +4,7 @@
  * expansion a search applies at query time (lib/search/query/rank.ts takes it as `Expand`).
  */
 import { invalid } from "../http/errors.ts";
-import type { Alternatives, Expand } from "../search/mod.ts";
+import { type Alternatives, type Expand, MAX_ALTERNATIVES } from "../search/mod.ts";
 import { type Fields, givenId, list, record, text, uniqueIds } from "./check.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
@@ -73,8 +73,6 @@ export function checkSynonyms(body: unknown): Synonym[] {
 
 /** Typed words shorter than this are never read as a typo of a synonym. */
 const MIN_TYPO = 4;
-/** Alternatives of one span at most (a query pays for each). */
-const MAX_ALTERNATIVES = 24;
 
 /** The expansion of a site's synonyms: which query words other words may stand for. */
 export function compileSynonyms(list: Synonym[]): Expand | undefined {
@@ -87,12 +85,31 @@ export function compileSynonyms(list: Synonym[]): Expand | undefined {
     if (lists) lists.push(to);
     else table.set(from, [to]);
   };
+  // The same group or mapping twice adds nothing (but work): it is compiled once.
+  const entries = new Set<string>();
   for (const s of list) {
     const read = ("words" in s ? s.words : s.means).map(phraseWords).filter((p) => p.length);
+    const from = "words" in s ? "" : phraseKey(s.word);
+    const id = JSON.stringify([from, read.map((p) => p.join(" ")).sort()]);
+    if (entries.has(id)) continue;
+    entries.add(id);
     if ("words" in s) { for (const a of read) add(a.join(" "), read); }
-    else add(phraseKey(s.word), read);
+    else add(from, read);
   }
   if (!table.size) return undefined;
+  // Each phrase's alternatives, told once and capped, made now rather than on every query.
+  const resolved = new Map<string, string[][]>();
+  for (const [key, lists] of table) {
+    const alts = new Map<string, string[]>();
+    all: for (const phrases of lists) {
+      for (const p of phrases) {
+        if (alts.size === MAX_ALTERNATIVES) break all;
+        const k = p.join(" ");
+        if (k !== key && !alts.has(k)) alts.set(k, p);
+      }
+    }
+    if (alts.size) resolved.set(key, [...alts.values()]);
+  }
   const longest = Math.max(...[...table.keys()].map((k) => k.split(" ").length));
   // One-word synonyms by length and first letter, and by length and last letter: a word one
   // edit from another keeps one of the two (it is at least MIN_TYPO long), so a typo is
@@ -116,15 +133,7 @@ export function compileSynonyms(list: Synonym[]): Expand | undefined {
       }
     }
   };
-  const lookup = (key: string): string[][] | undefined => {
-    const lists = table.get(key);
-    if (!lists) return undefined;
-    const alts = new Map<string, string[]>();
-    for (const phrases of lists) {
-      for (const p of phrases) if (p.join(" ") !== key) alts.set(p.join(" "), p);
-    }
-    return alts.size ? [...alts.values()].slice(0, MAX_ALTERNATIVES) : undefined;
-  };
+  const lookup = (key: string): string[][] | undefined => resolved.get(key);
   return (words: string[], known: (w: string) => boolean): Alternatives[] => {
     const out: Alternatives[] = [];
     const folded = words.map((w) => phraseWords(w).join(" "));

@@ -27,6 +27,7 @@ export {
   type Ranked,
 } from "./query/rank.ts";
 export type { SearchLevers } from "./query/curated.ts";
+export { MAX_ALTERNATIVES } from "./query/expand.ts";
 export { RANKING, type Ranking } from "./query/weights.ts";
 export { addDoc, createSiteDb, type Doc, docAt, type SiteDb } from "./store/site_db.ts";
 export {

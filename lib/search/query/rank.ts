@@ -11,7 +11,7 @@ import type { Scores, SiteDb } from "../store/site_db.ts";
 import { isStopWord, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
 import { RANKING } from "./weights.ts";
-import type { Alternatives, Expand } from "./expand.ts";
+import { type Alternatives, boundSpans, type Expand } from "./expand.ts";
 import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
@@ -98,11 +98,12 @@ export function rank(
   };
   const acc = scratch();
   const refused = new Set<string>();
-  const spans = [...(expand?.(query, (w) => db.vocab.has(written(w))) ?? [])];
+  const found = [...(expand?.(query, (w) => db.vocab.has(written(w))) ?? [])];
   // What the site's own pages say a word means, where the owner's synonyms say nothing.
   for (const s of statedSpans(db, query)) {
-    if (!spans.some((o) => s.from < o.to && o.from < s.to)) spans.push(s);
+    if (!found.some((o) => s.from < o.to && o.from < s.to)) found.push(s);
   }
+  const spans = boundSpans(found);
   for (;;) {
     const pass = accumulate(
       db,

@@ -14,7 +14,7 @@ import {
 } from "../../meaning/equivalences.ts";
 import { isStopWord } from "../analysis/tokens.ts";
 import { docAt, type SiteDb } from "../store/site_db.ts";
-import type { Alternatives } from "./expand.ts";
+import { type Alternatives, MAX_ALTERNATIVES } from "./expand.ts";
 import { RANKING } from "./weights.ts";
 
 /** Text read per page: definitions come early, and mining every byte of a manual costs. */
@@ -82,18 +82,26 @@ function mainLanguage(db: SiteDb): string {
   return best;
 }
 
+/** Names one word may start, at most: a query reads them all where that word is typed. */
+const MAX_NAMES_BY_WORD = 4 * MAX_ALTERNATIVES;
+
 /** The names of each equivalence, both ways, by their first word (stop words left out). */
 function byFirstWord(db: SiteDb, list: Equivalence[]) {
   const lang = mainLanguage(db);
   const key = (name: string) => name.split(/[\s-]+/).filter((w) => w && !isStopWord(w, lang));
   const out = new Map<string, [string[], string[]][]>();
+  const seen = new Set<string>();
   for (const { words: [a, b] } of list) {
     const [x, y] = [key(a), key(b)];
     if (!x.length || !y.length) continue;
     for (const [from, to] of [[x, y], [y, x]]) {
+      // Told once; and, the list being most said first, a word's most said names kept.
+      const id = JSON.stringify([from, to]);
+      if (seen.has(id)) continue;
+      seen.add(id);
       const entries = out.get(from[0]);
-      if (entries) entries.push([from, to]);
-      else out.set(from[0], [[from, to]]);
+      if (!entries) out.set(from[0], [[from, to]]);
+      else if (entries.length < MAX_NAMES_BY_WORD) entries.push([from, to]);
     }
   }
   return out;

@@ -13,6 +13,7 @@ import { createOpenAISummarizer } from "./lib/answers/model.ts";
 import { jsonLogger, serverErrorBody, stdoutLines } from "./lib/http/middleware.ts";
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server/mod.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
+import { parseTrustedProxies } from "./lib/http/proxies.ts";
 import { trimAfterChurn } from "./lib/memory_trim.ts";
 import { yieldBackgroundThreads } from "./lib/background_threads.ts";
 import { warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
@@ -45,6 +46,17 @@ const optionalNumber = (name: string) => {
   const n = Number(env(name) ?? NaN);
   return Number.isInteger(n) && n >= 0 ? n : undefined;
 };
+/** TRUSTED_PROXIES parsed; a list that does not parse stops the start, saying which entry. */
+function proxiesFromEnv() {
+  const spec = env("TRUSTED_PROXIES");
+  if (!spec) return null;
+  try {
+    return parseTrustedProxies(spec);
+  } catch (err) {
+    console.error((err as Error).message);
+    Deno.exit(1);
+  }
+}
 const megabytes = (n: number | undefined) => n === undefined ? undefined : n * 1024 * 1024;
 
 // SITESEARCH_DEMO=true keeps the demo beside an operator token (a staging server, the tests). On
@@ -77,6 +89,7 @@ const summarizer = apiKey
   })
   : undefined; // the built-in extractive summarizer: everything works offline
 const crawlDelayMs = optionalNumber("CRAWL_DELAY_MS");
+const trustedProxies = proxiesFromEnv();
 const { app, services, early } = createApp({
   kv,
   operatorTokenHash: token.hash,
@@ -87,6 +100,7 @@ const { app, services, early } = createApp({
   // Fits Deno Deploy's 768 MB instance: an evicted site comes back from its snapshot in KV.
   indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
   indexSnapshots: env("INDEX_SNAPSHOTS") !== "off",
+  trustedProxies,
   crawl: {
     allowLoopback: env("CRAWL_ALLOW_LOOPBACK") === "true",
     ...(crawlDelayMs === undefined ? {} : { delayMs: crawlDelayMs }), // default: services.ts
@@ -240,6 +254,7 @@ if (onDeploy) {
     hostname,
     maxConnections: envNumber("MAX_CONNECTIONS", SERVE_DEFAULTS.maxConnections),
     maxConnectionsPerIp: envNumber("MAX_CONNECTIONS_PER_IP", SERVE_DEFAULTS.maxConnectionsPerIp),
+    sharedAddress: trustedProxies ?? undefined,
     headerTimeoutMs: envNumber("HTTP_HEADER_TIMEOUT_MS", SERVE_DEFAULTS.headerTimeoutMs),
     bodyTimeoutMs: envNumber("HTTP_BODY_TIMEOUT_MS", SERVE_DEFAULTS.bodyTimeoutMs),
     errorBody: serverErrorBody,

@@ -79,11 +79,16 @@ const judgments: Judgment[] = [];
 for (const file of SETS) judgments.push(...JSON.parse(await Deno.readTextFile(file)).judgments);
 
 /** The first ten result paths of a query (sections stripped). */
-async function top(q: string): Promise<string[]> {
+/** The first results of `q` as a visitor gets them (each with its click token). */
+async function shown(q: string): Promise<{ url: string; click: string }[]> {
   const body = await json(
     await t.call(`/api/search?key=${site.publicKey}&q=${encodeURIComponent(q)}&per_page=10`),
   );
-  return body.results.map((r: { url: string }) => r.url.split("#")[0]);
+  return body.results;
+}
+/** The pages of `q`'s first results. */
+async function top(q: string): Promise<string[]> {
+  return (await shown(q)).map((r) => r.url.split("#")[0]);
 }
 const rankOf = (urls: string[], relevant: string[]) => {
   const i = urls.findIndex((u) => relevant.includes(u));
@@ -98,14 +103,15 @@ async function mrr(): Promise<number> {
 // Visitors: each judged query searched 2 to 5 times; each search clicks the judged page if shown.
 for (const [k, j] of judgments.entries()) {
   for (let n = 0; n < 2 + (k % 4); n++) {
-    const urls = await top(j.query);
-    const r = rankOf(urls, j.relevant);
+    const results = await shown(j.query);
+    const r = rankOf(results.map((x) => x.url.split("#")[0]), j.relevant);
     if (r === null) continue;
+    const { url, click } = results[r - 1];
     await json(
       await t.call(`/api/events?key=${site.publicKey}`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ type: "click", query: j.query, position: r, url: urls[r - 1] }),
+        body: JSON.stringify({ type: "click", query: j.query, position: r, url, click }),
       }),
     ).catch(() => {}); // 204: no body to read
   }

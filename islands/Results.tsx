@@ -174,7 +174,8 @@ export function Results(p: ResultsProps) {
                       ? (
                         <a
                           href={link}
-                          onClick={() => publicApi(p.apiKey).click(view.q, position, hit.url)}
+                          onClick={() =>
+                            publicApi(p.apiKey).click(view.q, position, hit.url, hit.click)}
                         >
                           <Marked h={title} />
                         </a>

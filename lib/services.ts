@@ -14,9 +14,11 @@ import { SiteStore } from "./sites/store.ts";
 import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
 import { Analytics } from "./analytics/recorder.ts";
+import { ClickTokens } from "./analytics/click_tokens.ts";
 import { Sessions } from "./http/session.ts";
 import { Levers } from "./levers/levers.ts";
 import { Shutdown } from "./shutdown.ts";
+import type { TrustedProxies } from "./http/proxies.ts";
 
 export interface AppOptions {
   kv: Deno.Kv;
@@ -48,6 +50,8 @@ export interface AppOptions {
   analyticsFlushMs?: number;
   /** Click events a minute per client IP and site. */
   eventIpLimitPerMinute?: number;
+  /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); none by default. */
+  trustedProxies?: TrustedProxies | null;
 }
 
 export interface Services {
@@ -73,9 +77,13 @@ export interface Services {
   ssePingMs: number;
   crawl: CrawlConfig;
   analytics: Analytics;
+  /** Each result's `click` token, and the check of a click event's. */
+  clickTokens: ClickTokens;
   eventIpLimit: IpLimit;
   /** Owners' lever previews a minute per site. */
   previewLimit: IpLimit;
+  /** Proxies whose X-Forwarded-For names the client, for every per-address limit. */
+  trustedProxies: TrustedProxies | null;
   sessions: Sessions;
   /** Owners' synonyms and curations, as searches apply them. */
   levers: Levers;
@@ -98,6 +106,8 @@ export function createServices(opts: AppOptions): Services {
   const sites = new SiteStore(kv, clock);
   const quota = new SearchQuota(kv, clock);
   const levers = new Levers(kv, clock, opts.indexStaleMs ?? 500);
+  const operatorTokenHash = opts.operatorTokenHash ??
+    (opts.operatorToken ? sha256HexSync(opts.operatorToken) : null);
   sites.onChange = (id) => quota.forget(id); // a change made here holds here at once
   const analytics = new Analytics(
     kv,
@@ -115,8 +125,7 @@ export function createServices(opts: AppOptions): Services {
     kv,
     clock,
     log,
-    operatorTokenHash: opts.operatorTokenHash ??
-      (opts.operatorToken ? sha256HexSync(opts.operatorToken) : null),
+    operatorTokenHash,
     sites,
     pages,
     indexes: indexesOf(pages),
@@ -131,9 +140,11 @@ export function createServices(opts: AppOptions): Services {
     ssePingMs: opts.ssePingMs ?? 15_000,
     crawl: { allowLoopback: false, delayMs: 250, ...opts.crawl },
     analytics,
+    clickTokens: new ClickTokens(kv),
     eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     previewLimit: new IpLimit(kv, clock, PREVIEWS),
-    sessions: new Sessions(kv, clock, sites),
+    trustedProxies: opts.trustedProxies ?? null,
+    sessions: new Sessions(kv, clock, sites, operatorTokenHash),
     levers,
     shutdown: new Shutdown(),
     async close() {

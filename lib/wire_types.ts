@@ -26,6 +26,8 @@ export interface SearchHit {
   sections: SectionHit[];
   /** Placed by an owner's curation (lib/levers). */
   pinned?: true;
+  /** What a click event on this result sends back, so that it counts (POST /api/events). */
+  click?: string;
 }
 
 /** `GET /api/search`'s answer. */

@@ -64,7 +64,7 @@ export function dashboardRoutes(s: Services, demo: boolean) {
     const key = (form.get("key") ?? "").trim();
     let who: SessionWho | null = null;
     if (s.operatorTokenHash && key && constantTimeEqual(sha256HexSync(key), s.operatorTokenHash)) {
-      who = { operator: true };
+      who = { operator: true, tokenHash: s.operatorTokenHash };
     } else if (isAdminKey(key)) {
       const site = await s.sites.byAdminKey(key);
       if (site) who = { operator: false, siteId: site.id, keyHash: site.adminKeyHash };

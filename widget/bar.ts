@@ -259,7 +259,7 @@ export function searchBar(o: BarOptions): Bar {
           : null,
       );
       const position = items.push(li);
-      on(li, "click", () => o.api.click(q, position, hit.url));
+      on(li, "click", () => o.api.click(q, position, hit.url, hit.click));
     });
     const found = data.meta.found;
     if (found > items.length && items.length) {

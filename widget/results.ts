@@ -134,7 +134,7 @@ function mount(config: Config, client: Api) {
     const first = (Math.min(page, pages) - 1) * (per_page || config.perPage);
     hits.replaceChildren(
       ...data.results.map((h, i) =>
-        hit(h, config.baseUrl, () => client.click(q, first + i + 1, h.url))
+        hit(h, config.baseUrl, () => client.click(q, first + i + 1, h.url, h.click))
       ),
     );
     if (found === 0) {

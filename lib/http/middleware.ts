@@ -1,6 +1,7 @@
 /** HTTP plumbing shared by all routes: request ids, logging, the error envelope, JSON bodies. */
 import type { Context, Hono, MiddlewareHandler, Next } from "hono";
 import { getConnInfo } from "hono/deno";
+import { clientAddress, type TrustedProxies } from "./proxies.ts";
 import { ApiError, asApiError, type ErrorCode, errorObject, ERRORS } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import { parseJsonBody } from "./json.ts";
@@ -340,11 +341,16 @@ export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array
   return buf.subarray(0, size);
 }
 
-/** The client's IP address, or "unknown" for in-process requests. */
-export function clientIp(c: Context): string {
+/**
+ * The client's IP address, or "unknown" for in-process requests: the socket's peer, or, from
+ * a trusted proxy (TRUSTED_PROXIES), the address it forwarded (proxies.ts).
+ */
+export function clientIp(c: Context, trusted: TrustedProxies | null): string {
+  let peer: string;
   try {
-    return getConnInfo(c).remote.address ?? "unknown";
+    peer = getConnInfo(c).remote.address ?? "unknown";
   } catch {
     return "unknown"; // no socket (in-process requests)
   }
+  return clientAddress(peer, c.req.header("x-forwarded-for") ?? null, trusted);
 }

@@ -273,6 +273,8 @@ export const ClickEvent = z.object({
     .int("position must be a whole number").min(1, "position must be at least 1")
     .max(MAX_PAGE * 100, "position is too large"),
   url: z.string({ error: "url is required" }).min(1).max(2000),
+  /** The result's `click` token; without a valid one the click is accepted and not counted. */
+  click: z.string().max(64).optional(),
 }).strict();
 
 /** GET /api/admin/sites/:id/analytics. */

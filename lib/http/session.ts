@@ -1,7 +1,8 @@
 /**
  * Dashboard sessions: a random id in a signed, expiring, HttpOnly, SameSite=Strict cookie, backed
- * by a KV record (so signing out ends it everywhere). A site session is bound to the admin key it
- * signed in with: rotating that key ends it. Requests that change state must carry our Origin.
+ * by a KV record (so signing out ends it everywhere). A session is bound to the key it signed in
+ * with: rotating a site's admin key ends that site's sessions, and changing the operator token
+ * ends the operator's. Requests that change state must carry our Origin.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -17,7 +18,9 @@ const SECRET_KEY = ["config", "sessionSecret"];
 const sessionKey = (id: string) => ["session", id];
 
 /** Who a session signed in as. */
-export type SessionWho = { operator: true } | { operator: false; siteId: string; keyHash: string };
+export type SessionWho =
+  | { operator: true; tokenHash: string }
+  | { operator: false; siteId: string; keyHash: string };
 
 const b64url = (bytes: ArrayBuffer) =>
   btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, "-").replace(/\//g, "_")
@@ -31,6 +34,8 @@ export class Sessions {
     private kv: Deno.Kv,
     private clock: Clock,
     private sites: SiteStore,
+    /** The operator token's hash now: an operator session signed in with another one is over. */
+    private operatorTokenHash: string | null,
     readonly ttlMs = 8 * 3600_000,
   ) {}
 
@@ -81,7 +86,13 @@ export class Sessions {
 
   /** The admin caller a session stands for; null once its site or admin key is gone. */
   async caller(who: SessionWho): Promise<AdminCaller | null> {
-    if (who.operator) return { operator: true, site: null };
+    if (who.operator) {
+      const current = this.operatorTokenHash;
+      // A session from before sessions were bound to the token has none: it is over too.
+      const same = current !== null && typeof who.tokenHash === "string" &&
+        constantTimeEqual(who.tokenHash, current);
+      return same ? { operator: true, site: null } : null;
+    }
     const site = await this.sites.get(who.siteId);
     return site && constantTimeEqual(site.adminKeyHash, who.keyHash)
       ? { operator: false, site }

@@ -108,8 +108,10 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
       levers,
       { filters: ask.filters, facets: ask.facets },
     );
+    // Each result carries the token its click must bring back (analytics/click_tokens.ts).
+    const sign = await s.clickTokens.signer(site.id, ask.q);
     const body = {
-      results: hits,
+      results: hits.map((hit) => ({ ...hit, click: sign(hit.url) })),
       meta: {
         found,
         page: ask.page,

@@ -15,8 +15,11 @@ export function eventRoutes(s: Services) {
     c.set("siteId", site.id);
     // text/plain too: sendBeacon sends a string that way, so a cross-origin beacon needs no preflight.
     const event = parse(ClickEvent, await readJson(c, BODY_LIMIT, true));
-    await s.eventIpLimit.hit(site.id, clientIp(c));
-    s.analytics.click(site.id, event.position, event.query, event.url);
+    await s.eventIpLimit.hit(site.id, clientIp(c, s.trustedProxies));
+    // Only a result the service served for this query counts: nobody plants suggestions.
+    if (await s.clickTokens.verify(site.id, event.query, event.url, event.click)) {
+      s.analytics.click(site.id, event.position, event.query, event.url);
+    }
     return c.body(null, 204);
   });
   allowOnly(app, "/api/events", ["POST"]);

@@ -14,7 +14,7 @@ export function summarizeRoutes(s: Services) {
     answerQuestion(s, {
       key: publicKeyOf(c),
       origin: c.req.header("origin"),
-      ip: clientIp(c),
+      ip: clientIp(c, s.trustedProxies),
       // Read after the key, origin and site's switch are checked (API.md's order).
       request: async () => parse(SummaryBody, await readJson(c, BODY_LIMIT)),
       signal: c.req.raw.signal,

@@ -18,7 +18,10 @@ Deno.test("events - a click beacon is counted; JSON or text/plain, answered 204"
   const t = await startApp();
   try {
     const site = await createSite(t, "basic");
-    const ok = { type: "click", query: "Kettle", position: 2, url: "/kettles" };
+    await putPages(t, site, PAGES);
+    const served = (await search(t, site.publicKey, "q=Kettle")).body.results;
+    const token = served.find((r: { url: string }) => r.url === "/kettles").click;
+    const ok = { type: "click", query: "Kettle", position: 2, url: "/kettles", click: token };
     const a = await t.call("/api/events", click(site.publicKey, ok));
     assert.equal(a.status, 204);
     assert.equal(await a.text(), "");
@@ -119,9 +122,11 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
     const other = await createSite(t, "basic", "Other");
     await putPages(t, site, PAGES);
     const queries = ["Kettle", "kettle ", "KETTLE", "descale", "no such thing", "No  such thing"];
+    const shown = new Map<string, string>(); // the kettle results' click tokens, by URL
     for (const q of queries) {
       const r = await search(t, site.publicKey, `q=${encodeURIComponent(q)}`);
       assert.equal(r.status, 200);
+      if (q === "Kettle") { for (const x of r.body.results) shown.set(x.url, x.click); }
     }
     assert.equal((await search(t, site.publicKey, "q=kettle&page=2&per_page=1")).status, 200);
     await search(t, other.publicKey, "q=kettle"); // another site's search is not counted here
@@ -139,7 +144,13 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
     for (const position of [1, 3]) {
       const res = await t.call(
         "/api/events",
-        click(site.publicKey, { type: "click", query: "kettle", position, url: "/kettles" }),
+        click(site.publicKey, {
+          type: "click",
+          query: "kettle",
+          position,
+          url: "/kettles",
+          click: shown.get("/kettles"),
+        }),
       );
       assert.equal(res.status, 204);
     }
@@ -220,6 +231,44 @@ Deno.test("analytics - days is checked, and only the site's owner or the operato
     const post = await t.call(`/api/admin/sites/${site.id}/analytics`, admin(OPERATOR, {}));
     assert.equal(post.status, 405);
     await post.body?.cancel();
+  } finally {
+    t.close();
+  }
+});
+
+Deno.test("events - clicks count only for a result the service served for that query: forged ones plant nothing", async () => {
+  const t = await startApp();
+  try {
+    const [site, other] = [await createSite(t, "pro"), await createSite(t, "pro")];
+    await putPages(t, site, PAGES);
+    await putPages(t, other, [...PAGES, { url: "/forum/spam", title: "Spam", body: "Buy now." }]);
+    for (let i = 0; i < 6; i++) await search(t, site.publicKey, "q=refund");
+    const kettles = (await search(t, site.publicKey, "q=kettle")).body.results;
+    const spamShown = (await search(t, other.publicKey, "q=buy")).body.results
+      .find((r: { url: string }) => r.url === "/forum/spam").click;
+    const forged = [
+      { url: "/forum/spam" }, // no token at all
+      { url: "/forum/spam", click: "A".repeat(22) }, // a made-up one
+      { url: "/forum/spam", click: spamShown }, // another site's, for another query
+      { url: "/kettles", click: kettles[0].click }, // a real token, for another query
+    ];
+    for (const f of forged) {
+      for (let i = 0; i < 6; i++) {
+        const res = await t.call(
+          "/api/events",
+          click(site.publicKey, { type: "click", query: "refund", position: 1, ...f }),
+        );
+        assert.equal(res.status, 204, "accepted, as a beacon expects");
+        await res.body?.cancel();
+      }
+    }
+    await t.services.analytics.flush();
+    const r = await t.call(`/api/admin/sites/${site.id}/analytics?days=1`, admin(site.adminKey));
+    const body = await r.json();
+    assert.equal(body.clicks.count, 0, "no forged click counted");
+    const sug = await t.call(`/api/admin/sites/${site.id}/suggestions`, admin(site.adminKey));
+    const suggestions = (await sug.json()).suggestions as { kind: string; url?: string }[];
+    assert.deepEqual(suggestions.filter((x) => x.kind === "pin"), [], "no planted pin");
   } finally {
     t.close();
   }

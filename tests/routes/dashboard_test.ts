@@ -223,3 +223,27 @@ Deno.test("dashboard - the operator signs in to every site, and opens one by id"
     t.close();
   }
 });
+
+Deno.test("dashboard - an operator session ends when the operator token changes", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".kv" });
+  const before = await startApp({ kvPath: path });
+  const cookie = await session(before, OPERATOR);
+  const view = async (t: TestApp) => {
+    const res = await t.call("/dashboard", { headers: { Cookie: cookie } });
+    return await res.text();
+  };
+  assert.match(await view(before), /All sites/, "signed in");
+  before.close();
+  // The operator sets a new token (a restart with SITESEARCH_OPERATOR_TOKEN changed).
+  const after = await startApp({ kvPath: path, operatorToken: "op_rotated_token_for_test" });
+  try {
+    assert.doesNotMatch(await view(after), /All sites/);
+    assert.match(await view(after), /action="\/dashboard\/session"/, "back to the sign-in form");
+    const api = await after.call("/api/admin/sites", { headers: { Cookie: cookie } });
+    assert.equal(api.status, 401);
+    await api.body?.cancel();
+  } finally {
+    after.close();
+    await Deno.remove(path);
+  }
+});

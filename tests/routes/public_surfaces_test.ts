@@ -171,14 +171,22 @@ Deno.test("live search - a clicked result or Enter finishes a session's query at
         `/api/search?key=${site.publicKey}&session=${session}&q=${encodeURIComponent(q)}`,
       );
       assert.equal(res.status, 200);
-      await res.body?.cancel();
+      const body = await res.json();
       clock.advance(300);
+      return body.results as { url: string; click: string }[];
     };
     // Clicked: the click names the query its results were drawn for.
-    for (const q of ["col", "cold br", "cold brew"]) await live("sess_click", q);
+    for (const q of ["col", "cold br"]) await live("sess_click", q);
+    const shown = (await live("sess_click", "cold brew")).find((r) => r.url === "/cold-brew")!;
     const click = await t.call(
       "/api/events",
-      json(site.publicKey, { type: "click", query: "Cold brew", position: 1, url: "/cold-brew" }),
+      json(site.publicKey, {
+        type: "click",
+        query: "Cold brew",
+        position: 1,
+        url: "/cold-brew",
+        click: shown.click,
+      }),
     );
     assert.equal(click.status, 204);
     // Enter: the results page searches the whole question without a session.

@@ -27,7 +27,8 @@ export interface Api {
   cached(q: string, perPage?: number): SearchResponse | undefined;
   site(): Promise<SiteInfo>;
   /** Reports a click on result `position` (from 1) of `query`; never delays the navigation. */
-  click(query: string, position: number, target: string): void;
+  /** Reports a click on a result: its URL and the `click` token it came with. */
+  click(query: string, position: number, target: string, token?: string): void;
   origin: string;
   key: string;
 }
@@ -74,9 +75,9 @@ export function api(origin: string, key: string): Api {
       answers.set(href, data);
       return data;
     },
-    click(query, position, target) {
+    click(query, position, target, token) {
       try {
-        const body = JSON.stringify({ type: "click", query, position, url: target });
+        const body = JSON.stringify({ type: "click", query, position, url: target, click: token });
         navigator.sendBeacon(url("/api/events", {}), body); // text/plain: no preflight
       } catch { /* analytics are best effort */ }
     },

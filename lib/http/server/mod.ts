@@ -34,6 +34,11 @@ export interface ServeOptions {
   maxConnections?: number;
   /** Open connections of one client address at most (env MAX_CONNECTIONS_PER_IP). */
   maxConnectionsPerIp?: number;
+  /**
+   * Addresses that speak for many clients (trusted proxies): their connections count only
+   * against `maxConnections`, each as an address of its own.
+   */
+  sharedAddress?: (address: string) => boolean;
   /** From waiting for a request to having its whole head (env HTTP_HEADER_TIMEOUT_MS). */
   headerTimeoutMs?: number;
   /** From the head to the body's last byte (env HTTP_BODY_TIMEOUT_MS). */
@@ -313,6 +318,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
   }
 
   let acceptFailures = 0;
+  let sharedSeq = 0;
 
   async function acceptLoop() {
     while (!closing) {
@@ -336,7 +342,8 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
         await new Promise((r) => setTimeout(r, Math.min(1000, 20 * acceptFailures)));
         continue;
       }
-      const peer = peerKey(conn.remoteAddr);
+      const remote = conn.remoteAddr as Deno.NetAddr;
+      const peer = o.sharedAddress?.(remote.hostname) ? `shared:${++sharedSeq}` : peerKey(remote);
       let slot = conns.admit(conn, peer);
       // At the cap, nobody to give way yet: wait (new clients queue in the backlog meanwhile)
       // until a connection ends or one has been slow for long enough.

@@ -4,9 +4,9 @@
  * result the service served for that query, so nobody can plant "clicks" (and with them the
  * owner's pin suggestions) for pages the service never showed for a query.
  */
-import { createHmac } from "node:crypto";
 import { normalizeQuery } from "./keys.ts";
 import { constantTimeEqual } from "../sites/keys.ts";
+import { hmacSha256 } from "./hmac.ts";
 
 const SECRET_KEY = ["config", "clickSecret"];
 /** 128 bits of the MAC, base64url: short on the wire, far past guessing. */
@@ -14,6 +14,8 @@ const TOKEN_CHARS = 22;
 
 export class ClickTokens {
   #secret: Promise<string> | null = null;
+  /** The MAC under the secret, made once it is read. */
+  #mac: ((message: Uint8Array) => Uint8Array) | null = null;
 
   constructor(private kv: Deno.Kv) {}
 
@@ -33,23 +35,31 @@ export class ClickTokens {
     return this.#secret;
   }
 
-  /** A signer for one search's results: the secret is read once for all of them. */
-  async signer(siteId: string, query: string): Promise<(url: string) => string> {
-    const secret = await this.#load();
-    const q = normalizeQuery(query);
-    return (url) => mac(secret, siteId, q, url);
+  async #macOf(): Promise<(message: Uint8Array) => Uint8Array> {
+    return this.#mac ??= hmacSha256(encoder.encode(await this.#load()));
   }
 
-  /** Whether `token` is the one the service gave the result `url` of `query` on this site. */
-  async verify(siteId: string, query: string, url: string, token: string | undefined) {
-    if (!token || token.length !== TOKEN_CHARS) return false;
-    const secret = await this.#load();
-    return constantTimeEqual(mac(secret, siteId, normalizeQuery(query), url), token);
+  /** A signer for one search's results: the secret is read once for all of them. */
+  async signer(siteId: string, query: string): Promise<(url: string) => string> {
+    const mac = this.#mac ?? await this.#macOf();
+    const q = normalizeQuery(query);
+    return (url) => token(mac, siteId, q, url);
+  }
+
+  /** Whether `given` is the token the service gave the result `url` of `query` on this site. */
+  async verify(siteId: string, query: string, url: string, given: string | undefined) {
+    if (!given || given.length !== TOKEN_CHARS) return false;
+    const mac = await this.#macOf();
+    return constantTimeEqual(token(mac, siteId, normalizeQuery(query), url), given);
   }
 }
 
-function mac(secret: string, siteId: string, q: string, url: string): string {
+const encoder = new TextEncoder();
+
+function token(mac: (m: Uint8Array) => Uint8Array, siteId: string, q: string, url: string) {
   // JSON keeps the three parts apart whatever characters they hold.
-  return createHmac("sha256", secret).update(JSON.stringify([siteId, q, url])).digest("base64url")
-    .slice(0, TOKEN_CHARS);
+  return mac(encoder.encode(JSON.stringify([siteId, q, url]))).subarray(0, 16).toBase64({
+    alphabet: "base64url",
+    omitPadding: true,
+  });
 }

@@ -7,6 +7,7 @@ import {
   errorResponse,
   publicCors,
   requestLog,
+  wrongTokens,
 } from "./lib/http/middleware.ts";
 import type { EarlyHandler } from "./lib/http/server/mod.ts";
 import { type AppOptions, createServices, type Services } from "./lib/services.ts";
@@ -55,6 +56,7 @@ export function createApp(
   for (
     const path of ["/api/search", "/api/site", "/api/summarize", "/api/feedback", "/api/events"]
   ) app.use(path, cors);
+  app.use("/api/admin/*", wrongTokens(s.signInLimit, s.trustedProxies));
   app.use("/api/admin/*", sessionAuth(s.sessions)); // the dashboard calls the admin API
   app.route("/", healthRoutes(s));
   app.route("/", searchRoutes(s));

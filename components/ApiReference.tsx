@@ -38,6 +38,8 @@ const WHEN: Record<ErrorCode, string> = {
   AI_CREDITS_EXHAUSTED: "The month's AI credits are used; see resets_at.",
   SUMMARY_RATE_LIMIT_EXCEEDED: "Too many answers for one visitor's address in a minute.",
   EVENT_RATE_LIMIT_EXCEEDED: "Too many click events from one address in a minute.",
+  SIGN_IN_RATE_LIMIT_EXCEEDED:
+    "Too many failed sign-ins or wrong admin tokens from one address in a minute.",
   PREVIEW_RATE_LIMIT_EXCEEDED:
     "Too many previews of unsaved synonyms or curations for one site in a minute.",
   URI_TOO_LONG: "The request line is too long.",

@@ -4,7 +4,7 @@ import type { CrawlConfig } from "./crawl/tuning.ts";
 import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./limits/credits.ts";
 import { createExtractiveSummarizer } from "./answers/extractive.ts";
-import { EVENTS, IpLimit, PREVIEWS, SUMMARIES } from "./limits/ip_limit.ts";
+import { EVENTS, FAILED_SIGN_INS, IpLimit, PREVIEWS, SUMMARIES } from "./limits/ip_limit.ts";
 import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
@@ -82,6 +82,8 @@ export interface Services {
   eventIpLimit: IpLimit;
   /** Owners' lever previews a minute per site. */
   previewLimit: IpLimit;
+  /** Failed sign-ins and wrong admin tokens a minute per client address. */
+  signInLimit: IpLimit;
   /** Proxies whose X-Forwarded-For names the client, for every per-address limit. */
   trustedProxies: TrustedProxies | null;
   sessions: Sessions;
@@ -143,6 +145,7 @@ export function createServices(opts: AppOptions): Services {
     clickTokens: new ClickTokens(kv),
     eventIpLimit: new IpLimit(kv, clock, EVENTS, opts.eventIpLimitPerMinute),
     previewLimit: new IpLimit(kv, clock, PREVIEWS),
+    signInLimit: new IpLimit(kv, clock, FAILED_SIGN_INS),
     trustedProxies: opts.trustedProxies ?? null,
     sessions: new Sessions(kv, clock, sites, operatorTokenHash),
     levers,

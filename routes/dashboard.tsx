@@ -10,7 +10,15 @@ import { pageResponse, renderPage } from "../components/render.tsx";
 import { SignIn } from "../components/SignIn.tsx";
 import { analyticsReport, DEFAULT_DAYS } from "../lib/analytics/report.ts";
 import { crawlSettingsOf, listCrawlJobs } from "../lib/crawl/jobs.ts";
-import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
+import {
+  allowOnly,
+  type AppEnv,
+  clientIp,
+  readBody,
+  SIGN_IN_SCOPE,
+  UNKNOWN_IP,
+} from "../lib/http/middleware.ts";
+import { ApiError } from "../lib/http/errors.ts";
 import {
   assertSameOrigin,
   clearSessionCookie,
@@ -62,6 +70,15 @@ export function dashboardRoutes(s: Services, demo: boolean) {
     assertSameOrigin(c);
     const form = new URLSearchParams(new TextDecoder().decode(await readBody(c, FORM_LIMIT)));
     const key = (form.get("key") ?? "").trim();
+    // An address that keeps failing waits: no key or token is guessed at speed.
+    const ip = clientIp(c, s.trustedProxies);
+    try {
+      if (ip !== UNKNOWN_IP) await s.signInLimit.check(SIGN_IN_SCOPE, ip);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      c.header("Retry-After", String(err.extras.retryAfter ?? 60));
+      return page("Sign in", <SignIn error={err.message} />, 429);
+    }
     let who: SessionWho | null = null;
     if (s.operatorTokenHash && key && constantTimeEqual(sha256HexSync(key), s.operatorTokenHash)) {
       who = { operator: true, tokenHash: s.operatorTokenHash };
@@ -70,6 +87,7 @@ export function dashboardRoutes(s: Services, demo: boolean) {
       if (site) who = { operator: false, siteId: site.id, keyHash: site.adminKeyHash };
     }
     if (!who) {
+      if (ip !== UNKNOWN_IP) await s.signInLimit.hit(SIGN_IN_SCOPE, ip).catch(() => {}); // 429 next time
       const message = key
         ? "That key is not valid. Use the site's admin key (sk_…), not its public key."
         : "Enter your site admin key.";

@@ -75,7 +75,14 @@ export async function createSite(
 export async function putPages(
   t: TestApp,
   site: TestSite,
-  pages: { url: string; title: string; body: string; description?: string; headings?: string[] }[],
+  pages: {
+    url: string;
+    title: string;
+    body: string;
+    description?: string;
+    headings?: string[];
+    filters?: Record<string, string[]>;
+  }[],
 ) {
   const res = await t.call(`/api/admin/sites/${site.id}/pages`, {
     ...admin(site.adminKey, { pages }),

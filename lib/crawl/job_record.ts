@@ -25,6 +25,8 @@ export interface CrawlJob {
   progress: CrawlProgress;
   /** Skipped and failed URLs per reason, exact (the lists stop at MAX_LISTED). */
   reasons: Record<string, number>;
+  /** What pages were stored without (filters past the site's caps), each told once, at most MAX_WARNINGS. */
+  warnings?: string[];
   startedAt: string;
   finishedAt: string | null;
   /** Why a failed job failed, in words. */
@@ -79,6 +81,7 @@ export const MAX_RUNNING = 8;
 export const FLUSH_MS = 1000;
 export const JOB_TTL_MS = 30 * 24 * 3600_000;
 export const MAX_ITEM_URL = 2000;
+export const MAX_WARNINGS = 20;
 
 export const jobKey = (site: string, id: string) => ["crawljob", site, id];
 export const itemPrefix = (site: string, id: string, kind: string) => ["crawlitem", site, id, kind];

@@ -34,6 +34,8 @@ export interface CrawlProgress {
 export interface CrawlSink {
   counts: CrawlCounts;
   item(kind: "skipped" | "failed", url: string, reason: string): void;
+  /** Something about a page that was stored all the same (filters that did not fit). */
+  warn?(message: string): void;
 }
 
 /** Reasons that go in `failed`: the fetch gave no page. Every other reason is a choice: `skipped`. */
@@ -72,6 +74,11 @@ export class CrawlReport {
     this.counts[kind]++;
     this.sink.item(kind, url, reason);
     if (gonePath !== null) this.gone.add(gonePath);
+  }
+
+  /** Tells the job about a page stored with less than it declared. */
+  warn(message: string) {
+    this.sink.warn?.(message);
   }
 
   /** Progress as an owner reads it: `total` capped by the page budget, `done` by `total`. */

@@ -17,6 +17,7 @@ import {
   jobKey,
   MAX_ITEM_URL,
   MAX_LISTED,
+  MAX_WARNINGS,
   releaseLock,
   TTL,
 } from "./job_record.ts";
@@ -94,6 +95,10 @@ export class JobRunner {
     const { s, job, site } = this;
     const sink: CrawlSink = {
       counts: job.counts,
+      warn: (message) => {
+        const list = job.warnings ??= [];
+        if (list.length < MAX_WARNINGS && !list.includes(message)) list.push(message);
+      },
       item: (kind, url, reason) => {
         job.reasons[reason] = (job.reasons[reason] ?? 0) + 1;
         if (this.#listed[kind] >= MAX_LISTED) return;

@@ -3,6 +3,8 @@
  * page slot per stored path within the crawl's page budget, upserts one at a time,
  * and a record of each stored page for the next crawl.
  */
+import { admitFilters } from "../sites/filter_vocabulary.ts";
+import { normalFilters } from "../sites/filters.ts";
 import type { CrawlDiscovery } from "./discovery.ts";
 import type { CrawlHistory } from "./history.ts";
 import type { IndexRefresher } from "./refresh.ts";
@@ -87,9 +89,13 @@ export class CrawlStore {
     let status: "created" | "updated" | "unchanged" = "unchanged";
     if (input !== "unchanged") {
       try {
-        status = await this.serially(() =>
-          s.pages.upsert(site.id, input, PLANS[site.plan].maxPages)
-        );
+        status = await this.serially(async () => {
+          // The site's filter names and values are bounded: the page keeps what fits.
+          const admitted = await admitFilters(s.kv, site.id, normalFilters(input.filters));
+          for (const w of admitted.warnings) report.warn(w);
+          const page = { ...input, filters: admitted.filters };
+          return await s.pages.upsert(site.id, page, PLANS[site.plan].maxPages);
+        });
       } catch (err) {
         report.claimed.delete(path);
         if (isKvLimitError(err)) return this.tooLarge(url, err);

@@ -30,6 +30,7 @@ export const ERRORS = {
   // Not in API.md's table: too many click events from one client IP per minute.
   EVENT_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   PREVIEW_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  SIGN_IN_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   // Not in API.md's table: requests the HTTP server refuses before the app sees them.
   URI_TOO_LONG: { status: 414, type: "invalid_request_error" },
   HEADER_FIELDS_TOO_LARGE: { status: 431, type: "invalid_request_error" },

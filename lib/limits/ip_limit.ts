@@ -34,6 +34,15 @@ export const EVENTS: IpLimitKind = {
   per: "visitor",
 };
 
+/** Failed sign-ins and wrong admin tokens from one address: guessing a key takes for ever. */
+export const FAILED_SIGN_INS: IpLimitKind = {
+  prefix: "signinfail",
+  code: "SIGN_IN_RATE_LIMIT_EXCEEDED",
+  what: "failed sign-ins",
+  perMinute: 10,
+  per: "visitor",
+};
+
 /** Owners' previews of unsaved levers: each runs two searches, so a site gets so many a minute. */
 export const PREVIEWS: IpLimitKind = {
   prefix: "prevsite",
@@ -54,6 +63,14 @@ export class IpLimit {
     perMinute?: number,
   ) {
     this.perMinute = perMinute ?? kind.perMinute;
+  }
+
+  /** Refuses with the kind's 429 when this IP used its minute up, counting nothing. */
+  async check(siteId: string, ip = ""): Promise<void> {
+    const win = minuteWindow(this.clock());
+    const who = this.kind.per === "site" ? "site" : ip;
+    const used = (await this.kv.get<number>([this.kind.prefix, siteId, who, win.id])).value ?? 0;
+    if (used >= this.perMinute) throw ipLimited(this.kind, this.perMinute, win.resetIn);
   }
 
   /** Counts one request for this IP (unused for a per-site kind), or refuses it with the kind's 429. */

@@ -70,7 +70,8 @@ export function creditsExhausted(limit: number, month: { resetIn: number; resets
 export type LimitCode =
   | "SUMMARY_RATE_LIMIT_EXCEEDED"
   | "EVENT_RATE_LIMIT_EXCEEDED"
-  | "PREVIEW_RATE_LIMIT_EXCEEDED";
+  | "PREVIEW_RATE_LIMIT_EXCEEDED"
+  | "SIGN_IN_RATE_LIMIT_EXCEEDED";
 
 export function ipLimited(
   kind: { code: LimitCode; what: string; per: "visitor" | "site" },

@@ -28,6 +28,7 @@ export {
 } from "./query/rank.ts";
 export type { SearchLevers } from "./query/curated.ts";
 export { MAX_ALTERNATIVES } from "./query/expand.ts";
+export { SITE_FILTER_LIMITS } from "./store/filter_postings.ts";
 export { RANKING, type Ranking } from "./query/weights.ts";
 export { addDoc, createSiteDb, type Doc, docAt, type SiteDb } from "./store/site_db.ts";
 export {

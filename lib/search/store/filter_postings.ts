@@ -18,18 +18,31 @@ export interface FacetValue {
 /** Values of each name a facet lists at most (API.md: the 10 largest). */
 export const FACET_VALUES = 10;
 
+/**
+ * Filter names a site's index holds, and values of each: every value is a set of documents, in
+ * memory and in snapshots. Pages are admitted within these (lib/sites/filter_vocabulary.ts);
+ * the index holds to them too, whatever its pages carry.
+ */
+export const SITE_FILTER_LIMITS = { names: 64, valuesPerName: 1000 } as const;
+
 export class FilterPostings {
   /** Name → value → documents. */
   readonly names = new Map<string, Map<string, Bitset>>();
 
-  /** Notes a document's filters. */
+  /** Notes a document's filters, past SITE_FILTER_LIMITS none that is new. */
   add(id: number, filters: DocFilters) {
     for (const [name, values] of Object.entries(filters)) {
       let byValue = this.names.get(name);
-      if (!byValue) this.names.set(name, byValue = new Map());
+      if (!byValue) {
+        if (this.names.size >= SITE_FILTER_LIMITS.names) continue;
+        this.names.set(name, byValue = new Map());
+      }
       for (const value of values) {
         let docs = byValue.get(value);
-        if (!docs) byValue.set(value, docs = new Bitset());
+        if (!docs) {
+          if (byValue.size >= SITE_FILTER_LIMITS.valuesPerName) continue;
+          byValue.set(value, docs = new Bitset());
+        }
         docs.add(id);
       }
     }

@@ -1,4 +1,6 @@
 /** Admin API for pages: batch upsert with per-item results, list, delete. */
+import { admitFilters } from "../../../lib/sites/filter_vocabulary.ts";
+import { normalFilters } from "../../../lib/sites/filters.ts";
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/http/auth.ts";
 import { ApiError, asApiError } from "../../../lib/http/errors.ts";
@@ -24,9 +26,19 @@ export function adminPageRoutes(s: Services) {
     for (const [i, raw] of pages.entries()) {
       try {
         const page = parse(PageItem, raw, `pages.${i}.`);
-        const status = await s.pages.upsert(target.id, page, PLANS[target.plan].maxPages);
+        // The site's filter names and values are bounded: the page keeps what fits.
+        const { filters, warnings } = await admitFilters(
+          s.kv,
+          target.id,
+          normalFilters(page.filters),
+        );
+        const status = await s.pages.upsert(
+          target.id,
+          { ...page, filters },
+          PLANS[target.plan].maxPages,
+        );
         counts[status]++;
-        results.push({ index: i, url: page.url, status });
+        results.push({ index: i, url: page.url, status, ...(warnings.length ? { warnings } : {}) });
       } catch (err) {
         const e = asApiError(err);
         counts.failed++;

@@ -222,6 +222,9 @@ export class JobRunner {
     const record = () => {
       job.heartbeatAt = s.clock();
       if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];
+      // A crawl that ended done settled every page it queued, whatever counts a resume from
+      // marks saved a moment ahead of the record may have left one off.
+      if (job.status === "done") job.progress = { ...job.progress, done: job.progress.total };
       return !final && !isLive(job) ? { ...job, status: "running" as const } : job;
     };
     const commit = async (op: Deno.AtomicOperation) => {

@@ -15,7 +15,7 @@ const valueKey = (site: string, name: string, value: string) => ["filtervalue", 
 const countKey = (site: string, name: string) => ["filtercount", site, name];
 
 /** What a page's filters keep, and a warning for each name or value that did not fit. */
-export interface Admitted {
+export interface AdmittedFilters {
   filters: PageFilters | undefined;
   warnings: string[];
 }
@@ -25,7 +25,7 @@ export async function admitFilters(
   kv: Deno.Kv,
   site: string,
   filters: PageFilters | undefined,
-): Promise<Admitted> {
+): Promise<AdmittedFilters> {
   if (!filters || !Object.keys(filters).length) return { filters, warnings: [] };
   for (let attempt = 0; attempt < 10; attempt++) {
     const done = await tryAdmit(kv, site, filters);

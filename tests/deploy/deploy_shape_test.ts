@@ -314,12 +314,13 @@ for (const deploy of [true, false]) {
       const quick = started(1);
       const quickRes = await ask();
       assert.equal(quickRes.status, 200);
-      const quickEvents = events(quickRes, quick.on);
+      // Waits for the first delta, or the stream's end (the assertions below then say why).
+      const quickEvents = events(quickRes, quick.on).finally(() => quick.first.resolve());
       await quick.first.promise;
       const slow = started(1);
       const slowRes = await ask();
       assert.equal(slowRes.status, 200);
-      const slowEvents = events(slowRes, slow.on);
+      const slowEvents = events(slowRes, slow.on).finally(() => slow.first.resolve());
       await slow.first.promise;
 
       const stopping = inst.signal("SIGINT");

@@ -7,8 +7,8 @@ import {
   errorResponse,
   publicCors,
   requestLog,
-  wrongTokens,
 } from "./lib/http/middleware.ts";
+import { wrongTokens } from "./lib/http/sign_in_limit.ts";
 import type { EarlyHandler } from "./lib/http/server/mod.ts";
 import { type AppOptions, createServices, type Services } from "./lib/services.ts";
 import { adminCrawlRoutes } from "./routes/api/admin/crawl.ts";

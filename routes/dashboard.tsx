@@ -10,15 +10,9 @@ import { pageResponse, renderPage } from "../components/render.tsx";
 import { SignIn } from "../components/SignIn.tsx";
 import { analyticsReport, DEFAULT_DAYS } from "../lib/analytics/report.ts";
 import { crawlSettingsOf, listCrawlJobs } from "../lib/crawl/jobs.ts";
-import {
-  allowOnly,
-  type AppEnv,
-  clientIp,
-  readBody,
-  SIGN_IN_SCOPE,
-  UNKNOWN_IP,
-} from "../lib/http/middleware.ts";
+import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
 import { ApiError } from "../lib/http/errors.ts";
+import { signInAttempt } from "../lib/http/sign_in_limit.ts";
 import {
   assertSameOrigin,
   clearSessionCookie,
@@ -71,9 +65,9 @@ export function dashboardRoutes(s: Services, demo: boolean) {
     const form = new URLSearchParams(new TextDecoder().decode(await readBody(c, FORM_LIMIT)));
     const key = (form.get("key") ?? "").trim();
     // An address that keeps failing waits: no key or token is guessed at speed.
-    const ip = clientIp(c, s.trustedProxies);
+    const attempt = signInAttempt(c, s.signInLimit, s.trustedProxies);
     try {
-      if (ip !== UNKNOWN_IP) await s.signInLimit.check(SIGN_IN_SCOPE, ip);
+      await attempt.check();
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       c.header("Retry-After", String(err.extras.retryAfter ?? 60));
@@ -87,7 +81,7 @@ export function dashboardRoutes(s: Services, demo: boolean) {
       if (site) who = { operator: false, siteId: site.id, keyHash: site.adminKeyHash };
     }
     if (!who) {
-      if (ip !== UNKNOWN_IP) await s.signInLimit.hit(SIGN_IN_SCOPE, ip).catch(() => {}); // 429 next time
+      await attempt.failed();
       const message = key
         ? "That key is not valid. Use the site's admin key (sk_…), not its public key."
         : "Enter your site admin key.";

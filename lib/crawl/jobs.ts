@@ -50,7 +50,7 @@ export {
   STALE_MS,
   STEP_MS,
 } from "./job_record.ts";
-export { crawlWorker, handOffSteps, sweepCrawls, whileRunning } from "./leases.ts";
+export { crawlWorker, handOffLeases, sweepCrawls, whileRunning } from "./leases.ts";
 
 export interface StartedCrawl {
   job: CrawlJob;

@@ -77,7 +77,7 @@ export function crawlWorker(
 }
 
 /** Hands the leases of the jobs running here back (at shutdown); nothing is taken after. */
-export async function handOffSteps(s: Services) {
+export async function handOffLeases(s: Services) {
   const worker = workerOf(s);
   worker.closing = true;
   await Promise.all([...worker.running.values()].map((r) => r.handOff()));
@@ -184,7 +184,14 @@ async function claim(
       error: null,
     };
     const res = await s.kv.atomic().check(entry).set(entry.key, claimed, TTL).commit();
-    if (!res.ok || worker.closing) return false; // another instance took it first
+    if (!res.ok) return false; // another instance took it first
+    if (worker.closing) {
+      // Shutdown began during the commit: the lease goes straight back, not left to lapse.
+      const back = { ...claimed, runner: null };
+      await s.kv.atomic().check({ key: entry.key, versionstamp: res.versionstamp })
+        .set(entry.key, back, TTL).commit();
+      return false;
+    }
     const runner = new JobRunner(s, site, claimed, res.versionstamp, {
       stepMs: worker.stepMs,
       onStorageDown: () => worker.backoff.set(job.id, Date.now() + STORAGE_RETRY_MS),

@@ -3,8 +3,7 @@
  * page slot per stored path within the crawl's page budget, upserts one at a time,
  * and a record of each stored page for the next crawl.
  */
-import { admitFilters } from "../sites/filter_vocabulary.ts";
-import { normalFilters } from "../sites/filters.ts";
+import { withAdmittedFilters } from "../sites/filter_vocabulary.ts";
 import type { CrawlDiscovery } from "./discovery.ts";
 import type { CrawlHistory } from "./history.ts";
 import type { IndexRefresher } from "./refresh.ts";
@@ -91,9 +90,8 @@ export class CrawlStore {
       try {
         status = await this.serially(async () => {
           // The site's filter names and values are bounded: the page keeps what fits.
-          const admitted = await admitFilters(s.kv, site.id, normalFilters(input.filters));
-          for (const w of admitted.warnings) report.warn(w);
-          const page = { ...input, filters: admitted.filters };
+          const { page, warnings } = await withAdmittedFilters(s.kv, site.id, input);
+          for (const w of warnings) report.warn(w);
           return await s.pages.upsert(site.id, page, PLANS[site.plan].maxPages);
         });
       } catch (err) {

@@ -5,7 +5,7 @@
  */
 import {
   crawlWorker,
-  handOffSteps,
+  handOffLeases,
   type SiteCrawlInfo,
   siteCrawlKey,
   startCrawlJob,
@@ -121,7 +121,7 @@ export function startCrawlWorker(
     stop,
     shutdown: async () => {
       stop();
-      await handOffSteps(s);
+      await handOffLeases(s);
     },
   };
 }

@@ -357,33 +357,3 @@ export function clientIp(c: Context, trusted: TrustedProxies | null): string {
   }
   return clientAddress(peer, c.req.header("x-forwarded-for") ?? null, trusted);
 }
-
-/** A per-address count of wrong tokens (lib/limits/ip_limit.ts FAILED_SIGN_INS). */
-export interface FailureLimit {
-  /** Throws the 429 when the address used its minute up; counts nothing. */
-  check(siteId: string, ip: string): Promise<void>;
-  /** Counts one failure (throws the 429 once past the limit). */
-  hit(siteId: string, ip: string): Promise<void>;
-}
-
-/** Where wrong admin tokens and failed dashboard sign-ins are counted: across every site. */
-export const SIGN_IN_SCOPE = "admin";
-
-/**
- * Slows guessing of admin keys and the operator token: an address that sent FAILED_SIGN_INS
- * wrong tokens this minute gets 429 before its token is looked at; each 401 counts one.
- */
-export function wrongTokens(
-  limit: FailureLimit,
-  trusted: TrustedProxies | null,
-): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const ip = clientIp(c, trusted);
-    // In-process calls (tests, benchmarks) have no address to count against.
-    if (!c.req.header("authorization") || ip === UNKNOWN_IP) return await next();
-    await limit.check(SIGN_IN_SCOPE, ip);
-    await next();
-    // Counted now; the 429 comes with the next try.
-    if (c.res.status === 401) await limit.hit(SIGN_IN_SCOPE, ip).catch(() => {});
-  };
-}

@@ -7,7 +7,7 @@
  * The vocabulary only grows (a value no page carries any more still counts): a cap that
  * moved with deletions would need a count per value on every page write.
  */
-import type { PageFilters } from "./filters.ts";
+import { normalFilters, type PageFilters } from "./filters.ts";
 import { SITE_FILTER_LIMITS } from "../search/mod.ts";
 
 const namesKey = (site: string) => ["filternames", site];
@@ -20,8 +20,19 @@ export interface AdmittedFilters {
   warnings: string[];
 }
 
+/** The page as it may be stored: with the filters the site has room for, and a warning for each other. */
+export async function withAdmittedFilters<T extends { filters?: PageFilters }>(
+  kv: Deno.Kv,
+  site: string,
+  page: T,
+): Promise<{ page: T; warnings: string[] }> {
+  if (!page.filters) return { page, warnings: [] };
+  const { filters, warnings } = await admitFilters(kv, site, normalFilters(page.filters));
+  return { page: { ...page, filters }, warnings };
+}
+
 /** Admits a page's filters into the site's vocabulary (atomic checks; retried on a race). */
-export async function admitFilters(
+async function admitFilters(
   kv: Deno.Kv,
   site: string,
   filters: PageFilters | undefined,

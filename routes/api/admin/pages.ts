@@ -1,6 +1,5 @@
 /** Admin API for pages: batch upsert with per-item results, list, delete. */
-import { admitFilters } from "../../../lib/sites/filter_vocabulary.ts";
-import { normalFilters } from "../../../lib/sites/filters.ts";
+import { withAdmittedFilters } from "../../../lib/sites/filter_vocabulary.ts";
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/http/auth.ts";
 import { ApiError, asApiError } from "../../../lib/http/errors.ts";
@@ -27,16 +26,8 @@ export function adminPageRoutes(s: Services) {
       try {
         const page = parse(PageItem, raw, `pages.${i}.`);
         // The site's filter names and values are bounded: the page keeps what fits.
-        const { filters, warnings } = await admitFilters(
-          s.kv,
-          target.id,
-          normalFilters(page.filters),
-        );
-        const status = await s.pages.upsert(
-          target.id,
-          { ...page, filters },
-          PLANS[target.plan].maxPages,
-        );
+        const { page: kept, warnings } = await withAdmittedFilters(s.kv, target.id, page);
+        const status = await s.pages.upsert(target.id, kept, PLANS[target.plan].maxPages);
         counts[status]++;
         results.push({ index: i, url: page.url, status, ...(warnings.length ? { warnings } : {}) });
       } catch (err) {

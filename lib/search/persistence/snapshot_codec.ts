@@ -13,6 +13,7 @@
 import { Column, FIELDS, InvertedIndex } from "../store/postings.ts";
 import { createSiteDb, seal, type SiteDb } from "../store/site_db.ts";
 import { type DocColumns, DocStore, soundColumns, toColumns } from "../store/doc_store.ts";
+import { DIGEST_BYTES } from "../store/text_digest.ts";
 import { TRIGRAM_BYTES, Trigrams } from "../analysis/trigrams.ts";
 import { TermTable } from "../store/term_table.ts";
 import { Vocab } from "../store/vocab.ts";
@@ -23,9 +24,10 @@ import type { PassageBlocks } from "../store/passage_blocks.ts";
 /**
  * Snapshots of another version are ignored (decodeSiteDb throws), and the index is built
  * from the pages again. 5: the filters' bitsets. 6: the vocabulary's typo filter and order
- * (word_filter.ts, word_order.ts), so a load needs no pass to make them.
+ * (word_filter.ts, word_order.ts), so a load needs no pass to make them. 7: each page's text
+ * digest (doc_store.ts), which the caches shared by every site's indexes are keyed by.
  */
-export const CODEC_VERSION = 6;
+export const CODEC_VERSION = 7;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
@@ -108,6 +110,7 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   for (const a of [c.flags, c.codeShare, c.sectionCount, c.sectionFrom, c.sectionAt]) w.put(a);
   w.put(c.starts);
   w.put(c.text);
+  w.put(c.digests);
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
@@ -269,6 +272,7 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     sectionAt: r.typed(Int32Array, -1),
     starts: r.u32(),
     text: r.typed(Uint8Array, -1),
+    digests: r.typed(Uint8Array, n * DIGEST_BYTES),
   };
   if (!soundColumns(cols)) fail("documents");
   const index = new InvertedIndex();

@@ -58,8 +58,9 @@ function where(passages: Passages, form: string): number[] {
 }
 
 /**
- * Long pages' passages by page (DocStore.textKey: its URL and its packed text's size and
- * sampled bytes, which an edit changes): they outlive index versions, compactions and loads.
+ * Long pages' passages by page (DocStore.textKey: its URL and its text's digest, which any
+ * edit changes and no other page shares, of this site or another): they outlive index
+ * versions, compactions and loads.
  * The oldest read go first past KEPT_BYTES over all sites (a few KB a page).
  */
 const kept = new Map<string, Passages | null>();

@@ -8,6 +8,7 @@
 import { type PackedSections, soundSections } from "./packed_sections.ts";
 import { soundText } from "./packed_text.ts";
 import { bufferBytes, MAP_ENTRY_BYTES, stringBytes } from "./held_bytes.ts";
+import { DIGEST_BYTES, hex } from "./text_digest.ts";
 
 /** What a stored document holds (site_db.ts); its body packed (packed_text.ts). */
 export interface StoredDoc {
@@ -24,6 +25,8 @@ export interface StoredDoc {
   accented?: boolean;
   /** Where each section's heading line starts in the body (packed_sections.ts). */
   sectionAt?: Int32Array;
+  /** `textDigest` of the page's text as kept, which what is read from it is cached by. */
+  digest: Uint8Array;
 }
 
 /** What a result shows of a document (site_db.ts `shownAt`). */
@@ -52,6 +55,8 @@ export interface DocColumns {
   sectionAt: Int32Array;
   starts: Uint32Array;
   text: Uint8Array;
+  /** Each row's `digest`, DIGEST_BYTES of it. */
+  digests: Uint8Array;
 }
 
 const encoder = new TextEncoder();
@@ -59,17 +64,6 @@ const decoder = new TextDecoder();
 
 /** What a document object takes beside its text: the object and its strings' and arrays' headers. */
 const DOC_BYTES = 900;
-
-/** Bytes of a packed body sampled for its key: deflated text differs all along after an edit. */
-const SAMPLED = 256;
-
-/** A document's id, its packed body's size and an FNV-1a hash of a sample of the body. */
-function keyOf(docId: string, body: Uint8Array): string {
-  const step = Math.max(1, Math.floor(body.length / SAMPLED));
-  let h = 0x811c9dc5;
-  for (let i = body.length - 1; i >= 0; i -= step) h = Math.imul(h ^ body[i], 0x01000193);
-  return `${docId}\u0000${body.length}\u0000${h >>> 0}`;
-}
 
 export class DocStore {
   /** Internal id → column row, or -1 (a document added since, or none). */
@@ -187,13 +181,18 @@ export class DocStore {
 
   /**
    * A key for a document's text, without making it an object (query/passages.ts, stated.ts):
-   * its id, its packed body's size and a sample of its bytes, which an edit changes.
+   * its id and its text's digest, which any edit changes.
    */
   textKey(id: number): string | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;
-    if (row >= 0) return keyOf(this.text(row, ID), this.field(row, BODY));
+    if (row >= 0) return `${this.text(row, ID)}\u0000${hex(this.rowDigest(row))}`;
     const doc = this.added.get(id);
-    return doc && keyOf(doc.id, doc.body);
+    return doc && `${doc.id}\u0000${hex(doc.digest)}`;
+  }
+
+  /** Row `row`'s digest: a view of the columns. */
+  private rowDigest(row: number): Uint8Array {
+    return this.cols!.digests.subarray(row * DIGEST_BYTES, (row + 1) * DIGEST_BYTES);
   }
 
   /**
@@ -312,6 +311,7 @@ export class DocStore {
       codeShare: f & F_CODE_SHARE ? c.codeShare[row] : undefined,
       accented: (f & F_ACCENTED) !== 0,
       sectionAt,
+      digest: this.rowDigest(row),
     };
   }
 }
@@ -319,7 +319,7 @@ export class DocStore {
 /** What one document object holds, counted. */
 function docBytes(d: StoredDoc, seen: Set<ArrayBufferLike>): number {
   let n = DOC_BYTES + stringBytes(d.id) + stringBytes(d.title) + stringBytes(d.description) +
-    stringBytes(d.headings) + d.body.byteLength +
+    stringBytes(d.headings) + d.body.byteLength + d.digest.byteLength +
     (d.sectionAt ? bufferBytes(d.sectionAt, seen) : 0);
   if (d.sections) n += stringBytes(d.sections.headings) + stringBytes(d.sections.anchors);
   return n;
@@ -329,7 +329,7 @@ function docBytes(d: StoredDoc, seen: Set<ArrayBufferLike>): number {
 export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocColumns {
   const flags = new Uint8Array(n), codeShare = new Float64Array(n);
   const sectionCount = new Uint32Array(n), sectionFrom = new Uint32Array(n + 1);
-  const starts = new Uint32Array(n * TEXTS + 1);
+  const starts = new Uint32Array(n * TEXTS + 1), digests = new Uint8Array(n * DIGEST_BYTES);
   const parts: Uint8Array[] = [], offsets: Int32Array[] = [];
   let bytes = 0, sectionAts = 0, next = 0;
   const add = (b: Uint8Array) => {
@@ -360,6 +360,7 @@ export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocCo
     }
     sectionFrom[id + 1] = sectionAts;
     flags[id] = f;
+    digests.set(d.digest, id * DIGEST_BYTES);
   }
   if (next !== n * TEXTS) throw new Error("a document is missing");
   const text = new Uint8Array(bytes), sectionAt = new Int32Array(sectionAts);
@@ -367,13 +368,14 @@ export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocCo
   for (const p of parts) text.set(p, at), at += p.length;
   at = 0;
   for (const o of offsets) sectionAt.set(o, at), at += o.length;
-  return { flags, codeShare, sectionCount, sectionFrom, sectionAt, starts, text };
+  return { flags, codeShare, sectionCount, sectionFrom, sectionAt, starts, text, digests };
 }
 
 /** Whether columns read from bytes hold together (lengths, offsets in order and in range). */
 export function soundColumns(c: DocColumns): boolean {
   const n = c.flags.length;
   if (c.codeShare.length !== n || c.sectionCount.length !== n) return false;
+  if (c.digests.length !== n * DIGEST_BYTES) return false;
   if (c.sectionFrom.length !== n + 1 || c.starts.length !== n * TEXTS + 1) return false;
   if (c.starts[0] !== 0 || c.starts[n * TEXTS] !== c.text.length) return false;
   for (let i = 0; i < n * TEXTS; i++) if (c.starts[i] > c.starts[i + 1]) return false;

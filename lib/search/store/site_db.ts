@@ -9,6 +9,7 @@ import { Trigrams } from "../analysis/trigrams.ts";
 import { Vocab } from "./vocab.ts";
 import { orderOf } from "./word_order.ts";
 import { DocStore, type StoredDoc } from "./doc_store.ts";
+import { textDigest } from "./text_digest.ts";
 import { bufferBytes, MAP_ENTRY_BYTES } from "./held_bytes.ts";
 import {
   packSections,
@@ -201,7 +202,9 @@ export function addDoc(db: SiteDb, doc: Doc) {
     codeShare: doc.codeShare,
     accented: ACCENTED.test(doc.body),
     sectionAt: doc.sections?.length ? sectionOffsets(doc.body, doc.sections) : undefined,
+    digest: new Uint8Array(0),
   };
+  stored.digest = textDigest(stored);
   db.docs.put(id, stored);
   if (doc.prior !== undefined && doc.prior !== 1) db.prior.set(id, doc.prior);
   if (doc.filters) db.filters.add(id, doc.filters);

@@ -19,6 +19,13 @@ import {
 } from "./keys.ts";
 import { refines } from "../limits/sessions.ts";
 import { noteRuns, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
+import { OncePerVisitor } from "./once_per_visitor.ts";
+
+/** Who sent a search or a click: its typing session, and its address over the network. */
+export interface Sender {
+  session?: string;
+  visitor?: string;
+}
 
 /**
  * Mutations per atomic commit (Deno KV allows 1,000). Small commits, one after another, let
@@ -38,6 +45,8 @@ export class Analytics {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private typing = new TypingSessions();
+  /** Reformulations and clicks counted once per visitor a day (suggestions are made of them). */
+  private evidence = new OncePerVisitor();
   /** Quiet sessions' last queries, noted in KV, waiting SETTLE_MS to be counted. */
   private quiet: Pending[] = [];
   /** Notes of quiet sessions' last request times, for the next flush. */
@@ -58,17 +67,17 @@ export class Analytics {
    * A search's first page of results for `q`, which found `found`. With a typing `session` it
    * is counted only if it turns out to be the session's last (or clicked); without one, at once.
    */
-  search(siteId: string, q: string, found: number, session?: string) {
+  search(siteId: string, q: string, found: number, { session, visitor }: Sender = {}) {
     if (!this.enabled) return;
     const now = this.clock();
     if (session) {
-      const out = this.typing.ask(siteId, session, q, found, now);
+      const out = this.typing.ask({ siteId, session, q, found, at: now, visitor });
       if (out) this.finished(out);
       this.flushLater(); // its flushes find the session once it is quiet
       return;
     }
     const missed = this.typing.acted(siteId, q);
-    this.finished({ siteId, q, found, at: now, missed });
+    this.finished({ siteId, q, found, at: now, missed, visitor });
   }
 
   /**
@@ -76,7 +85,10 @@ export class Analytics {
    * finding pages for it, when it found some and is not the same typed on or deleted back.
    */
   private finished(
-    { siteId, q, found, at, missed }: Pick<Pending, "siteId" | "q" | "found" | "at" | "missed">,
+    { siteId, q, found, at, missed, visitor }: Pick<
+      Pending,
+      "siteId" | "q" | "found" | "at" | "missed" | "visitor"
+    >,
   ) {
     const query = normalizeQuery(q);
     const day = dayOf(at);
@@ -86,7 +98,10 @@ export class Analytics {
     if (found === 0) {
       this.add(totalKey(siteId, day, "noResults"), 1);
       this.add(emptyQueryKey(siteId, day, query), 1);
-    } else if (missed && !refines(missed, query)) {
+    } else if (
+      missed && !refines(missed, query) &&
+      this.evidence.first(siteId, visitor, `${missed}\u0000${query}`, day)
+    ) {
       this.add(reformulationKey(siteId, day, missed, query), 1);
     }
   }
@@ -96,15 +111,20 @@ export class Analytics {
     if (this.enabled) this.add(totalKey(siteId, dayOf(this.clock()), "answers"), 1);
   }
 
-  /** One click on the result at `position` (from 1) of `query` (finished), on the page `url`. */
-  click(siteId: string, position: number, query: string, url?: string) {
+  /**
+   * One click on the result at `position` (from 1) of `query` (finished), on the page `url`;
+   * what it says of the page (pin suggestions) counts once per visitor a day.
+   */
+  click(siteId: string, position: number, query: string, url?: string, visitor?: string) {
     if (!this.enabled) return;
     for (const p of this.typing.clicked(siteId, query)) this.finished(p);
     const day = dayOf(this.clock());
     this.add(totalKey(siteId, day, "clicks"), 1);
     this.add(totalKey(siteId, day, "clickPositions" satisfies Metric), position);
     const q = query ? normalizeQuery(query) : "", page = url ? clickedPage(url) : null;
-    if (!q || !page) return;
+    if (!q || !page || !this.evidence.first(siteId, visitor, `\u0001${q}\u0000${page}`, day)) {
+      return;
+    }
     this.add(clickKey(siteId, day, q, page), 1);
     this.add(clickPositionKey(siteId, day, q, page), position);
   }

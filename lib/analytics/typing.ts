@@ -48,7 +48,12 @@ export interface Pending {
   first: number;
   /** The session's last query that found no pages and that it left for another (not typed on). */
   missed?: string;
+  /** The address the request came from, when it came over the network (once_per_visitor.ts). */
+  visitor?: string;
 }
+
+/** A live request of a typing session. */
+export type Asked = Pick<Pending, "siteId" | "session" | "q" | "found" | "at" | "visitor">;
 
 const NONE: readonly Pending[] = [];
 
@@ -87,11 +92,12 @@ export class TypingSessions {
   private sites = new Map<string, SiteSessions>();
 
   /** A live request: it becomes the session's pending query. Returns a query pushed out, if any. */
-  ask(siteId: string, session: string, q: string, found: number, at: number): Pending | null {
+  ask({ siteId, session, q, found, at, visitor }: Asked): Pending | null {
     let site = this.sites.get(siteId);
     if (!site) this.sites.set(siteId, site = new SiteSessions());
     const prev = site.bySession.get(session);
-    const run = prev && at - prev.at < QUIET_MS ? prev : undefined;
+    // Another address under the same session id starts a run of its own.
+    const run = prev && at - prev.at < QUIET_MS && prev.visitor === visitor ? prev : undefined;
     const query = normalizeQuery(q);
     site.add({
       siteId,
@@ -101,6 +107,7 @@ export class TypingSessions {
       at,
       first: run?.first ?? at,
       missed: left(run, query),
+      visitor,
     });
     if (site.bySession.size <= MAX_PER_SITE) return null;
     return site.remove(site.bySession.keys().next().value!)!;

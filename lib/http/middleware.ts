@@ -348,6 +348,9 @@ export const UNKNOWN_IP = "unknown";
  * The client's IP address, or "unknown" for in-process requests: the socket's peer, or, from
  * a trusted proxy (TRUSTED_PROXIES), the address it forwarded (proxies.ts).
  */
+/** A client address as analytics tells visitors apart by: none for an in-process request. */
+export const visitorOf = (ip: string) => ip === UNKNOWN_IP ? undefined : ip;
+
 export function clientIp(c: Context, trusted: TrustedProxies | null): string {
   let peer: string;
   try {

@@ -29,6 +29,8 @@ export interface SearchAsk {
   facets?: boolean;
   /** A live typing session's id: refinements ride on its counted search. */
   session?: string;
+  /** The client's address, read only when the search is counted (analytics' evidence). */
+  visitor?: () => string | undefined;
   /** Told the site's id as soon as the key names one (the request log). */
   onSite?: (siteId: string) => void;
 }
@@ -127,7 +129,12 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
     s.resultCache.set(cacheKey, answer);
   }
   // Paging is not another search; a typing session's query counts once it is finished.
-  if (ask.page === 1) s.analytics.search(site.id, ask.q, answer.found, ask.session);
+  if (ask.page === 1) {
+    s.analytics.search(site.id, ask.q, answer.found, {
+      session: ask.session,
+      visitor: ask.visitor?.(),
+    });
+  }
   return {
     site,
     bytes: answer.bytes,

@@ -2,7 +2,13 @@
 import { Hono } from "hono";
 import { publicKeyOf } from "../../lib/http/auth.ts";
 import { publicSiteFor } from "../../lib/usecases/public_site.ts";
-import { allowOnly, type AppEnv, clientIp, readJson } from "../../lib/http/middleware.ts";
+import {
+  allowOnly,
+  type AppEnv,
+  clientIp,
+  readJson,
+  visitorOf,
+} from "../../lib/http/middleware.ts";
 import { ClickEvent, parse } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
 
@@ -15,10 +21,11 @@ export function eventRoutes(s: Services) {
     c.set("siteId", site.id);
     // text/plain too: sendBeacon sends a string that way, so a cross-origin beacon needs no preflight.
     const event = parse(ClickEvent, await readJson(c, BODY_LIMIT, true));
-    await s.eventIpLimit.hit(site.id, clientIp(c, s.trustedProxies));
+    const ip = clientIp(c, s.trustedProxies);
+    await s.eventIpLimit.hit(site.id, ip);
     // Only a result the service served for this query counts: nobody plants suggestions.
     if (await s.clickTokens.verify(site.id, event.query, event.url, event.click)) {
-      s.analytics.click(site.id, event.position, event.query, event.url);
+      s.analytics.click(site.id, event.position, event.query, event.url, visitorOf(ip));
     }
     return c.body(null, 204);
   });

@@ -7,10 +7,13 @@ import {
   accessLine,
   allowOnly,
   type AppEnv,
+  clientIp,
   errorAnswer,
   nextRequestId,
   respond,
+  visitorOf,
 } from "../../lib/http/middleware.ts";
+import { clientAddress } from "../../lib/http/proxies.ts";
 import {
   DEFAULT_PER_PAGE,
   FacetsParam,
@@ -61,6 +64,7 @@ function searchAsk(
   url: string,
   header: (name: string) => string | undefined,
   onSite: (siteId: string) => void,
+  visitor: () => string | undefined,
 ): SearchAsk {
   const at = url.indexOf("?", 8);
   const query = at < 0 ? "" : url.slice(at);
@@ -83,6 +87,7 @@ function searchAsk(
     page: p.params.page,
     perPage: p.params.per_page,
     session: p.params.session,
+    visitor,
     filters: p.filters,
     facets: p.facets,
     onSite,
@@ -128,7 +133,12 @@ function checkAll(all: Record<string, string[]>): Parsed {
 export function searchRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get(PATH, async (c) => {
-    const ask = searchAsk(c.req.url, (name) => c.req.header(name), (id) => c.set("siteId", id));
+    const ask = searchAsk(
+      c.req.url,
+      (name) => c.req.header(name),
+      (id) => c.set("siteId", id),
+      () => visitorOf(clientIp(c, s.trustedProxies)),
+    );
     const answer = await searchSite(s, ask);
     return respond(c, answer.bytes, 200, {
       ...answer.headers,
@@ -177,7 +187,10 @@ async function answerEarly(s: Services, front: EarlyFront, req: EarlyRequest) {
   };
   let status = 200, body: Uint8Array;
   try {
-    const ask = searchAsk(req.url, (name) => headerValue(req.headers, name), (id) => siteId = id);
+    const header = (name: string) => headerValue(req.headers, name);
+    const visitor = () =>
+      clientAddress(req.remoteAddr.hostname, header("x-forwarded-for") ?? null, s.trustedProxies);
+    const ask = searchAsk(req.url, header, (id) => siteId = id, visitor);
     const answer = await searchSite(s, ask);
     put(answer.headers);
     headers["content-type"] = "application/json";

@@ -123,8 +123,8 @@ Deno.test("analytics - with no one reading the report, a typing session's last q
   const counts = async () => (await allAnalyticsKeys(kv)).filter((e) => e.key[3] === "q");
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
   try {
-    a.search("site_a", "kett", 3, "sess_timer");
-    a.search("site_a", "kettle", 3, "sess_timer");
+    a.search("site_a", "kett", 3, { session: "sess_timer" });
+    a.search("site_a", "kettle", 3, { session: "sess_timer" });
     clock.advance(QUIET_MS);
     await wait(120);
     assert.deepEqual(await counts(), [], "quiet, noted, not settled yet");

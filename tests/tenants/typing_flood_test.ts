@@ -8,10 +8,16 @@ import { TypingSessions } from "../../lib/analytics/typing.ts";
 Deno.test("typing flood - 5,000 sessions on one site leave another site's pending query pending", () => {
   const sessions = new TypingSessions();
   const t0 = Date.UTC(2026, 11, 1, 12);
-  sessions.ask("site_b", "sess_real", "descaling a kett", 3, t0);
+  sessions.ask({ siteId: "site_b", session: "sess_real", q: "descaling a kett", found: 3, at: t0 });
   const pushed = [];
   for (let i = 0; i < 5000; i++) {
-    const out = sessions.ask("site_a", `sess_flood_${i}`, `spam ${i}`, 0, t0 + i);
+    const out = sessions.ask({
+      siteId: "site_a",
+      session: `sess_flood_${i}`,
+      q: `spam ${i}`,
+      found: 0,
+      at: t0 + i,
+    });
     if (out) pushed.push(out);
   }
   assert.ok(pushed.length > 0, "the flood is bounded");

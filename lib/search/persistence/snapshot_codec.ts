@@ -26,8 +26,9 @@ import type { PassageBlocks } from "../store/passage_blocks.ts";
  * from the pages again. 5: the filters' bitsets. 6: the vocabulary's typo filter and order
  * (word_filter.ts, word_order.ts), so a load needs no pass to make them. 7: each page's text
  * digest (doc_store.ts), which the caches shared by every site's indexes are keyed by.
+ * 8: each filter value's documents as a list of ids or a bitset, the shorter (doc_set.ts).
  */
-export const CODEC_VERSION = 7;
+export const CODEC_VERSION = 8;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
@@ -139,7 +140,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   w.put(Uint32Array.from(db.prior.keys()));
   w.put(Float64Array.from(db.prior.values()));
   // The few small things, as JSON: the alphabet and the languages.
-  // Filters: names and values as JSON (with the alphabet and languages), every bitset's words.
+  // Filters: names and values as JSON (with the alphabet and languages), every value's
+  // documents as a list or a bitset (filter_postings.ts).
   const filters = db.filters.encode(n);
   w.put(filters.words);
   w.put(encoder.encode(JSON.stringify({

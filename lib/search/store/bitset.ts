@@ -1,6 +1,6 @@
 /**
- * A set of document ids as bits in 32-bit words: membership in one step, and a count of
- * what two sets share in one pass over their words (facet counts).
+ * A set of document ids as bits in 32-bit words: membership in one step, and a union in one
+ * pass over the words (a filter's values OR-ed).
  */
 export class Bitset {
   constructor(public words: Uint32Array = new Uint32Array(2)) {}
@@ -33,14 +33,6 @@ export class Bitset {
     return n;
   }
 
-  /** Ids in both sets. */
-  sharedWith(other: Bitset): number {
-    const a = this.words, b = other.words, end = Math.min(a.length, b.length);
-    let n = 0;
-    for (let i = 0; i < end; i++) if (a[i] & b[i]) n += popcount(a[i] & b[i]);
-    return n;
-  }
-
   /** Adds every id of `other`. */
   addAll(other: Bitset) {
     if (other.words.length > this.words.length) {
@@ -62,16 +54,6 @@ export class Bitset {
         w ^= low;
       }
     }
-  }
-
-  /** A set of the same ids renumbered (`remap`: old id → new id, -1 for the gone). */
-  remapped(remap: Int32Array): Bitset {
-    const moved: number[] = [];
-    for (const id of this.ids()) if (id < remap.length && remap[id] >= 0) moved.push(remap[id]);
-    // Ids keep their order: the last is the highest, and the words end there.
-    const out = new Bitset(new Uint32Array(Math.max(1, ((moved.at(-1) ?? 0) >>> 5) + 1)));
-    for (const id of moved) out.add(id);
-    return out;
   }
 }
 

@@ -1,4 +1,5 @@
 /** robots.txt per RFC 9309: group selection, longest-match rules, crawl-delay and sitemaps. */
+import { compileRules } from "./robots_match.ts";
 
 export interface Robots {
   /** Whether the crawler may fetch a path (with its query), e.g. "/a/b?c=d". */
@@ -65,27 +66,6 @@ function isHex(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
 }
 
-/** Matches a path against a pattern with "*" wildcards and a final "$" anchor, in O(n·m). */
-function matches(path: string, pattern: string): boolean {
-  // The set of path positions the pattern prefix so far can end at; no regex, so no backtracking.
-  let positions = [0];
-  for (let j = 0; j < pattern.length; j++) {
-    const c = pattern[j];
-    if (c === "$" && j === pattern.length - 1) return positions.includes(path.length);
-    if (c === "*") {
-      const from = positions[0];
-      positions = [];
-      for (let p = from; p <= path.length; p++) positions.push(p);
-      continue;
-    }
-    const next: number[] = [];
-    for (const p of positions) if (path[p] === c) next.push(p + 1);
-    if (next.length === 0) return false;
-    positions = next;
-  }
-  return true;
-}
-
 /** Cuts the text at the size cap, on a line boundary so no rule is read half-written. */
 function capText(text: string): string {
   if (text.length * 3 <= MAX_ROBOTS_BYTES) return text; // cannot exceed the cap in UTF-8
@@ -100,6 +80,7 @@ function capText(text: string): string {
 function parseGroups(text: string): { groups: Group[]; sitemaps: string[] } {
   const groups: Group[] = [];
   const sitemaps: string[] = [];
+  const seenSitemaps = new Set<string>();
   let current: Group | null = null;
   // A user-agent line after a rule starts a new group; consecutive ones share a group.
   let inAgents = false;
@@ -129,7 +110,10 @@ function parseGroups(text: string): { groups: Group[]; sitemaps: string[] } {
       }
     } else if (key === "sitemap") {
       // Sitemap lines stand outside groups and do not end a user-agent run.
-      if (value && !sitemaps.includes(value)) sitemaps.push(value);
+      if (value && !seenSitemaps.has(value)) {
+        seenSitemaps.add(value);
+        sitemaps.push(value);
+      }
     }
   }
   return { groups, sitemaps };
@@ -142,10 +126,12 @@ export function parseRobots(text: string, userAgent: string): Robots {
   let chosen = token ? groups.filter((g) => g.agents.includes(token)) : [];
   if (chosen.length === 0) chosen = groups.filter((g) => g.agents.includes("*"));
   // Every group naming us is merged into one (RFC 9309 2.2.1).
-  const rules = chosen.flatMap((g) => g.rules).map((r) => ({
-    allow: r.allow,
-    pattern: normalizePath(r.pattern).replace(/\*+/g, "*"),
-  }));
+  const matcher = compileRules(
+    chosen.flatMap((g) => g.rules).map((r) => ({
+      allow: r.allow,
+      pattern: normalizePath(r.pattern).replace(/\*+/g, "*"),
+    })),
+  );
   const crawlDelay = chosen.find((g) => g.crawlDelay !== null)?.crawlDelay ?? null;
 
   return {
@@ -155,17 +141,7 @@ export function parseRobots(text: string, userAgent: string): Robots {
       let path = pathWithQuery.split("#")[0] || "/";
       if (!path.startsWith("/")) path = `/${path}`;
       if (path.split("?")[0] === "/robots.txt") return true;
-      const target = normalizePath(path);
-      // The most specific (longest) matching pattern wins; Allow wins a tie.
-      let best: Rule | null = null;
-      for (const r of rules) {
-        if (!matches(target, r.pattern)) continue;
-        if (
-          !best || r.pattern.length > best.pattern.length ||
-          (r.pattern.length === best.pattern.length && r.allow && !best.allow)
-        ) best = r;
-      }
-      return best ? best.allow : true;
+      return matcher.allows(normalizePath(path));
     },
   };
 }

@@ -197,3 +197,209 @@ Deno.test("robots - stops parsing at 500 KiB", () => {
   const short = filler.repeat(Math.floor((MAX_ROBOTS_BYTES - 200) / filler.length));
   assert.equal(parseRobots(`${head}${short}Disallow: /late\n`, BOT).isAllowed("/late"), false);
 });
+
+Deno.test("robots - follows the examples of RFC 9309 section 5", () => {
+  const simple = `
+User-Agent: *
+Disallow: *.gif$
+Disallow: /example/
+Allow: /publications/
+
+User-Agent: foobot
+Disallow:/
+Allow:/example/page.html
+Allow:/example/allowed.gif
+
+User-Agent: barbot
+User-Agent: bazbot
+Disallow: /example/page.html
+
+User-Agent: quxbot
+
+EOF
+`;
+  const foo = parseRobots(simple, "FooBot");
+  assert.equal(foo.isAllowed("/example/page.html"), true);
+  assert.equal(foo.isAllowed("/example/allowed.gif"), true);
+  assert.equal(foo.isAllowed("/example/other.html"), false);
+  assert.equal(foo.isAllowed("/"), false);
+  for (const bot of ["barbot", "bazbot"]) {
+    assert.equal(parseRobots(simple, bot).isAllowed("/example/page.html"), false, bot);
+    assert.equal(parseRobots(simple, bot).isAllowed("/example/other.html"), true, bot);
+  }
+  // A group with no rules allows everything, and still shadows the * group.
+  assert.equal(parseRobots(simple, "quxbot").isAllowed("/example/x.gif"), true);
+  const other = parseRobots(simple, BOT);
+  assert.equal(other.isAllowed("/images/a.gif"), false);
+  assert.equal(other.isAllowed("/images/a.gif?v=2"), true);
+  assert.equal(other.isAllowed("/example/"), false);
+  assert.equal(other.isAllowed("/publications/"), true);
+
+  const longest =
+    "User-Agent: foobot\nAllow: /example/page/\nDisallow: /example/page/disallowed.gif\n";
+  const r = parseRobots(longest, "foobot");
+  assert.equal(r.isAllowed("/example/page/"), true);
+  assert.equal(r.isAllowed("/example/page/ok.gif"), true);
+  assert.equal(r.isAllowed("/example/page/disallowed.gif"), false);
+});
+
+Deno.test("robots - matches the RFC 9309 2.2.2 encodings of a path", () => {
+  const cases: [string, string][] = [
+    ["/foo/bar?baz=quz", "/foo/bar?baz=quz"],
+    ["/foo/bar/ツ", "/foo/bar/%E3%83%84"],
+    ["/foo/bar/%E3%83%84", "/foo/bar/ツ"],
+    ["/foo/bar/%62%61%7A", "/foo/bar/baz"],
+    ["/foo/bar/baz", "/foo/bar/%62%61%7a"],
+  ];
+  for (const [rule, path] of cases) {
+    const r = parseRobots(`User-agent: *\nDisallow: ${rule}$\n`, BOT);
+    assert.equal(r.isAllowed(path), false, `${rule} vs ${path}`);
+    assert.equal(r.isAllowed(`${path}x`), true, `${rule}$ vs ${path}x`);
+  }
+});
+
+Deno.test("robots - matches the usual path examples for /, /$, /fish, /fish*, /fish/ and *.php", () => {
+  const table: [string, string[], string[]][] = [
+    ["/", ["/", "/page.htm", "/a/b?c"], []],
+    ["/*", ["/", "/page.htm", "/a/b?c"], []],
+    ["/$", ["/"], ["/page.htm", "/?q=1"]],
+    [
+      "/fish",
+      [
+        "/fish",
+        "/fish.html",
+        "/fish/salmon.html",
+        "/fishheads",
+        "/fishheads/yummy.html",
+        "/fish.php?id=anything",
+      ],
+      ["/Fish.asp", "/catfish", "/?id=fish", "/desert/fish"],
+    ],
+    [
+      "/fish*",
+      ["/fish", "/fish.html", "/fish/salmon.html", "/fishheads", "/fish.php?id=anything"],
+      ["/Fish.asp", "/catfish", "/?id=fish", "/desert/fish"],
+    ],
+    [
+      "/fish/",
+      ["/fish/", "/fish/?id=anything", "/fish/salmon.htm"],
+      ["/fish", "/fish.html", "/animals/fish/", "/Fish/Salmon.asp"],
+    ],
+    [
+      "/*.php",
+      [
+        "/index.php",
+        "/filename.php",
+        "/folder/filename.php",
+        "/folder/filename.php?parameters",
+        "/folder/any.php.file.html",
+        "/filename.php/",
+      ],
+      ["/", "/windows.PHP"],
+    ],
+    [
+      "/*.php$",
+      ["/filename.php", "/folder/filename.php", "/a.php.php"],
+      ["/filename.php?parameters", "/filename.php/", "/filename.php5", "/windows.PHP"],
+    ],
+    ["/fish*.php", ["/fish.php", "/fishheads/catfish.php?parameters"], ["/Fish.PHP", "/fish.ph"]],
+    ["/a**b", ["/ab", "/a/x/b"], ["/ba"]],
+    ["/*$", ["/", "/any/thing"], []],
+    // Only a final $ anchors; elsewhere it is a character like any other.
+    ["/a$b", ["/a$b", "/a$bc"], ["/ab", "/a"]],
+  ];
+  for (const [pattern, matching, other] of table) {
+    const r = parseRobots(`User-agent: *\nDisallow: ${pattern}\n`, BOT);
+    for (const p of matching) assert.equal(r.isAllowed(p), false, `${pattern} should match ${p}`);
+    for (const p of other) assert.equal(r.isAllowed(p), true, `${pattern} should not match ${p}`);
+  }
+});
+
+Deno.test("robots - picks the longest match across literal and wildcard rules, Allow on a tie", () => {
+  const cases: [string, string, boolean][] = [
+    ["Allow: /p\nDisallow: /", "/page", true],
+    ["Allow: /folder\nDisallow: /folder", "/folder/page", true],
+    ["Allow: /page\nDisallow: /*.htm", "/page.htm", false],
+    ["Allow: /$\nDisallow: /", "/", true],
+    ["Allow: /$\nDisallow: /", "/page.htm", false],
+    // Lengths count the pattern as written, stars included, so a tie goes to Allow.
+    ["Disallow: /a*c\nAllow: /abc", "/abc", true],
+    ["Allow: /a*c\nDisallow: /abc", "/abc", true],
+    ["Disallow: /a*cd\nAllow: /abc", "/abcd", false],
+    ["Disallow: /*.pdf$\nAllow: /docs/*.pdf$", "/docs/a.pdf", true],
+    ["Disallow: /*.pdf$\nAllow: /docs/*.pdf$", "/x/a.pdf", false],
+    // Repeated stars count once, as one star.
+    ["Disallow: /a***c\nAllow: /abc", "/abc", true],
+    // The same pattern under both verdicts is a tie.
+    ["Disallow: /*x\nAllow: /*x\nDisallow: /*x", "/ax", true],
+  ];
+  for (const [rules, path, allowed] of cases) {
+    const r = parseRobots(`User-agent: *\n${rules}\n`, BOT);
+    assert.equal(r.isAllowed(path), allowed, `${JSON.stringify(rules)} on ${path}`);
+  }
+});
+
+/** The plain matcher RFC 9309 describes, O(path × pattern) a rule: the reference to agree with. */
+function referenceAllows(rules: [boolean, string][], path: string): boolean {
+  // The path positions the pattern read so far can end at.
+  const matches = (pattern: string): boolean => {
+    let positions = [0];
+    for (let j = 0; j < pattern.length; j++) {
+      const c = pattern[j];
+      if (c === "$" && j === pattern.length - 1) return positions.includes(path.length);
+      const next: number[] = [];
+      if (c === "*") {
+        for (let p = positions[0]; p <= path.length; p++) next.push(p);
+      } else {
+        for (const p of positions) if (path[p] === c) next.push(p + 1);
+      }
+      if (next.length === 0) return false;
+      positions = next;
+    }
+    return true;
+  };
+  let best: [boolean, string] | null = null;
+  for (const [allow, raw] of rules) {
+    const pattern = raw.replace(/\*+/g, "*");
+    if (!matches(pattern)) continue;
+    const longer = !best || pattern.length > best[1].length;
+    if (longer || (pattern.length === best![1].length && allow && !best![0])) {
+      best = [allow, pattern];
+    }
+  }
+  return best ? best[0] : true;
+}
+
+Deno.test("robots - agrees with the plain matcher on random rules, with and without indexing the path", () => {
+  let seed = 20240917;
+  const pick = <T>(xs: T[]): T => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return xs[seed % xs.length];
+  };
+  const count = (max: number) => pick(Array.from({ length: max + 1 }, (_, i) => i));
+  const tokens = ["a", "b", "a", "b", "ab", "/", "?", ".", "*", "*", "$"];
+  // Never-matching pieces that use up the direct-search budget, so later pieces go through the
+  // index of the path.
+  const padding = Array.from({ length: 80 }, (_, i) => [false, `*~~~~~${i}`] as [boolean, string]);
+  for (let round = 0; round < 2_000; round++) {
+    const rules: [boolean, string][] = [];
+    for (let i = count(12); i >= 0; i--) {
+      let pattern = pick(["/", "/", "/", ""]);
+      for (let j = count(10); j > 0; j--) pattern += pick(tokens);
+      rules.push([pick([true, false]), pattern]);
+    }
+    const padded = round % 2 === 1;
+    const all = padded ? [...padding, ...rules] : rules;
+    const text = `User-agent: *\n${
+      all.map(([a, p]) => `${a ? "Allow" : "Disallow"}: ${p}`).join("\n")
+    }`;
+    const robots = parseRobots(text, BOT);
+    for (let k = 0; k < 10; k++) {
+      let path = "/";
+      for (let j = count(30); j > 0; j--) path += pick(["a", "b", "a", "b", "/", "?", ".", "$"]);
+      if (path === "/robots.txt") continue;
+      const expected = referenceAllows(all, path);
+      assert.equal(robots.isAllowed(path), expected, `${JSON.stringify(text)} on ${path}`);
+    }
+  }
+});

@@ -14,13 +14,14 @@ import { jsonLogger, serverErrorBody, stdoutLines } from "./lib/http/middleware.
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server/mod.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { parseTrustedProxies } from "./lib/http/proxies.ts";
-import { trimAfterChurn } from "./lib/memory_trim.ts";
-import { yieldBackgroundThreads } from "./lib/background_threads.ts";
+import { collectGarbage, startTuning, writableProbe } from "./lib/platform/mod.ts";
 import { warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
-import { V8_FLAGS } from "./lib/runtime_flags.ts";
+import { TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "./lib/runtime_flags.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
 const onDeploy = env("DENO_DEPLOY") === "true" || env("DENO_DEPLOYMENT_ID") !== undefined;
+/** Linux and glibc tuning (lib/platform), off by default: it needs FFI and V8's gc. */
+const tuned = env("PLATFORM_TUNING") === "on";
 
 /**
  * Deno Deploy provides its KV; elsewhere DENO_KV_URL (a shared denokv), KV_PATH, or a local file.
@@ -33,7 +34,7 @@ async function openKv(): Promise<Deno.Kv> {
     await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });
   }
   // Retries a lock held by another instance opening the same new file; checks the file (kv_retry.ts).
-  return await openResilientKv(target);
+  return await openResilientKv(target, { writable: tuned ? writableProbe : undefined });
 }
 
 /** A positive whole number from the environment, else `fallback`. */
@@ -101,14 +102,13 @@ const { app, services, early } = createApp({
   indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
   indexSnapshots: env("INDEX_SNAPSHOTS") !== "off",
   trustedProxies,
+  collectGarbage: tuned ? collectGarbage : undefined,
   crawl: {
     allowLoopback: env("CRAWL_ALLOW_LOOPBACK") === "true",
     ...(crawlDelayMs === undefined ? {} : { delayMs: crawlDelayMs }), // default: services.ts
   },
 });
 const demo = production ? null : await ensureDemoSite(services);
-// Memory freed by evicted or rebuilt indexes goes back to the system (glibc only; memory_trim.ts).
-trimAfterChurn(() => services.indexes.turnover + services.documentIndexes.turnover);
 const worker = startCrawlWorker(services, {
   staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
   cron: cron !== null,
@@ -129,11 +129,16 @@ const workers = onDeploy
   ? navigator.hardwareConcurrency
   : envNumber("WORKERS", 1);
 const workerOf = env("SITESEARCH_WORKER_OF");
-// V8's compile and GC threads give way to the threads serving requests where the service's
-// processes leave them a core (background_threads.ts): with one process per core, first-seen
-// searches under load fell from ~3,000 to ~1,400 a second in some runs, V8's threads starved.
+// V8's compile and GC threads give way to the threads serving requests only where the service's
+// processes leave them a core (platform/background_threads.ts): with one process per core,
+// first-seen searches under load fell from ~3,000 to ~1,400 a second in some runs.
 const processes = Number(env("SITESEARCH_PROCESSES") ?? workers);
-if (processes < navigator.hardwareConcurrency) yieldBackgroundThreads();
+const tuning = tuned
+  ? startTuning({
+    churn: () => services.indexes.turnover + services.documentIndexes.turnover,
+    spareCore: processes < navigator.hardwareConcurrency,
+  })
+  : null;
 const hostname = env("HOSTNAME") ?? (onDeploy ? "0.0.0.0" : "127.0.0.1");
 const onListen = (addr: { hostname: string; port: number }) => {
   if (workerOf) return; // the first worker speaks for all
@@ -153,6 +158,7 @@ const banner = ({ hostname, port }: { hostname: string; port: number }) => {
       token.hash ? "enabled (SITESEARCH_OPERATOR_TOKEN)" : "off: set SITESEARCH_OPERATOR_TOKEN"
     }
   AI answers:      ${ai}
+  tuning:          ${tuningLine()}
   ready:           curl '${url}/healthz'`);
     return;
   }
@@ -168,31 +174,56 @@ const banner = ({ hostname, port }: { hostname: string; port: number }) => {
   public key:      ${demo.publicKey}
   admin key:       ${demo.adminKey}
   AI answers:      ${ai}
+  tuning:          ${tuningLine()}
   operator token:  ${operator}
   try:             curl '${url}/api/search?q=shipping&key=${demo.publicKey}'`);
 };
 
+/** What the banner says of the platform tuning (lib/platform). */
+function tuningLine(): string {
+  if (!tuning) return "off (PLATFORM_TUNING=on with deno task start:tuned turns it on)";
+  const lacks = tuning.missing.length ? `; lacks ${tuning.missing.join(", ")}` : "";
+  return `${tuning.on.join(", ") || "nothing"}${lacks}`;
+}
+
 /**
  * The permissions this process holds, as flags for the workers it starts: never more than it
- * was given (a permission granted only for some paths or hosts is left out: the worker asks for
- * none of it and fails loudly rather than getting it all).
+ * was given. Writing granted only for some of WRITE_PATHS passes on those; any other
+ * permission granted only in part is left out (the worker fails loudly rather than get it all).
  */
 function grantedFlags(): string[] {
   const names = ["read", "write", "net", "env", "run", "sys", "ffi", "import"] as const;
-  return names.filter((name) => Deno.permissions.querySync({ name }).state === "granted")
-    .map((name) => `--allow-${name}`);
+  const granted = (d: Deno.PermissionDescriptor) =>
+    Deno.permissions.querySync(d).state === "granted";
+  return names.flatMap((name) => {
+    if (granted({ name })) return [`--allow-${name}`];
+    if (name !== "write") return [];
+    const paths = WRITE_PATHS.filter((path) => granted({ name, path }));
+    return paths.length ? [`--allow-write=${paths.join(",")}`] : [];
+  });
 }
+
+/** Whether this process may start its workers (Deno's own binary). */
+const mayRunWorkers = () =>
+  Deno.permissions.querySync({ name: "run", command: Deno.execPath() }).state === "granted";
 
 const children: Deno.ChildProcess[] = [];
 /** Starts the other workers on the port this one listens on, with the same environment. */
 function spawnWorkers(port: number) {
+  if (!mayRunWorkers()) {
+    console.error(
+      `  workers:         WORKERS=${workers} needs --allow-run (deno task start:tuned has it); ` +
+        "serving from this one process",
+    );
+    return;
+  }
   for (let i = 1; i < workers; i++) {
     children.push(
       new Deno.Command(Deno.execPath(), {
         args: [
           "run",
           ...grantedFlags(),
-          `--v8-flags=${V8_FLAGS}`,
+          `--v8-flags=${"gc" in globalThis ? TUNED_V8_FLAGS : V8_FLAGS}`,
           "--config",
           new URL("./deno.json", import.meta.url).pathname,
           new URL(import.meta.url).pathname,

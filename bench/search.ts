@@ -8,7 +8,7 @@ import type { PageInput } from "../lib/sites/pages.ts";
 import { benchApp, loadCorpus, makeQueries, mb, ms, percentile, rng } from "./corpus.ts";
 import { indexQueries } from "./index_queries.ts";
 import { eachRequest, haveWrk, wrk, type WrkResult } from "./wrk.ts";
-import { mallocTrim } from "../lib/memory_trim.ts";
+import { mallocTrim } from "../lib/platform/memory_release.ts";
 import { type EarlyHandler, serveHttp } from "../lib/http/server/mod.ts";
 import { startServer } from "./server.ts";
 import type { Services } from "../lib/services.ts";

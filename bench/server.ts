@@ -2,7 +2,7 @@
  * main.ts run as its own process for the benchmarks (bench/loadtest.ts, bench/search.ts): on
  * port 0 of 127.0.0.1 with a given KV file and worker count, its URL read from what it prints.
  */
-import { V8_FLAGS } from "../lib/runtime_flags.ts";
+import { TUNED_V8_FLAGS } from "../lib/runtime_flags.ts";
 
 export interface Server {
   origin: string;
@@ -26,9 +26,9 @@ export interface ServerOptions {
 /** Runs main.ts and waits for the URL it prints. */
 export async function startServer(o: ServerOptions): Promise<Server> {
   const child = new Deno.Command(Deno.execPath(), {
-    // The flags `deno task start` runs with (gc exposed among them, so /api/admin/stats?gc=1
-    // can also tell live memory from garbage after a run).
-    args: o.args ?? ["run", "-A", `--v8-flags=${V8_FLAGS}`, "main.ts"],
+    // The flags `deno task start:tuned` runs with (gc exposed among them, so
+    // /api/admin/stats?gc=1 can also tell live memory from garbage after a run).
+    args: o.args ?? ["run", "-A", `--v8-flags=${TUNED_V8_FLAGS}`, "main.ts"],
     cwd: o.dir ?? new URL("../", import.meta.url).pathname,
     env: {
       PORT: "0",
@@ -38,6 +38,7 @@ export async function startServer(o: ServerOptions): Promise<Server> {
       OPENAI_API_KEY: "",
       // wrk's connections all come from one address, like a proxy's: the per-address cap is lifted.
       MAX_CONNECTIONS_PER_IP: "1000",
+      PLATFORM_TUNING: "on",
       ...o.env,
     },
     stdout: "piped",

@@ -15,7 +15,7 @@ import { indexQueries } from "./index_queries.ts";
 import { procMemory, startServer } from "./server.ts";
 import { call, createSite, OPERATOR, putPages } from "./memory.ts";
 import { eachRequest, haveWrk, wrk, type WrkResult } from "./wrk.ts";
-import { V8_FLAGS } from "../lib/runtime_flags.ts";
+import { TUNED_V8_FLAGS } from "../lib/runtime_flags.ts";
 
 const env = (name: string, fallback: number) => Number(Deno.env.get(name) ?? fallback);
 const SLOW_MS = env("TAIL_SLOW_MS", 3);
@@ -55,7 +55,9 @@ if (import.meta.main) {
     console.log("(no corpus or back-of-book indexes: apt-get install the doc packages)");
     Deno.exit(0);
   }
-  const flags = SEMI ? V8_FLAGS.replace(/--max-semi-space-size=\d+/, "") + "," : V8_FLAGS + ",";
+  const flags = SEMI
+    ? TUNED_V8_FLAGS.replace(/--max-semi-space-size=\d+/, "") + ","
+    : TUNED_V8_FLAGS + ",";
   const v8 = `${flags}${SEMI ? `--max-semi-space-size=${SEMI},` : ""}${
     EXTRA ? EXTRA + "," : ""
   }--trace-gc`

@@ -52,6 +52,8 @@ export interface AppOptions {
   eventIpLimitPerMinute?: number;
   /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); none by default. */
   trustedProxies?: TrustedProxies | null;
+  /** A full garbage collection, where the platform tuning allows one; whether it ran. */
+  collectGarbage?: () => boolean;
 }
 
 export interface Services {
@@ -86,6 +88,8 @@ export interface Services {
   signInLimit: IpLimit;
   /** Proxies whose X-Forwarded-For names the client, for every per-address limit. */
   trustedProxies: TrustedProxies | null;
+  /** A full garbage collection, where the platform tuning allows one (/api/admin/stats?gc=1). */
+  collectGarbage: () => boolean;
   sessions: Sessions;
   /** Owners' synonyms and curations, as searches apply them. */
   levers: Levers;
@@ -147,6 +151,7 @@ export function createServices(opts: AppOptions): Services {
     previewLimit: new IpLimit(kv, clock, PREVIEWS),
     signInLimit: new IpLimit(kv, clock, FAILED_SIGN_INS),
     trustedProxies: opts.trustedProxies ?? null,
+    collectGarbage: opts.collectGarbage ?? (() => false),
     sessions: new Sessions(kv, clock, sites, operatorTokenHash),
     levers,
     shutdown: new Shutdown(),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { html, serveSite, urlset } from "./fixtures/crawl_site.ts";
-import { V8_FLAGS } from "../lib/runtime_flags.ts";
+import { TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "../lib/runtime_flags.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** What Deno Deploy's permissions come down to for this app: no writing, no subprocesses. */
@@ -20,13 +20,14 @@ interface Run {
 /** Runs `main.ts` until it prints its URL; keeps reading its output afterwards. */
 async function start(
   env: Record<string, string>,
-  opts: { permissions?: string[]; cwd?: string } = {},
+  opts: { permissions?: string[]; cwd?: string; v8?: string } = {},
 ): Promise<Run> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--config",
       `${ROOT}deno.json`,
+      ...(opts.v8 ? [`--v8-flags=${opts.v8}`] : []),
       ...(opts.permissions ?? ["-A"]),
       `${ROOT}main.ts`,
     ],
@@ -109,12 +110,29 @@ async function waitForJob(base: string, token: string, siteId: string, jobId: st
   throw new Error("the crawl did not end");
 }
 
-Deno.test("start - deno task start and dev run with the service's V8 flags", async () => {
+Deno.test("start - deno task start runs with least privilege (no FFI, no subprocess, no exposed gc, writes only where it writes); start:tuned opts in", async () => {
   const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  const flags = (task: string) => tasks[task].split(" ") as string[];
+  const write = `--allow-write=${WRITE_PATHS.join(",")}`;
   for (const task of ["start", "dev"]) {
-    assert.ok(tasks[task].split(" ").includes(`--v8-flags=${V8_FLAGS}`), tasks[task]);
+    assert.ok(flags(task).includes(`--v8-flags=${V8_FLAGS}`), tasks[task]);
+    assert.ok(flags(task).includes(write), tasks[task]);
+    for (const wide of ["-A", "--allow-all", "--allow-ffi", "--allow-write", "--allow-sys"]) {
+      assert.ok(!flags(task).includes(wide), `${task}: ${wide}`);
+    }
   }
+  assert.ok(!flags("start").includes("--allow-run"), "start spawns nothing");
+  assert.ok(!V8_FLAGS.includes("expose-gc"));
+  assert.ok(flags("start:tuned").includes(`--v8-flags=${TUNED_V8_FLAGS}`));
+  assert.ok(flags("start:tuned").includes("--allow-ffi"));
+  assert.equal(flags("start:tuned")[0], "PLATFORM_TUNING=on");
 });
+
+/** The `--allow-*` flags of a deno.json task. */
+async function taskPermissions(task: string): Promise<string[]> {
+  const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
+  return tasks[task].split(" ").filter((f: string) => f.startsWith("--allow-"));
+}
 
 /** V8's platform worker threads as Linux names them (cut to 15 bytes). */
 const V8_WORKER_NAME = "V8 DefaultWorke";
@@ -134,14 +152,25 @@ async function threadPolicies(pid: number) {
 
 Deno.test({
   name:
-    "start - with deno task start's permissions V8's worker threads give way (SCHED_IDLE) where a core is left for them, the threads serving requests do not",
+    "start - with start:tuned's permissions and PLATFORM_TUNING=on, V8's worker threads give way (SCHED_IDLE) where a core is left for them, the threads serving requests do not; with start's, nothing is tuned",
   ignore: Deno.build.os !== "linux",
   async fn() {
-    const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-    const permissions = tasks.start.split(" ").filter((f: string) => f.startsWith("--allow-"));
     const dir = await Deno.makeTempDir();
-    const run = await start({ KV_PATH: `${dir}/kv.sqlite` }, { permissions });
+    const plain = await start({ KV_PATH: `${dir}/plain.sqlite` }, {
+      permissions: await taskPermissions("start"),
+    });
     try {
+      assert.match(plain.field("tuning"), /^off/);
+      const threads = await threadPolicies(plain.pid);
+      assert.ok(threads.every((t) => t.policy === 0), JSON.stringify(threads));
+    } finally {
+      await plain.stop();
+    }
+    const run = await start({ KV_PATH: `${dir}/kv.sqlite`, PLATFORM_TUNING: "on" }, {
+      permissions: await taskPermissions("start:tuned"),
+    });
+    try {
+      assert.match(run.field("tuning"), /malloc_trim/);
       const threads = await threadPolicies(run.pid);
       const workers = threads.filter((t) => t.name === V8_WORKER_NAME);
       assert.ok(workers.length >= 1, JSON.stringify(threads));
@@ -382,12 +411,11 @@ async function listeners(port: number): Promise<number> {
 
 Deno.test("start - WORKERS=2 serves from two processes on one port with the parent's permissions, quotas stay exact, and both stop together", async () => {
   const dir = await Deno.makeTempDir();
-  const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
-  const permissions = tasks.start.split(" ").filter((f: string) => f.startsWith("--allow-"));
+  const permissions = await taskPermissions("start:tuned");
   // 60 connections at once from this one address: its cap (MAX_CONNECTIONS_PER_IP) is lifted.
   const run = await start(
-    { KV_PATH: `${dir}/s.kv`, WORKERS: "2", MAX_CONNECTIONS_PER_IP: "1000" },
-    { permissions },
+    { KV_PATH: `${dir}/s.kv`, WORKERS: "2", MAX_CONNECTIONS_PER_IP: "1000", PLATFORM_TUNING: "on" },
+    { permissions, v8: TUNED_V8_FLAGS },
   );
   const port = Number(new URL(run.url).port);
   for (let i = 0; i < 100 && !/workers:\s+2 processes/.test(run.log()); i++) {
@@ -398,13 +426,13 @@ Deno.test("start - WORKERS=2 serves from two processes on one port with the pare
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.equal(await listeners(port), 2, "two processes listen on the port");
-  // The worker runs with the V8 flags of `deno task start`.
+  // The worker runs with the V8 flags of `deno task start:tuned`, as its parent does.
   // Read through cat: Deno reads another process's /proc files only with --allow-all.
   const cat = async (path: string) =>
     new TextDecoder().decode((await new Deno.Command("cat", { args: [path] }).output()).stdout);
   const children = await cat(`/proc/${run.pid}/task/${run.pid}/children`);
   const cmdline = await cat(`/proc/${children.trim().split(" ")[0]}/cmdline`);
-  assert.ok(cmdline.split("\0").includes(`--v8-flags=${V8_FLAGS}`), cmdline);
+  assert.ok(cmdline.split("\0").includes(`--v8-flags=${TUNED_V8_FLAGS}`), cmdline);
   // The worker holds what the parent was given, never all permissions.
   const flags = cmdline.split("\0");
   assert.ok(!flags.includes("-A") && !flags.includes("--allow-all"), cmdline);

@@ -5,7 +5,8 @@
  * pause. A save asked for before an upsert's catch-up ends at the version the upsert left.
  */
 import assert from "node:assert/strict";
-import { noteSearch, releaseNow, searchesPaused } from "../lib/memory_trim.ts";
+import { noteSearch, searchesPaused } from "../lib/search/activity.ts";
+import { releaseMemoryNow } from "../lib/platform/memory_release.ts";
 import { PageStore } from "../lib/sites/pages.ts";
 import { SearchIndexes, Snapshots } from "../lib/search/mod.ts";
 
@@ -26,7 +27,7 @@ function recorder() {
 Deno.test("memory after ingest - with no search for a while, a release is thorough, and its trim is done before it returns", async () => {
   await wait(60); // no search in this process for longer than quietMs
   const r = recorder();
-  await releaseNow({ ...r, sweepMs: 5, settleMs: 30, quietMs: 50, gapMs: 0 });
+  await releaseMemoryNow({ ...r, sweepMs: 5, settleMs: 30, quietMs: 50, gapMs: 0 });
   assert.deepEqual(r.flavors, ["last-resort"], "V8's last resort, which gives pages back");
   assert.equal(r.trimmed(), 1, "the allocator trimmed before the upsert is answered");
   await wait(80); // the settle after the burst: one more, thorough too
@@ -38,9 +39,9 @@ Deno.test("memory after ingest - while searches come, a release is one plain col
   const opts = { ...r, sweepMs: 5, settleMs: 20, quietMs: 60, settleMaxMs: 10_000 };
   noteSearch();
   assert.equal(searchesPaused(60), false);
-  await releaseNow({ ...opts, gapMs: 0 });
-  await releaseNow({ ...opts, gapMs: 60_000 }); // within the gap: nothing more
-  await releaseNow({ ...opts, gapMs: 60_000 });
+  await releaseMemoryNow({ ...opts, gapMs: 0 });
+  await releaseMemoryNow({ ...opts, gapMs: 60_000 }); // within the gap: nothing more
+  await releaseMemoryNow({ ...opts, gapMs: 60_000 });
   assert.deepEqual(r.flavors, ["regular"], "one plain collection, no compaction of the heap");
   // Searches go on for 200 ms: the settle is due after 20 ms, yet waits for them.
   for (let i = 0; i < 10; i++) noteSearch(), await wait(20);

@@ -16,7 +16,8 @@ import type { Snapshots } from "./persistence/snapshot.ts";
 import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import { noteSearch, releaseNow, releaseSoon, searchesPaused } from "../memory_trim.ts";
+import { noteSearch, searchesPaused } from "./activity.ts";
+import { releaseNow, releaseSoon } from "../memory_release.ts";
 import {
   buildIndex,
   compact,
@@ -76,7 +77,7 @@ export class SearchIndexes {
   /** Indexes evicted, and the time opening took (first read to a usable index), for operators. */
   readonly churn = { evicted: 0, loadMs: 0, buildMs: 0 };
 
-  /** Indexes opened and evicted so far: unchanged while none comes or goes (memory_trim.ts). */
+  /** Indexes opened and evicted so far: unchanged while none comes or goes (a quiet time to trim). */
   get turnover(): number {
     return this.opened.loaded + this.opened.built + this.churn.evicted;
   }

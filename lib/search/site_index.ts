@@ -16,7 +16,8 @@ import { adoptPassages, passageColumns } from "./query/passages.ts";
 import { adoptStated, statedColumns } from "./query/stated.ts";
 import { prepareIndex, readAhead } from "./query/rank.ts";
 import { toDoc } from "./documents.ts";
-import { releaseSoon, searchesPaused } from "../memory_trim.ts";
+import { searchesPaused } from "./activity.ts";
+import { releaseSoon } from "../memory_release.ts";
 import { inTimeSlices, nextTurn } from "../slices.ts";
 
 export interface SiteIndex {
@@ -65,7 +66,7 @@ export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (
 /**
  * Makes a built index what a load of its snapshot gives: the same answers from one buffer,
  * without what building left (grown arrays, an object and a body buffer a page), which the
- * caller frees (memory_trim.ts): at its save (when it changed since it was last packed), or
+ * caller frees (memory_release.ts): at its save (when it changed since it was last packed), or
  * after a build or a catch-up of many pages that left it loose.
  */
 export function compact(idx: SiteIndex) {

@@ -12,7 +12,7 @@
 import { decodeSiteDb, encodeSiteDb } from "./persistence/snapshot_codec.ts";
 import { searchDb } from "./presentation/results.ts";
 import { prepareIndex } from "./query/rank.ts";
-import { SEARCH_QUIET_MS, searchesPaused } from "../memory_trim.ts";
+import { SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
 import { inTimeSlices } from "../slices.ts";
 import { addDoc, createSiteDb, headingsText } from "./store/site_db.ts";
 
@@ -154,7 +154,7 @@ export function* warmSearchDeeply(searches = 400): Generator<void, number> {
 }
 
 /**
- * Runs the deep warm-up in slices once no visitor has searched for a while (memory_trim.ts
+ * Runs the deep warm-up in slices once no visitor has searched for a while (activity.ts
  * `searchesPaused`), never while they search; gives up after `withinMs`. Resolves to the
  * searches that found pages, or null when it gave up.
  */

@@ -7,7 +7,6 @@
  * kills the process with SIGBUS, reads included.
  */
 import { ApiError, busy, isLocked, isStorageFault, storageUnavailable } from "../http/errors.ts";
-import { libc } from "../libc.ts";
 
 /** Where storage_down and storage_up lines go (services give the app's logger). */
 type Log = (line: Record<string, unknown>) => void;
@@ -62,36 +61,40 @@ const storeOf = (kv: Deno.Kv): Store =>
 const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://");
 
 /** Opens a KV (retrying a lock held by another instance opening the same new file), resilient. */
-export async function openResilientKv(path?: string): Promise<Deno.Kv> {
+export async function openResilientKv(
+  path?: string,
+  { writable }: { writable?: WritableProbe } = {},
+): Promise<Deno.Kv> {
   const kv = await retryKv(() => Deno.openKv(path), "The KV file stays locked by another process.");
   const proxy = resilientKv(kv);
-  if (path && isLocalFile(path)) stores.get(proxy)!.files = kvFiles(path);
+  if (path && isLocalFile(path)) {
+    stores.get(proxy)!.files = [path, path + "-wal", path + "-shm"].map((p) => ({
+      path: p,
+      writable: writable?.(p) ?? null,
+    }));
+  }
   return proxy;
 }
 
-/** A file of a local KV store, and its path as glibc takes it (NUL-terminated), if glibc is there. */
-type KvFile = { path: string; c: Uint8Array<ArrayBuffer> | null };
+/**
+ * Tells whether a file may be written without touching it (lib/platform: access(2) through
+ * glibc), made once per file; null where it cannot be told that way.
+ */
+export type WritableProbe = (path: string) => (() => boolean) | null;
 
-/** The database, its WAL and its shared-memory file, as probe reads them. */
-function kvFiles(path: string): KvFile[] {
-  const c = libc();
-  const bytes = (p: string) => c ? new TextEncoder().encode(p + "\0") : null;
-  return [path, path + "-wal", path + "-shm"].map((p) => ({ path: p, c: bytes(p) }));
-}
-
-/** access(2)'s mode: may the file be written. */
-const W_OK = 2;
+/** A file of a local KV store, and its probe without writing, if the platform gives one. */
+type KvFile = { path: string; writable: (() => boolean) | null };
 
 /**
  * Whether the KV's files are all there and writable: a deleted file (NotFound), an immutable
- * one (EPERM) and a read-only mount (EROFS) fail. access(2) through glibc, where FFI is
- * granted, changes nothing on disk; utime (the fallback, and what words a failure) writes the
+ * one (EPERM) and a read-only mount (EROFS) fail. access(2) through glibc, where the platform
+ * gives it, changes nothing on disk; utime (the fallback, and what words a failure) writes the
  * inodes' times and may wait behind the file system's journal while SQLite commits. Neither
  * opens the file, so SQLite's POSIX locks on it stay untouched.
  */
 function probe(files: KvFile[]): unknown | null {
   for (const file of files) {
-    if (file.c && libc()!.access(file.c, W_OK) === 0) continue;
+    if (file.writable?.()) continue;
     try {
       const now = new Date();
       Deno.utimeSync(file.path, now, now);

@@ -41,7 +41,9 @@ Deno.test("typing - a click finishes exactly its query's sessions; Enter drops t
 
 Deno.test("typing - a site keeps at most 2,000 pending sessions; the oldest is pushed out to be counted", () => {
   const t = new TypingSessions();
-  for (let i = 0; i < 2_000; i++) assert.equal(t.ask({ siteId: "s1", session: `x${i}`, q: `q${i}`, found: 1, at: i }), null);
+  for (let i = 0; i < 2_000; i++) {
+    assert.equal(t.ask({ siteId: "s1", session: `x${i}`, q: `q${i}`, found: 1, at: i }), null);
+  }
   const out = t.ask({ siteId: "s1", session: "new", q: "newest", found: 1, at: 5_000 });
   assert.equal(out?.q, "q0");
   assert.equal(t.quiet(Infinity).length, 2_000);

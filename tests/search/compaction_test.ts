@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
-import { releaseSoon } from "../../lib/memory_trim.ts";
+import { releaseMemorySoon } from "../../lib/platform/memory_release.ts";
 
 const SITE = "site_compact";
 const WORDS = ["kettle", "teapot", "saucer", "grinder", "strainer", "infuser", "caddy", "whisk"];
@@ -55,11 +55,11 @@ Deno.test("compaction - an upsert of 150 pages leaves the index counted as a loa
 Deno.test("compaction - memory is given back once after a burst of releases: one collection, then one trim after the sweep", async () => {
   let collected = 0, trimmed = 0;
   const opts = { gapMs: 60_000, sweepMs: 10, collect: () => collected++, trim: () => trimmed++ };
-  releaseSoon(opts);
-  releaseSoon(opts); // pending: the same release
+  releaseMemorySoon(opts);
+  releaseMemorySoon(opts); // pending: the same release
   assert.equal(collected, 0, "not while the caller's request is still being answered");
   await new Promise((r) => setTimeout(r, 40));
-  releaseSoon(opts); // within the gap: nothing more
+  releaseMemorySoon(opts); // within the gap: nothing more
   await new Promise((r) => setTimeout(r, 40));
   assert.deepEqual({ collected, trimmed }, { collected: 1, trimmed: 1 });
 });

@@ -1,6 +1,6 @@
 /**
  * lib/search's layers, read from its sources: every import (type-only ones too) goes to a
- * layer below or beside its own, so there is no cycle, and no file is over 400 lines.
+ * layer below or beside its own, so there is no cycle.
  */
 import assert from "node:assert/strict";
 
@@ -74,11 +74,4 @@ Deno.test("search layers - no import cycle, type-only imports included", async (
   };
   for (const f of graph.keys()) visit(f, []);
   assert.deepEqual(cycles, []);
-});
-
-Deno.test("search layers - no file of lib/search is over 400 lines", async () => {
-  const long = [...await sources()]
-    .map(([f, t]) => [f, t.split("\n").length - (t.endsWith("\n") ? 1 : 0)] as const)
-    .filter(([, n]) => n > 400);
-  assert.deepEqual(long, []);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { warmSearch, warmWhileQuiet } from "../../lib/search/mod.ts";
 import { warmSearchDeeply } from "../../lib/search/warm.ts";
-import { noteSearch } from "../../lib/memory_trim.ts";
+import { noteSearch } from "../../lib/search/activity.ts";
 
 Deno.test("warm-up - each of the start's searches (whole words, a prefix, a typo) finds pages, so the whole path runs", () => {
   const fewest = warmSearch(6);

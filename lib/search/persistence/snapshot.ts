@@ -26,7 +26,7 @@ import type { SiteDb } from "../store/site_db.ts";
 import { SiteName } from "../analysis/site_name.ts";
 import { randomBase62 } from "../../sites/keys.ts";
 import { versionKey } from "../../sites/pages.ts";
-import { releaseSoon } from "../../memory_trim.ts";
+import { releaseSoon } from "../../memory_release.ts";
 
 /** What indexes.ts keeps of a site's index, and the version of the pages it holds. */
 export interface SavedIndex {
@@ -81,7 +81,7 @@ export const CHUNK_BYTES = 60_000;
 const CHUNKS_PER_COMMIT = 12;
 /** Bytes past what sits beside the index that `headDigest` covers: the codec's header and more. */
 const CODEC_HEAD_BYTES = 64;
-/** A save of this many bytes or more frees its copy at once (memory_trim.ts releaseSoon). */
+/** A save of this many bytes or more frees its copy at once (memory_release.ts releaseSoon). */
 const RELEASE_AFTER_BYTES = 4 << 20;
 /** Chunks read per KV round trip when loading. */
 const READ_BATCH = 500;

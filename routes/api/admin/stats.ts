@@ -2,9 +2,9 @@
  * GET /api/admin/stats (operator only): this process's memory beside what its search indexes
  * are counted to hold (`estimatedBytes`, a name kept for clients), how often indexes were
  * loaded, built and evicted, and the quota's KV work (admissions, those that waited for a round
- * trip, reads, commits, conflicts), and the HTTP server's connection counts. With several workers each answers for itself. `?gc=1`
- * collects garbage first when the process exposes V8's gc (--v8-flags=--expose-gc), so
- * `memory` then shows what is live.
+ * trip, reads, commits, conflicts), and the HTTP server's connection counts. With several
+ * workers each answers for itself. `?gc=1` collects garbage first where the platform tuning
+ * is on and V8's gc exposed (`deno task start:tuned`), so `memory` then shows what is live.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -38,9 +38,7 @@ export function adminStatsRoutes(s: Services) {
       throw new ApiError("OPERATOR_ONLY", "Only the operator reads the process's figures.");
     }
     const { gc } = parse(StatsParams, c.req.query());
-    const collect = (globalThis as { gc?: () => void }).gc;
-    const collected = gc === "1" && collect !== undefined;
-    if (collected) collect();
+    const collected = gc === "1" && s.collectGarbage();
     const { rss, heapUsed, heapTotal, external } = Deno.memoryUsage();
     c.header("Cache-Control", "no-store");
     return c.json({

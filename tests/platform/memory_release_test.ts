@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
-import { mallocTrim, releaseSoon, trimAfterChurn } from "../lib/memory_trim.ts";
+import {
+  mallocTrim,
+  releaseMemorySoon,
+  trimAfterChurn,
+} from "../../lib/platform/memory_release.ts";
 
-Deno.test("malloc_trim is callable on Linux with glibc when FFI is granted (as the tasks grant it)", () => {
+Deno.test("malloc_trim is callable on Linux with glibc when FFI is granted (as deno task start:tuned grants it)", () => {
   const trim = mallocTrim();
   if (Deno.build.os !== "linux") return assert.equal(trim, null);
   assert.ok(trim, "glibc's malloc_trim should open here");
@@ -12,7 +16,7 @@ Deno.test("malloc_trim is callable on Linux with glibc when FFI is granted (as t
 Deno.test("without FFI permission there is nothing to trim with, and no prompt", async () => {
   const dir = await Deno.makeTempDir();
   const file = `${dir}/probe.ts`;
-  const module = new URL("../lib/memory_trim.ts", import.meta.url).href;
+  const module = new URL("../../lib/platform/memory_release.ts", import.meta.url).href;
   await Deno.writeTextFile(
     file,
     `import { mallocTrim } from "${module}";\nconsole.log(String(mallocTrim()));\n`,
@@ -57,7 +61,7 @@ Deno.test("a burst of releases collects once a gap, then once more when the burs
   };
   const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
   // An ingest: a release every 40 ms for 400 ms, each past the gap.
-  for (let i = 0; i < 10; i++) releaseSoon(opts), await wait(40);
+  for (let i = 0; i < 10; i++) releaseMemorySoon(opts), await wait(40);
   const during = flavors.length;
   assert.ok(
     during >= 5 && during <= 10,

@@ -1,17 +1,20 @@
 /**
- * Hands memory the allocator keeps back to the system (glibc's `malloc_trim`).
+ * Memory given back sooner than V8 and glibc would (opt-in, PLATFORM_TUNING): forced
+ * collections (`--expose-gc`) after large drops, and glibc's `malloc_trim` (`--allow-ffi`).
  *
  * An evicted index's buffers go back to malloc, which keeps the pages. Measured under a
  * 256 MB budget with 200 sites, the heap and buffers that stayed live were ~270 MB, yet RSS
  * was ~700 MB, and `malloc_trim` gave nearly all of the difference back.
  *
- * Works only on Linux with glibc and where the process may use FFI (`--allow-ffi`, which
- * `deno task start` grants). Elsewhere (Deno Deploy, macOS, musl) there is nothing to call,
- * and every function here does nothing.
+ * Trimming works only on Linux with glibc and where the process may use FFI (`--allow-ffi`,
+ * which `deno task start:tuned` grants); collections only where V8's gc is exposed. Elsewhere
+ * there is nothing to call, and every function here does nothing.
  */
 
 import { libc } from "./libc.ts";
-import { nextTurn } from "./slices.ts";
+import { nextTurn } from "../slices.ts";
+import { SEARCH_QUIET_MS, searchesPaused } from "../search/activity.ts";
+import type { MemoryRelease } from "../memory_release.ts";
 
 type Trim = () => void;
 
@@ -62,12 +65,6 @@ export function trimAfterChurn(
 let releasedAt = -Infinity;
 let pending = false;
 let settle: ReturnType<typeof setTimeout> | undefined;
-let searchedAt = -Infinity;
-
-/** Notes a search being answered: a collection that holds the event loop long waits for them to pause. */
-export function noteSearch() {
-  searchedAt = performance.now();
-}
 
 /** What V8's gc takes (`--expose-gc`). */
 type Collect = (o?: { type: string; execution: string; flavor: string }) => void;
@@ -87,9 +84,6 @@ export interface ReleaseOptions {
   trim?: Trim | null;
   collect?: Collect;
 }
-
-/** No search for this long: a collection or compaction now holds no one (a visitor types faster). */
-export const SEARCH_QUIET_MS = 250;
 
 const defaults = (o: ReleaseOptions) => ({
   gapMs: 1_000,
@@ -113,9 +107,6 @@ function collectNow(o: ReturnType<typeof defaults>, thorough: boolean) {
   releasedAt = performance.now();
 }
 
-/** Whether no search came for `quietMs`: work that holds the event loop long holds no one now. */
-export const searchesPaused = (quietMs = SEARCH_QUIET_MS) =>
-  performance.now() - searchedAt >= quietMs;
 const quiet = (o: ReturnType<typeof defaults>) => searchesPaused(o.quietMs);
 
 /**
@@ -147,9 +138,9 @@ function settleLater(o: ReturnType<typeof defaults>) {
  * time (a release within a second of the last used to be left to the settle). While searches
  * come: a plain collection at most once a gap, and the thorough one when they pause
  * (settleLater): searches during an ingest wait behind a third as much. Nothing where V8's gc
- * is not exposed (`--expose-gc`, which `deno task start` passes).
+ * is not exposed (`--expose-gc`, which `deno task start:tuned` passes).
  */
-export async function releaseNow(opts: ReleaseOptions = {}): Promise<void> {
+export async function releaseMemoryNow(opts: ReleaseOptions = {}): Promise<void> {
   const o = defaults(opts);
   if (!o.collect) return;
   settleLater(o);
@@ -168,10 +159,10 @@ export async function releaseNow(opts: ReleaseOptions = {}): Promise<void> {
 }
 
 /**
- * `releaseNow` for what a caller cannot wait for (a save's copy): on a timer, once the
+ * `releaseMemoryNow` for what a caller cannot wait for (a save's copy): on a timer, once the
  * current request is answered, at most once a gap; the thorough one when releases stop.
  */
-export function releaseSoon(opts: ReleaseOptions = {}) {
+export function releaseMemorySoon(opts: ReleaseOptions = {}) {
   const o = defaults(opts);
   if (!o.collect) return;
   settleLater(o);
@@ -183,4 +174,10 @@ export function releaseSoon(opts: ReleaseOptions = {}) {
     if (o.trim) Deno.unrefTimer(setTimeout(o.trim, o.sweepMs));
   }, 0);
   Deno.unrefTimer(timer);
+}
+
+/** The release the indexes use when tuning is on (lib/memory_release.ts); null without gc. */
+export function collectingRelease(opts: ReleaseOptions = {}): MemoryRelease | null {
+  if (!defaults(opts).collect) return null;
+  return { now: () => releaseMemoryNow(opts), soon: () => releaseMemorySoon(opts) };
 }

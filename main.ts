@@ -15,11 +15,12 @@ import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server/mod.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { parseTrustedProxies } from "./lib/http/proxies.ts";
 import { collectGarbage, startTuning, writableProbe } from "./lib/platform/mod.ts";
+import { onDeploy } from "./lib/deploy.ts";
 import { warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
 import { TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "./lib/runtime_flags.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
-const onDeploy = env("DENO_DEPLOY") === "true" || env("DENO_DEPLOYMENT_ID") !== undefined;
+const deployed = onDeploy();
 /** Linux and glibc tuning (lib/platform), off by default: it needs FFI and V8's gc. */
 const tuned = env("PLATFORM_TUNING") === "on";
 
@@ -28,7 +29,7 @@ const tuned = env("PLATFORM_TUNING") === "on";
  * KV_PATH wins on Deploy too, so that tests run several Deploy-mode processes on one file.
  */
 async function openKv(): Promise<Deno.Kv> {
-  if (onDeploy && !env("KV_PATH")) return await openResilientKv();
+  if (deployed && !env("KV_PATH")) return await openResilientKv();
   const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
   if (!target.includes("://") && target !== ":memory:") {
     await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });
@@ -65,7 +66,7 @@ const megabytes = (n: number | undefined) => n === undefined ? undefined : n * 1
 // not create a demo site or print a token into the platform's logs.
 const production = env("SITESEARCH_DEMO") !== "true" &&
   (env("SITESEARCH_OPERATOR_TOKEN") !== undefined || env("SITESEARCH_DEMO") === "false" ||
-    onDeploy);
+    deployed);
 // Deploy registers crons from top-level code before Deno.serve: declare them first thing. The
 // per-minute one wakes an instance where none would otherwise run (Deploy stops idle ones), so
 // that crawls go on; it keeps the instance busy while it crawls, until the next one.
@@ -78,7 +79,7 @@ cron?.(
   async () => await (await crawler.promise).wake(55_000),
 );
 
-if (!onDeploy) await ensureBuilt(); // widget.js and results.js, when missing or stale (local only)
+if (!deployed) await ensureBuilt(); // widget.js and results.js, when missing or stale (local only)
 const kv = await openKv();
 const token = await operatorToken(kv, env("SITESEARCH_OPERATOR_TOKEN"), !production);
 const apiKey = env("OPENAI_API_KEY");
@@ -118,12 +119,12 @@ crawler.resolve(worker);
 // and again on long pages once the server is quiet, until its code is optimized (~200 ms of
 // CPU): not on Deploy, whose isolates come and go with the traffic and are billed for CPU.
 warmSearch();
-if (!onDeploy) void warmWhileQuiet();
+if (!deployed) void warmWhileQuiet();
 
 const port = Number(env("PORT") ?? 8000);
 // WORKERS=n serves from n processes on one port (each its own index, all on the one KV). The
 // first spawns the others once it knows its port; they print nothing and end with it.
-const workers = onDeploy
+const workers = deployed
   ? 1
   : env("WORKERS") === "auto"
   ? navigator.hardwareConcurrency
@@ -139,7 +140,7 @@ const tuning = tuned
     spareCore: processes < navigator.hardwareConcurrency,
   })
   : null;
-const hostname = env("HOSTNAME") ?? (onDeploy ? "0.0.0.0" : "127.0.0.1");
+const hostname = env("HOSTNAME") ?? (deployed ? "0.0.0.0" : "127.0.0.1");
 const onListen = (addr: { hostname: string; port: number }) => {
   if (workerOf) return; // the first worker speaks for all
   banner(addr);
@@ -274,7 +275,7 @@ async function stop() {
   Deno.exit(0);
 }
 
-if (onDeploy) {
+if (deployed) {
   const server = Deno.serve({ port, hostname, onListen }, app.fetch); // Deploy's own front end
   // Deno.serve's shutdown waits for the responses in flight, the answer streams included.
   stopServer = () => server.shutdown();

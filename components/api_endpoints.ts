@@ -4,7 +4,8 @@
  */
 import { DEFAULT_DAYS, MAX_DAYS } from "../lib/analytics/report.ts";
 import type { ErrorCode } from "../lib/http/errors.ts";
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_QUERY_CHARS } from "../lib/http/schemas.ts";
+import { DEFAULT_PER_PAGE, MAX_PAGE } from "../lib/http/schemas.ts";
+import { MAX_QUERY_CHARS } from "../lib/wire_types.ts";
 import { LIMITS } from "../lib/levers/limits.ts";
 
 /** Who may call an endpoint: the public key, a site admin key (or the operator), the operator. */

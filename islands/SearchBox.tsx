@@ -10,6 +10,7 @@ import { MIN_CHARS, TypingSession } from "../widget/client/typing.ts";
 import { type Hit, publicApi, resultHref } from "./api.ts";
 import { goToQuery, onQuery } from "./bus.ts";
 import { Marked } from "./marked.tsx";
+import { MAX_QUERY_CHARS } from "../lib/wire_types.ts";
 
 export interface SearchBoxProps {
   apiKey: string;
@@ -115,7 +116,7 @@ export function SearchBox(p: SearchBoxProps) {
           value={value}
           placeholder={t("searchPlaceholder")}
           autocomplete="off"
-          maxLength={200}
+          maxLength={MAX_QUERY_CHARS}
           role="combobox"
           list={undefined}
           aria-autocomplete="list"

@@ -3,6 +3,13 @@ export type Clock = () => number;
 
 export const systemClock: Clock = () => Date.now();
 
+/**
+ * How long an instance answers from what it holds in memory (a site's index, its levers)
+ * before it asks KV whether another instance changed it: another instance's writes show
+ * within this.
+ */
+export const STALE_MS = 500;
+
 /** The minute window a time falls in, and the seconds until it ends. */
 export function minuteWindow(now: number): { id: number; resetIn: number } {
   const id = Math.floor(now / 60_000);

@@ -1,5 +1,5 @@
 /** Everything the routes need, built once from the app's dependencies. */
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, STALE_MS, systemClock } from "./clock.ts";
 import type { CrawlConfig } from "./crawl/tuning.ts";
 import { Conversations } from "./answers/conversations.ts";
 import { Credits } from "./limits/credits.ts";
@@ -111,7 +111,7 @@ export function createServices(opts: AppOptions): Services {
   const documents = new PageStore(kv, clock, "doc");
   const sites = new SiteStore(kv, clock);
   const quota = new SearchQuota(kv, clock);
-  const levers = new Levers(kv, clock, opts.indexStaleMs ?? 500);
+  const levers = new Levers(kv, clock, opts.indexStaleMs ?? STALE_MS);
   const operatorTokenHash = opts.operatorTokenHash ??
     (opts.operatorToken ? sha256HexSync(opts.operatorToken) : null);
   sites.onChange = (id) => quota.forget(id); // a change made here holds here at once
@@ -124,7 +124,7 @@ export function createServices(opts: AppOptions): Services {
   // Page and document indexes share the one budget.
   const budget = new IndexBudget(opts.indexMemoryBytes);
   const indexesOf = (store: PageStore) =>
-    new SearchIndexes(store, clock, opts.indexStaleMs ?? 500, budget, {
+    new SearchIndexes(store, clock, opts.indexStaleMs ?? STALE_MS, budget, {
       snapshots: opts.indexSnapshots ? new Snapshots(kv, clock, store.prefix) : undefined,
     });
   return {

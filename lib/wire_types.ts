@@ -1,7 +1,11 @@
 /**
- * The JSON the API answers, as API.md shapes it: the one home of these types for the server and
- * the browser client (widget/client/), which imports them type-only. A leaf: it imports nothing.
+ * The JSON the API answers: the one home of these types, and of the bounds the browser scripts
+ * hold to as well, for the server and the browser code (widget/, islands/). A leaf: it imports
+ * nothing.
  */
+
+/** The longest query the API takes, in characters (`q`, a curation's or an answer pin's query). */
+export const MAX_QUERY_CHARS = 200;
 
 /** A plain-text snippet with `[start, end)` UTF-16 match offsets (never HTML). */
 export interface Highlight {

@@ -17,11 +17,11 @@ import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
 import {
   DEFAULT_PER_PAGE,
   MAX_PAGE,
-  MAX_QUERY_CHARS,
   MAX_SEARCH_FILTERS,
   SearchFilters,
 } from "../lib/http/schemas.ts";
 import type { Services } from "../lib/services.ts";
+import { MAX_QUERY_CHARS } from "../lib/wire_types.ts";
 import { isPublicKey } from "../lib/sites/keys.ts";
 import type { Site } from "../lib/sites/store.ts";
 import { searchSite } from "../lib/usecases/search_site.ts";

@@ -6,7 +6,7 @@
  * one search; answers are cached, and between answers the last complete one is narrowed on the
  * client at once.
  */
-import type { SearchHit as Hit, SearchResponse } from "../lib/wire_types.ts";
+import { MAX_QUERY_CHARS, type SearchHit as Hit, type SearchResponse } from "../lib/wire_types.ts";
 import { isAbort } from "./client/http.ts";
 import { type Api, corrected, parts } from "./client/search.ts";
 import { friendly, t, tn } from "./client/strings.ts";
@@ -112,7 +112,7 @@ export function searchBar(o: BarOptions): Bar {
     autocapitalize: "off",
     spellcheck: "false",
     enterkeyhint: "search",
-    maxlength: "200",
+    maxlength: String(MAX_QUERY_CHARS),
   });
   const list = el("ul", {
     id: id + "-list",

@@ -7,7 +7,7 @@
  * (each chosen one a `filter=name:value` in the URL, so a filtered search can be shared).
  */
 import { type AnswerView, conversation } from "./answer.ts";
-import type { SearchHit as Hit, SearchResponse } from "../lib/wire_types.ts";
+import { MAX_QUERY_CHARS, type SearchHit as Hit, type SearchResponse } from "../lib/wire_types.ts";
 import { ApiFailure, isAbort } from "./client/http.ts";
 import { type Api, api, corrected, parts } from "./client/search.ts";
 import { friendly, langAttrs, t, tn, useLocaleOf } from "./client/strings.ts";
@@ -34,7 +34,7 @@ function mount(config: Config, client: Api) {
     placeholder: t("searchPlaceholder"),
     autocomplete: "off",
     enterkeyhint: "search",
-    maxlength: "200",
+    maxlength: String(MAX_QUERY_CHARS),
   });
   const form = el(
     "form",

@@ -10,7 +10,7 @@
  * This module wires a crawl and runs it in steps; the parts: discovery (links,
  * sitemaps, patterns), page (one URL fetched and judged), store (page budget, upserts),
  * history (what earlier crawls kept, removal), checkpoint (what a step leaves for the
- * next), robots, queue, refresh and report. jobs.ts drives the steps from the KV queue.
+ * next), robots, queue, refresh and report. runner.ts drives the steps under a lease held in KV (leases.ts).
  */
 import { CrawlDiscovery } from "./discovery.ts";
 import { CrawlHistory } from "./history.ts";

@@ -71,7 +71,7 @@ export const MAX_LISTED = 100_000;
 /** URLs of each list a job's record answers with; the rest are paged (listCrawlUrls). */
 export const SAMPLE_LISTED = 20;
 /** A lease not renewed for this long has lapsed: its runner is taken for dead. */
-export const STALE_MS = 10_000; // ten missed heartbeats (one a second): the runner is gone
+export const LEASE_LAPSE_MS = 10_000; // ten missed heartbeats (one a second): the runner is gone
 /** How long the crawl runs between two saves of its whole state (the marks are saved every FLUSH_MS). */
 export const STEP_MS = 30_000;
 /** How often an instance looks for jobs that wait for a lease or whose lease lapsed. */

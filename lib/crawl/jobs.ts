@@ -44,10 +44,10 @@ export {
   type CrawlJobView,
   type CrawlStatus,
   jobView,
+  LEASE_LAPSE_MS,
   MAX_LISTED,
   type SiteCrawlInfo,
   siteCrawlKey,
-  STALE_MS,
   STEP_MS,
 } from "./job_record.ts";
 export { crawlWorker, handOffLeases, sweepCrawls, whileRunning } from "./leases.ts";

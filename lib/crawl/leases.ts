@@ -14,10 +14,10 @@ import {
   interrupted,
   isLive,
   jobKey,
+  LEASE_LAPSE_MS,
   LOCK_PREFIX,
   MAX_RUNNING,
   releaseLock,
-  STALE_MS,
   STEP_MS,
   TTL,
 } from "./job_record.ts";
@@ -51,7 +51,7 @@ export function workerOf(s: Services): Worker {
   if (w) return w;
   w = {
     id: newId("run"),
-    staleMs: STALE_MS,
+    staleMs: LEASE_LAPSE_MS,
     stepMs: STEP_MS,
     maxRunning: MAX_RUNNING,
     running: new Map(),

@@ -1,4 +1,5 @@
 /** HTTP plumbing shared by all routes: request ids, logging, the error envelope, JSON bodies. */
+import { onDeploy } from "../deploy.ts";
 import type { Context, Hono, MiddlewareHandler, Next } from "hono";
 import { getConnInfo } from "hono/deno";
 import { clientAddress, type TrustedProxies } from "./proxies.ts";
@@ -87,16 +88,9 @@ const lineEncoder = new TextEncoder();
 export const stdoutLines = new LineWriter(Deno.stdout, 100_000, 10);
 
 /** Deno Deploy collects what console.log prints, a line an entry: there it stays the way. */
-const onDeploy = (() => {
-  try {
-    return Deno.env.get("DENO_DEPLOYMENT_ID") !== undefined ||
-      Deno.env.get("DENO_DEPLOY") === "true";
-  } catch {
-    return false; // no permission to read the environment: not Deploy, where it is granted
-  }
-})();
+const deployed = onDeploy();
 
-export const jsonLogger: Logger = onDeploy
+export const jsonLogger: Logger = deployed
   ? (line) => console.log(JSON.stringify(line))
   : (line) => stdoutLines.write(JSON.stringify(line));
 

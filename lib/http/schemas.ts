@@ -1,4 +1,5 @@
 /** One zod schema per request shape, shared by routes and tests. */
+import { MAX_QUERY_CHARS } from "../wire_types.ts";
 import { z } from "zod";
 import { invalid } from "./errors.ts";
 import { PLAN_NAMES } from "../limits/plans.ts";
@@ -26,7 +27,6 @@ const wholeNumber = (name: string, min: number, max: number) =>
 
 const codePoints = (s: string) => [...s].length;
 
-export const MAX_QUERY_CHARS = 200;
 export const MAX_PAGE = 1000;
 /** Results per page when none is asked (spec: 10, capped by the plan). */
 export const DEFAULT_PER_PAGE = 10;

@@ -3,7 +3,7 @@
  * memory. A change made here holds here at once; another instance's change is noticed by a
  * check of the heads at most `staleMs` old, so every search shows it within a second.
  */
-import type { Clock } from "../clock.ts";
+import { type Clock, STALE_MS } from "../clock.ts";
 import type { Expand } from "../search/mod.ts";
 import { compileCurations, type Curation, type Placement } from "./curations.ts";
 import type { Equivalence } from "../meaning/equivalences.ts";
@@ -62,7 +62,7 @@ export class Levers {
   #ahead = new Map<string, ReturnType<typeof setTimeout>>();
   #closed = false;
 
-  constructor(kv: Deno.Kv, private clock: Clock, private staleMs = 500) {
+  constructor(kv: Deno.Kv, private clock: Clock, private staleMs = STALE_MS) {
     this.store = new LeverStore(kv);
   }
 

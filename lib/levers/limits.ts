@@ -1,4 +1,6 @@
 /** The levers' limits (API.md, "Owners' levers"), in one table the routes and dashboard read. */
+import { MAX_QUERY_CHARS } from "../wire_types.ts";
+
 export const LIMITS = {
   /** Synonym entries a site keeps. */
   synonyms: 1000,
@@ -15,5 +17,5 @@ export const LIMITS = {
   /** Hidden pages in one curation. */
   hides: 50,
   /** Characters in a curation's query (as /api/search takes q). */
-  queryChars: 200,
+  queryChars: MAX_QUERY_CHARS,
 } as const;

@@ -40,7 +40,7 @@ import {
 import { LiveSessions, ride, type SessionAsk } from "./sessions.ts";
 import { searchRefused } from "./too_many.ts";
 
-/** Timings of the reservations (README, Additions: "Quota reservations"). */
+/** Timings of the reservations (docs/architecture.md, "Quotas"). */
 export interface QuotaTiming {
   /** How long a site read at a refill is trusted (key revocations, origins, plans elsewhere). */
   trustMs: number;

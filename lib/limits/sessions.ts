@@ -6,7 +6,7 @@
  * instances; a session whose requests land on several instances is counted once on each.
  */
 
-/** The typing-session rule (README, API additions): how long, and how many free refinements. */
+/** The typing-session rule (docs/api.md, "Live search: typing sessions"): how long, and how many free refinements. */
 const SESSION = { lifeMs: 60_000, refinements: 12 } as const;
 
 /** A session's previous query, when its search was counted, refinements since. */

@@ -9,7 +9,7 @@
  * where its processes leave them a core (with one busy process per core they starved).
  *
  * The threads are found in /proc/self/task through libc, as Deno grants reading /proc only
- * with --allow-all. Only Linux with glibc and FFI (`deno task start`); elsewhere nothing.
+ * with --allow-all. Only Linux with glibc and FFI (`deno task start:tuned`); elsewhere nothing.
  */
 import { type Libc, libc } from "./libc.ts";
 

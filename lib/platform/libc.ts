@@ -1,12 +1,13 @@
 /**
- * glibc's functions the service calls through FFI, opened once: only on Linux with glibc and
- * where the process may use FFI (`--allow-ffi`, which `deno task start` grants). Elsewhere
- * (Deno Deploy, macOS, musl) `libc()` is null and callers do without.
+ * glibc's functions the platform tuning calls through FFI, opened once: only on Linux with
+ * glibc and where the process may use FFI (`--allow-ffi`, which `deno task start:tuned`
+ * grants). Elsewhere (`deno task start`, Deno Deploy, macOS, musl) `libc()` is null and
+ * callers do without.
  */
 
 /**
- * What the service calls: memory_trim.ts (malloc_trim, mallopt), storage (access),
- * background_threads.ts (the rest).
+ * What the tuning calls: memory_release.ts (malloc_trim, mallopt), mod.ts (access, for the
+ * KV files' probe), background_threads.ts (the rest).
  */
 export interface Libc {
   malloc_trim(pad: bigint): number;

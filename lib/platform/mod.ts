@@ -5,7 +5,7 @@
  * threads under SCHED_IDLE, and KV files probed without a write (access(2)). Each needs
  * `--allow-ffi` or V8's gc, a door out of Deno's sandbox in a process that parses what it
  * crawls, so nothing else in the service imports this: main.ts alone wires it in.
- * What each is worth, measured, is in README ("Platform tuning").
+ * What each is worth, measured, is in BENCHMARKS.md; docs/architecture.md says what each does.
  */
 import { libc } from "./libc.ts";
 import { yieldBackgroundThreads } from "./background_threads.ts";

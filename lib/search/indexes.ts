@@ -6,6 +6,7 @@
  * they show up here within that time. A built or changed index is saved as a snapshot once
  * it has settled; the least recently used go first when the memory budget is spent.
  */
+import { STALE_MS } from "../clock.ts";
 import type { PageStore } from "../sites/pages.ts";
 import { type Expand, rank, statedEquivalences } from "./query/rank.ts";
 import { statedSettled } from "./query/stated.ts";
@@ -85,7 +86,7 @@ export class SearchIndexes {
   constructor(
     private pages: PageStore,
     private clock: () => number,
-    private staleMs = 500,
+    private staleMs = STALE_MS,
     /** Bytes all indexes may hold; the least recently used go first (INDEX_MEMORY_MB). */
     budget: number | IndexBudget = Infinity,
     opts: SnapshotOptions = {},

@@ -17,13 +17,13 @@ import { clientAddress } from "../../lib/http/proxies.ts";
 import {
   DEFAULT_PER_PAGE,
   FacetsParam,
-  MAX_QUERY_CHARS,
   parse,
   SearchFilters,
   SearchParams,
 } from "../../lib/http/schemas.ts";
 import type { EarlyAnswer, EarlyRequest } from "../../lib/http/server/mod.ts";
 import type { Services } from "../../lib/services.ts";
+import { MAX_QUERY_CHARS } from "../../lib/wire_types.ts";
 import { type SearchAsk, searchSite } from "../../lib/usecases/search_site.ts";
 
 const PATH = "/api/search";

@@ -1,5 +1,5 @@
 /**
- * A typing session in the widget, as the analytics report counts it (README, Live search):
+ * A typing session in the widget, as the analytics report counts it (docs/api.md, "Live search"):
  * a question typed at 150 ms a key and then acted on (Enter, or a click on a result) is one
  * query in "Top queries", never its prefixes. Headless Chromium, the real app on loopback.
  */

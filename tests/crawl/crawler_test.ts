@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { getCrawlJob, STALE_MS, startCrawlJob, sweepCrawls } from "../../lib/crawl/jobs.ts";
+import { getCrawlJob, LEASE_LAPSE_MS, startCrawlJob, sweepCrawls } from "../../lib/crawl/jobs.ts";
 import { xRobotsTag } from "../../lib/crawl/http.ts";
 import {
   admin,
@@ -400,7 +400,7 @@ Deno.test("crawl - a job whose lease lapsed is taken over by another instance an
   const t2 = await startApp({
     kvPath: path,
     crawl: CRAWL,
-    clock: () => Date.now() + STALE_MS + 5_000,
+    clock: () => Date.now() + LEASE_LAPSE_MS + 5_000,
   });
   assert.deepEqual(await sweepCrawls(t2.services), [started.job.id], "the lapsed lease is taken");
   const ended = await started.done;

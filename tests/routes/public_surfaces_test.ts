@@ -1,6 +1,6 @@
 /**
  * Seams between the public surfaces: a rotated public key in its grace period opens every one
- * of them, and a typing session on the API counts as README's live-search paragraph says.
+ * of them, and a typing session on the API counts as docs/api.md's "Live search" says.
  */
 import assert from "node:assert/strict";
 import { QUIET_MS, SETTLE_MS } from "../../lib/analytics/typing.ts";

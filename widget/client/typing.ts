@@ -1,7 +1,7 @@
 /**
  * When a live search box sends what is typed: 60 ms into a pause, and while typing on at least
  * every 300 ms, never two within 200 ms. Each question is one typing session, whose id rides on
- * its requests so the server counts the refinements as one search (README, live search): a
+ * its requests so the server counts the refinements as one search (docs/api.md, "Live search"): a
  * counted search buys 13 answers there (1 + 12 refinements). Past FAST_REQUESTS a session sends only after a 250 ms
  * pause, so a question typed without stopping costs at most 2 searches however long it is.
  */

@@ -29,17 +29,18 @@ export class ResultCache {
    * The key of one response: site, index version, plan, the version of the site's synonyms
    * and curations (lib/levers), and the normalised parameters.
    */
-  static key(
-    site: string,
-    version: number,
-    plan: string,
-    q: string,
-    page: number,
-    perPage: number,
-    levers = 0,
+  static key({ site, version, plan, q, page, perPage, levers = 0, narrowing = "" }: {
+    site: string;
+    version: number;
+    plan: string;
+    q: string;
+    page: number;
+    perPage: number;
+    /** The version of the site's levers. */
+    levers?: number;
     /** Filters and facets asked (one text for the same ones in any order), "" for none. */
-    narrowing = "",
-  ) {
+    narrowing?: string;
+  }) {
     return `${site}${SEP}${version}${SEP}${plan}${SEP}${levers}${SEP}${narrowing}${SEP}${page}${SEP}${perPage}${SEP}${q}`;
   }
 

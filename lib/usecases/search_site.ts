@@ -91,16 +91,16 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
   s.sites.remember(site);
   const perPage = Math.min(ask.perPage, state.limits.maxPerPage);
   const [index, levers] = await (reads ?? versions(s, site.id, ask.q));
-  const cacheKey = ResultCache.key(
-    site.id,
-    index.version,
-    site.plan,
-    ask.q,
-    ask.page,
+  const cacheKey = ResultCache.key({
+    site: site.id,
+    version: index.version,
+    plan: site.plan,
+    q: ask.q,
+    page: ask.page,
     perPage,
-    levers.version,
-    narrowingKey(ask),
-  );
+    levers: levers.version,
+    narrowing: narrowingKey(ask),
+  });
   let answer = s.resultCache.get(cacheKey);
   if (!answer) {
     const { found, hits, corrections, facets } = await index.search(

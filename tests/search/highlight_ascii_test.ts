@@ -3,7 +3,7 @@ import { findMatches, makeMatcher } from "../../lib/search/presentation/highligh
 
 /** The words a query's roots mark in a text without accented letters, as shown. */
 const marked = (text: string, words: string[]) =>
-  findMatches(text, makeMatcher(words, []), 500, false, false).map(([s, e]) => text.slice(s, e));
+  findMatches(text, makeMatcher(words, []), { accented: false }).map(([s, e]) => text.slice(s, e));
 
 Deno.test("highlight - words beside dashes, quotes and other scripts are marked whole in any case", () => {
   const text = "“Proxy”—PROXY_SETTINGS and proxies; 代理proxy; Proxy–server “proxy.";

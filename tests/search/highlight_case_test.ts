@@ -3,7 +3,7 @@ import { findMatches, makeMatcher } from "../../lib/search/presentation/highligh
 
 /** The words a query's roots mark in a text, as shown. */
 const marked = (text: string, words: string[], accented?: boolean) =>
-  findMatches(text, makeMatcher(words, []), 500, false, accented).map(([s, e]) => text.slice(s, e));
+  findMatches(text, makeMatcher(words, []), { accented }).map(([s, e]) => text.slice(s, e));
 
 Deno.test("highlight - a word is marked whole in any case, and not inside another word", () => {
   const text = "Configure the CONFIGURATION; reconfigure nothing. Configuring takes time.";

@@ -8,7 +8,7 @@ import { findMatches, makeMatcher } from "../../lib/search/presentation/highligh
 
 /** The words the query's words mark in a text of ASCII letters, as shown. */
 const marked = (text: string, words: string[]) =>
-  findMatches(text, makeMatcher(words, []), 500, false, false).map(([s, e]) => text.slice(s, e));
+  findMatches(text, makeMatcher(words, []), { accented: false }).map(([s, e]) => text.slice(s, e));
 
 Deno.test("present highlight - a root that ends another root's word is marked only where a word starts with it", () => {
   // "del" ends "model": "model" is marked once as itself, "delta" and "Delete" by "del".

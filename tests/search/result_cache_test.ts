@@ -5,13 +5,13 @@ const body = (n: number) => ({ bytes: new Uint8Array(n), found: n });
 
 Deno.test("result cache - a key differs by site, index version, plan and every parameter", () => {
   const keys = new Set([
-    ResultCache.key("s1", 1, "free", "tea", 1, 10),
-    ResultCache.key("s2", 1, "free", "tea", 1, 10),
-    ResultCache.key("s1", 2, "free", "tea", 1, 10),
-    ResultCache.key("s1", 1, "pro", "tea", 1, 10),
-    ResultCache.key("s1", 1, "free", "teas", 1, 10),
-    ResultCache.key("s1", 1, "free", "tea", 2, 10),
-    ResultCache.key("s1", 1, "free", "tea", 1, 20),
+    ResultCache.key({ site: "s1", version: 1, plan: "free", q: "tea", page: 1, perPage: 10 }),
+    ResultCache.key({ site: "s2", version: 1, plan: "free", q: "tea", page: 1, perPage: 10 }),
+    ResultCache.key({ site: "s1", version: 2, plan: "free", q: "tea", page: 1, perPage: 10 }),
+    ResultCache.key({ site: "s1", version: 1, plan: "pro", q: "tea", page: 1, perPage: 10 }),
+    ResultCache.key({ site: "s1", version: 1, plan: "free", q: "teas", page: 1, perPage: 10 }),
+    ResultCache.key({ site: "s1", version: 1, plan: "free", q: "tea", page: 2, perPage: 10 }),
+    ResultCache.key({ site: "s1", version: 1, plan: "free", q: "tea", page: 1, perPage: 20 }),
   ]);
   assert.equal(keys.size, 7);
 });
@@ -47,7 +47,7 @@ Deno.test("result cache - setting a key again replaces it and keeps the byte cou
 Deno.test("result cache - storing a site's newer index version drops that site's older answers, and no answer of an older version is stored after", () => {
   const cache = new ResultCache(1_000_000);
   const k = (site: string, version: number, q: string) =>
-    ResultCache.key(site, version, "free", q, 1, 10);
+    ResultCache.key({ site, version, plan: "free", q, page: 1, perPage: 10 });
   cache.set(k("s1", 1, "tea"), body(100));
   cache.set(k("s1", 1, "pot"), body(100));
   cache.set(k("s2", 1, "tea"), body(100));
@@ -82,10 +82,20 @@ Deno.test("result cache - an entry asked again and again stays the most recently
 
 Deno.test("result cache - a key dropped while it was the newest is not answered again", () => {
   const cache = new ResultCache(100_000);
-  const old = ResultCache.key("s1", 1, "free", "tea", 1, 10);
+  const old = ResultCache.key({
+    site: "s1",
+    version: 1,
+    plan: "free",
+    q: "tea",
+    page: 1,
+    perPage: 10,
+  });
   cache.set(old, body(100));
   assert.equal(cache.get(old)?.found, 100);
-  cache.set(ResultCache.key("s1", 2, "free", "tea", 1, 10), body(200)); // a new index version
+  cache.set(
+    ResultCache.key({ site: "s1", version: 2, plan: "free", q: "tea", page: 1, perPage: 10 }),
+    body(200),
+  ); // a new index version
   assert.equal(cache.get(old), undefined);
   assert.equal(cache.size, 1);
 });

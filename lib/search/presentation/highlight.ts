@@ -60,6 +60,16 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
 const CHUNK = 8192;
 const FIRST_CHUNK = 2048;
 
+/** How far `findMatches` looks, and what it may assume of the text. */
+export interface MatchOptions {
+  /** Matches at most (500). */
+  limit?: number;
+  /** Only those of the first chunk of text that has any. */
+  firstChunk?: boolean;
+  /** false: the text has no letter with a diacritic (no folding needed); true by default. */
+  accented?: boolean;
+}
+
 /**
  * Offsets of the matching words in a text, in UTF-16 code units, in order; at most
  * `limit`, from the start (or only those of the first chunk of text that has any).
@@ -71,9 +81,7 @@ const FIRST_CHUNK = 2048;
 export function findMatches(
   text: string,
   match: Matcher,
-  limit = 500,
-  firstChunk = false,
-  accented = true,
+  { limit = 500, firstChunk = false, accented = true }: MatchOptions = {},
 ): [number, number][] {
   if (firstChunk) {
     return firstMatches({ length: text.length, upTo: () => text }, match, limit, accented);

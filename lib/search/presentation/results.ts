@@ -101,7 +101,7 @@ function laterSections(
   // The later headings are matched together, one scan, as sections.ts does; then only
   // those that hold a match one by one. They are lines of the body: folded only if it is.
   const joined = joinHeadings(lines, later);
-  const hits = findMatches(joined, match, MATCHES_SCANNED, false, doc.accented);
+  const hits = findMatches(joined, match, { limit: MATCHES_SCANNED, accented: doc.accented });
   if (!hits.length) return none;
   let best = -1, bestMatch = lead, rivals = 0, pos = 0, k = 0;
   for (const i of later) {

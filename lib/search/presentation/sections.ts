@@ -200,7 +200,7 @@ export function matchSections(
   // Headings are matched together as one text: one scan, whatever their number. They are
   // lines of the body, so they need folding only if it does.
   const joined = inHeadings ? joinHeadings(lines, kept) : "";
-  const headed = inHeadings ? findMatches(joined, match, 500, false, accented) : [];
+  const headed = inHeadings ? findMatches(joined, match, { accented }) : [];
   let h = 0, k = 0, headAt = 0;
   const scored: Scored[] = [];
   for (let n = 0; n < kept.length; n++) {
@@ -230,7 +230,7 @@ export function matchSections(
     // Matches beyond what was scanned of the page are looked for in the section itself.
     const own = found.some(([a, b]) => a >= from && b <= x.end)
       ? found
-      : findMatches(body.upTo(x.end).slice(from, x.end), match, 16, false, accented).map((
+      : findMatches(body.upTo(x.end).slice(from, x.end), match, { limit: 16, accented }).map((
         [a, b],
       ) => [a + from, b + from] as [number, number]);
     return {

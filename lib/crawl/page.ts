@@ -22,7 +22,7 @@ import type { CrawlReport } from "./report.ts";
 import type { RobotsCache } from "./robots_rules.ts";
 import type { CrawlStore } from "./store.ts";
 import { type CrawlTuning, hopLimits } from "./tuning.ts";
-import { extractPage } from "./extract.ts";
+import { ParseError, parsePage } from "../parsing/sandbox.ts";
 import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
 import { MAX_BODY_CHARS, PageItem, parse } from "../http/schemas.ts";
 
@@ -137,7 +137,15 @@ export class PageCrawler {
       return false;
     }
     const header = xRobotsTag(res.headers.get("x-robots-tag"));
-    const page = extractPage(decodeHtml(res.body, res.headers.get("content-type")), res.url);
+    let page;
+    try {
+      page = await parsePage(decodeHtml(res.body, res.headers.get("content-type")), res.url);
+    } catch (err) {
+      if (!(err instanceof ParseError)) throw err;
+      if (discovery.mode === "links") report.complete = false; // its links went unread
+      report.note(u.href, `parse_${err.reason}`);
+      return false;
+    }
     const follow = discovery.mode === "links" && !page.nofollow && !header.nofollow;
     if (follow) { for (const link of page.links) discovery.discover(link); }
     if (refused) {

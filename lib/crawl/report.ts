@@ -40,8 +40,8 @@ export interface CrawlSink {
 
 /** Reasons that go in `failed`: the fetch gave no page. Every other reason is a choice: `skipped`. */
 export const isFailure = (reason: string) =>
-  reason.startsWith("http_") || reason === "timeout" || reason === "fetch_error" ||
-  reason === "not_a_sitemap" || reason === "too_large";
+  reason.startsWith("http_") || reason.startsWith("parse_") || reason === "timeout" ||
+  reason === "fetch_error" || reason === "not_a_sitemap" || reason === "too_large";
 
 /** One crawl's counts and path sets; counts are the sink's own, so they are live. */
 export class CrawlReport {

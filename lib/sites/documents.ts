@@ -1,13 +1,13 @@
 /**
  * Uploaded documents (Business and Enterprise). The declared type is checked
- * against the bytes, the text extracted (unpdf for PDF, the page extractor for
- * HTML, a light line-based cleanup for Markdown) and stored like a page but apart
+ * against the bytes, the text extracted in the parser sandbox (unpdf for PDF, the page
+ * extractor for HTML, a light line-based cleanup for Markdown) and stored like a page but apart
  * (Services.documents, the document id as its url), so summaries can retrieve it
  * and search never shows it. A small info record per document serves listing; a
  * per-site byte total, changed atomically with it, holds the plan's storage limit.
  */
 import { ApiError, busy, invalid } from "../http/errors.ts";
-import { extractPage } from "../crawl/extract.ts";
+import { ParseError, parserSandbox } from "../parsing/sandbox.ts";
 import { newId } from "./keys.ts";
 import { splitPassages } from "../answers/passages.ts";
 import { PLANS } from "../limits/plans.ts";
@@ -107,103 +107,31 @@ function decodeChecked(type: DocumentType, charset: string, bytes: Uint8Array): 
   return text;
 }
 
-/** A document's plain text and the title it carries, if any. */
+/** A document's plain text and the title it carries, if any, read in the parser sandbox. */
 export async function documentText(
   type: DocumentType,
   charset: string,
   bytes: Uint8Array,
 ): Promise<{ text: string; title: string }> {
   const source = decodeChecked(type, charset, bytes);
-  if (source === null) return await pdfText(bytes);
-  if (type === "text/html") {
-    const page = extractPage(source, "https://document.invalid/");
-    return { text: page.text, title: page.title };
-  }
-  if (type === "text/markdown") return markdownText(source);
-  const text = source.replace(/\r\n?/g, "\n");
-  const first = text.trim().split("\n")[0].trim();
-  return { text, title: first.length <= 120 ? first : "" };
-}
-
-async function pdfText(bytes: Uint8Array): Promise<{ text: string; title: string }> {
-  // Loaded on the first PDF: 10 MB of a server's memory that most never need.
-  const { extractText, getDocumentProxy } = await import("unpdf");
   try {
-    // A copy: pdf.js may take over (detach) the buffer it is given.
-    const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
-    try {
-      const { text } = await extractText(pdf, { mergePages: false });
-      const meta = await pdf.getMetadata().catch(() => null);
-      const info = meta?.info as { Title?: unknown } | undefined;
-      const title = typeof info?.Title === "string" ? info.Title.trim() : "";
-      return { text: text.map((t) => t.trim()).filter(Boolean).join("\n\n"), title };
-    } finally {
-      await pdf.loadingTask.destroy();
+    return await parserSandbox().document(
+      source === null
+        ? { type: "application/pdf", bytes }
+        : { type: type as Exclude<DocumentType, "application/pdf">, text: source },
+    );
+  } catch (err) {
+    // A Worker that died is ours to fix (a 500); the others are the document's, or a retry.
+    if (!(err instanceof ParseError) || err.reason === "crashed") throw err;
+    if (err.reason === "busy") throw busy("Documents are being read for other sites. Retry.");
+    if (err.reason === "unreadable") {
+      throw invalid("body", "The PDF could not be read: it is damaged or encrypted.");
     }
-  } catch {
-    throw invalid("body", "The PDF could not be read: it is damaged or encrypted.");
+    if (err.reason === "timeout") {
+      throw invalid("body", `The document could not be read. ${err.message}`);
+    }
+    throw invalid("body", "The document could not be read: the parser failed on it.");
   }
-}
-
-/**
- * Markdown as plain text, line by line: headings and paragraphs kept apart by blank
- * lines (where passages are cut), markup dropped, link and image text kept.
- */
-export function markdownText(md: string): { text: string; title: string } {
-  const lines = md.replace(/\r\n?/g, "\n").replace(/^---\n[\s\S]*?\n---\n/, "").split("\n");
-  const out: string[] = [];
-  let title = "";
-  let fence: string | null = null;
-  const block = (line: string) => out.push("", line, "");
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i];
-    const fenceMark = /^\s*(```|~~~)/.exec(raw)?.[1];
-    if (fenceMark && (fence === null || fence === fenceMark)) {
-      fence = fence === null ? fenceMark : null;
-      out.push("");
-      continue;
-    }
-    if (fence !== null) {
-      out.push(raw);
-      continue;
-    }
-    const atx = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(raw);
-    const setext = raw.trim() && /^\s{0,3}(=+|-+)\s*$/.test(lines[i + 1] ?? "");
-    if (atx || setext) {
-      const heading = inline(atx ? atx[1] : raw.trim());
-      title ||= heading;
-      block(heading);
-      if (setext) i++;
-      continue;
-    }
-    if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(raw)) { // thematic break
-      out.push("");
-      continue;
-    }
-    if (/^\s{0,3}\[[^\]]+\]:\s*\S/.test(raw)) continue; // link reference definition
-    if (/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/.test(raw)) continue; // table rule
-    const line = raw
-      .replace(/^\s*(>\s?)+/, "")
-      .replace(/^\s*([-*+]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?/, "")
-      .replace(/^\s*\||\|\s*$/g, "")
-      .replace(/\s*\|\s*/g, " · ");
-    out.push(inline(line));
-  }
-  const text = out.join("\n").replace(/\n{3,}/g, "\n\n").trim();
-  return { text, title };
-}
-
-/** Inline Markdown → text: images and links by their text, emphasis and code marks dropped. */
-function inline(s: string): string {
-  return s
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
-    .replace(/`([^`]+)`/g, "$1")
-    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2")
-    .replace(/(^|[^\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?!\w)/g, "$1$2")
-    .replace(/(^|[^\w])_(?=\S)([^_]+?)(?<=\S)_(?!\w)/g, "$1$2")
-    .trim();
 }
 
 /**

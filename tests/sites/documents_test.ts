@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { documentUsageKey, markdownText } from "../../lib/sites/documents.ts";
+import { documentUsageKey } from "../../lib/sites/documents.ts";
+import { markdownText } from "../../lib/parsing/markdown.ts";
 import { PLANS } from "../../lib/limits/plans.ts";
 import { admin, createSite, putPages, search, startApp, type TestApp } from "../helpers.ts";
 import type { TestSite } from "../helpers.ts";

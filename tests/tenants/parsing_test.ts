@@ -1,15 +1,17 @@
 /**
  * Parsing what owners upload runs no code from it. The PDF parser (pdf.js inside unpdf) has no
  * code path that compiles a file's content: this contract test fails on an upgrade that brings
- * one back (pdf.js once compiled font programs with `new Function`, CVE-2024-4367).
+ * one back (pdf.js once compiled font programs with `new Function`, CVE-2024-4367). Uploads are
+ * parsed in a Worker with no permissions (parse_sandbox_test.ts); the watch below has to be
+ * in the isolate that runs pdf.js, so it calls the function that Worker runs, here.
  */
 import assert from "node:assert/strict";
-import { documentText } from "../../lib/sites/documents.ts";
+import { pdfText } from "../../lib/parsing/pdf.ts";
 import { makePdf } from "../fixtures/pdf.ts";
 
 Deno.test("tenants - parsing an uploaded PDF evaluates no code: neither eval nor the Function constructor is called", async () => {
   // Loaded before the watch: what loading a module compiles is not the file's content.
-  await documentText("application/pdf", "", makePdf(["Warm-up."]));
+  await pdfText(makePdf(["Warm-up."]));
   const calls: string[] = [];
   const realFunction = globalThis.Function;
   const realEval = globalThis.eval;
@@ -32,7 +34,7 @@ Deno.test("tenants - parsing an uploaded PDF evaluates no code: neither eval nor
       ["Descaling the kettle monthly keeps it quiet.", "Rinse it twice."],
       "Care",
     );
-    const { text, title } = await documentText("application/pdf", "", pdf);
+    const { text, title } = await pdfText(pdf);
     assert.match(text, /Descaling the kettle/, "the PDF's text was read");
     assert.equal(title, "Care");
   } finally {

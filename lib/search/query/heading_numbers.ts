@@ -5,7 +5,9 @@
  * read of its headings, with a table per site. A number stands for a word as written, with its
  * indexed forms (none for a stop word or a section number) and their mask. Bounded: past
  * MAX_WORDS words over every language, or MAX_CHARS of them, every numbering starts over in a
- * new generation, and lines numbered in an older one are read again.
+ * new generation, and lines numbered in an older one are read again. A site whose headings
+ * would fill the shared numbering by themselves numbers them on its own (`own`, with the same
+ * bounds), so that no tenant's words make every other site read its headings again.
  */
 import { ownCopy, terms } from "../analysis/tokens.ts";
 
@@ -42,10 +44,16 @@ export function formMask(forms: Iterable<string>): number {
   return mask;
 }
 
-/** Every numbering, by language. */
-const byLang = new Map<string, HeadingNumbers>();
-/** Words and characters numbered over every language; the generation they belong to. */
-let words = 0, chars = 0, generation = 1;
+/** Numberings that share one bound: every site's (per language), or one site's own. */
+class Pool {
+  readonly byLang = new Map<string, HeadingNumbers>();
+  /** Words and characters numbered over every language; the generation they belong to. */
+  words = 0;
+  chars = 0;
+  generation = 1;
+}
+
+const SHARED = new Pool();
 
 /** One language's heading words, numbered for every site of the process. */
 export class HeadingNumbers {
@@ -64,31 +72,59 @@ export class HeadingNumbers {
   private verdict = new Uint8Array(0);
   private check = 0;
   /** The generation the numbers belong to: lines numbered in another are read again. */
-  generation = generation;
+  generation: number;
 
-  private constructor(private lang: string) {}
+  private constructor(private lang: string, private pool: Pool) {
+    this.generation = pool.generation;
+  }
 
-  /** The numbering of a language's heading words. */
+  /** The numbering of a language's heading words that every site shares. */
   static of(lang: string): HeadingNumbers {
-    let got = byLang.get(lang);
-    if (!got) byLang.set(lang, got = new HeadingNumbers(lang));
+    let got = SHARED.byLang.get(lang);
+    if (!got) SHARED.byLang.set(lang, got = new HeadingNumbers(lang, SHARED));
     return got;
   }
 
-  /**
-   * Starts every numbering over when they hold too much: asked before a page is numbered, so
-   * that one page's numbers are all of one generation.
-   */
-  static bound() {
-    if (words < MAX_WORDS && chars < MAX_CHARS) return;
-    generation++;
-    words = chars = 0;
-    for (const numbering of byLang.values()) numbering.reset();
+  /** A numbering of one site's own, bounded as the shared one is (heading_words.ts). */
+  static own(lang: string): HeadingNumbers {
+    const pool = new Pool(), numbering = new HeadingNumbers(lang, pool);
+    pool.byLang.set(lang, numbering);
+    return numbering;
   }
 
-  /** Whether the numberings hold under half their bound: reading ahead never starts them over. */
-  static roomy(): boolean {
-    return words < MAX_WORDS / 2 && chars < MAX_CHARS / 2;
+  /** Whether every site shares this numbering. */
+  get shared(): boolean {
+    return this.pool === SHARED;
+  }
+
+  /** Words numbered so far. */
+  get size(): number {
+    return this.numbers.size;
+  }
+
+  /** Characters of the words numbered so far. */
+  chars = 0;
+
+  /** Bytes this numbering's pool holds, about (counted with its site when it is its own). */
+  get bytes(): number {
+    return poolBytes(this.pool);
+  }
+
+  /**
+   * Starts every numbering of this one's pool over when they hold too much: asked before a
+   * page is numbered, so that one page's numbers are all of one generation.
+   */
+  bound() {
+    const pool = this.pool;
+    if (pool.words < MAX_WORDS && pool.chars < MAX_CHARS) return;
+    pool.generation++;
+    pool.words = pool.chars = 0;
+    for (const numbering of pool.byLang.values()) numbering.reset();
+  }
+
+  /** Whether the pool holds under half its bound: reading ahead never starts it over. */
+  roomy(): boolean {
+    return this.pool.words < MAX_WORDS / 2 && this.pool.chars < MAX_CHARS / 2;
   }
 
   /** The number of a word as written (numbered now if it is new). */
@@ -110,8 +146,9 @@ export class HeadingNumbers {
       for (const form of forms) this.formList.push(form);
       this.formAt[n + 1] = this.formList.length;
       this.masks[n] = formMask(forms);
-      words++;
-      chars += word.length;
+      this.pool.words++;
+      this.pool.chars += word.length;
+      this.chars += word.length;
     }
     return n;
   }
@@ -123,7 +160,8 @@ export class HeadingNumbers {
     this.masks = new Int32Array(FIRST_ROOM);
     this.stamp = new Uint32Array(0);
     this.verdict = new Uint8Array(0);
-    this.generation = generation;
+    this.chars = 0;
+    this.generation = this.pool.generation;
   }
 
   /** Starts a new check: `ofQuery` judges each word afresh, once. */
@@ -163,7 +201,16 @@ export class HeadingNumbers {
   }
 }
 
-/** Bytes the numberings of every language hold, about (bounded: MAX_WORDS and MAX_CHARS). */
+const poolBytes = (pool: Pool) => pool.words * WORD_BYTES + pool.chars * 2;
+
+/** Bytes the shared numberings of every language hold, about (bounded: MAX_WORDS and MAX_CHARS). */
 export function headingNumbersBytes(): number {
-  return words * WORD_BYTES + chars * 2;
+  return poolBytes(SHARED);
 }
+
+/**
+ * New words (and their characters) one site may number in the shared numbering within one
+ * generation: past either its headings would crowd the other sites out, and it numbers its
+ * own (heading_words.ts).
+ */
+export const SITE_SHARE = { words: MAX_WORDS / 8, chars: MAX_CHARS / 8 };

@@ -9,7 +9,7 @@
  */
 import { wordList } from "../analysis/tokens.ts";
 import type { SiteDb } from "../store/site_db.ts";
-import { HeadingNumbers } from "./heading_numbers.ts";
+import { HeadingNumbers, SITE_SHARE } from "./heading_numbers.ts";
 
 /** Numbers kept per site and language at most (about 110,000 for 2,000 long pages). */
 const MAX_KEPT = 1 << 18;
@@ -37,8 +37,12 @@ let scratch = new Uint16Array(1024);
  * an object each: 200 sites held 50,000 of those, which every full collection marked.
  */
 export class HeadingWords {
-  /** The numbering the lines are in. */
-  readonly words: HeadingNumbers;
+  /** The numbering the lines are in: the shared one, or the site's own once it took too much. */
+  words: HeadingNumbers;
+  /** New words and characters this site gave the shared numbering in its generation (SITE_SHARE). */
+  private added = { words: 0, chars: 0 };
+  /** The site took its share: its next page starts its own numbering. */
+  private crowding = false;
   /** Per page: what held its headings when they were read (undefined: not read). */
   private holders: unknown[] = [];
   /** Per page: the chunk its lines are in, and where they start and end there. */
@@ -65,13 +69,25 @@ export class HeadingWords {
     // A page's data is never rewritten where it is held: the same holder, the same headings.
     const holder = db.docs.holder(id);
     if (holder === undefined) return undefined;
+    if (this.crowding) {
+      // Its lines so far are in the shared numbering: all are read again in its own.
+      this.words = HeadingNumbers.own(this.lang);
+      this.crowding = false;
+      this.startOver();
+    }
     if (this.generation !== this.words.generation) this.startOver();
     if (this.holders[id] === holder) return this.viewOf(id);
     const headings = db.docs.sectionHeadings(id);
     if (!headings) return this.keep(id, holder, 0, 0);
-    HeadingNumbers.bound();
+    this.words.bound();
     if (this.generation !== this.words.generation || this.held > MAX_KEPT) this.startOver();
+    const [words, chars] = [this.words.size, this.words.chars];
     const n = numbered(headings, this.words, this.lang);
+    if (this.words.shared) {
+      this.added.words += this.words.size - words;
+      this.added.chars += this.words.chars - chars;
+      this.crowding = this.added.words > SITE_SHARE.words || this.added.chars > SITE_SHARE.chars;
+    }
     let chunk = this.chunks.at(-1);
     if (this.used + n > (chunk?.length ?? 0)) {
       const size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, this.held >> 2));
@@ -87,12 +103,13 @@ export class HeadingWords {
 
   /** Whether the lines kept are under half their bound: reading ahead stops there. */
   get roomy(): boolean {
-    return this.held < MAX_KEPT / 2 && HeadingNumbers.roomy();
+    return this.held < MAX_KEPT / 2 && this.words.roomy();
   }
 
-  /** Bytes held, about: the chunks, and the columns. */
+  /** Bytes held, about: the chunks, the columns, and the site's own numbering if it has one. */
   get bytes(): number {
-    return this.held * 2 + this.starts.length * SLOT_BYTES;
+    const own = this.words.shared ? 0 : this.words.bytes;
+    return this.held * 2 + this.starts.length * SLOT_BYTES + own;
   }
 
   /** Notes page `id`'s lines, in the chunk being filled; returns them (none when empty). */
@@ -136,6 +153,7 @@ export class HeadingWords {
     this.ends = new Uint32Array(0);
     this.chunks = [];
     this.used = this.held = 0;
+    if (this.generation !== this.words.generation) this.added = { words: 0, chars: 0 };
     this.generation = this.words.generation;
   }
 }

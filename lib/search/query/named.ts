@@ -124,6 +124,8 @@ export function headingBonus(
     const id = ids[j];
     if (held.held[j] < least || held.rare[j] < rare.size) continue;
     const lines = read.lines(db, id);
+    // A site that took its share of the shared numbering reads on in its own (heading_words.ts).
+    if (read.words !== q.words) (q.words = read.words).begin();
     const names = lines ? naming(lines.chunk, lines.at, lines.end, q) : 0;
     if (names === 2) exactly.push(id);
     else if (names === 1) closely.push(id);

@@ -6,15 +6,28 @@
  * A young generation of 2 × 8 MB instead of V8's 2 × 16: serving 200 sites of 200 pages
  * (`deno task loadtest`) the server's RSS peaked at 404 MB instead of 448, with the same p99,
  * and saturated throughput moved within noise (1,619 against 1,697 req/s in one run each).
+ *
+ * Without forced collections (those need `--expose-gc`, the opt-in tuning's), V8 is asked to
+ * give memory back sooner on its own once the process is quiet: its memory reducer after
+ * 0.5 s instead of 8 and 30, and freed pages returned after 1 s instead of 8. Upserting 2,400
+ * pages left RSS 30.8 MB per 1,000 pages higher 10 s later, against 61.6 with V8's defaults;
+ * its memory saver mode gave 13.6 at 2 s but halved saturated throughput (BENCHMARKS.md,
+ * "Least privilege").
  */
-export const V8_FLAGS = "--max-semi-space-size=8";
+export const V8_FLAGS = [
+  "--max-semi-space-size=8",
+  "--memory-reducer-delay-ms=500",
+  "--gc-memory-reducer-start-delay-ms=500",
+  "--memory-pool-timeout=1",
+].join(",");
 
 /**
- * `deno task start:tuned` (PLATFORM_TUNING=on, lib/platform): `--expose-gc` as well, so that
- * after a large build or upsert the indexes free what it left at once rather than when V8's
- * heap has grown by half (an upsert of 200 sites × 200 pages peaked at 324 MB instead of 505).
+ * `deno task start:tuned` (PLATFORM_TUNING=on, lib/platform): `--expose-gc`, so that after a
+ * large build or upsert the indexes free what it left at once, thoroughly, and glibc's trim
+ * follows (an upsert of 200 sites × 200 pages peaked at 324 MB instead of 505); V8's own
+ * memory saving is left at its defaults there, as it was measured.
  */
-export const TUNED_V8_FLAGS = `--expose-gc,${V8_FLAGS}`;
+export const TUNED_V8_FLAGS = "--expose-gc,--max-semi-space-size=8";
 
 /**
  * Where `deno task start` may write: the local KV (./data, and the system's temporary folder

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * The site's keys: the public key, and rotation of either key behind a confirmation step. The
- * public key may keep working for a grace period (API.md: graceSeconds), so pages can be updated.
+ * public key may keep working for a grace period (docs/api.md: graceSeconds), so pages can be updated.
  */
 import { useState } from "preact/hooks";
 import { jsonBody, requestJson } from "./api.ts";

@@ -20,7 +20,7 @@ export interface ResultsProps {
   hrefBase: string;
   /** Filter names whose facets show as chips (the page's `filters=` parameter), in order. */
   facetNames: string[];
-  /** The server's first facet counts (API.md `meta.facets`). */
+  /** The server's first facet counts (docs/api.md `meta.facets`). */
   facets: Record<string, { value: string; count: number }[]>;
   /** Chosen filters, `[name, value]`: the page's `filter=name:value` parameters. */
   chosen: [string, string][];

@@ -65,7 +65,7 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
     const q = [...(c.req.query("q") ?? "").trim()].slice(0, MAX_QUERY_CHARS).join(""); // whole characters
     const page = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(c.req.query("page")) || 1)));
 
-    // The visitor strings' language: ?lang=, else the site's own (API.md, visitor strings).
+    // The visitor strings' language: ?lang=, else the site's own (docs/api.md, visitor strings).
     const cached = isPublicKey(key) ? await s.sites.byPublicKeyCached(key) : null;
     const lang = c.req.query("lang") ?? cached?.settings.lang ?? undefined;
     // Lenient too: a filter that does not parse is left out rather than refused.

@@ -7,7 +7,7 @@ import type { Clock } from "../clock.ts";
 import { ApiError } from "../http/errors.ts";
 import { conversationTurns } from "../answers/conversations.ts";
 
-/** The longest comment kept (API.md: comment ≤ 500 characters). */
+/** The longest comment kept (docs/api.md: comment ≤ 500 characters). */
 export const MAX_COMMENT_CHARS = 500;
 /** Votes are kept past the longest report period (analytics' MAX_DAYS), then expire. */
 const VOTE_TTL_MS = 180 * 86_400_000;

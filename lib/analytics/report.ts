@@ -1,10 +1,10 @@
-/** The analytics report of API.md: per-day totals, top and empty queries, clicks, feedback. */
+/** The analytics report of docs/api.md: per-day totals, top and empty queries, clicks, feedback. */
 import type { Clock } from "../clock.ts";
 import type { DayRow } from "../wire_types.ts";
 import { dayOf, type Metric, METRICS } from "./keys.ts";
 import { type FeedbackSummary, feedbackSummary } from "./feedback.ts";
 
-/** The longest period a report covers (API.md: N ≤ 90), and the period when none is asked. */
+/** The longest period a report covers (docs/api.md: N ≤ 90), and the period when none is asked. */
 export const MAX_DAYS = 90;
 export const DEFAULT_DAYS = 30;
 const TOP = 20;

@@ -1,5 +1,5 @@
 /**
- * Which searches of a typing session are finished (API.md, third round, Analytics): a live
+ * Which searches of a typing session are finished (docs/api.md, Analytics): a live
  * request (one with `session=`) waits here as its session's pending query, replaced by the
  * session's next request. It is finished when the session has been quiet for QUIET_MS, when a
  * result of exactly that query is clicked, or at shutdown; it is dropped when the visitor

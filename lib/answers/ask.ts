@@ -1,6 +1,6 @@
 /**
  * One AI answer, from checks to delivery: conversation turn, credit and per-IP limit
- * are taken in API.md's order; a kept answer for the same question and index version
+ * are taken in docs/api.md's order; a kept answer for the same question and index version
  * is served without a credit; sections are retrieved, and when nothing matches well
  * enough the answer says so without a credit; otherwise the answerer runs, capped at
  * 1,600 characters, its citations renumbered to the sources it used, the turn recorded.
@@ -130,7 +130,7 @@ export async function prepare(
       credit = await s.credits.reserve(site); // throws AI_CREDITS_EXHAUSTED
       creditMonth = credit.month;
     };
-    // Credits are checked before the per-IP limit (API.md's order), but only an answer still
+    // Credits are checked before the per-IP limit (docs/api.md's order), but only an answer still
     // to be made needs one: with none left, retrieval decides whether this question does.
     const remaining = kept ? null : unwrap(await left);
     if (!kept && remaining === 0) {

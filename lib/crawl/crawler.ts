@@ -322,7 +322,7 @@ export class Crawl {
 
   /**
    * A re-crawl keeps a stored page unfetched when its sitemap lastmod is the one recorded
-   * (API.md). Following links, only a page whose links were saved, which are followed as
+   * (docs/api.md). Following links, only a page whose links were saved, which are followed as
    * after a 304: the pages only it links to are still reached.
    */
   private async keepUnmodified(task: CrawlTask & { kind: "page" }): Promise<boolean> {

@@ -1,5 +1,5 @@
 /**
- * A crawl job's record in KV and what every part of a job shares: its shape (API.md's,
+ * A crawl job's record in KV and what every part of a job shares: its shape (docs/api.md's,
  * plus what a step needs to go on), its keys, its limits and a few small helpers.
  */
 import type { CrawlCounts, CrawlProgress } from "./report.ts";
@@ -21,7 +21,7 @@ export interface CrawlJob {
   /** Started by an admin call or by the site's re-crawl schedule. */
   trigger: "manual" | "schedule";
   counts: CrawlCounts;
-  /** Pages done out of the pages this crawl may store (API.md, third round). */
+  /** Pages done out of the pages this crawl may store (docs/api.md). */
   progress: CrawlProgress;
   /** Skipped and failed URLs per reason, exact (the lists stop at MAX_LISTED). */
   reasons: Record<string, number>;

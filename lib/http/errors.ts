@@ -1,6 +1,6 @@
 import { BodyError } from "./server/mod.ts";
 
-/** Every error code the API answers, with its status and type: the one table of API.md's errors. */
+/** Every error code the API answers, with its status and type: the one table of docs/api.md's errors. */
 export const ERRORS = {
   INVALID_PARAMETER: { status: 400, type: "invalid_request_error" },
   INVALID_JSON: { status: 400, type: "invalid_request_error" },
@@ -10,14 +10,14 @@ export const ERRORS = {
   SUMMARIES_DISABLED: { status: 403, type: "permission_error" },
   FOLLOWUP_REQUIRES_PAID_PLAN: { status: 403, type: "permission_error" },
   PLAN_FEATURE_UNAVAILABLE: { status: 403, type: "permission_error" },
-  // Not in API.md's table: a site admin key calling an operator-only endpoint or field.
+  // Not in docs/api.md's table: a site admin key calling an operator-only endpoint or field.
   OPERATOR_ONLY: { status: 403, type: "permission_error" },
-  // Not in API.md's table: a follow-up on a paid site that turned follow-ups off.
+  // Not in docs/api.md's table: a follow-up on a paid site that turned follow-ups off.
   FOLLOWUPS_DISABLED: { status: 403, type: "permission_error" },
   NOT_FOUND: { status: 404, type: "not_found_error" },
   CONVERSATION_NOT_FOUND: { status: 404, type: "not_found_error" },
   METHOD_NOT_ALLOWED: { status: 405, type: "invalid_request_error" },
-  // Not in API.md's table: a request body that did not arrive within the server's deadline.
+  // Not in docs/api.md's table: a request body that did not arrive within the server's deadline.
   REQUEST_TIMEOUT: { status: 408, type: "invalid_request_error" },
   CONVERSATION_TURN_LIMIT_REACHED: { status: 409, type: "invalid_request_error" },
   CRAWL_IN_PROGRESS: { status: 409, type: "invalid_request_error" },
@@ -27,11 +27,11 @@ export const ERRORS = {
   MONTHLY_SEARCH_QUOTA_EXCEEDED: { status: 429, type: "rate_limit_error" },
   AI_CREDITS_EXHAUSTED: { status: 429, type: "rate_limit_error" },
   SUMMARY_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
-  // Not in API.md's table: too many click events from one client IP per minute.
+  // Not in docs/api.md's table: too many click events from one client IP per minute.
   EVENT_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   PREVIEW_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   SIGN_IN_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
-  // Not in API.md's table: requests the HTTP server refuses before the app sees them.
+  // Not in docs/api.md's table: requests the HTTP server refuses before the app sees them.
   URI_TOO_LONG: { status: 414, type: "invalid_request_error" },
   HEADER_FIELDS_TOO_LARGE: { status: 431, type: "invalid_request_error" },
   INTERNAL_ERROR: { status: 500, type: "api_error" },

@@ -237,7 +237,7 @@ export function publicCors(o: CorsOptions): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The error envelope of API.md, for any thrown value. */
+/** The error envelope of docs/api.md, for any thrown value. */
 export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Response {
   const { status, body, headers } = errorAnswer(err, c.get("requestId") ?? "", log);
   return c.json(body, status as 400, headers);

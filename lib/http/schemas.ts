@@ -13,7 +13,7 @@ export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""
   const r = schema.safeParse(data);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  // A segment written "[n]" is an index (a pattern's, as API.md names it): no dot before it.
+  // A segment written "[n]" is an index (a pattern's, as docs/api.md names it): no dot before it.
   const name = (prefix + issue.path.map(String).join(".")).replace(/\.(?=\[)|\.$/g, "");
   const bare = issue.message.split(" ")[0] === name.split(".").at(-1);
   throw invalid(name, bare || !name ? issue.message : `${name}: ${issue.message}`);

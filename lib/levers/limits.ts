@@ -1,4 +1,4 @@
-/** The levers' limits (API.md, "Owners' levers"), in one table the routes and dashboard read. */
+/** The levers' limits (docs/api.md, "Owners' levers"), in one table the routes and dashboard read. */
 import { MAX_QUERY_CHARS } from "../wire_types.ts";
 
 export const LIMITS = {

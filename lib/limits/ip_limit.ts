@@ -16,7 +16,7 @@ export interface IpLimitKind {
   per: "visitor" | "site";
 }
 
-/** AI answers (API.md: 30 a minute by default, SUMMARY_IP_LIMIT_PER_MINUTE). */
+/** AI answers (docs/api.md: 30 a minute by default, SUMMARY_IP_LIMIT_PER_MINUTE). */
 export const SUMMARIES: IpLimitKind = {
   prefix: "sumip",
   code: "SUMMARY_RATE_LIMIT_EXCEEDED",

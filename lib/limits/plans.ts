@@ -1,4 +1,4 @@
-/** The plans of API.md: the one table of limits. Nothing else repeats these numbers. */
+/** The plans of docs/api.md: the one table of limits. Nothing else repeats these numbers. */
 export const PLANS = {
   free: {
     profile: "Shared",

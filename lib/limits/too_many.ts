@@ -1,6 +1,6 @@
 /**
  * Every 429 the service answers, in one place: the searches' per-minute and monthly refusals
- * with API.md's RateLimit headers, AI credits used up, and the per-IP and per-site limits
+ * with docs/api.md's RateLimit headers, AI credits used up, and the per-IP and per-site limits
  * (summaries, events, previews).
  */
 import { ApiError } from "../http/errors.ts";
@@ -13,7 +13,7 @@ export interface QuotaState {
   month: { used: number; resetIn: number; resetsAt: string };
 }
 
-/** The RateLimit-Policy and RateLimit headers of API.md. */
+/** The RateLimit-Policy and RateLimit headers of docs/api.md. */
 export function rateLimitHeaders(s: QuotaState): Record<string, string> {
   const policies = [`"minute";q=${s.limits.perMinute};w=60`];
   const minuteLeft = Math.max(0, s.limits.perMinute - s.minute.used);

@@ -20,7 +20,7 @@ export interface Equivalence {
   urls?: [string, string];
 }
 
-/** A phrase stays a synonym's size (API.md: up to 4 words). */
+/** A phrase stays a synonym's size (docs/api.md: up to 4 words). */
 export const MAX_PHRASE_WORDS = 4;
 const MAX_TEXT_CHARS = 200_000;
 const MAX_ENTRIES = 1_000;

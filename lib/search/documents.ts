@@ -40,7 +40,7 @@ function lineHeadings(body: string): string[] {
 const DOCUMENT_PATH = /\.(pdf|docx?|odt|rtf|pptx?|odp|xlsx?|ods|csv|epub|txt)$/i;
 
 /**
- * The built-in filters (API.md "Filters"): `section`, the first segment of the path
+ * The built-in filters (docs/api.md "Filters"): `section`, the first segment of the path
  * (`/` → `home`); `type`, `document` for a file such as a PDF, else `page`; `lang`. A page's
  * own filters of the same name replace them.
  */

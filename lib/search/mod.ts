@@ -7,7 +7,7 @@
  * - store/: the index of a site (site_db.ts): postings, vocabulary, documents, packed text;
  * - persistence/: the index as bytes (snapshot_codec.ts) and its snapshots in KV;
  * - query/: ranking (rank.ts, bm25.ts), every weight in one table (weights.ts);
- * - presentation/: results, highlights and sections as API.md shapes them;
+ * - presentation/: results, highlights and sections as docs/api.md shapes them;
  * - indexes.ts, documents.ts, budget.ts, result_cache.ts: one index per site, loaded,
  *   kept current and evicted, and encoded answers kept.
  */

@@ -1,5 +1,5 @@
 /**
- * A page's filters (API.md "Filters"): names to values, such as `{"category": ["Brewing"]}`,
+ * A page's filters (docs/api.md "Filters"): names to values, such as `{"category": ["Brewing"]}`,
  * within the limits one home keeps here for the upsert body, the crawler and storage.
  */
 

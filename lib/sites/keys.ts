@@ -1,4 +1,4 @@
-/** Key formats of API.md: generation, shape checks, hashing and constant-time comparison. */
+/** Key formats of docs/api.md: generation, shape checks, hashing and constant-time comparison. */
 import { createHash } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -1,6 +1,6 @@
 /**
  * The answer use case (POST /api/summarize): key and origin, the site's switch, the request
- * (read only after those, API.md's order of checks), then lib/answers/ask.ts's checks and
+ * (read only after those, docs/api.md's order of checks), then lib/answers/ask.ts's checks and
  * answer, delivered as JSON or server-sent events. Returns the response to send; the credit is
  * spent only once the client has taken the answer, and analytics count it then.
  */

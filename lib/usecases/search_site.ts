@@ -25,7 +25,7 @@ export interface SearchAsk {
   perPage: number;
   /** `filter=` parameters: name → values (OR within a name, AND across names). */
   filters?: ReadonlyMap<string, readonly string[]>;
-  /** Whether `meta.facets` is answered (API.md: unless `facets=false`). */
+  /** Whether `meta.facets` is answered (docs/api.md: unless `facets=false`). */
   facets?: boolean;
   /** A live typing session's id: refinements ride on its counted search. */
   session?: string;

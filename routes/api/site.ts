@@ -18,7 +18,7 @@ export function siteRoutes(s: Services) {
         aiSummaries: site.settings.aiSummaries,
         followups: PLANS[site.plan].followups && site.settings.followups,
         performance_tier: site.plan,
-        // The visitor strings' language where the host page names none (API.md, visitor strings).
+        // The visitor strings' language where the host page names none (docs/api.md, visitor strings).
         lang: site.settings.lang ?? null,
       },
       200,

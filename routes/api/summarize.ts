@@ -15,7 +15,7 @@ export function summarizeRoutes(s: Services) {
       key: publicKeyOf(c),
       origin: c.req.header("origin"),
       ip: clientIp(c, s.trustedProxies),
-      // Read after the key, origin and site's switch are checked (API.md's order).
+      // Read after the key, origin and site's switch are checked (docs/api.md's order).
       request: async () => parse(SummaryBody, await readJson(c, BODY_LIMIT)),
       signal: c.req.raw.signal,
       requestId: c.get("requestId"),

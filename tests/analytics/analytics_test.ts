@@ -1,4 +1,4 @@
-/** Search analytics: counted in memory, written in batches, read back as API.md's report. */
+/** Search analytics: counted in memory, written in batches, read back as docs/api.md's report. */
 import assert from "node:assert/strict";
 import { Analytics } from "../../lib/analytics/recorder.ts";
 import { emptyQueryKey, normalizeQuery, queryKey } from "../../lib/analytics/keys.ts";

@@ -81,7 +81,7 @@ Deno.test("facets rank - a filtered search ranks and counts only the pages that 
   assert.equal(page2.body.results.length, 2);
   const seen = new Set([...urls(large.body), ...urls(page2.body)]);
   assert.equal(seen.size, 22, "the two pages hold every large pump once");
-  // Facets under a filter count the matches passing the other names' filters (API.md).
+  // Facets under a filter count the matches passing the other names' filters (docs/api.md).
   assert.equal(
     large.body.meta.facets.size.find((v: { value: string }) => v.value === "Small")?.count,
     23,

@@ -31,7 +31,7 @@ Deno.test("search - answers results and meta as the spec shapes them", async () 
     per_page: 10,
     performance_tier: "basic",
     performance_profile: "Standard",
-    // API.md "Filters": every page has the built-in filters, counted unless facets=false.
+    // docs/api.md "Filters": every page has the built-in filters, counted unless facets=false.
     facets: {
       lang: [{ value: "en", count: 2 }],
       section: [{ value: "about", count: 1 }, { value: "shipping", count: 1 }],

@@ -119,7 +119,7 @@ Deno.test("summarize - streams meta, delta with legacy text, and done, parsed by
   await m.close();
 });
 
-Deno.test("summarize - non-streaming answers JSON with every field of API.md", async () => {
+Deno.test("summarize - non-streaming answers JSON with every field of docs/api.md", async () => {
   const m = await withModel();
   m.llm.setScript({ kind: "text", pieces: ["Two to three ", "business days [1]."] });
   const res = await ask(m.base, m.site, {
@@ -409,7 +409,7 @@ Deno.test("summarize - the extractive answer stays within 1,600 characters and c
   t.close();
 });
 
-Deno.test("summarize - bad inputs get their codes in API.md's order and cost nothing", async () => {
+Deno.test("summarize - bad inputs get their codes in docs/api.md's order and cost nothing", async () => {
   const t = await startApp();
   const site = await createSite(t, "basic");
   const off = await createSite(t, "basic");

@@ -17,7 +17,7 @@ const SLOW = [250, 700, Infinity] as const;
  */
 const FAST_REQUESTS = 17;
 
-/** A fresh typing-session id: 8 to 64 letters, digits, `_` or `-` (API.md, live search). */
+/** A fresh typing-session id: 8 to 64 letters, digits, `_` or `-` (docs/api.md, live search). */
 function sessionId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(12));
   return "ts" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");

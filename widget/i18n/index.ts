@@ -1,5 +1,5 @@
 /**
- * Visitor strings in the site's language (API.md, third round, "Visitor strings"): which
+ * Visitor strings in the site's language (docs/api.md, "Visitor strings"): which
  * language a page gets, its direction, messages with placeholders, plurals and numbers through
  * `Intl`, and loading a language's table on demand. Browser-safe; imports only en.ts.
  *

@@ -1,4 +1,4 @@
-/** Plain-text highlights with match offsets, as API.md shapes them (never HTML). */
+/** Plain-text highlights with match offsets, as docs/api.md shapes them (never HTML). */
 import type { Highlight } from "../../wire_types.ts";
 import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
 import type { TextPrefix } from "../store/packed_text.ts";

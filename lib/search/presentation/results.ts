@@ -1,5 +1,5 @@
 /**
- * Results as API.md shapes them: a ranked page's title, description, highlights (plain
+ * Results as docs/api.md shapes them: a ranked page's title, description, highlights (plain
  * text with offsets) and best sections, and the URL it links to (a section's anchor only
  * when that section is the better target, sections.ts).
  */
@@ -53,7 +53,7 @@ export type SearchArgs = [
   narrow?: Narrowing,
 ];
 
-/** Filters a search keeps to and whether it counts facets (API.md "Filters"). */
+/** Filters a search keeps to and whether it counts facets (docs/api.md "Filters"). */
 export interface Narrowing {
   /** Name → values: values of a name are OR-ed, names AND-ed. */
   filters?: ReadonlyMap<string, readonly string[]>;

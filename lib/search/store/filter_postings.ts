@@ -18,7 +18,7 @@ export interface FacetValue {
   count: number;
 }
 
-/** Values of each name a facet lists at most (API.md: the 10 largest). */
+/** Values of each name a facet lists at most (docs/api.md: the 10 largest). */
 export const FACET_VALUES = 10;
 
 /**

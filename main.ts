@@ -32,7 +32,17 @@ async function openKv(): Promise<Deno.Kv> {
   if (deployed && !env("KV_PATH")) return await openResilientKv();
   const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
   if (!target.includes("://") && target !== ":memory:") {
-    await Deno.mkdir(target.replace(/[^/]*$/, "") || ".", { recursive: true });
+    const dir = target.replace(/[^/]*$/, "") || ".";
+    if (Deno.permissions.querySync({ name: "write", path: dir }).state !== "granted") {
+      // deno task start writes only to WRITE_PATHS: say so rather than fail on a prompt.
+      console.error(
+        `SiteSearch cannot write its KV file at ${target}: this process may write only to ` +
+          `${WRITE_PATHS.join(", ")}. Set KV_PATH inside one of them, or add ` +
+          `--allow-write=${dir} to the command that starts it.`,
+      );
+      Deno.exit(1);
+    }
+    await Deno.mkdir(dir, { recursive: true });
   }
   // Retries a lock held by another instance opening the same new file; checks the file (kv_retry.ts).
   return await openResilientKv(target, { writable: tuned ? writableProbe : undefined });

@@ -472,3 +472,23 @@ Deno.test("start - WORKERS=2 serves from two processes on one port with the pare
   assert.equal(await listeners(port), 0, "the second worker ended with the first");
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("start - a KV_PATH where deno task start may not write is refused with what to do, not a permission prompt", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--config",
+      `${ROOT}deno.json`,
+      ...await taskPermissions("start"),
+      `${ROOT}main.ts`,
+    ],
+    cwd: ROOT,
+    env: { KV_PATH: "/var/tmp/sitesearch-not-allowed/s.kv", PORT: "0", HOSTNAME: "127.0.0.1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  const err = new TextDecoder().decode(out.stderr);
+  assert.match(err, /cannot write its KV file at \/var\/tmp\/sitesearch-not-allowed\/s\.kv/);
+  assert.match(err, /--allow-write=\/var\/tmp\/sitesearch-not-allowed\//);
+});

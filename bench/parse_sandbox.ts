@@ -7,6 +7,7 @@
  * CPU per pass, the latency one page and one PDF add, and resident memory, each measured
  * in a process of its own (`memory inproc|sandbox`, started by this script).
  */
+import { pdfBytes } from "../tests/fixtures/pdf.ts";
 import { extractPage } from "../lib/crawl/extract.ts";
 import { pdfText } from "../lib/parsing/pdf.ts";
 import { ParserSandbox } from "../lib/parsing/sandbox.ts";
@@ -44,7 +45,7 @@ async function htmlFiles(root: string): Promise<{ url: string; html: string }[]>
   return out.sort((a, b) => a.url.localeCompare(b.url));
 }
 
-/** A PDF of `pages` pages of `lines` lines each, built by hand like tests/fixtures/pdf.ts. */
+/** A PDF of `pages` pages of `lines` lines each (tests/fixtures/pdf.ts writes the file). */
 function bigPdf(pages: number, lines: number): Uint8Array {
   const objects = ["<< /Type /Catalog /Pages 2 0 R >>", "", FONT];
   const kids: string[] = [];
@@ -62,17 +63,7 @@ function bigPdf(pages: number, lines: number): Uint8Array {
     kids.push(`${objects.length} 0 R`);
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.join(" ")}] /Count ${pages} >>`;
-  let out = "%PDF-1.4\n";
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(out);
+  return pdfBytes(objects);
 }
 const FONT = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
 

@@ -3,7 +3,8 @@
  * the errors from lib/http/errors.ts's table, and the curl lines carry the signed-in site's public
  * key and id (placeholders when nobody is signed in). No JavaScript: a click selects a curl line.
  */
-import { ApiError, type ErrorCode, errorObject, ERRORS } from "../lib/http/errors.ts";
+import { DomainError, type ErrorCode } from "../lib/errors.ts";
+import { errorObject, ERRORS } from "../lib/http/errors.ts";
 import { type Auth, type Endpoint, GROUPS } from "./api_endpoints.ts";
 
 /** Whose keys the examples use: a signed-in site's, or none. */
@@ -138,7 +139,7 @@ function EndpointDoc({ e, origin, site }: { e: Endpoint; origin: string; site: D
 
 export function ApiReference({ origin, site }: { origin: string; site: DocsSite | null }) {
   const example = errorObject(
-    new ApiError("INVALID_PARAMETER", "q must not be empty", { param: "q" }),
+    new DomainError("INVALID_PARAMETER", "q must not be empty", { param: "q" }),
     "req_EXAMPLE",
   );
   return (

@@ -3,7 +3,7 @@
  * modules that enforce them (plans, schemas, lever limits), so the page cannot drift from them.
  */
 import { DEFAULT_DAYS, MAX_DAYS } from "../lib/analytics/report.ts";
-import type { ErrorCode } from "../lib/http/errors.ts";
+import type { ErrorCode } from "../lib/errors.ts";
 import { DEFAULT_PER_PAGE, MAX_PAGE } from "../lib/http/schemas.ts";
 import { MAX_QUERY_CHARS } from "../lib/wire_types.ts";
 import { LIMITS } from "../lib/levers/limits.ts";

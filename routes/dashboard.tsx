@@ -11,7 +11,7 @@ import { SignIn } from "../components/SignIn.tsx";
 import { analyticsReport, DEFAULT_DAYS } from "../lib/analytics/report.ts";
 import { crawlSettingsOf, listCrawlJobs } from "../lib/crawl/jobs.ts";
 import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
-import { ApiError } from "../lib/http/errors.ts";
+import { DomainError } from "../lib/errors.ts";
 import { signInAttempt } from "../lib/http/sign_in_limit.ts";
 import {
   assertSameOrigin,
@@ -69,8 +69,8 @@ export function dashboardRoutes(s: Services, demo: boolean) {
     try {
       await attempt.check();
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      c.header("Retry-After", String(err.extras.retryAfter ?? 60));
+      if (!(err instanceof DomainError)) throw err;
+      c.header("Retry-After", String(err.details.retryAfter ?? 60));
       return page("Sign in", <SignIn error={err.message} />, 429);
     }
     let who: SessionWho | null = null;

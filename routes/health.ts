@@ -1,6 +1,6 @@
 /** GET /healthz: no key; 200 when KV answers a read within a moment, else 503. */
 import { Hono } from "hono";
-import { ApiError } from "../lib/http/errors.ts";
+import { DomainError } from "../lib/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
 import type { Services } from "../lib/services.ts";
 
@@ -17,9 +17,8 @@ export function healthRoutes(s: Services) {
     ]);
     clearTimeout(timer);
     if (!ok) {
-      throw new ApiError("SERVICE_UNAVAILABLE", "Storage is not answering.", {
+      throw new DomainError("SERVICE_UNAVAILABLE", "Storage is not answering.", {
         retryAfter: 5,
-        headers: { "Retry-After": "5" },
       });
     }
     c.header("Cache-Control", "no-store");

@@ -12,7 +12,8 @@ import { failureLine, T } from "../components/T.tsx";
 import { t } from "../widget/client/strings.ts";
 import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
-import { asApiError, invalidSearchKey } from "../lib/http/errors.ts";
+import { invalidSearchKey } from "../lib/errors.ts";
+import { asDomainError, errorObject } from "../lib/http/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
 import {
   DEFAULT_PER_PAGE,
@@ -46,6 +47,10 @@ function NoKey() {
     </section>
   );
 }
+
+/** The visitor's line for a refusal, read from its envelope as the browser reads an API error. */
+const failure = (lang: string | undefined, err: unknown) =>
+  failureLine(lang, errorObject(asDomainError(err), ""));
 
 /** `demo`: without ?key= the demo site is searched; production mode says to add a key instead. */
 export function resultsPageRoutes(s: Services, demoMode: boolean) {
@@ -81,7 +86,7 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
     let error: string | null = null;
     let data = { found: 0, hits: null as Hit[] | null, perPage: DEFAULT_PER_PAGE };
     if (!key) error = "Give a site's public key as ?key=pk_… to search it.";
-    else if (!isPublicKey(key)) error = failureLine(lang, invalidSearchKey());
+    else if (!isPublicKey(key)) error = failure(lang, invalidSearchKey());
     else if (q) {
       // The same use case as GET /api/search: key (grace periods too), origin, quota, analytics.
       try {
@@ -101,12 +106,12 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
         facets = answer.meta.facets ?? {};
         data = { found: found.found, hits, perPage: found.perPage };
       } catch (e) {
-        error = failureLine(lang, asApiError(e));
+        error = failure(lang, e);
       }
     }
     // The page's name and links, also when nothing was searched or the search was refused.
     if (!site) site = cached;
-    if (key && !site) error ??= failureLine(lang, invalidSearchKey());
+    if (key && !site) error ??= failure(lang, invalidSearchKey());
     const baseUrl = site && site.id === demo?.siteId
       ? "/demo"
       : site?.domain

@@ -9,7 +9,8 @@
  */
 import { startCrawlJob } from "../lib/crawl/jobs.ts";
 import type { CrawlCounts, CrawlProgress } from "../lib/crawl/report.ts";
-import { ApiError } from "../lib/http/errors.ts";
+import { DomainError } from "../lib/errors.ts";
+import { statusOf } from "../lib/http/errors.ts";
 import { parse, StartCrawl } from "../lib/http/schemas.ts";
 import { createServices } from "../lib/services.ts";
 
@@ -66,7 +67,9 @@ let started;
 try {
   started = await startCrawlJob(s, site, parse(StartCrawl, { url, maxPages }));
 } catch (err) {
-  if (err instanceof ApiError) exit(err.status === 409 ? 1 : 2, `${err.code}: ${err.message}`);
+  if (err instanceof DomainError) {
+    exit(statusOf(err) === 409 ? 1 : 2, `${err.code}: ${err.message}`);
+  }
   throw err;
 }
 const { counts, progress, done, stop } = started;

@@ -1,6 +1,17 @@
+/** The edge's side of errors: each code's status and type, and any thrown value as an answer. */
 import { BodyError } from "./server/mod.ts";
+import {
+  DomainError,
+  type ErrorCode,
+  isLocked,
+  isStorageFault,
+  storageUnavailable,
+} from "../errors.ts";
 
-/** Every error code the API answers, with its status and type: the one table of docs/api.md's errors. */
+/**
+ * How each error code is answered over HTTP, its status and type: the one table of docs/api.md's
+ * errors (the codes themselves are lib/errors.ts `ErrorCode`, which this must match exactly).
+ */
 export const ERRORS = {
   INVALID_PARAMETER: { status: 400, type: "invalid_request_error" },
   INVALID_JSON: { status: 400, type: "invalid_request_error" },
@@ -39,62 +50,55 @@ export const ERRORS = {
   UPSTREAM_ERROR: { status: 502, type: "upstream_error" },
   SERVICE_UNAVAILABLE: { status: 503, type: "api_error" },
   HTTP_VERSION_NOT_SUPPORTED: { status: 505, type: "invalid_request_error" },
-} as const;
+} as const satisfies Record<ErrorCode, { status: number; type: string }>;
 
-export type ErrorCode = keyof typeof ERRORS;
+/** The HTTP status a refusal is answered with. */
+export const statusOf = (err: DomainError): number => ERRORS[err.code].status;
 
-/** Extra fields an error may carry into its envelope. */
-export interface ErrorExtras {
-  param?: string | null;
-  retryAfter?: number;
-  resetsAt?: string;
-  headers?: Record<string, string>;
-}
-
-/** A typed API error; thrown anywhere, turned into the envelope in one place (toErrorBody). */
-export class ApiError extends Error {
-  readonly code: ErrorCode;
-  readonly status: number;
-  readonly extras: ErrorExtras;
-  constructor(code: ErrorCode, message: string, extras: ErrorExtras = {}) {
-    super(message);
-    this.code = code;
-    this.status = ERRORS[code].status;
-    this.extras = extras;
-  }
+/**
+ * The headers a refusal's answer carries: its own, and `Retry-After` when it says when to ask
+ * again.
+ */
+export function errorHeaders(err: DomainError): Record<string, string> {
+  const { retryAfter, headers } = err.details;
+  if (retryAfter === undefined) return headers ?? {};
+  return { ...headers, "Retry-After": String(retryAfter) };
 }
 
 /** The inner object of the error envelope (also the `data` of an SSE `error` event). */
-export function errorObject(err: ApiError, requestId: string) {
+export function errorObject(err: DomainError, requestId: string) {
   const body: Record<string, unknown> = {
     code: err.code,
     type: ERRORS[err.code].type,
-    status: err.status,
+    status: statusOf(err),
     message: err.message,
-    param: err.extras.param ?? null,
+    param: err.details.param ?? null,
     request_id: requestId,
   };
-  if (err.extras.retryAfter !== undefined) body.retry_after = err.extras.retryAfter;
-  if (err.extras.resetsAt !== undefined) body.resets_at = err.extras.resetsAt;
+  if (err.details.retryAfter !== undefined) body.retry_after = err.details.retryAfter;
+  if (err.details.resetsAt !== undefined) body.resets_at = err.details.resetsAt;
   return body;
 }
 
 /** A request body the server could not deliver whole (its home is the server, which throws it). */
 export { BodyError };
 
-/** Any thrown value as an ApiError; unknown failures become INTERNAL_ERROR without details. */
-export function asApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
+/** Any thrown value as a refusal; unknown failures become INTERNAL_ERROR without details. */
+export function asDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
   if (err instanceof BodyError) {
     const code = err.status === 408
       ? "REQUEST_TIMEOUT"
       : err.status === 413
       ? "PAYLOAD_TOO_LARGE"
       : "INVALID_PARAMETER";
-    return new ApiError(code, err.message);
+    return new DomainError(code, err.message);
   }
   if (err instanceof URIError) {
-    return new ApiError("INVALID_PARAMETER", "The request URL is not correctly percent-encoded.");
+    return new DomainError(
+      "INVALID_PARAMETER",
+      "The request URL is not correctly percent-encoded.",
+    );
   }
   if (
     isStorageFault(err) || isLocked(err) ||
@@ -102,45 +106,16 @@ export function asApiError(err: unknown): ApiError {
   ) {
     return storageUnavailable(err);
   }
-  return new ApiError("INTERNAL_ERROR", "Something went wrong on our side.");
+  return new DomainError("INTERNAL_ERROR", "Something went wrong on our side.");
 }
 
-/** 503 for a write that kept losing races to other writers; the client may simply retry. */
-export function busy(message: string): ApiError {
-  return new ApiError("SERVICE_UNAVAILABLE", message, {
-    retryAfter: 1,
-    headers: { "Retry-After": "1" },
-  });
-}
-
-/** SQLite's busy answer when two processes write one local KV file at once: worth a retry. */
-export function isLocked(err: unknown): boolean {
-  return err instanceof Error && /database is locked|database table is locked/i.test(err.message);
-}
-
-/** Failures of the store or the machine, not of the request: the client should retry later. */
-export function isStorageFault(err: unknown): boolean {
-  return err instanceof Error &&
-    /disk I\/O error|readonly database|read-only|unable to open database|database disk image|disk is full|too many open files|os error (5|24|28|30)\b/i
-      .test(err.message);
-}
-
-/** The 503 for a store that failed; the error handler logs its cause loudly. */
-export function storageUnavailable(cause: unknown): ApiError {
-  const err = new ApiError("SERVICE_UNAVAILABLE", "Storage is unavailable. Retry shortly.", {
-    retryAfter: 5,
-    headers: { "Retry-After": "5" },
-  });
-  err.cause = cause;
-  return err;
-}
-
-/** A public key that opens no site (unknown, rotated out, or from another site). */
-export function invalidSearchKey(): ApiError {
-  return new ApiError("INVALID_API_KEY", "The search key is not valid.");
-}
-
-/** Shorthand for the most common error: a bad parameter named by `param`. */
-export function invalid(param: string, message: string): ApiError {
-  return new ApiError("INVALID_PARAMETER", message, { param });
-}
+// Until every module throws DomainError from lib/errors.ts.
+export {
+  busy,
+  DomainError as ApiError,
+  invalid,
+  invalidSearchKey,
+  isLocked,
+  isStorageFault,
+  storageUnavailable,
+} from "../errors.ts";

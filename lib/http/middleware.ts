@@ -3,7 +3,8 @@ import { onDeploy } from "../deploy.ts";
 import type { Context, Hono, MiddlewareHandler, Next } from "hono";
 import { getConnInfo } from "hono/deno";
 import { clientAddress, type TrustedProxies } from "./proxies.ts";
-import { ApiError, asApiError, type ErrorCode, errorObject, ERRORS } from "./errors.ts";
+import { DomainError, type ErrorCode } from "../errors.ts";
+import { asDomainError, errorHeaders, errorObject, ERRORS, statusOf } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import { parseJsonBody } from "./json.ts";
 import { type ErrorBody, knownBodies } from "./server/mod.ts";
@@ -160,7 +161,7 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
       status = c.res.status;
     } catch (err) {
       // Thrown past this middleware (a 404 from notFound): the status onError will answer.
-      status = asApiError(err).status;
+      status = statusOf(asDomainError(err));
       c.header("X-Request-Id", requestId);
       throw err;
     } finally {
@@ -245,7 +246,7 @@ export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Re
 
 /** The status, envelope and headers of an error answer, its failure logged when it is ours. */
 export function errorAnswer(err: unknown, requestId: string, log: Logger) {
-  const e = asApiError(err);
+  const e = asDomainError(err);
   if (e.code === "SERVICE_UNAVAILABLE" && (e !== err || e.cause !== undefined)) {
     // The store failed: operators must hear of it even though the client only sees a 503.
     log({
@@ -263,8 +264,8 @@ export function errorAnswer(err: unknown, requestId: string, log: Logger) {
       stack: (err as Error)?.stack,
     });
   }
-  const headers: Record<string, string> = { "X-Request-Id": requestId, ...e.extras.headers };
-  return { status: e.status, body: { error: errorObject(e, requestId) }, headers };
+  const headers: Record<string, string> = { "X-Request-Id": requestId, ...errorHeaders(e) };
+  return { status: statusOf(e), body: { error: errorObject(e, requestId) }, headers };
 }
 
 /**
@@ -276,7 +277,7 @@ export const serverErrorBody: ErrorBody = (status, message) => {
     (status >= 500 ? "INTERNAL_ERROR" : "INVALID_PARAMETER");
   const id = nextRequestId();
   return {
-    body: JSON.stringify({ error: errorObject(new ApiError(code, message), id) }),
+    body: JSON.stringify({ error: errorObject(new DomainError(code, message), id) }),
     headers: { "content-type": "application/json", "x-request-id": id },
   };
 };
@@ -285,7 +286,7 @@ export const serverErrorBody: ErrorBody = (status, message) => {
 export function allowOnly(app: Hono<AppEnv>, path: string, methods: string[]) {
   const allow = [...methods, "OPTIONS"].join(", ");
   app.all(path, () => {
-    throw new ApiError("METHOD_NOT_ALLOWED", `This endpoint takes ${methods.join(" or ")}.`, {
+    throw new DomainError("METHOD_NOT_ALLOWED", `This endpoint takes ${methods.join(" or ")}.`, {
       headers: { Allow: allow },
     });
   });
@@ -300,7 +301,7 @@ export async function readJson(c: Context, maxBytes: number, orText = false): Pr
   const type = c.req.header("content-type") ?? "";
   const text = orText && /^text\/plain\s*(;|$)/i.test(type);
   if (!text && !/^application\/json\s*(;|$)/i.test(type)) {
-    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
+    throw new DomainError("UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.");
   }
   return await parseJsonBody(await readBody(c, maxBytes));
 }
@@ -311,7 +312,7 @@ export async function readJson(c: Context, maxBytes: number, orText = false): Pr
  */
 export async function readBody(c: Context, maxBytes: number): Promise<Uint8Array> {
   const tooLarge = () =>
-    new ApiError("PAYLOAD_TOO_LARGE", `The body must be at most ${maxBytes} bytes.`);
+    new DomainError("PAYLOAD_TOO_LARGE", `The body must be at most ${maxBytes} bytes.`);
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > maxBytes) throw tooLarge();
   const body = c.req.raw.body;

@@ -4,7 +4,7 @@
  * answer, delivered as JSON or server-sent events. Returns the response to send; the credit is
  * spent only once the client has taken the answer, and analytics count it then.
  */
-import { ApiError, asApiError, busy, errorObject } from "../http/errors.ts";
+import { busy, DomainError } from "../errors.ts";
 import {
   answerDeltas,
   delivered,
@@ -29,16 +29,18 @@ export interface QuestionAsk {
   /** Aborts when the client goes away (the model request is aborted with it). */
   signal: AbortSignal;
   requestId: string;
+  /** The `data` of the `error` event that ends a stream, for what ended it (the edge words it). */
+  errorEvent: (err: unknown) => unknown;
   /** Told the site's id as soon as the key names one (the request log). */
   onSite?: (siteId: string) => void;
 }
 
-/** Answers a question; throws the ApiError of a check that fails before the answer starts. */
+/** Answers a question; throws the DomainError of a check that fails before the answer starts. */
 export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Response> {
   const site = await publicSiteFor(s, ask.key, ask.origin);
   ask.onSite?.(site.id);
   if (!site.settings.aiSummaries) {
-    throw new ApiError("SUMMARIES_DISABLED", "AI summaries are turned off for this site.");
+    throw new DomainError("SUMMARIES_DISABLED", "AI summaries are turned off for this site.");
   }
   const req = await ask.request();
   const p = await prepare(s, site, req, ask.ip);
@@ -80,8 +82,8 @@ export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Res
     } catch (err) {
       const error = stopping.aborted && !signal.aborted
         ? busy("The service is restarting. Ask again in a moment.")
-        : asApiError(err);
-      if (!signal.aborted) send("error", errorObject(error, ask.requestId));
+        : err;
+      if (!signal.aborted) send("error", ask.errorEvent(error));
     } finally {
       stopping.removeEventListener("abort", stop);
     }

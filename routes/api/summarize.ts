@@ -1,6 +1,7 @@
 /** POST /api/summarize: an AI answer as JSON, or streamed (lib/usecases/answer_question.ts). */
 import { Hono } from "hono";
 import { publicKeyOf } from "../../lib/http/auth.ts";
+import { asDomainError, errorObject } from "../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, clientIp, readJson } from "../../lib/http/middleware.ts";
 import { parse, SummaryBody } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
@@ -19,6 +20,7 @@ export function summarizeRoutes(s: Services) {
       request: async () => parse(SummaryBody, await readJson(c, BODY_LIMIT)),
       signal: c.req.raw.signal,
       requestId: c.get("requestId"),
+      errorEvent: (err) => errorObject(asDomainError(err), c.get("requestId")),
       onSite: (id) => c.set("siteId", id),
     }));
   allowOnly(app, "/api/summarize", ["POST"]);

@@ -3,7 +3,8 @@
  * give back what they did not use. Several SearchQuota on one KV file stand for instances.
  */
 import assert from "node:assert/strict";
-import { ApiError } from "../../lib/http/errors.ts";
+import { DomainError } from "../../lib/errors.ts";
+import { statusOf } from "../../lib/http/errors.ts";
 import type { Admitted, Verify } from "../../lib/limits/block.ts";
 import { type QuotaTiming, SearchQuota } from "../../lib/limits/quota.ts";
 import { minuteKey, monthKey } from "../../lib/limits/reservations.ts";
@@ -13,7 +14,7 @@ import type { LimitOverrides, PlanName } from "../../lib/limits/plans.ts";
 import { manualClock } from "../helpers.ts";
 
 const anyKey: Verify = (site) =>
-  site ? null : new ApiError("INVALID_API_KEY", "The search key is not valid.");
+  site ? null : new DomainError("INVALID_API_KEY", "The search key is not valid.");
 
 /** `n` instances on one KV file, a site with the given plan and limits, and a shared clock. */
 async function instances(
@@ -59,7 +60,7 @@ async function admitAll(calls: (() => Admitted | Promise<Admitted>)[]) {
       await call();
       return 200;
     } catch (err) {
-      if (err instanceof ApiError) return err.status;
+      if (err instanceof DomainError) return statusOf(err);
       throw err;
     }
   }));
@@ -123,7 +124,7 @@ Deno.test("quota reservations - the month limit holds exactly across two instanc
     assert.equal(count(await wave(), 200), 0);
     await assert.rejects(
       async () => await t.quotas[0].admit(t.site.id, anyKey),
-      (err: ApiError) => err.code === "MONTHLY_SEARCH_QUOTA_EXCEEDED",
+      (err: DomainError) => err.code === "MONTHLY_SEARCH_QUOTA_EXCEEDED",
     );
     assert.deepEqual(await t.quotas[0].usage(t.site.id), { minute: 0, month: 30 });
   } finally {

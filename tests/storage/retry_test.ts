@@ -1,6 +1,7 @@
 /** The one KV retry loop: lost races and a locked file are retried, a failing store is a 503. */
 import assert from "node:assert/strict";
-import { ApiError } from "../../lib/http/errors.ts";
+import { DomainError } from "../../lib/errors.ts";
+import { errorHeaders } from "../../lib/http/errors.ts";
 import { KV_ATTEMPTS, LOST_RACE, retryKv } from "../../lib/storage/kv_retry.ts";
 
 Deno.test("kv retry - a lost race and a locked file are tried again until the step succeeds", async () => {
@@ -23,22 +24,22 @@ Deno.test("kv retry - after KV_ATTEMPTS lost races the answer is 503 with Retry-
   let calls = 0;
   const err = await retryKv(() => (calls++, Promise.resolve(LOST_RACE)), "Too busy. Retry.")
     .catch((e) => e);
-  assert.ok(err instanceof ApiError);
+  assert.ok(err instanceof DomainError);
   assert.equal(err.code, "SERVICE_UNAVAILABLE");
   assert.equal(err.message, "Too busy. Retry.");
-  assert.equal(err.extras.headers?.["Retry-After"], "1");
+  assert.equal(errorHeaders(err)["Retry-After"], "1");
   assert.equal(calls, KV_ATTEMPTS);
 });
 
-Deno.test("kv retry - a failing store is a 503 at once; other errors and ApiErrors pass through untouched", async () => {
+Deno.test("kv retry - a failing store is a 503 at once; other errors and DomainErrors pass through untouched", async () => {
   let calls = 0;
   const disk = await retryKv(() => (calls++, Promise.reject(new Error("disk I/O error"))), "x")
     .catch((e) => e);
   assert.equal(disk.code, "SERVICE_UNAVAILABLE");
-  assert.equal(disk.extras.retryAfter, 5);
+  assert.equal(disk.details.retryAfter, 5);
   assert.equal(calls, 1);
   const bug = new TypeError("not a KV problem");
   assert.equal(await retryKv(() => Promise.reject(bug), "x").catch((e) => e), bug);
-  const notFound = new ApiError("NOT_FOUND", "gone");
+  const notFound = new DomainError("NOT_FOUND", "gone");
   assert.equal(await retryKv(() => Promise.reject(notFound), "x").catch((e) => e), notFound);
 });

@@ -2,7 +2,8 @@
 import { withAdmittedFilters } from "../../../lib/sites/filter_vocabulary.ts";
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/http/auth.ts";
-import { ApiError, asApiError } from "../../../lib/http/errors.ts";
+import { DomainError } from "../../../lib/errors.ts";
+import { asDomainError } from "../../../lib/http/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { PLANS } from "../../../lib/limits/plans.ts";
 import { ListParams, PageItem, parse, sitePath, UpsertPages } from "../../../lib/http/schemas.ts";
@@ -31,7 +32,7 @@ export function adminPageRoutes(s: Services) {
         counts[status]++;
         results.push({ index: i, url: page.url, status, ...(warnings.length ? { warnings } : {}) });
       } catch (err) {
-        const e = asApiError(err);
+        const e = asDomainError(err);
         counts.failed++;
         results.push({
           index: i,
@@ -40,7 +41,7 @@ export function adminPageRoutes(s: Services) {
             ? (raw as { url: string }).url.slice(0, 2000)
             : null,
           status: "failed",
-          error: { code: e.code, message: e.message, param: e.extras.param ?? null },
+          error: { code: e.code, message: e.message, param: e.details.param ?? null },
         });
       }
     }
@@ -54,8 +55,8 @@ export function adminPageRoutes(s: Services) {
     try {
       return c.json(await s.pages.list(target.id, { cursor, limit }));
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw new ApiError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
+      if (err instanceof DomainError) throw err;
+      throw new DomainError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
     }
   });
 
@@ -63,7 +64,9 @@ export function adminPageRoutes(s: Services) {
     const target = await site(c);
     const url = parse(sitePath, c.req.query("url"), "url");
     if (!(await s.pages.remove(target.id, url))) {
-      throw new ApiError("NOT_FOUND", `No page with url ${JSON.stringify(url)}.`, { param: "url" });
+      throw new DomainError("NOT_FOUND", `No page with url ${JSON.stringify(url)}.`, {
+        param: "url",
+      });
     }
     await s.indexes.refresh(target.id);
     return c.json({ deleted: url });

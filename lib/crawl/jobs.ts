@@ -30,7 +30,7 @@ import {
   TTL,
 } from "./job_record.ts";
 import { isClaimable, isStale, stopJob, sweepCrawls, type Worker, workerOf } from "./leases.ts";
-import { ApiError, busy, invalid } from "../http/errors.ts";
+import { busy, DomainError, invalid } from "../errors.ts";
 import { newId } from "../sites/keys.ts";
 import { checkUrl } from "./net/guard.ts";
 import { PLANS } from "../limits/plans.ts";
@@ -134,7 +134,7 @@ export async function startCrawlJob(
     if (lock.value) {
       const held = await s.kv.get<CrawlJob>(jobKey(site.id, lock.value));
       if (held.value && isLive(held.value) && !isStale(s, held.value, now)) {
-        throw new ApiError(
+        throw new DomainError(
           "CRAWL_IN_PROGRESS",
           `Crawl ${held.value.id} of this site is still running. Wait for it to finish.`,
         );

@@ -22,13 +22,13 @@ import {
   TTL,
 } from "./job_record.ts";
 import { commitBatches, keyBytes, valueBytes } from "../storage/kv_limits.ts";
-import { ApiError, isLocked, isStorageFault } from "../http/errors.ts";
+import { DomainError, isLocked, isStorageFault } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 
 /** Whether `err` is storage failing (503 from the resilient KV, an I/O fault, a held lock). */
 const storageDown = (err: unknown) =>
-  (err instanceof ApiError && err.code === "SERVICE_UNAVAILABLE") || isStorageFault(err) ||
+  (err instanceof DomainError && err.code === "SERVICE_UNAVAILABLE") || isStorageFault(err) ||
   isLocked(err);
 
 interface FlushOptions {
@@ -156,7 +156,7 @@ export class JobRunner {
         job.error = (this.#ctl.signal.reason as Error)?.message ?? null;
       } else if (err instanceof CrawlStartError) job.error = err.message;
       else {
-        job.error = err instanceof ApiError
+        job.error = err instanceof DomainError
           ? `The crawl stopped: ${err.message}`
           : "The crawl stopped on an internal error.";
         s.log({ level: "error", msg: "crawl failed", job: job.id, error: String(err) });

@@ -8,7 +8,7 @@ import type { CrawlDiscovery } from "./discovery.ts";
 import type { CrawlHistory } from "./history.ts";
 import type { IndexRefresher } from "./refresh.ts";
 import type { CrawlReport } from "./report.ts";
-import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import { isKvLimitError } from "../storage/kv_limits.ts";
 import type { FetchResult } from "./net/fetch.ts";
 import type { PageInput } from "../sites/pages.ts";
@@ -97,7 +97,7 @@ export class CrawlStore {
       } catch (err) {
         report.claimed.delete(path);
         if (isKvLimitError(err)) return this.tooLarge(url, err);
-        if (!(err instanceof ApiError && err.code === "PLAN_FEATURE_UNAVAILABLE")) throw err;
+        if (!(err instanceof DomainError && err.code === "PLAN_FEATURE_UNAVAILABLE")) throw err;
         this.pageLimit(url);
         return false;
       }

@@ -13,7 +13,7 @@ import {
   whileRunning,
 } from "./jobs.ts";
 import { SWEEP_MS } from "./job_record.ts";
-import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 
@@ -49,7 +49,7 @@ export async function recrawlDue(s: Services): Promise<string[]> {
         }, { trigger: "schedule" });
         started.push(job.id);
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err; // in progress, or the URL is refused now
+        if (!(err instanceof DomainError)) throw err; // in progress, or the URL is refused now
       }
     }
     cursor = page.cursor ?? undefined;

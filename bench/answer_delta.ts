@@ -35,7 +35,7 @@ async function appOf(make: typeof createApp, name: string) {
   console.log(
     `${name}: ${pages.length} pages upserted in ${((performance.now() - t) / 1000).toFixed(1)} s`,
   );
-  await s.indexes.search(site.id, "warm", 1, 10);
+  await s.indexes.search(site.id, { query: "warm" });
   await s.indexes.idle();
   const close = () => {
     s.indexes.discard();

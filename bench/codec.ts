@@ -4,9 +4,14 @@
  * decodeSiteDb (median of 7) and prints the snapshot's size and what the index holds.
  */
 import { loadCorpus, mb, ms, percentile } from "./corpus.ts";
-import { addDoc, createSiteDb, headingsText, type SiteDb } from "../lib/search/store/site_db.ts";
-import { rank } from "../lib/search/query/rank.ts";
-import { decodeSiteDb, encodeSiteDb } from "../lib/search/persistence/snapshot_codec.ts";
+import {
+  addDoc,
+  createSiteDb,
+  headingsText,
+  type SiteDb,
+} from "../lib/search/engine/store/site_db.ts";
+import { rank } from "../lib/search/engine/query/rank.ts";
+import { decodeSiteDb, encodeSiteDb } from "../lib/search/engine/snapshot_codec.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 

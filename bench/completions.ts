@@ -12,9 +12,9 @@
 import { loadCorpus, makeQueries } from "./corpus.ts";
 
 const root = Deno.args[0] ?? new URL("..", import.meta.url).pathname.replace(/\/$/, "");
-const { Vocab } = await import(`${root}/lib/search/store/vocab.ts`);
-const { completions, prepareOrder } = await import(`${root}/lib/search/store/word_order.ts`);
-const { words, written } = await import(`${root}/lib/search/analysis/tokens.ts`);
+const { Vocab } = await import(`${root}/lib/search/engine/store/vocab.ts`);
+const { completions, prepareOrder } = await import(`${root}/lib/search/engine/store/word_order.ts`);
+const { words, written } = await import(`${root}/lib/search/engine/analysis/tokens.ts`);
 
 const pages = await loadCorpus();
 const queries = makeQueries(pages.slice(0, 2000), 300);

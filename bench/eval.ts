@@ -43,7 +43,7 @@ async function relevance(s: Services, siteId: string, file: string, times: numbe
   const run: Record<string, string[]> = {};
   for (const j of judgments) {
     const t0 = performance.now();
-    const { hits } = await s.indexes.search(siteId, j.query.slice(0, 200), 1, 10);
+    const { hits } = await s.indexes.search(siteId, { query: j.query.slice(0, 200) });
     times.push(performance.now() - t0);
     run[j.id] = hits.map((h) => h.url);
     if (MISSES) misses(j, run[j.id]);
@@ -99,7 +99,7 @@ export async function evaluate(
       console.error(`${set.name}: ${c.pages} pages crawled in ${c.seconds.toFixed(1)} s`);
       if (opts.relevance !== false) {
         // Judged at rest: the pass after the crawl's last change (indexes.ts prepare) done.
-        await c.services.indexes.search(c.siteId, "warm", 1, 1);
+        await c.services.indexes.search(c.siteId, { query: "warm", perPage: 1 });
         await c.services.indexes.idle();
         row.plain = await relevance(c.services, c.siteId, set.plain, row.searchMs);
         row.typo = await relevance(c.services, c.siteId, set.typo, row.searchMs);

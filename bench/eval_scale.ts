@@ -24,7 +24,7 @@ export async function atScale(EVAL: string) {
     for (const p of pages) await t.services.pages.upsert(site.id, p, Infinity);
     const before = rss();
     const t0 = performance.now();
-    await t.services.indexes.search(site.id, "warm", 1, 10); // builds the index
+    await t.services.indexes.search(site.id, { query: "warm" }); // builds the index
     const build = performance.now() - t0;
     const grown = rss() - before;
     const queries: string[] = [];
@@ -32,13 +32,13 @@ export async function atScale(EVAL: string) {
       const judgments = JSON.parse(await Deno.readTextFile(`${EVAL}/${set}`)).judgments;
       queries.push(...judgments.map((j: { query: string }) => j.query.slice(0, 200)));
     }
-    for (const q of queries) await t.services.indexes.search(site.id, q, 1, 10); // warm-up
+    for (const q of queries) await t.services.indexes.search(site.id, { query: q }); // warm-up
     gc();
     const times: number[] = [];
     for (let pass = 0; pass < 3; pass++) {
       for (const q of queries) {
         const t1 = performance.now();
-        await t.services.indexes.search(site.id, q, 1, 10);
+        await t.services.indexes.search(site.id, { query: q });
         times.push(performance.now() - t1);
       }
     }

@@ -38,7 +38,7 @@ export async function benchFilters(opts: { pages: number }) {
   const { services: s } = createApp({ kv, operatorToken: "op_bench", log: () => {} });
   const { site } = await s.sites.create({ name: "Bench", plan: "enterprise" });
   for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
-  await s.indexes.search(site.id, "warm", 1, 10);
+  await s.indexes.search(site.id, { query: "warm" });
   const queries = makeQueries(pages, 300);
   const one = new Map([["category", ["Category 3"]]]);
   const two = new Map([["category", ["Category 3", "Category 7"]], ["level", ["Beginner"]]]);
@@ -54,7 +54,7 @@ export async function benchFilters(opts: { pages: number }) {
     for (const [name, narrow] of Object.entries(cases)) {
       for (const q of queries) {
         const t0 = performance.now();
-        await s.indexes.search(site.id, q, 1, 10, {}, narrow);
+        await s.indexes.search(site.id, { query: q, ...narrow });
         if (round > 0) lat[name].push(performance.now() - t0); // round 0 warms up (JIT)
       }
       gc();

@@ -161,7 +161,7 @@ const timed = async (withLevers: boolean) => {
   for (const j of judgments) {
     const at = performance.now();
     const levers = withLevers ? await t.services.levers.forQuery(site.id, j.query) : undefined;
-    await t.services.indexes.search(site.id, j.query, 1, 10, levers);
+    await t.services.indexes.search(site.id, { query: j.query, ...levers });
     times.push(performance.now() - at);
   }
   return `p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${percentile(times, 99).toFixed(2)} ms`;

@@ -30,12 +30,12 @@ const root = args[0] ?? new URL("..", import.meta.url).pathname.replace(/\/$/, "
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 const { createApp } = await import(`${root}/app.ts`);
-const { rank } = await import(`${root}/lib/search/query/rank.ts`);
+const { rank } = await import(`${root}/lib/search/engine/query/rank.ts`);
 const pages = (await loadCorpus()).slice(0, 2000);
 const dir = await Deno.makeTempDir();
 const { services: s, kv, site } = await benchApp(createApp, `${dir}/rank.kv`);
 for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
-await s.indexes.search(site.id, "warm", 1, 10);
+await s.indexes.search(site.id, { query: "warm" });
 await s.indexes.idle();
 // The site's index itself: rank() is asked of it without the rest of a search.
 const { db } = await (s.indexes as unknown as { current(id: string): Promise<{ db: unknown }> })
@@ -43,10 +43,10 @@ const { db } = await (s.indexes as unknown as { current(id: string): Promise<{ d
 const queries = makeQueries(pages, 300);
 
 const search = async (qs = queries) => {
-  for (const q of qs) await s.indexes.search(site.id, q, 1, 10);
+  for (const q of qs) await s.indexes.search(site.id, { query: q });
 };
 const rankOnly = (qs = queries) => {
-  for (const q of qs) rank(db, q, 10);
+  for (const q of qs) rank(db, q, { limit: 10 });
 };
 
 /** Posts one inspector command. */

@@ -20,12 +20,12 @@ async function dump(root: string): Promise<string> {
   try {
     const { site } = await s.sites.create({ name: "Same", plan: "enterprise" });
     for (const p of pages) await s.pages.upsert(site.id, p, Infinity);
-    await s.indexes.search(site.id, "warm", 1, 10);
+    await s.indexes.search(site.id, { query: "warm" });
     await s.indexes.idle();
     const queries = [...makeQueries(pages, 300), ...(await indexQueries()).slice(0, 3000)];
     const out = [];
     for (const q of queries) {
-      const { found, corrections, hits } = await s.indexes.search(site.id, q, 1, 10);
+      const { found, corrections, hits } = await s.indexes.search(site.id, { query: q });
       out.push({ q, found, corrections, hits });
     }
     return JSON.stringify(out);

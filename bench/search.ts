@@ -9,7 +9,7 @@ import { benchApp, loadCorpus, makeQueries, mb, ms, percentile, rng } from "./co
 import { indexQueries } from "./index_queries.ts";
 import { eachRequest, haveWrk, wrk, type WrkResult } from "./wrk.ts";
 import { mallocTrim } from "../lib/platform/memory_release.ts";
-import { type EarlyHandler, serveHttp } from "../lib/http/server/mod.ts";
+import { serveHttp } from "../lib/http/server/mod.ts";
 import { startServer } from "./server.ts";
 import type { Services } from "../lib/services.ts";
 import type { Hono } from "hono";
@@ -60,7 +60,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   );
 
   const dir = await Deno.makeTempDir();
-  const { app, services: s, early, kv, site, publicKey } = await benchApp(
+  const { app, services: s, kv, site, publicKey } = await benchApp(
     createApp,
     `${dir}/bench.kv`,
   );
@@ -77,7 +77,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   gc();
   const rssBefore = Deno.memoryUsage().rss;
   t = performance.now();
-  await s.indexes.search(site.id, "warm", 1, 10); // first use builds the index from KV
+  await s.indexes.search(site.id, { query: "warm" }); // first use builds the index from KV
   const build = performance.now() - t;
   const prepared = performance.now();
   await s.indexes.idle(); // the pass after a build (indexes.ts prepare), done before measuring
@@ -118,12 +118,12 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
       mb((heap + external) / pages.length * 1000)
     } per 1,000 pages; RSS with the index: ${mb(withIndex.rss)}`,
   );
-  await s.indexes.search(site.id, "warm", 1, 10); // rebuild for what follows
+  await s.indexes.search(site.id, { query: "warm" }); // rebuild for what follows
   await s.indexes.idle();
 
   const queries = makeQueries(pages, 300);
   // Warm up on every query (JIT), then collect the build's garbage, so the figures are steady state.
-  for (const q of queries) await s.indexes.search(site.id, q, 1, 10);
+  for (const q of queries) await s.indexes.search(site.id, { query: q });
   gc();
   // CPU time of this process alone: what a search costs whatever else the machine runs.
   const cpu = process.cpuUsage();
@@ -131,7 +131,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   for (let pass = 0; pass < 3; pass++) {
     for (const q of queries) {
       const t0 = performance.now();
-      await s.indexes.search(site.id, q, 1, 10);
+      await s.indexes.search(site.id, { query: q });
       lat.push(performance.now() - t0);
     }
   }
@@ -147,7 +147,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   let n = 0;
   t = performance.now();
   while (performance.now() - t < opts.seconds * 1000) {
-    await s.indexes.search(site.id, queries[n++ % queries.length], 1, 10);
+    await s.indexes.search(site.id, { query: queries[n++ % queries.length] });
   }
   const inProcessRps = n / ((performance.now() - t) / 1000);
   console.log(`in-process rate: ${inProcessRps.toFixed(0)} searches/s (one core, sequential)`);
@@ -155,7 +155,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   if (!(await haveWrk())) {
     console.log("wrk not installed (apt-get install -y wrk): HTTP load figures skipped");
   } else {
-    await benchHttp(app, early, s, site.id, publicKey, opts.seconds, `${dir}/bench.kv`);
+    await benchHttp(app, s, site.id, publicKey, opts.seconds, `${dir}/bench.kv`);
     const paths = queries.map((q) => `/api/search?key=${publicKey}&q=${encodeURIComponent(q)}`);
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
     const before = { ...s.quota.stats };
@@ -226,7 +226,6 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
  */
 async function benchHttp(
   app: Hono<AppEnv>,
-  early: EarlyHandler,
   s: Services,
   siteId: string,
   publicKey: string,
@@ -270,10 +269,7 @@ async function benchHttp(
     {
       name: "our server (main.ts)",
       start: () =>
-        serveHttp(
-          { hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000, early },
-          app.fetch,
-        ),
+        serveHttp({ hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000 }, app.fetch),
     },
     {
       name: "Deno.serve (Deploy)",
@@ -294,7 +290,7 @@ async function benchHttp(
   const hits: number[] = [];
   const timeInProcess = async (queries: string[]) => {
     const t = performance.now();
-    for (const q of queries) await (await s.indexes.reader(siteId)).search(q, 1, 10);
+    for (const q of queries) await (await s.indexes.reader(siteId)).search({ query: q });
     return queries.length / ((performance.now() - t) / 1000);
   };
   let firstDistinct: string[] = [], firstSeq: string[] = [];

@@ -36,21 +36,22 @@ export async function benchSnapshot(opts: { pages: number }) {
   const rebuilt: number[] = [];
   for (let i = 0; i < 2; i++) {
     const plain = new SearchIndexes(pages, Date.now); // no snapshots: always a rebuild
-    rebuilt.push(await time(() => plain.search(SITE, queries[i], 1, 10)));
+    rebuilt.push(await time(() => plain.search(SITE, { query: queries[i] })));
   }
-  await ix.search(SITE, queries[0], 1, 10);
+  await ix.search(SITE, { query: queries[0] });
   const save = await time(() => ix.flush());
   const head = (await snapshots.head(SITE))!;
-  const expected = await Promise.all(queries.map((q) => ix.search(SITE, q, 1, 10)));
+  const expected = await Promise.all(queries.map((q) => ix.search(SITE, { query: q })));
 
   const loaded: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     ix.drop(SITE);
     // A first-seen query on an index not in memory: the snapshot is read from KV and decoded.
-    loaded.push(await time(() => ix.search(SITE, queries[ROUNDS + i], 1, 10)));
+    loaded.push(await time(() => ix.search(SITE, { query: queries[ROUNDS + i] })));
   }
-  const same = JSON.stringify(await Promise.all(queries.map((q) => ix.search(SITE, q, 1, 10)))) ===
-    JSON.stringify(expected);
+  const same =
+    JSON.stringify(await Promise.all(queries.map((q) => ix.search(SITE, { query: q })))) ===
+      JSON.stringify(expected);
   console.log(
     `snapshot: ${mb(head.size)} in ${head.chunks} chunks, saved in ${
       (save / 1000).toFixed(2)

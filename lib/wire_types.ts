@@ -1,35 +1,18 @@
 /**
  * The JSON the API answers: the one home of these types, and of the bounds the browser scripts
- * hold to as well, for the server and the browser code (widget/, islands/). A leaf: it imports
- * nothing.
+ * hold to as well, for the server and the browser code (widget/, islands/). A result's own
+ * shape is the search engine's; only types are imported, so the browser bundles hold nothing
+ * of the engine.
  */
+import type { PageHit } from "./search/engine/mod.ts";
 
 /** The longest query the API takes, in characters (`q`, a curation's or an answer pin's query). */
 export const MAX_QUERY_CHARS = 200;
 
-/** A plain-text snippet with `[start, end)` UTF-16 match offsets (never HTML). */
-export interface Highlight {
-  field: "title" | "description" | "body";
-  snippet: string;
-  matches: [number, number][];
-}
+export type { Highlight, SectionHit } from "./search/engine/mod.ts";
 
-/** One of a result's best-matching sections. */
-export interface SectionHit {
-  title: string;
-  url: string;
-  snippet: string;
-}
-
-/** One result of `GET /api/search`. */
-export interface SearchHit {
-  title: string;
-  description: string;
-  url: string;
-  highlights: Highlight[];
-  sections: SectionHit[];
-  /** Placed by an owner's curation (lib/levers). */
-  pinned?: true;
+/** One result of `GET /api/search`: the engine's, and what a click on it sends back. */
+export interface SearchHit extends PageHit {
   /** What a click event on this result sends back, so that it counts (POST /api/events). */
   click?: string;
 }

@@ -116,7 +116,7 @@ export async function indexBytesOf(pages: PageInput[]): Promise<number> {
   const store = new PageStore(kv, Date.now, "page");
   for (const p of pages) await store.upsert("site", p, pages.length);
   const indexes = new SearchIndexes(store, Date.now);
-  await indexes.search("site", "any", 1, 1);
+  await indexes.search("site", { query: "any", perPage: 1 });
   await indexes.idle(); // with what its pass keeps (vocabulary order, passages)
   const { bytes } = indexes.held();
   indexes.discard();

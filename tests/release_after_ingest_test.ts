@@ -75,9 +75,9 @@ Deno.test("memory after ingest - a save asked for before an upsert's catch-up en
     const { version } = await pages.version(SITE);
     assert.equal((await snapshots().snapshots.head(SITE))?.version, version);
     const b = new SearchIndexes(pages, Date.now, 500, Infinity, snapshots());
-    const found = await b.search(SITE, "kettle 150", 1, 5);
+    const found = await b.search(SITE, { query: "kettle 150", perPage: 5 });
     assert.deepEqual(b.opened, { loaded: 1, built: 0 }, "the restart loads the snapshot");
-    assert.deepEqual(found, await a.search(SITE, "kettle 150", 1, 5));
+    assert.deepEqual(found, await a.search(SITE, { query: "kettle 150", perPage: 5 }));
     a.discard();
     b.discard();
   } finally {
@@ -92,8 +92,8 @@ Deno.test("memory after ingest - every read of an index counts as a search: resu
     const indexes = new SearchIndexes(pages, Date.now, 500, Infinity);
     for (let i = 0; i < 3; i++) await pages.upsert(SITE, page(i), 1_000);
     const reads = [
-      () => indexes.search(SITE, "kettle", 1, 5),
-      () => indexes.top(SITE, "descale", 3),
+      () => indexes.search(SITE, { query: "kettle", perPage: 5 }),
+      () => indexes.top(SITE, { query: "descale", limit: 3 }),
       () => indexes.stated(SITE),
     ];
     for (const read of reads) {

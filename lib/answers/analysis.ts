@@ -3,7 +3,7 @@
  * the page's language), less the filler a question says in passing ("how long does it
  * take"), which search keeps but which says nothing about which passage answers.
  */
-import { fold, ownCopy, term, terms, words } from "../search/mod.ts";
+import { fold, ownCopy, term, terms, words } from "../search/engine/mod.ts";
 
 // Question filler that says nothing about the topic (English questions; other languages'
 // stop words already drop theirs).

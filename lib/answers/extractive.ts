@@ -1,5 +1,5 @@
 /** The built-in, offline answerer: picks the passages' sentences that best answer the question. */
-import { squash } from "../search/mod.ts";
+import { squash } from "../search/engine/mod.ts";
 import { contentTerms } from "./analysis.ts";
 import {
   MAX_ANSWER_CHARS,

@@ -14,13 +14,14 @@ import {
   scoreRound,
   SECTION_CHARS,
 } from "./section_score.ts";
-import { mineEquivalences } from "../meaning/equivalences.ts";
+import { mineEquivalences } from "../search/engine/mod.ts";
 import { asksLikeQuestion, contentTerms } from "./analysis.ts";
 import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
-import { type Expand, languageOf, squash } from "../search/mod.ts";
+import { type Expand } from "../search/mod.ts";
+import { languageOf, squash } from "../search/engine/mod.ts";
 import { Slices } from "../slices.ts";
 
 export type SourceRef =
@@ -83,7 +84,7 @@ const escape = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 async function corrected(s: Services, site: Site, question: string): Promise<string> {
   const words = searchWords(question);
   if (!words.trim()) return question;
-  const { corrections } = await s.indexes.search(site.id, words, 1, 1);
+  const { corrections } = await s.indexes.search(site.id, { query: words, perPage: 1 });
   let out = question;
   for (const { from, to } of corrections) out = replaceWord(out, from, to);
   return out;
@@ -310,20 +311,39 @@ async function gather(
   earlier: string[],
   used: string[],
   slices: Slices,
-  { expand, hidden }: { expand?: Expand; hidden: Set<string> },
+  { expand, hidden }: { expand?: Expand; hidden: ReadonlySet<string> },
 ): Promise<Candidate[]> {
   const own = searchWords(question);
   const withContext = earlier.length ? searchWords([question, ...earlier].join(" ")) : "";
   const docsToo = PLANS[site.plan].documents;
   // Pages an owner's curation hides for this question are never a source (lib/levers).
   const lists = await Promise.all([
-    own ? s.indexes.top(site.id, own, PAGES, MAX_TEXT_PER_SOURCE, expand) : [],
-    withContext ? s.indexes.top(site.id, withContext, PAGES, MAX_TEXT_PER_SOURCE, expand) : [],
+    own
+      ? s.indexes.top(site.id, { query: own, limit: PAGES, maxChars: MAX_TEXT_PER_SOURCE, expand })
+      : [],
+    withContext
+      ? s.indexes.top(site.id, {
+        query: withContext,
+        limit: PAGES,
+        maxChars: MAX_TEXT_PER_SOURCE,
+        expand,
+      })
+      : [],
     docsToo && own
-      ? s.documentIndexes.top(site.id, own, DOCUMENTS, MAX_TEXT_PER_SOURCE, expand)
+      ? s.documentIndexes.top(site.id, {
+        query: own,
+        limit: DOCUMENTS,
+        maxChars: MAX_TEXT_PER_SOURCE,
+        expand,
+      })
       : [],
     docsToo && withContext
-      ? s.documentIndexes.top(site.id, withContext, DOCUMENTS, MAX_TEXT_PER_SOURCE, expand)
+      ? s.documentIndexes.top(site.id, {
+        query: withContext,
+        limit: DOCUMENTS,
+        maxChars: MAX_TEXT_PER_SOURCE,
+        expand,
+      })
       : [],
   ]);
   const out = new Map<string, Candidate>();

@@ -4,7 +4,7 @@
  * section starts; `headings` says which lines those are, and `sections` (when the page
  * record has them) gives their anchors in reading order.
  */
-import { squash } from "../search/mod.ts";
+import { squash } from "../search/engine/mod.ts";
 import { questionShaped, questionText } from "./analysis.ts";
 
 /** A page as retrieval reads it; `sections` is optional until every record carries it. */

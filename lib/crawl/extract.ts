@@ -6,7 +6,7 @@
  * everything else together, and nothing here needs to look backwards.
  */
 import { Parser } from "htmlparser2";
-import { squash } from "../search/mod.ts";
+import { squash } from "../search/engine/mod.ts";
 import type { PageSection } from "../sites/pages.ts";
 import { faqEntries, withFaq } from "./faq_jsonld.ts";
 import { leadText } from "./lead.ts";

@@ -3,7 +3,7 @@
  * state its FAQ there only (the visible answers drawn by a script), so the questions the
  * page text lacks are added to it, each as a heading line followed by its answer.
  */
-import { squash } from "../search/analysis/text.ts";
+import { squash } from "../search/engine/mod.ts";
 
 export interface FaqEntry {
   question: string;

@@ -6,7 +6,7 @@
  * end of a crawl, every name the site's crawls keep is published to its levers, where
  * searches use them and the owner is offered them (lib/levers/suggestions_names.ts).
  */
-import { mergeEquivalences } from "../meaning/equivalences.ts";
+import { mergeEquivalences } from "../search/engine/mod.ts";
 import { urlEquivalence } from "../meaning/url_names.ts";
 import { publishUrlNames } from "../levers/suggestions_names.ts";
 import type { Services } from "../services.ts";

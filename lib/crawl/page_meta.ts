@@ -3,7 +3,7 @@
  * canonical URL, JSON-LD, link targets and filters), read from the same tokenizer events as
  * its text (extract.ts).
  */
-import { squash } from "../search/analysis/text.ts";
+import { squash } from "../search/engine/mod.ts";
 import { cutFilters, type PageFilters } from "../sites/filters.ts";
 
 export type Attribs = Record<string, string>;

@@ -3,23 +3,16 @@
  * order on page 1 and pages hidden. Checked entry by entry, and compiled into the lookup a
  * search makes: what to pin and hide for one query.
  */
-import { invalid } from "../http/errors.ts";
+import { invalid } from "../errors.ts";
 import { sitePath } from "../http/schemas.ts";
 import { givenId, list, record, text, uniqueIds } from "./check.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
 import { holdsPhrase, phraseKey } from "./normalise.ts";
 import type { Curation } from "../wire_types.ts";
+import type { Placement } from "../search/engine/mod.ts";
 
 export type { Curation };
-
-/** What the curations that match one query do to its results. */
-export interface Placement {
-  /** Pages first on page 1, in this order. */
-  pin: string[];
-  /** Pages never shown. */
-  hide: Set<string>;
-}
 
 function paths(value: unknown, param: string, max: number): string[] {
   if (value === undefined) return [];

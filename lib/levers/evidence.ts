@@ -7,7 +7,7 @@ import { dayOf } from "../analytics/keys.ts";
 import { dayRange } from "../analytics/report.ts";
 import type { Clock } from "../clock.ts";
 import type { PageStore } from "../sites/pages.ts";
-import { languageOf } from "../search/mod.ts";
+import { languageOf } from "../search/engine/mod.ts";
 import { phraseWords } from "./normalise.ts";
 
 export interface QueryEvidence {

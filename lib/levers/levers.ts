@@ -5,8 +5,8 @@
  */
 import { type Clock, STALE_MS } from "../clock.ts";
 import type { Expand } from "../search/mod.ts";
-import { compileCurations, type Curation, type Placement } from "./curations.ts";
-import type { Equivalence } from "../meaning/equivalences.ts";
+import { compileCurations, type Curation } from "./curations.ts";
+import type { Equivalence, Placement } from "../search/engine/mod.ts";
 import { LeverStore, type ListKind, type Stored } from "./store.ts";
 import { compileSynonyms, type Synonym } from "./synonyms.ts";
 import { compileNames, withNames } from "./url_names.ts";

@@ -2,7 +2,7 @@
  * How the levers read text: as the words the search's tokenizer sees in a query, lowercased
  * and without accents, so case, accents, spacing and punctuation never decide a match.
  */
-import { fold, words } from "../search/mod.ts";
+import { fold, words } from "../search/engine/mod.ts";
 
 /** The words of a phrase as a query's words are read (lowercased, accents dropped). */
 export function phraseWords(text: string): string[] {

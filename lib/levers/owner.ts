@@ -2,7 +2,7 @@
  * What the admin routes of the levers do: lists checked and stored, a curation's pins of pages
  * that no longer exist reported to the owner, and a preview of a query with unsaved lists.
  */
-import { invalid } from "../http/errors.ts";
+import { invalid } from "../errors.ts";
 import type { SearchResult } from "../search/mod.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -103,8 +103,8 @@ export async function preview(s: Services, site: Site, body: unknown) {
     place: compileCurations(curations),
   }, q);
   const [now, next] = await Promise.all([
-    s.indexes.search(site.id, q, 1, PREVIEW_RESULTS, leversFor(stored, q)),
-    s.indexes.search(site.id, q, 1, PREVIEW_RESULTS, after),
+    s.indexes.search(site.id, { query: q, perPage: PREVIEW_RESULTS, ...leversFor(stored, q) }),
+    s.indexes.search(site.id, { query: q, perPage: PREVIEW_RESULTS, ...after }),
   ]);
   return { q, before: brief(now), after: brief(next) };
 }

@@ -9,9 +9,10 @@
  * a canonical URL: url_names.ts), which its search already uses at a lower weight, for the
  * owner to make a synonym or dismiss.
  */
-import { invalid } from "../http/errors.ts";
-import type { Equivalence } from "../meaning/equivalences.ts";
-import { type Expand, term } from "../search/mod.ts";
+import { invalid } from "../errors.ts";
+import type { Equivalence } from "../search/engine/mod.ts";
+import { type Expand } from "../search/mod.ts";
+import { term } from "../search/engine/mod.ts";
 import type { Services } from "../services.ts";
 import { addDismissal, dismissal, dismissedSet } from "./dismissed.ts";
 import type { Site } from "../sites/store.ts";
@@ -141,12 +142,16 @@ export async function suggestions(s: Services, site: Site, days: number) {
   for (const [query, e, searches] of frequent) {
     const pin = pinFor(query, e, levers.place?.(query)?.pin ?? []);
     if (pin) out.push(pin);
-    const now = await s.indexes.search(site.id, query, 1, FEW + 1, leversFor(levers, query));
+    const now = await s.indexes.search(site.id, {
+      query,
+      perPage: FEW + 1,
+      ...leversFor(levers, query),
+    });
     if (now.found > FEW) continue;
     const words = phraseWords(query);
     const next = nextQuery(query, e, titles);
     if (next && !levers.synonymExpand?.(words, () => true).length) {
-      const then = await s.indexes.search(site.id, next.to, 1, FEW + 1);
+      const then = await s.indexes.search(site.id, { query: next.to, perPage: FEW + 1 });
       if (then.found > now.found) {
         out.push({
           kind: "synonym",
@@ -172,12 +177,10 @@ export async function suggestions(s: Services, site: Site, days: number) {
     const c = likelyWord(word, words.filter((w) => w !== word), titles, titles.lang);
     // Read as a word one edit away already, it is not bettered by a word further off.
     if (!c || (now.found > 0 && c.score < ONE_EDIT)) continue;
-    const fixed = await s.indexes.search(
-      site.id,
-      words.map((w) => w === word ? c.to : w).join(" "),
-      1,
-      FEW + 1,
-    );
+    const fixed = await s.indexes.search(site.id, {
+      query: words.map((w) => w === word ? c.to : w).join(" "),
+      perPage: FEW + 1,
+    });
     // Worth it only where it finds more, or other pages (a typo the search already reads
     // as that word would find the same).
     const urls = (r: typeof now) => r.hits.map((h) => h.url).join("\n");

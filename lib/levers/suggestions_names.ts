@@ -4,7 +4,7 @@
  * (url_names.ts); each is offered as a synonym, and one dismissed is dropped from the list
  * and never published again.
  */
-import type { Equivalence } from "../meaning/equivalences.ts";
+import type { Equivalence } from "../search/engine/mod.ts";
 import type { Expand } from "../search/mod.ts";
 import type { Services } from "../services.ts";
 import { dismissal, dismissedSet } from "./dismissed.ts";

@@ -1,9 +1,9 @@
 /**
  * Synonyms of a site: two-way groups (any word finds the others' pages) and one-way
  * mappings (`nyc` also finds `new york`), checked entry by entry, and compiled into the
- * expansion a search applies at query time (lib/search/query/rank.ts takes it as `Expand`).
+ * expansion a search applies at query time (lib/search/engine/query/rank.ts takes it as `Expand`).
  */
-import { invalid } from "../http/errors.ts";
+import { invalid } from "../errors.ts";
 import { type Alternatives, type Expand, MAX_ALTERNATIVES } from "../search/mod.ts";
 import { type Fields, givenId, list, record, text, uniqueIds } from "./check.ts";
 import { newId } from "../sites/keys.ts";

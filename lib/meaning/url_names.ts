@@ -4,7 +4,7 @@
  * "cdn setup"). Each such pair is an equivalence between the two URLs' names, in the shape
  * of the names a page's text states (equivalences.ts), with the two URLs as its evidence.
  */
-import { type Equivalence, MAX_PHRASE_WORDS } from "./equivalences.ts";
+import { type Equivalence, MAX_PHRASE_WORDS } from "../search/engine/mod.ts";
 
 /** A name longer than this is no word an owner would make a synonym of (levers' phrase size). */
 const MAX_NAME_CHARS = 64;

@@ -13,7 +13,7 @@
 
 import { libc } from "./libc.ts";
 import { nextTurn } from "../slices.ts";
-import { SEARCH_QUIET_MS, searchesPaused } from "../search/activity.ts";
+import { SEARCH_QUIET_MS, searchesPaused } from "../search/mod.ts";
 import type { MemoryRelease } from "../memory_release.ts";
 
 type Trim = () => void;

@@ -4,11 +4,14 @@
  * language, and its prior (a listing of code comes after prose).
  */
 import type { Page } from "../sites/pages.ts";
-import type { SiteName } from "./analysis/site_name.ts";
-import { type Doc, headingsText } from "./store/site_db.ts";
-import { priorOf } from "./query/weights.ts";
-import { languageOf } from "./analysis/tokens.ts";
-import type { DocFilters } from "./store/filter_postings.ts";
+import {
+  type Doc,
+  type DocFilters,
+  headingsText,
+  languageOf,
+  priorOf,
+  type SiteName,
+} from "./engine/mod.ts";
 
 /** A line that reads like a heading: short, a name or a phrase, not a sentence or code. */
 const HEADING_LINE = /^[^\n=(){};<>]{2,80}$/;

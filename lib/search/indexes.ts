@@ -1,6 +1,6 @@
 /**
  * One index per site (store/site_db.ts), loaded from its snapshot in KV
- * (persistence/snapshot.ts) or built from the pages on first use, and kept current by
+ * (snapshots.ts) or built from the pages on first use, and kept current by
  * replaying the site's change log (lib/sites/pages.ts). Local writes call `refresh`; writes
  * by other instances sharing the KV are noticed by a version check at most `staleMs` old, so
  * they show up here within that time. A built or changed index is saved as a snapshot once
@@ -8,13 +8,23 @@
  */
 import { STALE_MS } from "../clock.ts";
 import type { PageStore } from "../sites/pages.ts";
-import { type Expand, rank, statedEquivalences } from "./query/rank.ts";
-import { statedSettled } from "./query/stated.ts";
-import { scoreCacheBytes } from "./query/bm25.ts";
-import { keptHeadingsBytes } from "./query/heading_words.ts";
-import { addDoc, type Doc, docAt, heldBytes, removeDoc } from "./store/site_db.ts";
-import type { Snapshots } from "./persistence/snapshot.ts";
-import { type SearchArgs, searchDb, type SearchResult } from "./presentation/results.ts";
+import {
+  addDoc,
+  type Doc,
+  docAt,
+  type Expand,
+  heldBytes,
+  keptHeadingsBytes,
+  rank,
+  removeDoc,
+  scoreCacheBytes,
+  search,
+  type SearchOptions,
+  type SearchResult,
+  statedEquivalences,
+  statedSettled,
+} from "./engine/mod.ts";
+import type { Snapshots } from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
 import { noteSearch, searchesPaused } from "./activity.ts";
@@ -46,7 +56,7 @@ const QUIET_FACTOR = 10;
 /** One version of a site's index, as `SearchIndexes.reader` hands it out. */
 export interface IndexReader {
   version: number;
-  search(...ask: SearchArgs): Promise<SearchResult>;
+  search(options: SearchOptions): Promise<SearchResult>;
 }
 
 /** A changing index is saved at most this long after its first unsaved change. */
@@ -340,7 +350,7 @@ export class SearchIndexes {
   }
 
   /**
-   * The site's index caught up once (a search used to check twice): its version, and searches
+   * The site's index caught up once: its version, and searches
    * of the index that version names, so a cached answer is filed under the version it shows.
    * An index not in memory would be loaded and caught up to the site's version: its version is
    * read from KV, so a cached answer at that version needs no load.
@@ -350,19 +360,16 @@ export class SearchIndexes {
       const { version } = await this.pages.version(site);
       return {
         version,
-        search: async (...ask) => {
-          const { db } = await this.current(site);
-          return searchDb(db, ...ask);
-        },
+        search: async (options) => search((await this.current(site)).db, options),
       };
     }
     const { db, version } = await this.current(site);
-    return { version, search: (...ask) => Promise.resolve(searchDb(db, ...ask)) };
+    return { version, search: (options) => Promise.resolve(search(db, options)) };
   }
 
   /** Ranked, highlighted results for a query. */
-  search = async (site: string, ...ask: SearchArgs): Promise<SearchResult> =>
-    searchDb((await this.current(site)).db, ...ask);
+  search = async (site: string, options: SearchOptions): Promise<SearchResult> =>
+    search((await this.current(site)).db, options);
 
   /** The equivalences a site's pages state (query/stated.ts), as its searches use them. */
   stated = async (site: string) => statedEquivalences((await this.current(site)).db);
@@ -370,13 +377,16 @@ export class SearchIndexes {
   /** The best-matching whole documents (id = url or document id), for summary retrieval. */
   async top(
     site: string,
-    q: string,
-    limit: number,
-    maxChars = Infinity,
-    expand?: Expand,
+    { query, limit, maxChars = Infinity, expand }: {
+      query: string;
+      limit: number;
+      /** Text of each document kept, at most. */
+      maxChars?: number;
+      expand?: Expand;
+    },
   ): Promise<Doc[]> {
     const { db } = await this.current(site);
-    return rank(db, q, limit, expand).ids.map((id) => docAt(db, id, maxChars));
+    return rank(db, query, { limit, expand }).ids.map((id) => docAt(db, id, maxChars));
   }
 
   /** Forgets an index (tests, memory pressure); the next search loads or rebuilds it. */

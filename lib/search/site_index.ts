@@ -3,18 +3,21 @@
  * with, built from the pages in slices, and compacted into its snapshot's form.
  */
 import type { PageStore } from "../sites/pages.ts";
-import { addDoc, createSiteDb, heldBytes, seal, type SiteDb } from "./store/site_db.ts";
-import { SiteName } from "./analysis/site_name.ts";
 import {
-  type Encoded,
-  type LoadedIndex,
-  packIndex,
-  unpackIndex,
-  withExtras,
-} from "./persistence/snapshot.ts";
-import { adoptPassages, passageColumns } from "./query/passages.ts";
-import { adoptStated, statedColumns } from "./query/stated.ts";
-import { prepareIndex, readAhead } from "./query/rank.ts";
+  addDoc,
+  adoptPassages,
+  adoptStated,
+  createSiteDb,
+  heldBytes,
+  passageColumns,
+  prepareIndex,
+  readAhead,
+  seal,
+  type SiteDb,
+  SiteName,
+  statedColumns,
+} from "./engine/mod.ts";
+import { type Encoded, type LoadedIndex, packIndex, unpackIndex, withExtras } from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
 import { searchesPaused } from "./activity.ts";
 import { releaseSoon } from "../memory_release.ts";

@@ -9,12 +9,17 @@
  * first thousand searches paid for V8's compiling it (the 200-site warm round over HTTP, raw
  * client, 2 runs each: p99 2.20, 2.44 ms against 3.64, 3.12; p50 0.40–0.43 against 0.51–0.53).
  */
-import { decodeSiteDb, encodeSiteDb } from "./persistence/snapshot_codec.ts";
-import { searchDb } from "./presentation/results.ts";
-import { prepareIndex } from "./query/rank.ts";
+import {
+  addDoc,
+  createSiteDb,
+  decodeSiteDb,
+  encodeSiteDb,
+  headingsText,
+  prepareIndex,
+  search,
+} from "./engine/mod.ts";
 import { SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
 import { inTimeSlices } from "../slices.ts";
-import { addDoc, createSiteDb, headingsText } from "./store/site_db.ts";
 
 const TOPICS = ["shipping", "returns", "accounts", "payments", "settings", "privacy"];
 
@@ -61,7 +66,7 @@ export function warmSearch(rounds = 30): number {
         `${topic.slice(0, -2)}${topic.at(-1)}${topic.at(-2)} `,
       ]
     ) {
-      fewest = Math.min(fewest, searchDb(db, q, 1, 10).found);
+      fewest = Math.min(fewest, search(db, { query: q }).found);
     }
   }
   return fewest;
@@ -147,7 +152,7 @@ export function* warmSearchDeeply(searches = 400): Generator<void, number> {
   yield* prepareIndex(db);
   let found = 0;
   for (const q of warmQueries(searches, next)) {
-    if (searchDb(db, q, 1, 10, {}, { facets: true }).found > 0) found++;
+    if (search(db, { query: q, facets: true }).found > 0) found++;
     yield;
   }
   return found;

@@ -103,13 +103,15 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
   });
   let answer = s.resultCache.get(cacheKey);
   if (!answer) {
-    const { found, hits, corrections, facets } = await index.search(
-      ask.q,
-      ask.page,
+    const { found, hits, corrections, facets } = await index.search({
+      query: ask.q,
+      page: ask.page,
       perPage,
-      levers,
-      { filters: ask.filters, facets: ask.facets },
-    );
+      expand: levers.expand,
+      placement: levers.placement,
+      filters: ask.filters,
+      facets: ask.facets,
+    });
     // Each result carries the token its click must bring back (analytics/click_tokens.ts).
     const sign = await s.clickTokens.signer(site.id, ask.q);
     const body = {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { admin, createSite, startApp, type TestApp, type TestSite } from "../helpers.ts";
 import { extractPage } from "../../lib/crawl/extract.ts";
 import { contentTerms } from "../../lib/answers/analysis.ts";
-import { terms, words } from "../../lib/search/mod.ts";
+import { terms, words } from "../../lib/search/engine/mod.ts";
 
 interface Page {
   url: string;

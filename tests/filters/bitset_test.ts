@@ -1,8 +1,8 @@
 /** The bitsets and id lists filters are kept in, and the filter postings over them. */
 import assert from "node:assert/strict";
-import { Bitset } from "../../lib/search/store/bitset.ts";
-import { DocSet } from "../../lib/search/store/doc_set.ts";
-import { FilterPostings } from "../../lib/search/store/filter_postings.ts";
+import { Bitset } from "../../lib/search/engine/store/bitset.ts";
+import { DocSet } from "../../lib/search/engine/store/doc_set.ts";
+import { FilterPostings } from "../../lib/search/engine/store/filter_postings.ts";
 
 Deno.test("bitset - holds exactly the ids added, grows past its end, and lists them in order", () => {
   const s = new Bitset();

@@ -31,7 +31,7 @@ const ASKS: [string, Map<string, string[]>][] = [
 async function answers(ix: SearchIndexes) {
   const out = [];
   for (const [q, filters] of ASKS) {
-    out.push(await ix.search(SITE, q, 1, 100, {}, { filters, facets: true }));
+    out.push(await ix.search(SITE, { query: q, perPage: 100, filters, facets: true }));
   }
   return out;
 }
@@ -87,15 +87,25 @@ Deno.test("filters snapshot - after a load, upserts and deletes (also past the s
   await pages.remove(SITE, "/shop/kettle-1");
   await b.refresh(SITE);
   const level = (v: string) => new Map([["level", [v]]]);
-  const beginner = await b.search(SITE, "kettle", 1, 200, {}, { filters: level("Beginner") });
+  const beginner = await b.search(SITE, {
+    query: "kettle",
+    perPage: 200,
+    filters: level("Beginner"),
+  });
   assert.equal(beginner.found, 23, "page 0 lost its level");
-  const expert = await b.search(SITE, "kettle", 1, 200, {}, {
+  const expert = await b.search(SITE, {
+    query: "kettle",
+    perPage: 200,
     filters: level("Expert"),
     facets: true,
   });
   assert.equal(expert.found, 100 + 23);
   assert.deepEqual(expert.facets?.section?.[0], { value: "new", count: 100 });
-  const advanced = await b.search(SITE, "kettle", 1, 200, {}, { filters: level("Advanced") });
+  const advanced = await b.search(SITE, {
+    query: "kettle",
+    perPage: 200,
+    filters: level("Advanced"),
+  });
   assert.ok(!advanced.hits.some((h) => h.url === "/shop/kettle-1"));
   assert.equal(advanced.found, 22);
   // Saved again, loaded again: the same.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { compileSynonyms } from "../../lib/levers/synonyms.ts";
-import { rank } from "../../lib/search/mod.ts";
-import { addDoc, createSiteDb, docAt, type SiteDb } from "../../lib/search/mod.ts";
+import { rank } from "../../lib/search/engine/mod.ts";
+import { addDoc, createSiteDb, docAt, type SiteDb } from "../../lib/search/engine/mod.ts";
 
 function siteDb(pages: [string, string, string][]): SiteDb {
   const db = createSiteDb();
@@ -12,7 +12,7 @@ function siteDb(pages: [string, string, string][]): SiteDb {
 }
 
 const ids = (db: SiteDb, q: string, expand = compileSynonyms([])) =>
-  rank(db, q, Infinity, expand).ids.map((i) => docAt(db, i).id);
+  rank(db, q, { expand }).ids.map((i) => docAt(db, i).id);
 
 const PAGES: [string, string, string][] = [
   ["/ny-pizza", "Pizza in New York", "The best pizza slices of New York, folded."],
@@ -48,7 +48,7 @@ Deno.test("rank expansion - a two-word query phrase found as its one-word synony
     ["/paris", "Paris guide", "Our Paris guide."],
   ]);
   const expand = compileSynonyms([{ id: "a", words: ["big apple", "nyc"] }]);
-  const r = rank(db, "big apple guide", Infinity, expand);
+  const r = rank(db, "big apple guide", { expand });
   assert.equal(docAt(db, r.ids[0]).id, "/nyc");
   assert.deepEqual(r.corrections, []);
 });

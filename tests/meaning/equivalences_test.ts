@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { mineEquivalences, siteEquivalences } from "../../lib/meaning/equivalences.ts";
+import {
+  mineEquivalences,
+  siteEquivalences,
+} from "../../lib/search/engine/analysis/equivalences.ts";
 
 const pairs = (text: string) => mineEquivalences(text).map((e) => e.words.join(" = "));
 

@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
 import { compileSynonyms } from "../../lib/levers/synonyms.ts";
-import { addDoc, createSiteDb, docAt, rank, RANKING, type SiteDb } from "../../lib/search/mod.ts";
-import { removeDoc } from "../../lib/search/store/site_db.ts";
-import { statedEquivalences } from "../../lib/search/query/stated.ts";
-import { prepareIndex } from "../../lib/search/query/rank.ts";
+import {
+  addDoc,
+  createSiteDb,
+  DEFAULT_RANKING,
+  docAt,
+  rank,
+  type SiteDb,
+} from "../../lib/search/engine/mod.ts";
+import { removeDoc } from "../../lib/search/engine/store/site_db.ts";
+import { statedEquivalences } from "../../lib/search/engine/query/stated.ts";
+import { prepareIndex } from "../../lib/search/engine/query/rank.ts";
 import {
   admin,
   createSite,
@@ -48,7 +55,7 @@ function prepared(db: SiteDb): SiteDb {
 }
 
 const urls = (db: SiteDb, q: string, expand?: ReturnType<typeof compileSynonyms>) =>
-  rank(db, q, Infinity, expand).ids.map((i) => docAt(db, i).id);
+  rank(db, q, { expand }).ids.map((i) => docAt(db, i).id);
 
 Deno.test("stated meaning - a site that defines an abbreviation finds the long form's page for the short query, and the short form's for the long one", () => {
   const db = siteDb();
@@ -73,17 +80,14 @@ Deno.test("stated meaning - without the page that defines it, the abbreviation f
 
 Deno.test("stated meaning - a page found through a stated name weighs less than through an owner's synonym", () => {
   const db = siteDb();
-  const stated = rank(db, "cdn", Infinity);
-  const owners = rank(
-    db,
-    "cdn",
-    Infinity,
-    compileSynonyms([{ id: "a", word: "cdn", means: ["content delivery network"] }]),
-  );
+  const stated = rank(db, "cdn");
+  const owners = rank(db, "cdn", {
+    expand: compileSynonyms([{ id: "a", word: "cdn", means: ["content delivery network"] }]),
+  });
   const edge = db.docs.idOf("/edge")!;
   // Same pages, but "/edge" (found only through the long form) sits lower without the owner.
   assert.deepEqual(new Set(stated.ids), new Set(owners.ids));
-  assert.ok(RANKING.statedWeight < RANKING.synonymWeight);
+  assert.ok(DEFAULT_RANKING.statedWeight < DEFAULT_RANKING.synonymWeight);
   assert.ok(stated.ids.indexOf(edge) >= owners.ids.indexOf(edge));
 });
 

@@ -17,8 +17,12 @@ const page = (i: number) => ({
 async function answers(ix: SearchIndexes) {
   const out = [];
   for (const q of QUERIES) {
-    out.push(await ix.search(SITE, q, 1, 5));
-    out.push((await ix.top(SITE, q, 3, 200)).map((d) => [d.id, d.title, d.body]));
+    out.push(await ix.search(SITE, { query: q, perPage: 5 }));
+    out.push(
+      (await ix.top(SITE, { query: q, limit: 3, maxChars: 200 })).map((
+        d,
+      ) => [d.id, d.title, d.body]),
+    );
   }
   return out;
 }

@@ -4,9 +4,9 @@
  * the word meant among the first, so the visitor is shown it, with "Showing results for".
  */
 import assert from "node:assert/strict";
-import { rank } from "../../lib/search/query/rank.ts";
-import { RANKING } from "../../lib/search/query/weights.ts";
-import { addDoc, createSiteDb, docAt, type SiteDb } from "../../lib/search/store/site_db.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
+import { DEFAULT_RANKING } from "../../lib/search/engine/query/weights.ts";
+import { addDoc, createSiteDb, docAt, type SiteDb } from "../../lib/search/engine/store/site_db.ts";
 
 /** A chapter of a small manual: one section, no description. */
 const chapter = (id: string, title: string, body: string) => ({
@@ -36,7 +36,7 @@ Deno.test("rank - a correction that puts the one page about the word meant among
   const db = manual();
   const typed = rank(db, "frboctl program options ");
   assert.deepEqual(typed.corrections, [{ from: "frboctl", to: "frobctl" }]);
-  const first = typed.ids.slice(0, RANKING.correctionTop).map((id) => docAt(db, id, 0).id);
+  const first = typed.ids.slice(0, DEFAULT_RANKING.correctionTop).map((id) => docAt(db, id, 0).id);
   assert.ok(first.includes("/ch5"), `the tool's chapter among the first: ${first}`);
   // Every chapter is on the first page either way: what the correction changed is the order.
   assert.equal(typed.ids.length, 5);

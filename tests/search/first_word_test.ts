@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { firstWord, words } from "../../lib/search/analysis/tokens.ts";
+import { firstWord, words } from "../../lib/search/engine/analysis/tokens.ts";
 
 Deno.test("first word - is the word a text's words begin with, in any script, and none for no words", () => {
   const texts: [string, string][] = [

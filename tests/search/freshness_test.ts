@@ -10,7 +10,7 @@ const page = (url: string, word: string) => ({
   body: `All about ${word}.`,
 });
 const urls = async (ix: SearchIndexes, q: string) =>
-  (await ix.search("s", q, 1, 10)).hits.map((h) => h.url);
+  (await ix.search("s", { query: q })).hits.map((h) => h.url);
 
 Deno.test("freshness - a busy site answers at once while its check runs; after a quiet spell the check is waited for", async () => {
   const path = await Deno.makeTempFile({ suffix: ".kv" });

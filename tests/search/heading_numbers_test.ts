@@ -5,14 +5,14 @@
  * numbering that starts over, and what is held must stay bounded and counted per site.
  */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
-import { keptHeadingsBytes } from "../../lib/search/query/heading_words.ts";
+import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { keptHeadingsBytes } from "../../lib/search/engine/query/heading_words.ts";
 import {
   formMask,
   HeadingNumbers,
   headingNumbersBytes,
-} from "../../lib/search/query/heading_numbers.ts";
-import { terms } from "../../lib/search/analysis/tokens.ts";
+} from "../../lib/search/engine/query/heading_numbers.ts";
+import { terms } from "../../lib/search/engine/analysis/tokens.ts";
 import { doc, type Page, site } from "./sites.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);

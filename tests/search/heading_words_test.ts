@@ -6,8 +6,8 @@ import {
   removeDoc,
   seal,
   type SiteDb,
-} from "../../lib/search/store/site_db.ts";
-import { rank } from "../../lib/search/query/rank.ts";
+} from "../../lib/search/engine/store/site_db.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
 import { doc, type Page } from "./sites.ts";
 
 function put(db: SiteDb, p: Page) {

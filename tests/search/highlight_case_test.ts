@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findMatches, makeMatcher } from "../../lib/search/presentation/highlight.ts";
+import { findMatches, makeMatcher } from "../../lib/search/engine/presentation/highlight.ts";
 
 /** The words a query's roots mark in a text, as shown. */
 const marked = (text: string, words: string[], accented?: boolean) =>

@@ -3,8 +3,8 @@
  * site writes it only inside the identifier, so the correction is the identifier whole.
  */
 import assert from "node:assert/strict";
-import { rank } from "../../lib/search/query/rank.ts";
-import { addDoc, createSiteDb, docAt } from "../../lib/search/store/site_db.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
+import { addDoc, createSiteDb, docAt } from "../../lib/search/engine/store/site_db.ts";
 
 const page = (id: string, title: string, body: string) => ({
   id,

@@ -1,6 +1,6 @@
 /** Texts kept for results shown: however many pages are shown, each reads as itself. */
 import assert from "node:assert/strict";
-import { keptPrefix, packText, textAround } from "../../lib/search/store/packed_text.ts";
+import { keptPrefix, packText, textAround } from "../../lib/search/engine/store/packed_text.ts";
 
 /** A page's text of 8,000 characters or more, its own from its first word. */
 const page = (i: number) =>

@@ -1,18 +1,22 @@
 /**
- * lib/search's layers, read from its sources: every import (type-only ones too) goes to a
- * layer below or beside its own, so there is no cycle.
+ * lib/search's layers, read from its sources: the engine's layers import only their own or
+ * those below (so there is no cycle, type-only imports included); the engine imports nothing
+ * outside itself but npm packages and Node's zlib and crypto, and uses no Deno API, KV, timer
+ * or memory hook; the host reaches the engine only through engine/mod.ts, and the rest of the
+ * service reaches lib/search only through its two mod.ts files.
  */
 import assert from "node:assert/strict";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const ROOT = new URL("../../lib/search/", import.meta.url);
+const ROOT = new URL("../../lib/search/engine/", import.meta.url);
 /** Each layer, and the layers it may import from (its own included). */
 const MAY_IMPORT: Record<string, string[]> = {
   analysis: ["analysis"],
   store: ["store", "analysis"],
-  persistence: ["persistence", "store", "analysis"],
   query: ["query", "store", "analysis"],
   presentation: ["presentation", "query", "store", "analysis"],
-  "": ["", "presentation", "query", "persistence", "store", "analysis"],
+  "": ["", "presentation", "query", "store", "analysis"],
 };
 const IMPORT = /^(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"/gms;
 
@@ -74,4 +78,86 @@ Deno.test("search layers - no import cycle, type-only imports included", async (
   };
   for (const f of graph.keys()) visit(f, []);
   assert.deepEqual(cycles, []);
+});
+
+/** Package names in deno.json's import map that resolve to npm (what the engine may import). */
+async function npmNames(): Promise<Set<string>> {
+  const json = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  const names = Object.entries(json.imports as Record<string, string>)
+    .filter(([, to]) => to.startsWith("npm:"))
+    .map(([name]) => name.replace(/\/$/, ""));
+  return new Set(names);
+}
+
+Deno.test("search engine - imports only itself, npm packages and Node's zlib and crypto", async () => {
+  const files = await sources();
+  const npm = await npmNames();
+  const allowed = (spec: string) =>
+    spec === "node:zlib" || spec === "node:crypto" || spec.startsWith("npm:") ||
+    [...npm].some((n) => spec === n || spec.startsWith(n + "/"));
+  const wrong: string[] = [];
+  for (const [file, text] of files) {
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[1];
+      if (spec.startsWith(".")) {
+        const href = new URL(spec, new URL(file, ROOT)).href;
+        if (!href.startsWith(ROOT.href)) wrong.push(`${file} -> ${spec}`);
+      } else if (!allowed(spec)) wrong.push(`${file} -> ${spec}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+Deno.test("search engine - no Deno API, KV, timers, memory hooks or wire types", async () => {
+  const files = await sources();
+  const FORBIDDEN =
+    /\bDeno\.|\bsetTimeout\b|\bsetInterval\b|\bqueueMicrotask\b|\bopenKv\b|\bglobalThis\.gc\b|wire_types|memory_release/;
+  const wrong = [...files]
+    .filter(([, text]) => FORBIDDEN.test(text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")))
+    .map(([file]) => file);
+  assert.deepEqual(wrong, []);
+});
+
+const PROJECT = normalize(join(dirname(fileURLToPath(import.meta.url)), "..", ".."));
+
+/** Every .ts/.tsx file under the project's source folders, root-relative. */
+function projectSources(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(dir)) {
+      const path = join(dir, e.name);
+      if (e.isDirectory) walk(path);
+      else if (/\.tsx?$/.test(e.name)) out.push(relative(PROJECT, path).replaceAll("\\", "/"));
+    }
+  };
+  for (const d of ["lib", "routes", "components", "islands", "widget"]) walk(join(PROJECT, d));
+  return [...out, "app.ts", "main.ts"];
+}
+
+Deno.test("search - the host uses the engine through engine/mod.ts, the service lib/search through its mod.ts files", () => {
+  const wrong: string[] = [];
+  for (const file of projectSources()) {
+    if (file.startsWith("lib/search/engine/")) continue;
+    const text = Deno.readTextFileSync(join(PROJECT, file));
+    for (const m of text.matchAll(IMPORT)) {
+      if (!m[1].startsWith(".")) continue;
+      const target = normalize(join(dirname(file), m[1])).replaceAll("\\", "/");
+      if (!target.startsWith("lib/search/")) continue;
+      const host = file.startsWith("lib/search/");
+      const ok = target === "lib/search/engine/mod.ts" ||
+        (host ? !target.startsWith("lib/search/engine/") : target === "lib/search/mod.ts");
+      if (!ok) wrong.push(`${file} -> ${target}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+Deno.test("search - lib/search/mod.ts exports at most 16 names", async () => {
+  const text = await Deno.readTextFile(new URL("../../lib/search/mod.ts", import.meta.url));
+  const names = [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}/g)]
+    .flatMap((m) => m[1].split(","))
+    .map((n) => n.trim().replace(/^type\s+/, ""))
+    .filter(Boolean);
+  assert.ok(names.length > 0, "its exports were read");
+  assert.ok(names.length <= 16, `${names.length} names: ${names.join(", ")}`);
 });

@@ -3,8 +3,8 @@
  * that have a section of that name.
  */
 import assert from "node:assert/strict";
-import { rank } from "../../lib/search/query/rank.ts";
-import { addDoc, createSiteDb, docAt } from "../../lib/search/store/site_db.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
+import { addDoc, createSiteDb, docAt } from "../../lib/search/engine/store/site_db.ts";
 import { doc } from "./sites.ts";
 
 const page = (id: string, title: string, body: string, sections: string[] = []) =>

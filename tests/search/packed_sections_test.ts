@@ -3,7 +3,7 @@ import {
   packSections,
   soundSections,
   unpackSections,
-} from "../../lib/search/store/packed_sections.ts";
+} from "../../lib/search/engine/store/packed_sections.ts";
 
 Deno.test("packed sections - read back as given, anchors kept only when a section has one", () => {
   assert.equal(packSections(undefined), undefined);

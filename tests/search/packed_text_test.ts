@@ -10,7 +10,7 @@ import {
   textAround,
   unpackText,
   utf8Bytes,
-} from "../../lib/search/store/packed_text.ts";
+} from "../../lib/search/engine/store/packed_text.ts";
 
 /** Deterministic pseudo-random numbers. */
 function rng(seed: number) {

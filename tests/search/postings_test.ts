@@ -16,9 +16,9 @@ import {
   removeDoc,
   seal,
   type SiteDb,
-} from "../../lib/search/store/site_db.ts";
-import { countTerms } from "../../lib/search/analysis/tokens.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
+} from "../../lib/search/engine/store/site_db.ts";
+import { countTerms } from "../../lib/search/engine/analysis/tokens.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
 
 /** Deterministic pseudo-random numbers. */
 function rng(seed: number) {

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { createApp } from "../../app.ts";
-import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
-import { prepareIndex } from "../../lib/search/query/rank.ts";
+import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { prepareIndex } from "../../lib/search/engine/query/rank.ts";
 import type { PageInput } from "../../lib/sites/pages.ts";
 
 /** Filler prose of `n` words that holds no query word (a manual's other topics). */
@@ -60,7 +60,7 @@ function siteDb(site: string): SiteDb {
   return db;
 }
 
-const urls = (db: SiteDb) => rank(db, QUERY, 10).ids.map((i) => docAt(db, i, 0).id);
+const urls = (db: SiteDb) => rank(db, QUERY, { limit: 10 }).ids.map((i) => docAt(db, i, 0).id);
 const run = (db: SiteDb) => {
   for (const _ of prepareIndex(db));
 };
@@ -115,7 +115,8 @@ function namingSite(site: string): SiteDb {
 }
 
 Deno.test("prepare - the names a site's pages state count in a search before the pass has mined them, as after", () => {
-  const ids = (db: SiteDb) => rank(db, "cdn", 10).ids.map((i) => docAt(db, i, 0).id.slice(3));
+  const ids = (db: SiteDb) =>
+    rank(db, "cdn", { limit: 10 }).ids.map((i) => docAt(db, i, 0).id.slice(3));
   const before = namingSite("g1"), after = namingSite("g2");
   steps(after);
   assert.deepEqual(ids(after), ["/cdn", "/speed"]);
@@ -129,7 +130,7 @@ Deno.test("prepare - a site's results are the same right after its pages are ind
     const { site } = await s.sites.create({ name: "Manual", plan: "enterprise" });
     for (const p of pages("c")) await s.pages.upsert(site.id, p, Infinity);
     const shown = async () =>
-      (await s.indexes.search(site.id, QUERY, 1, 10)).hits.map((h) => h.url.split("#")[0]);
+      (await s.indexes.search(site.id, { query: QUERY })).hits.map((h) => h.url.split("#")[0]);
     const first = await shown();
     assert.equal(first[0], "/c/rotation");
     await s.indexes.idle();

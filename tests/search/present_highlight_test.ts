@@ -4,7 +4,7 @@
  * hold one another or a dot, and matches side by side must each be marked as written.
  */
 import assert from "node:assert/strict";
-import { findMatches, makeMatcher } from "../../lib/search/presentation/highlight.ts";
+import { findMatches, makeMatcher } from "../../lib/search/engine/presentation/highlight.ts";
 
 /** The words the query's words mark in a text of ASCII letters, as shown. */
 const marked = (text: string, words: string[]) =>

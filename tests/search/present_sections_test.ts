@@ -5,9 +5,9 @@
  * long page or far down it; a page read back from a snapshot shows the same.
  */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/mod.ts";
-import { searchDb } from "../../lib/search/presentation/results.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
+import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { search } from "../../lib/search/engine/presentation/results.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
 
 const filler = (topic: string, n: number) =>
   `Notes on ${topic} for every day, with examples worth reading. `.repeat(n);
@@ -43,7 +43,7 @@ function site(): SiteDb {
 }
 
 Deno.test("present sections - a heading that names the query is shown as a section with its own anchor, and the result links to it", () => {
-  const hit = searchDb(site(), "grinder calibration", 1, 10).hits[0];
+  const hit = search(site(), { query: "grinder calibration" }).hits[0];
   assert.equal(hit.url, "/guide#grinder-calibration");
   assert.deepEqual(hit.sections.map((s) => [s.title, s.url]), [[
     "Grinder calibration",
@@ -53,7 +53,7 @@ Deno.test("present sections - a heading that names the query is shown as a secti
 });
 
 Deno.test("present sections - a heading far down a long page is found, linked and shown with its own text", () => {
-  const hit = searchDb(site(), "descaling", 1, 10).hits[0];
+  const hit = search(site(), { query: "descaling" }).hits[0];
   assert.equal(hit.url, "/guide#descaling");
   assert.equal(hit.sections[0]?.title, "Descaling the kettle");
   assert.equal(hit.sections[0]?.url, "/guide#descaling");
@@ -61,7 +61,7 @@ Deno.test("present sections - a heading far down a long page is found, linked an
 });
 
 Deno.test("present sections - a section without an anchor links to the page, and the others keep theirs", () => {
-  const hit = searchDb(site(), "water", 1, 10).hits[0];
+  const hit = search(site(), { query: "water" }).hits[0];
   const water = hit.sections.find((s) => s.title === "Water");
   assert.ok(water, "the Water section is shown");
   assert.equal(water.url, "/guide");
@@ -71,8 +71,8 @@ Deno.test("present sections - a page read back from a snapshot shows the same se
   const built = site();
   const loaded = decodeSiteDb(encodeSiteDb(built));
   for (const q of ["grinder calibration", "descaling", "water", "milk", "beans", "leaves"]) {
-    const want = searchDb(built, q, 1, 10);
+    const want = search(built, { query: q });
     assert.ok(want.hits.length > 0, `"${q}" finds pages`);
-    assert.deepEqual(searchDb(loaded, q, 1, 10), want, `"${q}"`);
+    assert.deepEqual(search(loaded, { query: q }), want, `"${q}"`);
   }
 });

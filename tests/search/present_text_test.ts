@@ -5,10 +5,10 @@
  * or a partial read cuts them, and the query's words marked where they are.
  */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/mod.ts";
-import { searchDb } from "../../lib/search/presentation/results.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
-import { keptPrefix, packText } from "../../lib/search/store/packed_text.ts";
+import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { search } from "../../lib/search/engine/presentation/results.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
+import { keptPrefix, packText } from "../../lib/search/engine/store/packed_text.ts";
 
 /** Text of every kind of character: ASCII, accented, two-unit emoji, CJK, line breaks. */
 function mixed(n: number, seed: number): string {
@@ -53,7 +53,7 @@ function site(pages: { id: string; title: string; body: string }[]): SiteDb {
 
 /** The body snippet shown for a page, and the words it marks, for a query. */
 function shown(db: SiteDb, q: string, url: string) {
-  const hit = searchDb(db, q, 1, 10).hits.find((h) => h.url === url);
+  const hit = search(db, { query: q }).hits.find((h) => h.url === url);
   assert.ok(hit, `${url} is found for "${q}"`);
   const body = hit.highlights.find((h) => h.field === "body");
   return { hit, body, marked: body?.matches.map(([s, e]) => body.snippet.slice(s, e)) ?? [] };
@@ -94,8 +94,8 @@ Deno.test("present text - a page read back from a snapshot shows what the page b
   const built = site(pages);
   const loaded = decodeSiteDb(encodeSiteDb(built));
   for (const q of ["brewing", "grinder settings", "café", "東京都", "ωμέγα", "note"]) {
-    const want = searchDb(built, q, 1, 10);
+    const want = search(built, { query: q });
     assert.ok(want.hits.length > 0, `"${q}" finds pages`);
-    assert.deepEqual(searchDb(loaded, q, 1, 10), want, `"${q}"`);
+    assert.deepEqual(search(loaded, { query: q }), want, `"${q}"`);
   }
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
+import { docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
 import { type Page, site } from "./sites.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);

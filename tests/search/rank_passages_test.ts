@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
-import { removeDoc, seal } from "../../lib/search/store/site_db.ts";
+import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { removeDoc, seal } from "../../lib/search/engine/store/site_db.ts";
 
 interface Page {
   id: string;
@@ -29,7 +29,8 @@ function siteDb(pages: Page[]): SiteDb {
   return db;
 }
 
-const urls = (db: SiteDb, q: string) => rank(db, q, 10).ids.map((i) => docAt(db, i, 0).id);
+const urls = (db: SiteDb, q: string) =>
+  rank(db, q, { limit: 10 }).ids.map((i) => docAt(db, i, 0).id);
 
 /** A long manual chapter: twelve sections of 150 words; `words[i]` said often in section i. */
 const longPage = (id: string, words: Record<number, string>, headings: string[] = []): Page => ({

@@ -4,7 +4,7 @@
  * or on a search that failed halfway.
  */
 import assert from "node:assert/strict";
-import { type Expand, rank, topK } from "../../lib/search/query/rank.ts";
+import { type Expand, rank, topK } from "../../lib/search/engine/query/rank.ts";
 import {
   addDoc,
   createSiteDb,
@@ -14,8 +14,8 @@ import {
   removeDoc,
   seal,
   type SiteDb,
-} from "../../lib/search/store/site_db.ts";
-import { countTerms } from "../../lib/search/analysis/tokens.ts";
+} from "../../lib/search/engine/store/site_db.ts";
+import { countTerms } from "../../lib/search/engine/analysis/tokens.ts";
 
 /** Deterministic pseudo-random numbers in [0, 1). */
 function rng(seed: number) {
@@ -75,7 +75,7 @@ const QUERIES = [
 ];
 
 const ranked = (db: SiteDb, q: string) => {
-  const r = rank(db, q, 10);
+  const r = rank(db, q, { limit: 10 });
   return JSON.stringify({ ...r, matched: [...r.matched].sort() });
 };
 
@@ -105,7 +105,9 @@ Deno.test("rank scratch - a search that fails halfway leaves nothing behind for 
       throw new Error("synonyms unavailable");
     },
   }];
-  for (const q of QUERIES) assert.throws(() => rank(db, q, 10, failing), /synonyms/);
+  for (const q of QUERIES) {
+    assert.throws(() => rank(db, q, { limit: 10, expand: failing }), /synonyms/);
+  }
   QUERIES.forEach((q, i) => assert.equal(ranked(db, q), before[i], q));
   const prior = db.prior;
   // A prior that fails while pages are weighed, after every word was added.
@@ -114,7 +116,7 @@ Deno.test("rank scratch - a search that fails halfway leaves nothing behind for 
       throw new Error("prior unreadable");
     }
   })();
-  for (const q of QUERIES) assert.throws(() => rank(db, q, 10), /prior/);
+  for (const q of QUERIES) assert.throws(() => rank(db, q, { limit: 10 }), /prior/);
   db.prior = prior;
   QUERIES.forEach((q, i) => assert.equal(ranked(db, q), before[i], q));
 });

@@ -4,9 +4,9 @@
  * the query did not need), stop words, the prior of code listings, and where a result links.
  */
 import assert from "node:assert/strict";
-import { rank } from "../../lib/search/query/rank.ts";
-import { priorOf, RANKING } from "../../lib/search/query/weights.ts";
-import { searchDb } from "../../lib/search/presentation/results.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
+import { DEFAULT_RANKING, priorOf } from "../../lib/search/engine/query/weights.ts";
+import { search } from "../../lib/search/engine/presentation/results.ts";
 import {
   addDoc,
   createSiteDb,
@@ -14,7 +14,7 @@ import {
   docAt,
   headingsText,
   type SiteDb,
-} from "../../lib/search/store/site_db.ts";
+} from "../../lib/search/engine/store/site_db.ts";
 
 type Section = { heading: string; anchor: string };
 
@@ -50,7 +50,10 @@ Deno.test("rank - a page whose title holds the word ranks before pages whose tex
     page("/none", "Contact", filler(4)),
   ]);
   assert.deepEqual(urls(db, "grinder "), ["/title", "/body"]);
-  assert.ok(RANKING.fieldWeight.title > RANKING.fieldWeight.body, "the table says so");
+  assert.ok(
+    DEFAULT_RANKING.fieldWeight.title > DEFAULT_RANKING.fieldWeight.body,
+    "the table says so",
+  );
 });
 
 Deno.test("rank - pages that hold more of the query's words come first, whatever their BM25", () => {
@@ -133,7 +136,7 @@ Deno.test("rank - a listing of code comes after a prose page that matches as man
   const prose = page("/guide", "Guide", "How to tamper evenly, every time you brew.");
   assert.deepEqual(urls(build([listing, prose]), "tamper "), ["/source", "/guide"], "as text");
   assert.equal(priorOf(0.1), 1);
-  assert.equal(priorOf(0.95), RANKING.codePrior);
+  assert.equal(priorOf(0.95), DEFAULT_RANKING.codePrior);
   const db = build([{ ...listing, codeShare: 0.95, prior: priorOf(0.95) }, prose]);
   assert.deepEqual(urls(db, "tamper "), ["/guide", "/source"]);
 });
@@ -142,7 +145,7 @@ Deno.test("results - stop words are neither searched nor highlighted, the words 
   const db = build([
     page("/grinder", "The grinder", "The grinder and the burrs of the machine."),
   ]);
-  const { hits } = searchDb(db, "the grinder", 1, 10);
+  const { hits } = search(db, { query: "the grinder" });
   const marked = hits[0].highlights.flatMap((h) =>
     h.matches.map(([a, b]) => h.snippet.slice(a, b).toLowerCase())
   );
@@ -165,7 +168,7 @@ Deno.test("results - a one-word query that is the page's title links to the top 
     { heading: "Signal.connect(receiver)", anchor: "Signal.connect" },
   ];
   const db = build([page("/topics/signals", "Signals", sectioned(sections), sections)]);
-  const [hit] = searchDb(db, "signals", 1, 10).hits;
+  const [hit] = search(db, { query: "signals" }).hits;
   assert.equal(hit.url, "/topics/signals");
   assert.ok(hit.sections.length > 0, "its sections still listed below it");
 });
@@ -179,7 +182,7 @@ Deno.test("results - a word that heads several sections alike links to the page,
       csrfSections,
     ),
   ]);
-  const [hit] = searchDb(db, "csrf", 1, 10).hits;
+  const [hit] = search(db, { query: "csrf" }).hits;
   assert.equal(hit.url, "/ref/csrf");
 });
 
@@ -192,7 +195,7 @@ Deno.test("results - a section whose heading names the query better than the tit
       csrfSections,
     ),
   ]);
-  const [hit] = searchDb(db, "csrf caching", 1, 10).hits;
+  const [hit] = search(db, { query: "csrf caching" }).hits;
   assert.equal(hit.url, "/ref/csrf#csrf-caching");
   assert.equal(hit.sections[0].title, "CSRF and caching");
   // An API heading that names the query whole, among headings that name a part of it.
@@ -203,8 +206,8 @@ Deno.test("results - a section whose heading names the query better than the tit
   ];
   const db2 = build([page("/ref/querysets", "Reference", sectioned(api), api)]);
   assert.equal(
-    searchDb(db2, "QuerySet.filter", 1, 10).hits[0].url,
+    search(db2, { query: "QuerySet.filter" }).hits[0].url,
     "/ref/querysets#models.QuerySet.filter",
   );
-  assert.equal(searchDb(db2, "queryset", 1, 10).hits[0].url, "/ref/querysets", "a tie: the page");
+  assert.equal(search(db2, { query: "queryset" }).hits[0].url, "/ref/querysets", "a tie: the page");
 });

@@ -4,10 +4,10 @@
  * the vocabulary's lookup by units that it reads candidates through.
  */
 import assert from "node:assert/strict";
-import { Vocab } from "../../lib/search/store/vocab.ts";
-import { Trigrams } from "../../lib/search/analysis/trigrams.ts";
-import { correct, type Lexicon } from "../../lib/search/analysis/typos.ts";
-import { isCommonWord } from "../../lib/search/analysis/tokens.ts";
+import { Vocab } from "../../lib/search/engine/store/vocab.ts";
+import { Trigrams } from "../../lib/search/engine/analysis/trigrams.ts";
+import { correct, type Lexicon } from "../../lib/search/engine/analysis/typos.ts";
+import { isCommonWord } from "../../lib/search/engine/analysis/tokens.ts";
 
 /** Deterministic pseudo-random numbers in [0, 1). */
 function rng(seed: number) {

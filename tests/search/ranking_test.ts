@@ -310,7 +310,7 @@ Deno.test("ranking - a page without a language is read in the language most of t
       { url: "/b", title: "Brücken", body: "Die Brücken sind alt.", lang: "de-AT" },
       { url: "/c", title: "Straßen", body: "Die Straßen sind breit." },
     ]);
-    const [doc] = await t.services.indexes.top(s.id, "Straßen", 1);
+    const [doc] = await t.services.indexes.top(s.id, { query: "Straßen", limit: 1 });
     assert.equal(doc.id, "/c");
     assert.equal(doc.lang, "de", "German stemming and stop words for it");
     const { body } = await search(t, s.publicKey, "q=Stra%C3%9Fe%20");

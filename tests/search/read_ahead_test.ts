@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
 import { answersOf } from "./sites.ts";
-import { keptHeadingsBytes } from "../../lib/search/query/heading_words.ts";
-import type { SiteDb } from "../../lib/search/store/site_db.ts";
+import { keptHeadingsBytes } from "../../lib/search/engine/query/heading_words.ts";
+import type { SiteDb } from "../../lib/search/engine/store/site_db.ts";
 
 const SITE = "site_read_ahead";
 const TOOLS = ["lantern", "compass", "anchor", "rudder", "sextant", "hammock", "galley", "keel"];
@@ -53,7 +53,7 @@ Deno.test("read ahead - a site's headings are read while no one searches, and it
 
     // Searched as it opens (the same snapshot, loaded): nothing is read ahead.
     const busy = instance();
-    const first = await busy.search(SITE, QUERIES[0], 1, 10);
+    const first = await busy.search(SITE, { query: QUERIES[0] });
     await busy.idle();
     assert.ok(keptHeadingsBytes(dbOf(busy)) < before, "only what its first search read");
     assert.deepEqual(first, expected[0]);

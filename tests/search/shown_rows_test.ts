@@ -5,12 +5,12 @@
  * new fields, and what is kept stays within its bound.
  */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, type Doc, type SiteDb } from "../../lib/search/mod.ts";
-import { searchDb } from "../../lib/search/presentation/results.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
-import { DocStore } from "../../lib/search/store/doc_store.ts";
-import { keepShown, keptShown, type ShownParts } from "../../lib/search/store/shown_rows.ts";
-import { NO_SECTIONS } from "../../lib/search/store/packed_sections.ts";
+import { addDoc, createSiteDb, type Doc, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { search } from "../../lib/search/engine/presentation/results.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
+import { DocStore } from "../../lib/search/engine/store/doc_store.ts";
+import { keepShown, keptShown, type ShownParts } from "../../lib/search/engine/store/shown_rows.ts";
+import { NO_SECTIONS } from "../../lib/search/engine/store/packed_sections.ts";
 
 /** A manual page with three anchored sections, each a line of its text. */
 function page(name: string, title = `${name} manual`): Doc {
@@ -45,13 +45,13 @@ Deno.test("shown rows - a page read from a snapshot shows the same title, descri
   const docs = ["alpha", "beta", "gamma"].map((n) => page(n));
   const built = site(docs), db = loaded(docs);
   for (const q of ["descaling kettle", "warranty", "installing"]) {
-    const expected = searchDb(built, q, 1, 10);
-    const first = searchDb(db, q, 1, 10), again = searchDb(db, q, 1, 10);
+    const expected = search(built, { query: q });
+    const first = search(db, { query: q }), again = search(db, { query: q });
     assert.deepEqual(first, expected, q);
     assert.deepEqual(again, expected, q);
   }
   // The anchors are the page's own: a section's URL names its anchor.
-  const hit = searchDb(db, "descaling", 1, 10).hits.find((h) => h.url.startsWith("/beta"));
+  const hit = search(db, { query: "descaling" }).hits.find((h) => h.url.startsWith("/beta"));
   assert.ok(hit?.sections.some((s) => s.url === "/beta#beta-descale"), JSON.stringify(hit));
 });
 
@@ -59,17 +59,17 @@ Deno.test("shown rows - two indexes read from snapshots each show their own page
   const one = loaded([page("alpha", "Alpha kettle")]);
   const two = loaded([page("omega", "Omega kettle")]);
   for (let round = 0; round < 2; round++) {
-    assert.equal(searchDb(one, "kettle", 1, 10).hits[0].title, "Alpha kettle");
-    assert.equal(searchDb(two, "kettle", 1, 10).hits[0].title, "Omega kettle");
-    assert.equal(searchDb(two, "kettle", 1, 10).hits[0].url, "/omega");
+    assert.equal(search(one, { query: "kettle" }).hits[0].title, "Alpha kettle");
+    assert.equal(search(two, { query: "kettle" }).hits[0].title, "Omega kettle");
+    assert.equal(search(two, { query: "kettle" }).hits[0].url, "/omega");
   }
 });
 
 Deno.test("shown rows - a page changed after its index was read back shows its new title and description", () => {
   const db = loaded([page("alpha", "Alpha kettle")]);
-  assert.equal(searchDb(db, "kettle", 1, 10).hits[0].title, "Alpha kettle");
+  assert.equal(search(db, { query: "kettle" }).hits[0].title, "Alpha kettle");
   addDoc(db, { ...page("alpha", "Alpha kettle, second edition"), description: "Revised." });
-  const hit = searchDb(db, "kettle", 1, 10).hits[0];
+  const hit = search(db, { query: "kettle" }).hits[0];
   assert.equal(hit.title, "Alpha kettle, second edition");
   assert.equal(hit.description, "Revised.");
 });

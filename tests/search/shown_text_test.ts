@@ -5,9 +5,9 @@
  * each show their own text.
  */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/mod.ts";
-import { searchDb } from "../../lib/search/presentation/results.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
+import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { search } from "../../lib/search/engine/presentation/results.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
 
 /** Long enough to be kept deflated (short text is kept as it is and never inflated). */
 const filler = (topic: string) =>
@@ -21,7 +21,7 @@ function site(pages: { id: string; title: string; body: string }[]): SiteDb {
 
 /** The words a result's body snippet marks, lowercased. */
 function marked(db: SiteDb, q: string, url: string): string[] {
-  const hit = searchDb(db, q, 1, 10).hits.find((h) => h.url === url);
+  const hit = search(db, { query: q }).hits.find((h) => h.url === url);
   assert.ok(hit, `${url} is found for "${q}"`);
   const body = hit.highlights.find((h) => h.field === "body");
   assert.ok(body, `${url} has a body snippet for "${q}"`);
@@ -45,7 +45,7 @@ Deno.test("shown text - a page whose text changed shows the new text on the next
     title: "News",
     body: "The old grinder arrived. " + filler("news"),
   }]);
-  const before = searchDb(db, "grinder", 1, 10).hits[0];
+  const before = search(db, { query: "grinder" }).hits[0];
   assert.match(before.highlights.find((h) => h.field === "body")!.snippet, /old grinder/);
   addDoc(db, {
     id: "/news",
@@ -54,7 +54,7 @@ Deno.test("shown text - a page whose text changed shows the new text on the next
     headings: "",
     body: "The new grinder arrived. " + filler("news"),
   });
-  const after = searchDb(db, "grinder", 1, 10).hits[0];
+  const after = search(db, { query: "grinder" }).hits[0];
   const snippet = after.highlights.find((h) => h.field === "body")!.snippet;
   assert.match(snippet, /new grinder/);
   assert.doesNotMatch(snippet, /old grinder/);
@@ -72,7 +72,7 @@ Deno.test("shown text - pages read back from a snapshot each show their own text
   // More pages than are kept, twice over: each result's description is its own page's start.
   for (let round = 0; round < 2; round++) {
     for (const t of topics) {
-      const hit = searchDb(db, t, 1, 10).hits.find((h) => h.url === `/${t}`);
+      const hit = search(db, { query: t }).hits.find((h) => h.url === `/${t}`);
       assert.ok(hit, `/${t} is found`);
       assert.ok(hit.description.startsWith(`${t} starts here`), `/${t}: ${hit.description}`);
     }

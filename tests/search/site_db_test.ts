@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { rank } from "../../lib/search/query/rank.ts";
-import { scoreCacheBytes } from "../../lib/search/query/bm25.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
+import { scoreCacheBytes } from "../../lib/search/engine/query/bm25.ts";
 import {
   addDoc,
   createSiteDb,
@@ -9,8 +9,8 @@ import {
   postings,
   removeDoc,
   seal,
-} from "../../lib/search/store/site_db.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
+} from "../../lib/search/engine/store/site_db.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
 import { randomWords } from "../helpers.ts";
 
 const sections = [{ heading: "Zeppelin.fly(height)", anchor: "air.Zeppelin.fly" }];

@@ -4,7 +4,7 @@
  * entries, and whatever characters a title holds.
  */
 import assert from "node:assert/strict";
-import { SiteName } from "../../lib/search/analysis/site_name.ts";
+import { SiteName } from "../../lib/search/engine/analysis/site_name.ts";
 
 const page = (i: number, name = "Acme docs") => [`/p${i}`, `Topic ${i} — ${name}`] as const;
 

@@ -1,11 +1,6 @@
 /** Small built sites for ranking tests: pages with a title, a body and section headings. */
-import {
-  addDoc,
-  createSiteDb,
-  type Doc,
-  type SearchIndexes,
-  type SiteDb,
-} from "../../lib/search/mod.ts";
+import { type SearchIndexes } from "../../lib/search/mod.ts";
+import { addDoc, createSiteDb, type Doc, type SiteDb } from "../../lib/search/engine/mod.ts";
 
 export interface Page {
   id: string;
@@ -40,6 +35,6 @@ export async function answersOf(
   perPage = 10,
 ) {
   const out = [];
-  for (const q of queries) out.push(await ix.search(site, q, 1, perPage));
+  for (const q of queries) out.push(await ix.search(site, { query: q, perPage: perPage }));
   return out;
 }

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { DEMO_PAGES } from "../../lib/demo/pages.ts";
-import { rank } from "../../lib/search/query/rank.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
 import {
   addDoc,
   createSiteDb,
@@ -14,12 +14,12 @@ import {
   headingsText,
   removeDoc,
   type SiteDb,
-} from "../../lib/search/store/site_db.ts";
+} from "../../lib/search/engine/store/site_db.ts";
 import {
   CODEC_VERSION,
   decodeSiteDb,
   encodeSiteDb,
-} from "../../lib/search/persistence/snapshot_codec.ts";
+} from "../../lib/search/engine/snapshot_codec.ts";
 
 /** The demo pages, with sections from their `## ` lines, and pages in other scripts. */
 function docs(): Doc[] {
@@ -100,7 +100,7 @@ const QUERIES = [
 /** Everything a search shows, with documents by their ids. */
 function answers(db: SiteDb) {
   return QUERIES.map((q) => {
-    const r = rank(db, q, 10);
+    const r = rank(db, q, { limit: 10 });
     return {
       q,
       found: r.found,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes } from "../../lib/search/mod.ts";
-import { type SnapshotHead, Snapshots } from "../../lib/search/persistence/snapshot.ts";
+import { type SnapshotHead, Snapshots } from "../../lib/search/snapshots.ts";
 import { randomWords } from "../helpers.ts";
 
 const SITE = "site_digest";
@@ -24,7 +24,7 @@ async function saved() {
   }
   const snapshots = new Snapshots(kv, Date.now);
   const ix = new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
-  const expected = await ix.search(SITE, "teapot descaling", 1, 5);
+  const expected = await ix.search(SITE, { query: "teapot descaling", perPage: 5 });
   await ix.flush();
   const head = (await snapshots.head(SITE))!;
   return { kv, snapshots, head, expected };
@@ -44,7 +44,7 @@ Deno.test("snapshot digest - a new head carries the digest of its first bytes, a
       Infinity,
       { snapshots: new Snapshots(kv, Date.now) },
     );
-    assert.deepEqual(await ix.search(SITE, "teapot descaling", 1, 5), expected);
+    assert.deepEqual(await ix.search(SITE, { query: "teapot descaling", perPage: 5 }), expected);
     assert.deepEqual(ix.opened, { loaded: 1, built: 0 });
   } finally {
     kv.close();

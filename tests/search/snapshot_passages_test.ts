@@ -1,14 +1,15 @@
 /**
- * Long pages' passages kept in a site's snapshot (persistence/snapshot.ts, query/passages.ts):
+ * Long pages' passages kept in a site's snapshot (snapshots.ts, engine/query/passages.ts):
  * an index loaded from it ranks long pages as the rebuilt one does once its pass has run,
  * with no pass and nothing read in the process; a snapshot saved before they were kept loads.
  */
 import assert from "node:assert/strict";
 import { type PageInput, PageStore } from "../../lib/sites/pages.ts";
-import { docAt, rank, SearchIndexes, type SiteDb } from "../../lib/search/mod.ts";
-import { packIndex, Snapshots, unpackIndex } from "../../lib/search/persistence/snapshot.ts";
-import { forgetPassages } from "../../lib/search/query/passages.ts";
-import { prepareIndex } from "../../lib/search/query/rank.ts";
+import { SearchIndexes } from "../../lib/search/mod.ts";
+import { docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { packIndex, Snapshots, unpackIndex } from "../../lib/search/snapshots.ts";
+import { forgetPassages } from "../../lib/search/engine/query/passages.ts";
+import { prepareIndex } from "../../lib/search/engine/query/rank.ts";
 import { buildIndex, loadedIndex } from "../../lib/search/site_index.ts";
 
 /** Filler prose of `n` words that holds no query word (a handbook's other topics). */
@@ -41,7 +42,7 @@ const short: PageInput = {
 const QUERY = "prune orchard trees winter";
 const SITE = "site_passages";
 
-const urls = (db: SiteDb) => rank(db, QUERY, 10).ids.map((i) => docAt(db, i, 0).id);
+const urls = (db: SiteDb) => rank(db, QUERY, { limit: 10 }).ids.map((i) => docAt(db, i, 0).id);
 
 /** A site of four long guides and the short page, in a KV of its own. */
 async function rig() {
@@ -57,9 +58,9 @@ async function rig() {
 Deno.test("snapshot passages - an index loaded from its snapshot ranks long pages as the rebuilt one after its pass, with no pass and nothing read", async () => {
   const { kv, pages, snapshots, instance } = await rig();
   const built = instance();
-  await built.top(SITE, QUERY, 10);
+  await built.top(SITE, { query: QUERY, limit: 10 });
   await built.idle(); // the pass after the build has read every guide
-  const prepared = (await built.top(SITE, QUERY, 10)).map((d) => d.id);
+  const prepared = (await built.top(SITE, { query: QUERY, limit: 10 })).map((d) => d.id);
   assert.equal(prepared[0], "/pruning", "the page whose one section answers comes first");
   assert.equal(prepared.length, 5);
   await built.flush();
@@ -92,9 +93,9 @@ Deno.test("snapshot passages - an index loaded from its snapshot ranks long page
 Deno.test("snapshot passages - a snapshot saved before passages were kept still loads, answers as a rebuild, and is not saved again unchanged", async () => {
   const { kv, pages, snapshots, instance } = await rig();
   const first = instance();
-  await first.search(SITE, QUERY, 1, 10);
+  await first.search(SITE, { query: QUERY });
   await first.idle();
-  const prepared = await first.search(SITE, QUERY, 1, 10);
+  const prepared = await first.search(SITE, { query: QUERY });
   first.discard();
   // What an earlier release saved: the same framing with no block after the codec's bytes.
   const built = await buildIndex(pages, SITE, Date.now);
@@ -110,10 +111,10 @@ Deno.test("snapshot passages - a snapshot saved before passages were kept still 
 
   forgetPassages();
   const next = instance();
-  await next.search(SITE, QUERY, 1, 10);
+  await next.search(SITE, { query: QUERY });
   assert.deepEqual(next.opened, { loaded: 1, built: 0 }, "loaded, not rebuilt");
   await next.idle();
-  assert.deepEqual(await next.search(SITE, QUERY, 1, 10), prepared);
+  assert.deepEqual(await next.search(SITE, { query: QUERY }), prepared);
   await next.flush();
   assert.equal((await snapshots.head(SITE))?.gen, head?.gen, "an unchanged index is not saved");
   kv.close();
@@ -122,7 +123,7 @@ Deno.test("snapshot passages - a snapshot saved before passages were kept still 
 Deno.test("snapshot passages - a damaged passages block is never loaded: the snapshot is refused whole", async () => {
   const { kv, pages, snapshots, instance } = await rig();
   const a = instance();
-  await a.search(SITE, QUERY, 1, 10);
+  await a.search(SITE, { query: QUERY });
   await a.idle();
   await a.flush();
   const { version } = await pages.version(SITE);

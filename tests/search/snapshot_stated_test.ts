@@ -1,18 +1,17 @@
 /**
- * Stated names kept in a site's snapshot (persistence/snapshot.ts, query/stated.ts): an index
+ * Stated names kept in a site's snapshot (snapshots.ts, engine/query/stated.ts): an index
  * loaded from it offers the names its pages state without mining a page again; a snapshot saved
  * before they were kept loads and is mined as before; a page changed since is mined anew.
  */
 import assert from "node:assert/strict";
 import { type PageInput, PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes } from "../../lib/search/mod.ts";
+import { CHUNK_BYTES, packIndex, Snapshots, unpackIndex } from "../../lib/search/snapshots.ts";
 import {
-  CHUNK_BYTES,
-  packIndex,
-  Snapshots,
-  unpackIndex,
-} from "../../lib/search/persistence/snapshot.ts";
-import { forgetStated, pagesMined, statedEquivalences } from "../../lib/search/query/stated.ts";
+  forgetStated,
+  pagesMined,
+  statedEquivalences,
+} from "../../lib/search/engine/query/stated.ts";
 import { loadedIndex } from "../../lib/search/site_index.ts";
 
 const SITE = "site_stated";
@@ -42,7 +41,7 @@ async function rig() {
   const instance = () => new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
   // The names the built index states once its pass has mined every page, saved in its snapshot.
   const built = instance();
-  await built.search(SITE, "compost", 1, 10);
+  await built.search(SITE, { query: "compost" });
   await built.idle();
   const stated = names(await built.stated(SITE));
   await built.flush();
@@ -92,7 +91,7 @@ Deno.test("snapshot stated - a page changed after the snapshot is mined anew whe
   forgetStated();
   const before = pagesMined();
   const next = instance();
-  await next.search(SITE, "valve", 1, 10);
+  await next.search(SITE, { query: "valve" });
   assert.deepEqual(next.opened, { loaded: 1, built: 0 }, "loaded, then caught up");
   await next.idle();
   assert.deepEqual(names(await next.stated(SITE)), [

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { IndexBudget, SearchIndexes } from "../../lib/search/mod.ts";
-import { CHUNK_BYTES, Snapshots } from "../../lib/search/persistence/snapshot.ts";
-import { CODEC_VERSION, decodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
+import { CHUNK_BYTES, Snapshots } from "../../lib/search/snapshots.ts";
+import { CODEC_VERSION, decodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
 import {
   admin,
   createSite,
@@ -77,8 +77,15 @@ async function rig(n = 40): Promise<Rig> {
 async function answers(ix: SearchIndexes, site = SITE) {
   const out = [];
   for (const q of QUERIES) {
-    out.push(await ix.search(site, q, 1, 5), await ix.search(site, q, 2, 5));
-    out.push((await ix.top(site, q, 3, 200)).map((d) => [d.id, d.title, d.headings, d.body]));
+    out.push(
+      await ix.search(site, { query: q, perPage: 5 }),
+      await ix.search(site, { query: q, page: 2, perPage: 5 }),
+    );
+    out.push(
+      (await ix.top(site, { query: q, limit: 3, maxChars: 200 })).map((
+        d,
+      ) => [d.id, d.title, d.headings, d.body]),
+    );
   }
   return out;
 }
@@ -139,7 +146,7 @@ Deno.test("snapshot - once saved, a built index is kept as a load gives it: the 
 Deno.test("snapshot - pages changed after a snapshot are caught up from the log, never served stale", async () => {
   const { kv, pages, snapshots, instance } = await rig();
   const a = instance();
-  await a.search(SITE, "kettle", 1, 5);
+  await a.search(SITE, { query: "kettle", perPage: 5 });
   await a.flush();
   const saved = (await snapshots.head(SITE))!;
 
@@ -152,11 +159,16 @@ Deno.test("snapshot - pages changed after a snapshot are caught up from the log,
   await pages.upsert(SITE, { url: "/docs/kettle/8", title: "Kettle 8", body: "Now a bell." }, 1e4);
 
   const b = instance();
-  const samovar = await b.search(SITE, "samovar", 1, 5);
+  const samovar = await b.search(SITE, { query: "samovar", perPage: 5 });
   assert.deepEqual(samovar.hits.map((h) => h.url), ["/docs/new"]);
-  const kettles = (await b.search(SITE, "kettle", 1, 50)).hits.map((h) => h.url.split("#")[0]);
+  const kettles = (await b.search(SITE, { query: "kettle", perPage: 50 })).hits.map((h) =>
+    h.url.split("#")[0]
+  );
   assert.ok(!kettles.includes("/docs/kettle/0"), "a removed page is gone");
-  assert.equal((await b.search(SITE, "bell", 1, 5)).hits[0]?.url, "/docs/kettle/8");
+  assert.equal(
+    (await b.search(SITE, { query: "bell", perPage: 5 })).hits[0]?.url,
+    "/docs/kettle/8",
+  );
   assert.deepEqual(b.opened, { loaded: 1, built: 0 }, "the older snapshot was caught up");
   // The answers match an index built from the pages as they are now.
   const fresh = new SearchIndexes(pages, Date.now);
@@ -174,13 +186,13 @@ Deno.test("snapshot - pages changed after a snapshot are caught up from the log,
 Deno.test("snapshot - a snapshot whose change log has a gap is ignored and the index rebuilt", async () => {
   const { kv, pages, snapshots, instance } = await rig(12);
   const a = instance();
-  await a.search(SITE, "kettle", 1, 5);
+  await a.search(SITE, { query: "kettle", perPage: 5 });
   await a.flush();
   const saved = (await snapshots.head(SITE))!;
   await pages.upsert(SITE, { url: "/docs/x", title: "Samovar", body: "A samovar." }, 1e4);
   await kv.delete(["pagelog", SITE, saved.version + 1]); // expired from the log
   const b = instance();
-  assert.equal((await b.search(SITE, "samovar", 1, 5)).hits[0]?.url, "/docs/x");
+  assert.equal((await b.search(SITE, { query: "samovar", perPage: 5 })).hits[0]?.url, "/docs/x");
   assert.deepEqual(b.opened, { loaded: 1, built: 0 });
   assert.deepEqual(await answers(b), await answers(new SearchIndexes(pages, Date.now)));
   b.discard();
@@ -216,7 +228,7 @@ Deno.test("snapshot - a damaged, missing or foreign chunk, or another codec's sn
   // A rebuilt index saves a good snapshot again, which the next instance loads.
   await kv.delete(chunk(1));
   const c = instance();
-  await c.search(SITE, "kettle", 1, 5);
+  await c.search(SITE, { query: "kettle", perPage: 5 });
   await c.flush();
   assert.notEqual((await snapshots.head(SITE))?.gen, head.gen);
   const d = instance();
@@ -367,13 +379,17 @@ Deno.test("budget - page and document indexes share one memory budget: documents
   const budget = new IndexBudget(2.5 * one);
   const pageIx = new SearchIndexes(pages, Date.now, 500, budget);
   const docIx = new SearchIndexes(documents, Date.now, 500, budget);
-  await pageIx.search("a", "worda", 1, 5);
-  await pageIx.search("b", "wordb", 1, 5);
+  await pageIx.search("a", { query: "worda", perPage: 5 });
+  await pageIx.search("b", { query: "wordb", perPage: 5 });
   assert.equal(pageIx.loaded, 2, "two sites fit");
-  assert.equal((await docIx.search("c", "manual", 1, 5)).found, 1);
-  assert.equal((await pageIx.search("d", "wordd", 1, 5)).found, 1);
+  assert.equal((await docIx.search("c", { query: "manual", perPage: 5 })).found, 1);
+  assert.equal((await pageIx.search("d", { query: "wordd", perPage: 5 })).found, 1);
   assert.equal(pageIx.loaded, 1, "the document index's share made room for only one page index");
   assert.equal(docIx.loaded, 1);
-  assert.equal((await pageIx.search("a", "worda", 1, 5)).found, 1, "an evicted site answers");
+  assert.equal(
+    (await pageIx.search("a", { query: "worda", perPage: 5 })).found,
+    1,
+    "an evicted site answers",
+  );
   kv.close();
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { snippetOf } from "../../lib/search/presentation/highlight.ts";
+import { snippetOf } from "../../lib/search/engine/presentation/highlight.ts";
 
 /** The snippet around `word`'s first occurrence in `text`, and what its first match marks. */
 function around(text: string, word: string) {

@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import { type PageInput, PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes } from "../../lib/search/mod.ts";
-import { packIndex, Snapshots, unpackIndex } from "../../lib/search/persistence/snapshot.ts";
+import { packIndex, Snapshots, unpackIndex } from "../../lib/search/snapshots.ts";
 import {
   forgetStated,
   pagesMined,
   statedEquivalences,
   statedSettled,
-} from "../../lib/search/query/stated.ts";
+} from "../../lib/search/engine/query/stated.ts";
 import { loadedIndex } from "../../lib/search/site_index.ts";
 
 const SITE = "site_parts";
@@ -36,10 +36,10 @@ async function rig() {
   for (const p of PAGES) await pages.upsert(SITE, p, 10_000);
   const snapshots = new Snapshots(kv, Date.now);
   const built = new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
-  await built.search(SITE, "rake", 1, 10);
+  await built.search(SITE, { query: "rake" });
   await built.idle();
   const stated = names(await built.stated(SITE));
-  const shown = (await built.search(SITE, "grm", 1, 10)).hits.map((h) => h.url);
+  const shown = (await built.search(SITE, { query: "grm" })).hits.map((h) => h.url);
   await built.flush();
   built.discard();
   const saved = await snapshots.load(SITE, (await pages.version(SITE)).version);
@@ -81,7 +81,7 @@ Deno.test("stated parts - a snapshot keeps 450 pages' stated names as their list
   forgetStated();
   const before = pagesMined();
   const restarted = new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
-  assert.deepEqual((await restarted.search(SITE, "grm", 1, 10)).hits.map((h) => h.url), shown);
+  assert.deepEqual((await restarted.search(SITE, { query: "grm" })).hits.map((h) => h.url), shown);
   assert.deepEqual(names(await restarted.stated(SITE)), stated);
   assert.equal(pagesMined(), before, "no page was mined again");
   restarted.discard();

@@ -4,10 +4,10 @@
  * mining the whole site at once finds, even when the site changes while it runs.
  */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/mod.ts";
-import { removeDoc } from "../../lib/search/store/site_db.ts";
-import { forgetStated, statedEquivalences } from "../../lib/search/query/stated.ts";
-import { prepareIndex } from "../../lib/search/query/rank.ts";
+import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { removeDoc } from "../../lib/search/engine/store/site_db.ts";
+import { forgetStated, statedEquivalences } from "../../lib/search/engine/query/stated.ts";
+import { prepareIndex } from "../../lib/search/engine/query/rank.ts";
 
 const LETTERS = "bcdfghjklmnpqrstvwz";
 

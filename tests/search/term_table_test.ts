@@ -4,7 +4,7 @@
  * prefix answers, and validation that refuses what is out of order.
  */
 import assert from "node:assert/strict";
-import { TermTable } from "../../lib/search/store/term_table.ts";
+import { TermTable } from "../../lib/search/engine/store/term_table.ts";
 
 /** Terms in and beyond Latin-1, on both sides of the surrogates, and prefixes of each other. */
 const TERMS = [

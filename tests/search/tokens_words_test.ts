@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { firstWord, term, wordList, words } from "../../lib/search/analysis/tokens.ts";
+import { firstWord, term, wordList, words } from "../../lib/search/engine/analysis/tokens.ts";
 
 Deno.test("tokens - a text's words come in reading order: dotted names, apostrophes and joined words whole, unspaced scripts split", () => {
   const cases: [string, string, string[]][] = [

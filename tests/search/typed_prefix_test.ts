@@ -1,6 +1,6 @@
 /** A word being typed stands for every word it begins: the heading rule still finds its page. */
 import assert from "node:assert/strict";
-import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
+import { addDoc, createSiteDb, docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
 
 /** Words that begin with "in" (a manual has hundreds), each a heading of some page. */
 const IN_WORDS = Array.from({ length: 300 }, (_, i) => `in${"abcdefghij"[i % 10]}${i}word`);
@@ -29,7 +29,8 @@ function siteDb(): SiteDb {
   return db;
 }
 
-const urls = (db: SiteDb, q: string) => rank(db, q, 10).ids.map((i) => docAt(db, i, 0).id);
+const urls = (db: SiteDb, q: string) =>
+  rank(db, q, { limit: 10 }).ids.map((i) => docAt(db, i, 0).id);
 
 Deno.test("typed prefix - a heading that is a word the query's word begins still names its page", () => {
   const db = siteDb();

@@ -3,8 +3,8 @@
  * them by a shorter form than what is typed so far ("shipping" as "ship").
  */
 import assert from "node:assert/strict";
-import { rank } from "../../lib/search/query/rank.ts";
-import { docAt } from "../../lib/search/store/site_db.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
+import { docAt } from "../../lib/search/engine/store/site_db.ts";
 import { site } from "./sites.ts";
 
 const page = (id: string, title: string, body: string) => ({ id, title, body });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { FREE, GONE, LONG, Vocab } from "../../lib/search/store/vocab.ts";
-import { completions, prepareOrder } from "../../lib/search/store/word_order.ts";
-import { createSiteDb } from "../../lib/search/store/site_db.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
+import { FREE, GONE, LONG, Vocab } from "../../lib/search/engine/store/vocab.ts";
+import { completions, prepareOrder } from "../../lib/search/engine/store/word_order.ts";
+import { createSiteDb } from "../../lib/search/engine/store/site_db.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
 
 /** Deterministic pseudo-random numbers. */
 function rng(seed: number) {

@@ -4,16 +4,21 @@
  * kept in a snapshot and counted in the index's bytes.
  */
 import assert from "node:assert/strict";
-import { Vocab } from "../../lib/search/store/vocab.ts";
+import { Vocab } from "../../lib/search/engine/store/vocab.ts";
 import {
   completions,
   orderOf,
   prepareOrder,
   type SlotOrder,
-} from "../../lib/search/store/word_order.ts";
-import { addDoc, createSiteDb, heldBytes, type SiteDb } from "../../lib/search/store/site_db.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
-import { prepareIndex, rank } from "../../lib/search/query/rank.ts";
+} from "../../lib/search/engine/store/word_order.ts";
+import {
+  addDoc,
+  createSiteDb,
+  heldBytes,
+  type SiteDb,
+} from "../../lib/search/engine/store/site_db.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
+import { prepareIndex, rank } from "../../lib/search/engine/query/rank.ts";
 import { DEMO_PAGES } from "../../lib/demo/pages.ts";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes } from "../../lib/search/mod.ts";
@@ -131,12 +136,16 @@ Deno.test("snapshot codec - an index loaded from its snapshot completes and corr
     const order = orderOf(loaded.vocab);
     assert.ok(order && ascends(loaded.vocab, order), "the order comes with the snapshot");
     assert.ok(loaded.vocab.parts().filter, "so does the typo filter");
-    for (const q of QUERIES) assert.deepEqual(rank(loaded, q, 10), rank(built, q, 10), q);
+    for (const q of QUERIES) {
+      assert.deepEqual(rank(loaded, q, { limit: 10 }), rank(built, q, { limit: 10 }), q);
+    }
     // Both go on alike after a change.
     const page = { id: "/new", title: "Shipping kettles", description: "", headings: "", body: "" };
     addDoc(built, page);
     addDoc(loaded, page);
-    for (const q of QUERIES) assert.deepEqual(rank(loaded, q, 10), rank(built, q, 10), q);
+    for (const q of QUERIES) {
+      assert.deepEqual(rank(loaded, q, { limit: 10 }), rank(built, q, { limit: 10 }), q);
+    }
   }
 });
 

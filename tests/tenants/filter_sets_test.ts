@@ -12,10 +12,10 @@ import {
   removeDoc,
   seal,
   type SiteDb,
-} from "../../lib/search/store/site_db.ts";
-import { searchDb } from "../../lib/search/presentation/results.ts";
-import { decodeSiteDb, encodeSiteDb } from "../../lib/search/persistence/snapshot_codec.ts";
-import { FACET_VALUES, type FacetValue } from "../../lib/search/store/filter_postings.ts";
+} from "../../lib/search/engine/store/site_db.ts";
+import { search } from "../../lib/search/engine/presentation/results.ts";
+import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
+import { FACET_VALUES, type FacetValue } from "../../lib/search/engine/store/filter_postings.ts";
 
 const PAGES = 50_000, NAMES = 50;
 const MB = 1_000_000;
@@ -65,7 +65,7 @@ Deno.test("filter sets - 50,000 pages with a value of their own are held, saved 
 
   // Every page matches: facets count 50,000 matches over 51 names. Timed in CPU time (this
   // process's): on a shared machine a search that waits for a core has done no more work.
-  const ask = () => searchDb(db, "kettle", 1, 10, {}, { facets: true });
+  const ask = () => search(db, { query: "kettle", facets: true });
   for (let k = 0; k < 3; k++) ask();
   const cpu: number[] = [], wall: number[] = [];
   for (let k = 0; k < 20; k++) {
@@ -98,7 +98,8 @@ Deno.test("filter sets - 50,000 pages with a value of their own are held, saved 
     all.facets!.n3.map((v) => v.value),
     ["v0", "v1", "v10", "v100", "v101", "v102", "v103", "v104", "v105", "v106"],
   );
-  const one = searchDb(db, "kettle", 1, 10, {}, {
+  const one = search(db, {
+    query: "kettle",
     facets: true,
     filters: new Map([["n3", ["v7", "v999"]], ["kind", ["odd"]]]),
   });
@@ -181,7 +182,7 @@ const ASKS: [string, Map<string, string[]>][] = [
 /** Every ask answered by the index exactly as counted from the pages. */
 function sameAsPages(db: SiteDb, pages: Shop, when: string) {
   for (const [q, filters] of ASKS) {
-    const got = searchDb(db, q, 1, 500, {}, { filters, facets: true });
+    const got = search(db, { query: q, perPage: 500, filters, facets: true });
     const want = expected(pages, q, filters);
     const label = `${when}: ${q} ${JSON.stringify([...filters])}`;
     assert.deepEqual(got.hits.map((h) => h.url).sort(), want.urls, label);
@@ -201,14 +202,15 @@ Deno.test("filter sets - rare and common values filter and count exactly, after 
   assert.equal(db.filters.docs("colour", "blue")!.dense, true);
   sameAsPages(db, pages, "built");
   // Counted by hand: odd pages say "descale"; gift is on 3 and 151, sale on 151 and 199.
-  const descale = searchDb(db, "descale", 1, 10, {}, { facets: true });
+  const descale = search(db, { query: "descale", facets: true });
   assert.equal(descale.found, 100);
   assert.deepEqual(descale.facets!.shelf, [{ value: "top", count: 75 }, {
     value: "low",
     count: 25,
   }]);
   assert.deepEqual(descale.facets!.tag, [{ value: "gift", count: 2 }, { value: "sale", count: 2 }]);
-  const sale = searchDb(db, "descale", 1, 10, {}, {
+  const sale = search(db, {
+    query: "descale",
     facets: true,
     filters: new Map([["tag", ["sale"]]]),
   });
@@ -223,7 +225,7 @@ Deno.test("filter sets - rare and common values filter and count exactly, after 
   }
   assert.equal(db.filters.docs("tag", "gift"), undefined);
   sameAsPages(db, pages, "removed");
-  assert.deepEqual(searchDb(db, "descale", 1, 10, {}, { facets: true }).facets!.tag, [
+  assert.deepEqual(search(db, { query: "descale", facets: true }).facets!.tag, [
     { value: "sale", count: 1 },
   ]);
   seal(db);
@@ -243,7 +245,7 @@ Deno.test("filter sets - rare and common values filter and count exactly, after 
   removeDoc(loaded, "/k/199");
   pages.delete("/k/199");
   sameAsPages(loaded, pages, "changed after a load");
-  assert.deepEqual(searchDb(loaded, "descale", 1, 10, {}, { facets: true }).facets!.tag, [
+  assert.deepEqual(search(loaded, { query: "descale", facets: true }).facets!.tag, [
     { value: "gift", count: 1 },
   ]);
 });
@@ -254,13 +256,14 @@ Deno.test("filter sets - a search without facets does no facet work", () => {
   db.filters.facets = () => {
     throw new Error("facets counted");
   };
-  const plain = searchDb(db, "kettle", 1, 10, {}, { facets: false });
+  const plain = search(db, { query: "kettle", facets: false });
   assert.equal(plain.found, 200);
   assert.equal(plain.facets, undefined);
-  const filtered = searchDb(db, "kettle", 1, 10, {}, {
+  const filtered = search(db, {
+    query: "kettle",
     facets: false,
     filters: new Map([["shelf", ["low"]]]),
   });
   assert.equal(filtered.found, 50);
-  assert.throws(() => searchDb(db, "kettle", 1, 10, {}, { facets: true }), /facets counted/);
+  assert.throws(() => search(db, { query: "kettle", facets: true }), /facets counted/);
 });

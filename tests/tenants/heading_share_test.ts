@@ -4,9 +4,9 @@
  * heading words must not do that to the others: past its share, its words are numbered apart.
  */
 import assert from "node:assert/strict";
-import { docAt, rank, type SiteDb } from "../../lib/search/mod.ts";
-import { HeadingNumbers } from "../../lib/search/query/heading_numbers.ts";
-import { keptHeadingsBytes } from "../../lib/search/query/heading_words.ts";
+import { docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { HeadingNumbers } from "../../lib/search/engine/query/heading_numbers.ts";
+import { keptHeadingsBytes } from "../../lib/search/engine/query/heading_words.ts";
 import { site } from "../search/sites.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);

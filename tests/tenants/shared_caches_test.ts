@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { createSite, putPages, startApp } from "../helpers.ts";
-import { addDoc, createSiteDb } from "../../lib/search/mod.ts";
-import { forgetStated, statedEquivalences } from "../../lib/search/query/stated.ts";
+import { addDoc, createSiteDb } from "../../lib/search/engine/mod.ts";
+import { forgetStated, statedEquivalences } from "../../lib/search/engine/query/stated.ts";
 
 const names = (list: { words: [string, string] }[]) => list.map((e) => e.words.join(" = "));
 

@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { admin, createSite, numberedPages, putPages, startApp } from "../helpers.ts";
 import { compileSynonyms, type Synonym } from "../../lib/levers/synonyms.ts";
-import { addDoc, createSiteDb, MAX_ALTERNATIVES } from "../../lib/search/mod.ts";
-import { type Expand, rank } from "../../lib/search/query/rank.ts";
-import { MAX_POSTINGS } from "../../lib/search/query/accumulate.ts";
+import { MAX_ALTERNATIVES } from "../../lib/search/mod.ts";
+import { addDoc, createSiteDb } from "../../lib/search/engine/mod.ts";
+import { type Expand, rank } from "../../lib/search/engine/query/rank.ts";
+import { MAX_POSTINGS } from "../../lib/search/engine/query/accumulate.ts";
 
 /** 1,000 groups of 20 words, every one holding the same word, and duplicate groups besides. */
 function hostileSynonyms(): { words: string[] }[] {
@@ -92,18 +93,18 @@ Deno.test("work budget - a query stops reading scores past its budget and ranks 
   const expand: Expand = (words) =>
     words.map((_, i) => ({ from: i, to: i + 1, phrases, weight: 0.5 }));
   const q = `${common.join(" ")} `;
-  rank(db, q, 10, expand); // scores of common words are kept after a first read
+  rank(db, q, { limit: 10, expand }); // scores of common words are kept after a first read
   const ms: number[] = [];
   let ranked;
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
-    ranked = rank(db, q, 10, expand);
+    ranked = rank(db, q, { limit: 10, expand });
     ms.push(performance.now() - t0);
   }
   // Without a budget this took 12 s a search on this machine; with it, tens of ms.
   assert.ok(Math.max(...ms) < 500, `searches took ${ms.map((m) => m.toFixed(0)).join(", ")} ms`);
   assert.equal(ranked!.ids.length, 10, "it still ranks what it read");
   // A query within the budget reads every word: the page holding its own word comes first.
-  assert.equal(db.docs.get(rank(db, "worda unique123", 1).ids[0])?.id, "/p/123");
+  assert.equal(db.docs.get(rank(db, "worda unique123", { limit: 1 }).ids[0])?.id, "/p/123");
   assert.ok(MAX_POSTINGS >= 20_000 * 4, "a few words on a large site are never cut");
 });

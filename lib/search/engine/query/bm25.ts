@@ -10,7 +10,7 @@ import {
   type Scores,
   type SiteDb,
 } from "../store/site_db.ts";
-import { RANKING } from "./weights.ts";
+import { DEFAULT_RANKING, type Ranking } from "./weights.ts";
 
 /** Tokens in this many documents or more have their scores kept (they recur across queries). */
 const CACHE_DF = 50;
@@ -91,15 +91,24 @@ export function scoreCacheBytes(db: SiteDb): number {
   return n;
 }
 
-/** One token's BM25 per document over all fields, kept for common tokens. Never to be changed. */
-export function exactScores(db: SiteDb, token: string): Scores {
-  const kept = db.scores.get(token);
+/** Whether `r` scores as the default does: then a token's scores may be kept and reused. */
+const scoresAsDefault = (r: Readonly<Ranking>) =>
+  r.k1 === DEFAULT_RANKING.k1 && r.b === DEFAULT_RANKING.b &&
+  r.fieldWeight === DEFAULT_RANKING.fieldWeight;
+
+/**
+ * One token's BM25 per document over all fields, kept for common tokens (under the default
+ * ranking's BM25 knobs). Never to be changed.
+ */
+export function exactScores(db: SiteDb, token: string, r: Readonly<Ranking>): Scores {
+  const cached = scoresAsDefault(r);
+  const kept = cached ? db.scores.get(token) : undefined;
   if (kept) return kept;
   const m = sums();
-  for (const field of FIELDS) scoreField(db, field, token, false, m);
+  for (const field of FIELDS) scoreField(db, field, token, false, m, r);
   const scores = m.take();
   done(m);
-  if (scores.size >= CACHE_DF) {
+  if (cached && scores.size >= CACHE_DF) {
     // Oldest first out, until the new one fits.
     const most = cacheEntries(db);
     let entries = 0;
@@ -124,13 +133,14 @@ export function score(
   prefix: boolean,
   out: Sums,
   matched: string[],
+  r: Readonly<Ranking>,
 ) {
   for (const token of tokens) {
     if (prefix) {
-      for (const field of FIELDS) scoreField(db, field, token, true, out, matched);
+      for (const field of FIELDS) scoreField(db, field, token, true, out, r, matched);
       continue;
     }
-    const { size, ids, values } = exactScores(db, token);
+    const { size, ids, values } = exactScores(db, token, r);
     if (size) matched.push(token);
     for (let i = 0; i < size; i++) out.add(ids[i], values[i]);
   }
@@ -142,16 +152,17 @@ function scoreField(
   token: string,
   prefix: boolean,
   out: Sums,
+  r: Readonly<Ranking>,
   matched?: string[],
 ) {
   const n = docCount(db);
   const found = postings(db, field, token, prefix);
   const avg = db.index.totals[field] / Math.max(1, n) || 1;
   const lengths = db.index.lengths[field];
-  const b = RANKING.b[field], k1 = RANKING.k1, weight = RANKING.fieldWeight[field];
+  const b = r.b[field], k1 = r.k1, weight = r.fieldWeight[field];
   let expansions = 0;
   for (const { term: w, ids, tfs } of found) {
-    if (++expansions > RANKING.maxExpansions) break;
+    if (++expansions > r.maxExpansions) break;
     if (!ids.length) continue;
     matched?.push(w);
     const idf = Math.log(1 + (n - ids.length + 0.5) / (ids.length + 0.5));

@@ -1,5 +1,5 @@
 /**
- * Pages the query names (RANKING.named): a page whose whole title is words of the query,
+ * Pages the query names (Ranking.named): a page whose whole title is words of the query,
  * holding nearly all of them ("shop.orders.refunds" for "module shop.orders.refunds"), or
  * whose headings name every query word ("QUEUES" then "MAX_DEPTH" for "QUEUES-MAX_DEPTH"),
  * is what the query is about, more than a contents page or a guide that merely uses every
@@ -9,7 +9,7 @@
  * documentation often is not.
  */
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
-import { RANKING } from "./weights.ts";
+import type { Ranking } from "./weights.ts";
 import { exactScores } from "./bm25.ts";
 import { keptHeadings, LINE_HEAD } from "./heading_words.ts";
 import { formMask, type HeadingNumbers } from "./heading_numbers.ts";
@@ -30,8 +30,9 @@ export function nameBonus(
   forms: Iterable<string>,
   words: { [id: number]: number },
   queryWords: number,
+  r: Readonly<Ranking>,
 ) {
-  const { words: bonus, minTitle, slack } = RANKING.named;
+  const { words: bonus, minTitle, slack } = r.named;
   if (!bonus) return;
   // A one-word query that is a page's whole title names that page ("download").
   const need = queryWords === 1 ? 1 : Math.max(minTitle, queryWords - slack);
@@ -70,7 +71,7 @@ function clearTitled() {
 }
 
 /**
- * Adds RANKING.named.heading to `words` of each page of `ids` with a heading that names the
+ * Adds Ranking.named.heading to `words` of each page of `ids` with a heading that names the
  * query. A heading's words are its words less stop words and section numbers ("9.8"); it
  * names the query when they are query words only and name every one of them (alone, or for a
  * query of at most `headingWords` words with one other heading: "CACHES", "KEY_PREFIX"), or,
@@ -84,18 +85,21 @@ function clearTitled() {
 export function headingBonus(
   db: SiteDb,
   ids: number[],
-  forms: Set<string>,
   words: { [id: number]: number },
-  lang: string,
-  queryWords: number,
-  typed: number,
+  { forms, lang, queryWords, typed, ranking: r }: {
+    forms: Set<string>;
+    lang: string;
+    queryWords: number;
+    typed: number;
+    ranking: Readonly<Ranking>;
+  },
 ) {
-  const { heading: weight, headingWords, looseWords, extra, slack } = RANKING.named;
+  const { heading: weight, headingWords, looseWords, extra, slack } = r.named;
   const need = Math.min(forms.size, queryWords);
   if (!weight || !need || (need > headingWords && typed < 2)) return;
   // The rare words a heading holding not all query words must hold (none: it holds all).
   const rare = typed >= queryWords && need > slack && need <= looseWords
-    ? rareForms(db, forms)
+    ? rareForms(db, forms, r)
     : NONE;
   const loose = rare.size > 0;
   const least = loose ? need - slack : need, spare = loose ? extra : 0;
@@ -188,13 +192,13 @@ function naming(lines: Uint16Array, from: number, to: number, q: Naming): number
   return close ? 1 : 0;
 }
 
-/** The query's rare forms (RANKING.named.rare): in few pages, so they name a thing. */
-function rareForms(db: SiteDb, forms: Set<string>): Set<string> {
-  const { pages, share } = RANKING.named.rare;
+/** The query's rare forms (Ranking.named.rare): in few pages, so they name a thing. */
+function rareForms(db: SiteDb, forms: Set<string>, r: Readonly<Ranking>): Set<string> {
+  const { pages, share } = r.named.rare;
   const most = Math.max(pages, share * docCount(db));
   // A correction's word as written is among the forms, and in no page's index.
   return new Set([...forms].filter((f) => {
-    const n = exactScores(db, f).size;
+    const n = exactScores(db, f, r).size;
     return n > 0 && n <= most;
   }));
 }

@@ -6,7 +6,7 @@
 import type { Scores, SiteDb } from "../store/site_db.ts";
 import { fold, isStopWord, terms, written } from "../analysis/tokens.ts";
 import { done, exactScores, NO_SCORES, score, sums } from "./bm25.ts";
-import { RANKING } from "./weights.ts";
+import type { Ranking } from "./weights.ts";
 import type { Alternatives } from "./expand.ts";
 import { completed } from "./complete.ts";
 
@@ -27,8 +27,8 @@ function formsOf(word: string, langs: string[]): string[] {
 }
 
 /** A word's prefixes to expand: its forms and itself folded (one letter would list too many). */
-const prefixesOf = (forms: string[], word: string) =>
-  new Set([...forms, fold(word)].filter((p) => p.length >= RANKING.minPrefix));
+const prefixesOf = (forms: string[], word: string, minPrefix: number) =>
+  new Set([...forms, fold(word)].filter((p) => p.length >= minPrefix));
 
 /** Per-document sums of a pass, indexed by internal id. */
 export interface Scratch {
@@ -91,16 +91,22 @@ export function clear(acc: Scratch) {
   acc.count = 0;
 }
 
+/** One pass's query: its words, and how each is looked up. */
+export interface Pass {
+  query: string[];
+  /** Whether the last word is still being typed (it matches as a prefix too). */
+  typing: boolean;
+  langs: string[];
+  /** A word's correction, or null where none is wanted. */
+  fixOf: (word: string) => string | null;
+  /** Other phrases for spans of the query (synonyms, names the site states). */
+  spans: Alternatives[];
+  ranking: Readonly<Ranking>;
+}
+
 /** Adds every query word's scores into `acc`; returns what it matched and corrected. */
-export function accumulate(
-  db: SiteDb,
-  query: string[],
-  typing: boolean,
-  langs: string[],
-  acc: Scratch,
-  fixOf: (word: string) => string | null,
-  spans: Alternatives[],
-) {
+export function accumulate(db: SiteDb, acc: Scratch, pass: Pass) {
+  const { query, typing, langs, fixOf, spans, ranking: r } = pass;
   const corrections: Correction[] = [];
   /** Per correction: the scores added through it (one word's each). */
   const fixed: Scores[][] = [];
@@ -139,30 +145,33 @@ export function accumulate(
     let hits = NO_SCORES;
     const found = sums();
     if (forms.length === 1) {
-      hits = exactScores(db, forms[0]);
+      hits = exactScores(db, forms[0], r);
       if (hits.size) matched.push(forms[0]);
     } else {
-      score(db, forms, false, found, matched);
+      score(db, forms, false, found, matched, r);
       hits = found.take();
     }
     if (hits.size === 0 && last && typing) {
-      score(db, prefixesOf(forms, word), true, found, matched);
+      score(db, prefixesOf(forms, word, r.minPrefix), true, found, matched, r);
       // A word whose forms are shorter than what is typed ("shipp": "ship", of "shipping").
-      if (!found.size) score(db, completed(db, word, langs), false, found, matched);
+      if (!found.size) {
+        const whole = completed(db, word, { langs, minPrefix: r.minPrefix });
+        score(db, whole, false, found, matched, r);
+      }
       hits = found.take();
     }
     if (hits.size === 0 && !db.vocab.has(written(word))) {
       const fixedWord = fixOf(word);
       if (fixedWord) {
-        score(db, formsOf(fixedWord, langs), false, found, matched);
+        score(db, formsOf(fixedWord, langs), false, found, matched, r);
         matched.push(fixedWord);
         if (found.size && loose) by = fix(word, fixedWord);
-        hits = found.take(RANKING.typoWeight);
+        hits = found.take(r.typoWeight);
       }
     }
     if (hits.size === 0 && loose) {
-      score(db, prefixesOf(forms, word), true, found, matched);
-      hits = found.take(RANKING.prefixWeight);
+      score(db, prefixesOf(forms, word, r.minPrefix), true, found, matched, r);
+      hits = found.take(r.prefixWeight);
     }
     done(found);
     return { hits, by };
@@ -221,7 +230,7 @@ export function accumulate(
       const span = spans.find((x) => x.from === units[u].at);
       // Pages a synonym of the words from here finds, each with its best phrase's score.
       const viaPhrases = new Map<number, number>();
-      const weight = span?.weight ?? RANKING.synonymWeight;
+      const weight = span?.weight ?? r.synonymWeight;
       for (const phrase of span?.phrases ?? []) {
         if (spentAll()) break;
         // A phrase weighs as much as the words it stands for, however many words it has.

@@ -4,17 +4,18 @@
  * pages come first on page 1, in its order, whether or not they match, and hidden pages never
  * show. A pin of a page the index no longer has is skipped.
  */
-import type { Expand, Ranked } from "./rank.ts";
+import type { Ranked } from "./rank.ts";
 import { FIELDS, type SiteDb } from "../store/site_db.ts";
 
-export interface SearchLevers {
-  expand?: Expand;
-  placement?: { pin: string[]; hide: ReadonlySet<string> };
+/** An owner's curation of a query: pages (by URL) pinned first in order, pages hidden. */
+export interface Placement {
+  pin: string[];
+  hide: ReadonlySet<string>;
 }
 
 /** How many ranked ids a curated page needs: the page's own, and room for those taken out. */
 export const curatedLimit = (
-  placement: NonNullable<SearchLevers["placement"]>,
+  placement: Placement,
   page: number,
   perPage: number,
 ) => page * perPage + placement.hide.size + placement.pin.length;
@@ -26,7 +27,7 @@ export const curatedLimit = (
 export function curate(
   db: SiteDb,
   ranked: Ranked,
-  placement: NonNullable<SearchLevers["placement"]>,
+  placement: Placement,
   perPage: number,
 ): { ids: number[]; found: number; pinned: Set<number> } {
   const hidden = new Set<number>();

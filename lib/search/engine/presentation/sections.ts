@@ -7,13 +7,10 @@
  * than the page as a whole (`anchorOf`).
  */
 import { findMatches, type Matcher, snippetIn } from "./highlight.ts";
-import type { SectionHit } from "../../wire_types.ts";
+import type { SectionHit } from "./hits.ts";
 import { anchorAt, headingAt, headingLength, type SectionLines } from "../store/packed_sections.ts";
 import type { TextPrefix } from "../store/packed_text.ts";
-import { RANKING } from "../query/weights.ts";
 import { fold } from "../analysis/tokens.ts";
-
-export type { SectionHit };
 
 export const MAX_SECTIONS = 3;
 
@@ -174,19 +171,30 @@ export function joinHeadings(lines: SectionLines, kept: number[]): string {
  * should point at ("" for the page itself), and the heading that names most of the query
  * (`lead`: none matched when its `inHeading` is 0).
  */
-export function matchSections(
-  url: string,
-  title: Titled,
+export interface SectionsAsk {
+  url: string;
+  title: Titled;
   /** The page's text (or a part of it), read as far as the sections need. */
-  body: TextPrefix,
-  lines: SectionLines,
-  offsets: Int32Array,
-  match: Matcher,
-  found: [number, number][],
-  inHeadings = true,
+  body: TextPrefix;
+  lines: SectionLines;
+  /** Where each section's heading starts in `body` (-1: not in it). */
+  offsets: Int32Array;
+  match: Matcher;
+  /** The matches found in `body` so far. */
+  found: [number, number][];
+  /** Whether the query's words may be in headings (false: only their text is scored). */
+  inHeadings?: boolean;
   /** Whether the body may hold accented letters (false: its text needs no folding). */
-  accented = true,
+  accented?: boolean;
+  /** Distinct query words in a heading count this many times those in its text. */
+  headingWeight: number;
+}
+
+export function matchSections(
+  ask: SectionsAsk,
 ): { sections: SectionHit[]; anchor: string; lead: HeadingMatch } {
+  const { url, title, body, lines, offsets, match, found } = ask;
+  const { inHeadings = true, accented = true, headingWeight } = ask;
   // Sections whose heading lies in the text read (a body may be read only in part); their
   // offsets rise in reading order, so none past it follows one that ends past it.
   const kept: number[] = [];
@@ -219,7 +227,7 @@ export function matchSections(
     titleKey ??= title.text.trim().toLowerCase();
     if (headingAt(lines, i).trim().toLowerCase() === titleKey) continue;
     const { inHeading, whole } = h > h0 ? headingMatch(joined, headed, match, h0, h) : NO_MATCH;
-    const score = inHeading * RANKING.sectionHeadingWeight +
+    const score = inHeading * headingWeight +
       (k - k0 < 2 ? k - k0 : distinctWords(body.upTo(found[k - 1][1]), found, k0, k)) +
       Math.min(1, (k - k0) / 20);
     scored.push({ i, at, end, inHeading, whole, score });

@@ -20,13 +20,13 @@ import {
   encodeSiteDb,
   encodeTail,
   type Extras,
-} from "./snapshot_codec.ts";
-import type { PassageBlocks } from "../store/passage_blocks.ts";
-import type { SiteDb } from "../store/site_db.ts";
-import { SiteName } from "../analysis/site_name.ts";
-import { randomBase62 } from "../../sites/keys.ts";
-import { versionKey } from "../../sites/pages.ts";
-import { releaseSoon } from "../../memory_release.ts";
+  type PassageBlocks,
+  type SiteDb,
+  SiteName,
+} from "./engine/mod.ts";
+import { randomBase62 } from "../sites/keys.ts";
+import { versionKey } from "../sites/pages.ts";
+import { releaseSoon } from "../memory_release.ts";
 
 /** What indexes.ts keeps of a site's index, and the version of the pages it holds. */
 export interface SavedIndex {

@@ -10,16 +10,16 @@
  * length, four bytes of padding and its bytes, padded to 8 (so every block starts 8-aligned
  * for any typed array); the order of blocks is the order of `put` calls.
  */
-import { Column, FIELDS, InvertedIndex } from "../store/postings.ts";
-import { createSiteDb, seal, type SiteDb } from "../store/site_db.ts";
-import { type DocColumns, DocStore, soundColumns, toColumns } from "../store/doc_store.ts";
-import { DIGEST_BYTES } from "../store/text_digest.ts";
-import { TRIGRAM_BYTES, Trigrams } from "../analysis/trigrams.ts";
-import { TermTable } from "../store/term_table.ts";
-import { Vocab } from "../store/vocab.ts";
-import { adoptOrder, packedWords, wideOrder } from "../store/word_order.ts";
-import { FilterPostings } from "../store/filter_postings.ts";
-import type { PassageBlocks } from "../store/passage_blocks.ts";
+import { Column, FIELDS, InvertedIndex } from "./store/postings.ts";
+import { createSiteDb, seal, type SiteDb } from "./store/site_db.ts";
+import { type DocColumns, DocStore, soundColumns, toColumns } from "./store/doc_store.ts";
+import { DIGEST_BYTES } from "./store/text_digest.ts";
+import { TRIGRAM_BYTES, Trigrams } from "./analysis/trigrams.ts";
+import { TermTable } from "./store/term_table.ts";
+import { Vocab } from "./store/vocab.ts";
+import { adoptOrder, packedWords, wideOrder } from "./store/word_order.ts";
+import { FilterPostings } from "./store/filter_postings.ts";
+import type { PassageBlocks } from "./store/passage_blocks.ts";
 
 /**
  * Snapshots of another version are ignored (decodeSiteDb throws), and the index is built

@@ -1,21 +1,16 @@
 /**
- * Meaning a site states (lib/meaning/equivalences.ts) as ranking uses it: mined from the
+ * Meaning a site states (lib/search/engine/analysis/equivalences.ts) as ranking uses it: mined from the
  * pages' text and kept per version of the index, then offered to rank() beside the owner's
- * synonyms, both ways, at RANKING.statedWeight. Each page is mined once (again when its
+ * synonyms, both ways, at Ranking.statedWeight. Each page is mined once (again when its
  * text changes) in a pass after each build, load or catch-up (mineStated, run by indexes.ts);
  * a search before that pass is done does what is left itself (indexes.ts has it wait for the
  * pass), so its results never hang on timing; the list is merged anew only every
  * MERGE_EVERY pages mined and when all are, not per page.
  */
-import {
-  type Equivalence,
-  mergeEquivalences,
-  mineEquivalences,
-} from "../../meaning/equivalences.ts";
+import { type Equivalence, mergeEquivalences, mineEquivalences } from "../analysis/equivalences.ts";
 import { isStopWord } from "../analysis/tokens.ts";
 import { docAt, type SiteDb } from "../store/site_db.ts";
 import { type Alternatives, MAX_ALTERNATIVES } from "./expand.ts";
-import { RANKING } from "./weights.ts";
 
 /** Text read per page: definitions come early, and mining every byte of a manual costs. */
 const PAGE_CHARS = 20_000;
@@ -299,8 +294,11 @@ export function* mineStated(db: SiteDb): Generator<void> {
   }
 }
 
-/** The spans of a query (its words, lowercased) that a name the site gives also stands for. */
-export function statedSpans(db: SiteDb, words: string[]): Alternatives[] {
+/**
+ * The spans of a query (its words, lowercased) that a name the site gives also stands for,
+ * each found at `weight` (Ranking.statedWeight).
+ */
+export function statedSpans(db: SiteDb, words: string[], weight: number): Alternatives[] {
   const { byFirst } = settled(db);
   if (!byFirst.size) return [];
   const out: Alternatives[] = [];
@@ -317,7 +315,7 @@ export function statedSpans(db: SiteDb, words: string[]): Alternatives[] {
       i++;
       continue;
     }
-    out.push({ from: i, to, phrases, weight: RANKING.statedWeight });
+    out.push({ from: i, to, phrases, weight });
     i = to;
   }
   return out;

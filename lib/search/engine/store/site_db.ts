@@ -123,7 +123,7 @@ function noteWords(db: SiteDb, text: string, lang: string, n: number) {
 export const headingsText = (sections: Section[]) =>
   sections.map((s) => s.anchor ? `${s.heading} ${s.anchor}` : s.heading).join("\n");
 
-/** An empty index over the given parts (persistence/snapshot_codec.ts passes decoded ones). */
+/** An empty index over the given parts (snapshot_codec.ts passes decoded ones). */
 export function createSiteDb(index = new InvertedIndex(), docs = new DocStore()): SiteDb {
   return {
     index,

@@ -8,7 +8,7 @@ export interface Alternatives {
   from: number;
   to: number;
   phrases: string[][]; // each phrase as its words
-  /** A page found through a phrase against the words typed; RANKING.synonymWeight when left out. */
+  /** A page found through a phrase against the words typed; Ranking.synonymWeight when left out. */
   weight?: number;
 }
 

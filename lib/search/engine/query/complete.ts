@@ -7,15 +7,21 @@
 import { terms, written } from "../analysis/tokens.ts";
 import type { SiteDb } from "../store/site_db.ts";
 import { completions } from "../store/word_order.ts";
-import { RANKING } from "./weights.ts";
 
 /** Words a typed prefix stands for, at most (the most used). */
 const COMPLETIONS = 8;
 
-/** The indexed forms of the site's most used words that `word` begins. */
-export function completed(db: SiteDb, word: string, langs: string[]): Set<string> {
+/**
+ * The indexed forms of the site's most used words that `word` begins, once it has `minPrefix`
+ * letters (Ranking.minPrefix).
+ */
+export function completed(
+  db: SiteDb,
+  word: string,
+  { langs, minPrefix }: { langs: string[]; minPrefix: number },
+): Set<string> {
   const prefix = written(word), out = new Set<string>();
-  if (prefix.length < RANKING.minPrefix) return out;
+  if (prefix.length < minPrefix) return out;
   for (const w of completions(db.vocab, prefix, COMPLETIONS)) {
     for (const l of langs) for (const t of terms(w, l)) out.add(t);
   }

@@ -1,9 +1,7 @@
 /** Plain-text highlights with match offsets, as docs/api.md shapes them (never HTML). */
-import type { Highlight } from "../../wire_types.ts";
+import type { Highlight } from "./hits.ts";
 import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
 import type { TextPrefix } from "../store/packed_text.ts";
-
-export type { Highlight };
 
 /** A word matches a query term when it starts with the term's stem (or the term itself). */
 export interface Matcher {

@@ -10,7 +10,7 @@
 import type { Scores, SiteDb } from "../store/site_db.ts";
 import { isStopWord, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
-import { RANKING } from "./weights.ts";
+import { DEFAULT_RANKING, type Ranking } from "./weights.ts";
 import { type Alternatives, boundSpans, type Expand } from "./expand.ts";
 import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
@@ -63,8 +63,14 @@ function queryWords(q: string, langs: string[]): string[] {
   return [...new Set((kept.length ? kept : raw).map((w) => w.toLowerCase()))];
 }
 
-/** What a ranking is narrowed to, and what it returns besides the first pages. */
+/** How many pages a ranking sorts, what it is narrowed to, and what it returns besides them. */
 export interface RankOptions {
+  /** Pages sorted, best first (the rest are counted): all by default. */
+  limit?: number;
+  /** Other phrases for the query's words (the owner's synonyms, lib/levers). */
+  expand?: Expand;
+  /** Knobs of ranking (DEFAULT_RANKING when left out). */
+  ranking?: Readonly<Ranking>;
   /** Only documents it keeps are ranked and counted (the visitor's filters). */
   only?: (id: number) => boolean;
   /** Return every match too (facets count them): the first pages are ranked as without. */
@@ -75,13 +81,8 @@ export interface RankOptions {
  * Ranks the documents that match a query word (the first `limit` sorted), with synonyms. The
  * first pages are the same whatever else is asked: facets and filters never rank more.
  */
-export function rank(
-  db: SiteDb,
-  q: string,
-  limit = Infinity,
-  expand?: Expand,
-  o: RankOptions = {},
-): Ranked {
+export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
+  const { limit = Infinity, expand, ranking: r = DEFAULT_RANKING } = o;
   const langs = languages(db);
   const typing = !/\s$/.test(q);
   const query = queryWords(q, langs);
@@ -91,7 +92,7 @@ export function rank(
     if (!fixes.has(w)) {
       fixes.set(
         w,
-        fixes.size < RANKING.maxTypoWords ? correct(db, w, langs, RANKING.typoLength) : null,
+        fixes.size < r.maxTypoWords ? correct(db, w, langs, r.typoLength) : null,
       );
     }
     return fixes.get(w)!;
@@ -100,25 +101,24 @@ export function rank(
   const refused = new Set<string>();
   const found = [...(expand?.(query, (w) => db.vocab.has(written(w))) ?? [])];
   // What the site's own pages say a word means, where the owner's synonyms say nothing.
-  for (const s of statedSpans(db, query)) {
+  for (const s of statedSpans(db, query, r.statedWeight)) {
     if (!found.some((o) => s.from < o.to && o.from < s.to)) found.push(s);
   }
   const spans = boundSpans(found);
   for (;;) {
-    const pass = accumulate(
-      db,
+    const pass = accumulate(db, acc, {
       query,
       typing,
       langs,
-      acc,
-      (w) => refused.has(w) ? null : fixOf(w),
+      fixOf: (w) => refused.has(w) ? null : fixOf(w),
       spans,
-    );
+      ranking: r,
+    });
     // A correction that does not raise the result set was not needed: the query is ranked
     // again without it.
     let needless: Correction[];
     try {
-      needless = pass.corrections.filter((_, i) => !raises(acc, pass.fixed[i]));
+      needless = pass.corrections.filter((_, i) => !raises(acc, pass.fixed[i], r));
     } catch (e) {
       clear(acc);
       throw e;
@@ -144,17 +144,23 @@ export function rank(
           if (p !== undefined) acc.score[id] *= p;
         }
       }
-      nameBonus(db, forms, acc.words, pass.counted);
+      nameBonus(db, forms, acc.words, pass.counted, r);
       // The matches in play: every one, or those the filters keep.
       const passing = o.only && kept(acc.touched, found, o.only);
       const touched = passing || acc.touched;
       if (passing) found = passing.length;
       // The first pages are ranked again by their best passage and the words headings name.
-      const { pool } = RANKING.passages, named = Math.max(limit, RANKING.named.pool);
+      const { pool } = r.passages, named = Math.max(limit, r.named.pool);
       ids = topK(touched, Math.min(Math.max(pool, named), found), acc, found);
       passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
       ids = topK(ids, Math.min(named, ids.length), acc);
-      headingBonus(db, ids, forms, acc.words, langs[0], pass.units, query.length);
+      headingBonus(db, ids, acc.words, {
+        forms,
+        lang: langs[0],
+        queryWords: pass.units,
+        typed: query.length,
+        ranking: r,
+      });
       ids = topK(ids, Math.min(limit, ids.length), acc);
     } finally {
       clear(acc);
@@ -191,7 +197,7 @@ let shares = {
  * not be there without it, or a page it matched among the very first (`fixed`: the scores
  * added through it, one word's each).
  */
-function raises(acc: Scratch, fixed: Scores[]): boolean {
+function raises(acc: Scratch, fixed: Scores[], r: Readonly<Ranking>): boolean {
   const size = acc.words.length;
   if (shares.words.length < size) {
     shares = {
@@ -215,7 +221,7 @@ function raises(acc: Scratch, fixed: Scores[]): boolean {
     }
     if (withIt > without) return true;
     // The first page with it, against what each of its pages would weigh without it.
-    const page = RANKING.correctionPage;
+    const page = r.correctionPage;
     const first = topK(touched, Math.min(page, touched.length), acc);
     if (!first.some((id) => share[id] > 0)) return false;
     // Only the pages matched without it.
@@ -228,9 +234,9 @@ function raises(acc: Scratch, fixed: Scores[]): boolean {
       restScore[id] = acc.score[id] - shareScore[id];
     }
     const before = topK(ids, Math.min(page, ids.length), { words: restWords, score: restScore });
-    const shown = new Set(before), top = new Set(before.slice(0, RANKING.correctionTop));
+    const shown = new Set(before), top = new Set(before.slice(0, r.correctionTop));
     return first.some((id, i) =>
-      !shown.has(id) || (i < RANKING.correctionTop && share[id] > 0 && !top.has(id))
+      !shown.has(id) || (i < r.correctionTop && share[id] > 0 && !top.has(id))
     );
   } finally {
     for (const { size, ids } of fixed) {

@@ -1,5 +1,5 @@
 /**
- * Pages judged by their best passage (RANKING.passages): a long page that uses each query
+ * Pages judged by their best passage (Ranking.passages): a long page that uses each query
  * word once, in sections far apart, answers the query less than a page whose one section
  * holds them all. Among the first pages, a long page counts only the query words its best
  * section holds (with those of its title and description, which stand for every section).
@@ -14,7 +14,7 @@ import { terms, words } from "../analysis/tokens.ts";
 import { docCount, postings, type SiteDb } from "../store/site_db.ts";
 import { unpackText } from "../store/packed_text.ts";
 import { unpackSections } from "../store/packed_sections.ts";
-import { RANKING } from "./weights.ts";
+import { DEFAULT_RANKING } from "./weights.ts";
 import type { PassageBlocks } from "../store/passage_blocks.ts";
 
 /**
@@ -185,7 +185,7 @@ function passagesOf(db: SiteDb, id: number, key: string | undefined): Passages |
  * it in slices after a build, a load or a catch-up): searches then need not read them.
  */
 export function* readPassages(db: SiteDb): Generator<void> {
-  const { minWords } = RANKING.passages;
+  const { minWords } = DEFAULT_RANKING.passages;
   if (!minWords) return;
   for (const [id] of db.docs.sizes()) {
     if (db.index.lengths.body.get(id) < minWords) continue;
@@ -231,7 +231,7 @@ function read(db: SiteDb, id: number): Passages | null {
   });
   note(body.slice(from), p);
   if (p < 1) return null;
-  const count = p + 1, most = RANKING.passages.spread * count;
+  const count = p + 1, most = DEFAULT_RANKING.passages.spread * count;
   // Pairs (hash, passage) as one number each, sorted: hash * 2^16 + passage.
   const pairs: number[] = [];
   for (const [form, list] of forms) {
@@ -258,7 +258,7 @@ export function passageFit(
   query: Groups,
   words: { [id: number]: number },
 ) {
-  const { minWords } = RANKING.passages;
+  const { minWords } = DEFAULT_RANKING.passages;
   const { groups, of } = query;
   // One word, even a name of several parts, is not spread over a page.
   if (!minWords || new Set(of).size < 2) return;

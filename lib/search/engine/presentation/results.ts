@@ -3,9 +3,10 @@
  * text with offsets) and best sections, and the URL it links to (a section's anchor only
  * when that section is the better target, sections.ts).
  */
-import type { SearchHit } from "../../wire_types.ts";
-import { type Correction, rank } from "../query/rank.ts";
-import { curate, curatedLimit, type SearchLevers } from "../query/curated.ts";
+import type { Highlight, PageHit, SectionHit } from "./hits.ts";
+import { type Correction, type Expand, rank } from "../query/rank.ts";
+import { DEFAULT_RANKING, type Ranking } from "../query/weights.ts";
+import { curate, curatedLimit, type Placement } from "../query/curated.ts";
 import { sealForLookup, shownAt, type ShownDoc, type SiteDb, textAt } from "../store/site_db.ts";
 import { headingLength } from "../store/packed_sections.ts";
 import type { FacetValue } from "../store/filter_postings.ts";
@@ -13,7 +14,6 @@ import { fold } from "../analysis/tokens.ts";
 import {
   findMatches,
   firstMatches,
-  type Highlight,
   highlightField,
   makeMatcher,
   type Matcher,
@@ -28,36 +28,36 @@ import {
   MAX_SECTIONS,
   namesMore,
   outnamesTitle,
-  type SectionHit,
   type Titled,
   titled,
   withAnchor,
 } from "./sections.ts";
 
-export type { SearchHit };
-
 export interface SearchResult {
   found: number;
-  hits: SearchHit[];
+  hits: PageHit[];
   corrections: Correction[];
   /** Per filter name, its largest values among the matches (when asked for). */
   facets?: Record<string, FacetValue[]>;
 }
 
-/** A search's query, page, results per page, the site's levers and its filters. */
-export type SearchArgs = [
-  q: string,
-  page: number,
-  perPage: number,
-  levers?: SearchLevers,
-  narrow?: Narrowing,
-];
-
-/** Filters a search keeps to and whether it counts facets (docs/api.md "Filters"). */
-export interface Narrowing {
-  /** Name → values: values of a name are OR-ed, names AND-ed. */
+/** One search: what is asked, which page of it, and how it is ranked (docs/api.md "Search"). */
+export interface SearchOptions {
+  query: string;
+  /** The page of results, from 1. */
+  page?: number;
+  /** Results per page. */
+  perPage?: number;
+  /** Other phrases for the query's words (the owner's synonyms). */
+  expand?: Expand;
+  /** An owner's curation of this query: pages pinned first, pages hidden. */
+  placement?: Placement;
+  /** Name → values: values of a name are OR-ed, names AND-ed (docs/api.md "Filters"). */
   filters?: ReadonlyMap<string, readonly string[]>;
+  /** Whether to count the matches' values of each filter name. */
   facets?: boolean;
+  /** Knobs of ranking for this search: DEFAULT_RANKING when left out. */
+  ranking?: Readonly<Ranking>;
 }
 
 /** Words of the pages a search highlights at most (typed words and corrections always). */
@@ -78,11 +78,15 @@ function laterSections(
   db: SiteDb,
   id: number,
   doc: ShownDoc,
-  title: Titled,
-  match: Matcher,
-  lead: HeadingMatch,
-  /** Whether its sections are wanted without an anchor (none was found before). */
-  wanted: boolean,
+  { title, match, lead, wanted, headingWeight }: {
+    title: Titled;
+    match: Matcher;
+    lead: HeadingMatch;
+    /** Whether its sections are wanted without an anchor (none was found before). */
+    wanted: boolean;
+    /** Ranking.sectionHeadingWeight. */
+    headingWeight: number;
+  },
 ) {
   const none = { sections: [], anchor: "" };
   const { sectionAt: offsets, sections: lines } = doc;
@@ -121,17 +125,17 @@ function laterSections(
   const { text, at } = textAt(db, id, from, to);
   // Offsets into the stretch: sections before it fall below 0 and are left out.
   const shifted = offsets.map((o) => (o < at ? -1 : o - at));
-  const found = matchSections(
-    doc.id,
+  const found = matchSections({
+    url: doc.id,
     title,
-    { length: text.length, upTo: () => text },
+    body: { length: text.length, upTo: () => text },
     lines,
-    shifted,
+    offsets: shifted,
     match,
-    [],
-    true,
-    doc.accented,
-  );
+    found: [],
+    accented: doc.accented,
+    headingWeight,
+  });
   return { sections: found.sections, anchor: clear ? found.anchor : "" };
 }
 
@@ -155,16 +159,9 @@ function describe(doc: ShownDoc): string {
 }
 
 /** Ranked, highlighted results for a query: page `page` of `perPage`, the site's levers applied. */
-export function searchDb(
-  db: SiteDb,
-  q: string,
-  page: number,
-  perPage: number,
-  levers: SearchLevers = {},
-  narrow: Narrowing = {},
-): SearchResult {
-  const { placement, expand } = levers;
-  const { filters, facets: counting = false } = narrow;
+export function search(db: SiteDb, options: SearchOptions): SearchResult {
+  const { query: q, page = 1, perPage = 10, placement, expand, filters } = options;
+  const { facets: counting = false, ranking = DEFAULT_RANKING } = options;
   // Filters narrow the ranking; facets count every match. Neither ranks more than the pages
   // shown, so the first page is the same with facets as without. Documents move to new ids
   // at a lookup that seals the index: the filters' ids are taken after.
@@ -173,7 +170,13 @@ export function searchDb(
   const sets = [...chosen.values()];
   const only = sets.length ? (id: number) => sets.every((s) => s.has(id)) : undefined;
   const limit = placement ? curatedLimit(placement, page, perPage) : page * perPage;
-  const ranked = rank(db, q, limit, expand, { only, matches: counting || (!!only && !!placement) });
+  const ranked = rank(db, q, {
+    limit,
+    expand,
+    ranking,
+    only,
+    matches: counting || (!!only && !!placement),
+  });
   const { corrections, matched, words } = ranked;
   let { ids, found: total, pinned } = placement
     ? curate(db, ranked, placement, perPage)
@@ -206,7 +209,7 @@ export function searchDb(
     ],
     matched.slice(0, MAX_HIGHLIGHT_WORDS),
   );
-  const present = (id: number): SearchHit => {
+  const present = (id: number): PageHit => {
     const doc = shownAt(db, id, FIRST_READ_CHARS);
     const title = titled(doc.title, match);
     const description = describe(doc);
@@ -217,21 +220,28 @@ export function searchDb(
     // Sections are scored only where the matched words are in headings or text.
     const inHeadings = matched.some((t) => db.index.get("headings", id, t) > 0);
     let { sections, anchor, lead } = inHeadings || found.length
-      ? matchSections(
-        doc.id,
+      ? matchSections({
+        url: doc.id,
         title,
-        doc.body,
-        doc.sections,
-        doc.sectionAt,
+        body: doc.body,
+        lines: doc.sections,
+        offsets: doc.sectionAt,
         match,
         found,
         inHeadings,
-        doc.accented,
-      )
+        accented: doc.accented,
+        headingWeight: ranking.sectionHeadingWeight,
+      })
       : { sections: [] as SectionHit[], anchor: "", lead: { inHeading: 0, whole: 0 } };
     // A heading that matches may lie beyond the text read first: its stretch is read alone.
     if (inHeadings && !anchor && doc.body.length >= FIRST_READ_CHARS) {
-      const later = laterSections(db, id, doc, title, match, lead, !sections.length);
+      const later = laterSections(db, id, doc, {
+        title,
+        match,
+        lead,
+        wanted: !sections.length,
+        headingWeight: ranking.sectionHeadingWeight,
+      });
       // Its sections come first where one is the target, or where none was found before.
       if (later.anchor || !sections.length) {
         anchor = later.anchor;

@@ -112,8 +112,13 @@ export interface Ranking {
   passages: { minWords: number; spread: number; pool: number };
 }
 
-/** The ranking the service runs with. */
-export const RANKING: Readonly<Ranking> = {
+/**
+ * The ranking searches run with unless they say otherwise (`SearchOptions.ranking`). Four
+ * knobs shape the index itself, when a page is added or its passages read: `codeShare`,
+ * `codePrior`, `passages.minWords` and `passages.spread`; they are always these. Every other
+ * one applies per search.
+ */
+export const DEFAULT_RANKING: Readonly<Ranking> = deepFreeze({
   fieldWeight: { title: 3, headings: 2, description: 1.5, body: 1 },
   k1: 1.2,
   b: { title: 0.75, description: 0.75, headings: 0.1, body: 0.2 },
@@ -142,7 +147,37 @@ export const RANKING: Readonly<Ranking> = {
     pool: 30,
   },
   passages: { minWords: 1000, spread: 0.2, pool: 20 },
+});
+
+/** `value` and every object in it made read-only: a search cannot change another's knobs. */
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (typeof v === "object" && v) deepFreeze(v);
+  return Object.freeze(value);
+}
+
+/** Knobs to change for one search; a nested group's knobs each on their own. */
+export type RankingOverrides = {
+  [K in keyof Ranking]?: Ranking[K] extends object ? Partial<Ranking[K]> : Ranking[K];
 };
 
+/**
+ * The default ranking with `overrides` applied: the default itself when there are none, and
+ * the default's own groups where none of theirs change (the score cache, bm25.ts, is kept for
+ * searches whose BM25 knobs are the default's).
+ */
+export function rankingWith(overrides?: RankingOverrides): Readonly<Ranking> {
+  if (!overrides) return DEFAULT_RANKING;
+  const out: Record<string, unknown> = { ...DEFAULT_RANKING };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    const base = out[key];
+    out[key] = typeof value === "object" && typeof base === "object"
+      ? { ...base, ...value }
+      : value;
+  }
+  return out as unknown as Ranking;
+}
+
 /** A page's prior from its share of code: listings come after prose pages that match as well. */
-export const priorOf = (codeShare = 0) => codeShare >= RANKING.codeShare ? RANKING.codePrior : 1;
+export const priorOf = (codeShare = 0) =>
+  codeShare >= DEFAULT_RANKING.codeShare ? DEFAULT_RANKING.codePrior : 1;

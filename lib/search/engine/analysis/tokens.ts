@@ -55,7 +55,14 @@ import { stopwords as esStop } from "@orama/stopwords/spanish";
 import { stopwords as svStop } from "@orama/stopwords/swedish";
 import { stopwords as trStop } from "@orama/stopwords/turkish";
 import { stopwords as ukStop } from "@orama/stopwords/ukrainian";
-import { STOP_WORDS } from "./text.ts";
+import { UNSPACED, WORD_RUN } from "./word_chars.ts";
+
+/** English words too common to help rank or highlight. */
+const STOP_WORDS = new Set(
+  ("a an and are as at be but by can do does for from has have how i if in into is it its me my " +
+    "no not of on or our so than that the their them then there these they this to was we were " +
+    "what when where which who why will with you your").split(" "),
+);
 
 interface Language {
   stem?: (word: string) => string;
@@ -116,14 +123,9 @@ export function languageOf(tag: string | undefined): string {
 
 const settings = (code: string) => LANGUAGES[code] ?? NONE;
 
-/** Words as written: letters, marks and digits, joined by `_`, `.`, `-` or an apostrophe. */
-const RUN = /[\p{L}\p{N}\p{M}]+(?:[_.'’-][\p{L}\p{N}\p{M}]+)*/gu;
 /** `.` and `-` separate indexed words (shop.orders.refunds); `_` does not. */
 const PART = /[.-]/;
 const APOSTROPHE = /['’]/g;
-/** Scripts written without spaces between words (ranges: faster than Script= classes). */
-const UNSPACED =
-  /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]|[\ud840-\ud87f][\udc00-\udfff]/;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const ASCII_WORD = /^[a-z]+$/;
 const LETTERS = /^\p{L}+$/u;
@@ -182,7 +184,7 @@ function* segments(run: string, code: string): Generator<string> {
  * Intl.Segmenter only when some run is of an unspaced script.
  */
 export function wordList(text: string, code: string): string[] {
-  const runs = text.match(RUN);
+  const runs = text.match(WORD_RUN);
   if (!runs) return [];
   if (!UNSPACED.test(text)) return runs;
   const out: string[] = [];
@@ -197,8 +199,8 @@ export function wordList(text: string, code: string): string[] {
 export const words = (text: string, code: string): IterableIterator<string> =>
   wordList(text, code).values();
 
-/** A run of RUN, looked for from the start of a text. */
-const FIRST_RUN = new RegExp(RUN.source, "u");
+/** A word as written, looked for from the start of a text. */
+const FIRST_RUN = new RegExp(WORD_RUN.source, "u");
 
 /** The first word of a text, as `words` would give it first (undefined when it has none). */
 export function firstWord(text: string, code: string): string | undefined {

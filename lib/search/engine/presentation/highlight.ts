@@ -1,6 +1,7 @@
 /** Plain-text highlights with match offsets, as docs/api.md shapes them (never HTML). */
 import type { Highlight } from "./hits.ts";
 import { ACCENTED, foldInPlace } from "../analysis/tokens.ts";
+import { UNSPACED, WORD_CHAR } from "../analysis/word_chars.ts";
 import type { TextPrefix } from "../store/packed_text.ts";
 
 /** A word matches a query term when it starts with the term's stem (or the term itself). */
@@ -13,11 +14,6 @@ export interface Matcher {
   /** One expression finding any root, when every root is plain (`collect`). */
   pattern: RegExp | null;
 }
-
-const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
-/** Scripts written without spaces: a match may start inside a run of letters. */
-const UNSPACED =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** WORD_CHAR for one UTF-16 unit, with ASCII decided without a regular expression. */
 function wordAt(text: string, i: number): boolean {

@@ -1,41 +1,72 @@
 /**
+ * Long synchronous work cut into slices: between two, the event loop runs what waits (the
+ * searches queued behind an AI answer's retrieval, which took up to 20 ms in one piece; a
+ * search behind an index's build, its pass, its read-ahead or the process's warm-up; a request
+ * behind a large JSON body). The one home of how long a slice runs.
+ */
+
+/** How long each kind of work runs before the event loop gets a turn, in ms. */
+export const SLICE_MS = {
+  /** An answer's retrieval, on the path of a visitor who waits for its first words. */
+  answering: 3,
+  /** Work read off the search path (an index's pass, read-ahead, warm-up). */
+  background: 5,
+  /** Indexing pages and parsing large bodies: throughput counts, a turn costs ~1 ms idle. */
+  bulk: 8,
+} as const;
+
+/**
  * One turn of the event loop for what waits. A timer, not a message: only a timer lets the
  * runtime poll sockets on the next turn (after a message, a waiting request was answered ~60
  * turns later). It costs ~1 ms idle.
  */
 export const nextTurn = () => new Promise<void>((r) => setTimeout(r, 0));
 
-/**
- * Long synchronous work cut into slices: between two, the event loop runs what waits (the
- * searches queued behind an AI answer's retrieval, which took up to 20 ms in one piece; a
- * search behind an index's pass, its read-ahead or the process's warm-up).
- */
+/** A clock of slices: `pause()` lets the event loop run once the current slice has taken `ms`. */
 export class Slices {
   #since = performance.now();
-  constructor(private readonly ms = 3) {}
+  constructor(private readonly ms: number) {}
+
+  /** Whether the current slice has taken its time. */
+  get spent(): boolean {
+    return performance.now() - this.#since >= this.ms;
+  }
 
   /** Lets the event loop run once the current slice has taken `ms`. */
   async pause(): Promise<void> {
-    if (performance.now() - this.#since < this.ms) return;
+    if (!this.spent) return;
     await nextTurn();
     this.#since = performance.now();
   }
 }
 
+/** Runs `step` on each item, pausing whenever a slice has run `ms`. */
+export async function inSlices<T>(
+  items: Iterable<T> | AsyncIterable<T>,
+  step: (item: T) => void,
+  ms: number = SLICE_MS.bulk,
+): Promise<void> {
+  const slices = new Slices(ms);
+  for await (const item of items) {
+    step(item);
+    await slices.pause();
+  }
+}
+
 /**
  * Runs `steps` in slices of `ms` while `go` says, the first at once, calling `sliced` after
- * each; whether they ran out. Between two slices the event loop runs what waits (nextTurn).
+ * each; whether they ran out.
  */
 export async function inTimeSlices(
   steps: Iterator<unknown>,
   go: () => boolean,
   sliced = () => {},
-  ms = 5,
+  ms: number = SLICE_MS.background,
 ): Promise<boolean> {
   while (go()) {
-    const until = performance.now() + ms;
+    const slices = new Slices(ms);
     let done: boolean;
-    while (!(done = !!steps.next().done) && performance.now() < until);
+    while (!(done = !!steps.next().done) && !slices.spent);
     sliced();
     if (done) return true;
     await nextTurn();

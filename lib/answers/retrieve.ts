@@ -22,7 +22,7 @@ import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
 import { type Expand } from "../search/mod.ts";
 import { languageOf, squash } from "../search/engine/mod.ts";
-import { Slices } from "../slices.ts";
+import { SLICE_MS, Slices } from "../slices.ts";
 
 export type SourceRef =
   | { type: "page"; title: string; url: string }
@@ -134,7 +134,7 @@ export async function retrieve(
   if (![asked, ...earlier].some((q) => contentTerms(q).length)) {
     return { texts: [], refs: [], matched: false, question: asked };
   }
-  const slices = new Slices();
+  const slices = new Slices(SLICE_MS.answering);
   // The site search ranks the pages with its corrections already.
   // One read of the levers: what they hide, and how they expand the question as they expand a
   // search (the owner's synonyms, the names the site's URLs give), so an answer finds what search finds.

@@ -29,12 +29,12 @@ import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
 import { noteSearch, searchesPaused } from "./activity.ts";
 import { releaseNow, releaseSoon } from "../memory_release.ts";
+import { inSlices } from "../slices.ts";
 import {
   buildIndex,
   compact,
   COMPACT_NOW_PAGES,
   encodeWhenDone,
-  inSlices,
   loadedIndex,
   readAheadAfterPass,
   readsAheadDone,

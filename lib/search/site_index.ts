@@ -21,7 +21,7 @@ import { type Encoded, type LoadedIndex, packIndex, unpackIndex, withExtras } fr
 import { toDoc } from "./documents.ts";
 import { searchesPaused } from "./activity.ts";
 import { releaseSoon } from "../memory_release.ts";
-import { inTimeSlices, nextTurn } from "../slices.ts";
+import { inSlices, inTimeSlices } from "../slices.ts";
 
 export interface SiteIndex {
   db: SiteDb;
@@ -44,27 +44,12 @@ export interface SiteIndex {
   bytes: number;
 }
 
-/** Longest stretch of indexing between yields to the event loop, so searches never wait behind it. */
-const SLICE_MS = 8;
-
 /**
  * Pages indexed in one go (a build, an upsert's catch-up) from which a loose index is
  * compacted at once rather than at its save: what building left is then freed while the
  * upsert is answered, not carried into the next one's (a burst of them piles it up).
  */
 export const COMPACT_NOW_PAGES = 100;
-
-/** Runs `step` on each item, yielding to the event loop whenever a slice has run SLICE_MS. */
-export async function inSlices<T>(items: Iterable<T> | AsyncIterable<T>, step: (item: T) => void) {
-  let sliceStart = performance.now();
-  for await (const item of items) {
-    step(item);
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      await nextTurn();
-      sliceStart = performance.now();
-    }
-  }
-}
 
 /**
  * Makes a built index what a load of its snapshot gives: the same answers from one buffer,

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { Landing } from "../components/Landing.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
-import { ApiError } from "../lib/http/errors.ts";
+import { DomainError } from "../lib/errors.ts";
 import { allowOnly, type AppEnv } from "../lib/http/middleware.ts";
 import type { Services } from "../lib/services.ts";
 import { dashboardRoutes } from "./dashboard.tsx";
@@ -31,11 +31,11 @@ export function pageRoutes(s: Services, demo: boolean) {
   const loaders = new Map<string, ReturnType<typeof loader>>();
   app.get("/assets/*", async (c) => {
     const name = c.req.path.slice("/assets/".length);
-    if (!ASSET.test(name)) throw new ApiError("NOT_FOUND", "No such asset.");
+    if (!ASSET.test(name)) throw new DomainError("NOT_FOUND", "No such asset.");
     const load = loaders.get(name) ?? loader(name);
     const file = await load();
     // Only files that exist keep a loader, so unknown names cannot grow the map.
-    if (!file) throw new ApiError("NOT_FOUND", `${name} is not built yet: run deno task build.`);
+    if (!file) throw new DomainError("NOT_FOUND", `${name} is not built yet: run deno task build.`);
     loaders.set(name, load);
     const headers = {
       "Cache-Control": "public, max-age=300",

@@ -28,7 +28,6 @@ import type { Site } from "../lib/sites/store.ts";
 import { searchSite } from "../lib/usecases/search_site.ts";
 
 const PATH = "/search-results";
-const decoder = new TextDecoder();
 
 /** A page that says how to use this one: production mode has no demo site to fall back on. */
 function NoKey() {
@@ -101,10 +100,8 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
           onSite: (id) => c.set("siteId", id),
         });
         site = found.site;
-        const answer = JSON.parse(decoder.decode(found.bytes));
-        const hits = answer.results as Hit[];
-        facets = answer.meta.facets ?? {};
-        data = { found: found.found, hits, perPage: found.perPage };
+        facets = found.response.meta.facets ?? {};
+        data = { found: found.found, hits: found.response.results, perPage: found.perPage };
       } catch (e) {
         error = failure(lang, e);
       }

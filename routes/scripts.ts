@@ -3,7 +3,7 @@
  * strings): built files for any origin, with a content ETag.
  */
 import { Hono } from "hono";
-import { ApiError } from "../lib/http/errors.ts";
+import { DomainError } from "../lib/errors.ts";
 import type { AppEnv } from "../lib/http/middleware.ts";
 import type { Services } from "../lib/services.ts";
 import { staticFiles } from "../widget/i18n/all.ts";
@@ -72,7 +72,7 @@ export function scriptRoutes(_s: Services) {
     app.on(["GET", "HEAD"], "/" + name, async (c) => {
       const file = await load();
       if (!file) {
-        throw new ApiError("NOT_FOUND", `${name} is not built yet: run deno task build.`);
+        throw new DomainError("NOT_FOUND", `${name} is not built yet: run deno task build.`);
       }
       const zipped = takesGzip(c.req.header("accept-encoding"));
       const gzTag = file.etag.replace(/"$/, '-gz"');

@@ -208,3 +208,24 @@ Deno.test("architecture - no exported name is defined in two modules of lib/, wi
     }`,
   );
 });
+
+/**
+ * Modules outside lib/http that still import it, and what for: the composition root, and
+ * request shapes and the wire reader a crawl shares with the edge.
+ */
+const HTTP_IMPORTS_KEPT: Record<string, string[]> = {
+  "lib/services.ts": ["lib/http/middleware.ts", "lib/http/proxies.ts", "lib/http/session.ts"],
+  "lib/crawl/page.ts": ["lib/http/schemas.ts"],
+  "lib/crawl/net/http1.ts": ["lib/http/wire.ts"],
+  "lib/levers/curations.ts": ["lib/http/schemas.ts"],
+};
+
+Deno.test("architecture - the domain (lib/ outside lib/http) throws DomainError and imports nothing of lib/http", () => {
+  const wrong = sources("lib").filter((file) => !file.startsWith("lib/http/")).flatMap((file) => {
+    const kept = HTTP_IMPORTS_KEPT[file] ?? [];
+    return importsOf(file, Deno.readTextFileSync(join(ROOT, file)))
+      .filter((m) => m.startsWith("lib/http/") && !kept.includes(m))
+      .map((m) => `  ${file} imports ${m}`);
+  });
+  assert.equal(wrong.length, 0, `the domain reaching into the HTTP edge:\n${wrong.join("\n")}`);
+});

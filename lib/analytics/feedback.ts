@@ -4,7 +4,7 @@
  * first), and the analytics report and the dashboard read the votes of a period back here.
  */
 import type { Clock } from "../clock.ts";
-import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import { conversationTurns } from "../answers/conversations.ts";
 
 /** The longest comment kept (docs/api.md: comment ≤ 500 characters). */
@@ -46,7 +46,7 @@ export async function recordFeedback(
 ): Promise<void> {
   const turns = await conversationTurns(kv, clock, siteId, input.conversationId);
   if (turns === null || input.turn > turns) {
-    throw new ApiError("CONVERSATION_NOT_FOUND", "This conversation or turn does not exist.", {
+    throw new DomainError("CONVERSATION_NOT_FOUND", "This conversation or turn does not exist.", {
       param: turns === null ? "conversationId" : "turn",
     });
   }

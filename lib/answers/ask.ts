@@ -7,7 +7,7 @@
  * The credit is spent only once the route has delivered the answer (`delivered`);
  * anything else gives it back (`undeliver`). Routes choose JSON or server-sent events.
  */
-import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import { PLANS } from "../limits/plans.ts";
 import { retrieve, type SourceRef } from "./retrieve.ts";
 import type { Services } from "../services.ts";
@@ -91,14 +91,14 @@ export async function prepare(
 ): Promise<Prepared> {
   const followupsAllowed = PLANS[site.plan].followups && site.settings.followups;
   if (req.mode === "followup" && !PLANS[site.plan].followups) {
-    throw new ApiError(
+    throw new DomainError(
       "FOLLOWUP_REQUIRES_PAID_PLAN",
       "Follow-up questions need a paid plan.",
       { param: "mode" },
     );
   }
   if (req.mode === "followup" && !site.settings.followups) {
-    throw new ApiError("FOLLOWUPS_DISABLED", "This site has turned follow-up questions off.", {
+    throw new DomainError("FOLLOWUPS_DISABLED", "This site has turned follow-up questions off.", {
       param: "mode",
     });
   }
@@ -318,9 +318,9 @@ async function* modelDeltas(
       yield delta;
     }
   } catch (err) {
-    if (signal.aborted || err instanceof ApiError) throw err;
+    if (signal.aborted || err instanceof DomainError) throw err;
     const before = !(err instanceof UpstreamError) || err.beforeFirstToken || text.length === 0;
-    throw new ApiError(
+    throw new DomainError(
       "UPSTREAM_ERROR",
       before
         ? "The AI answer could not be produced. Please try again."

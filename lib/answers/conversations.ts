@@ -6,7 +6,7 @@
  * limit, and released if no answer was delivered.
  */
 import type { Clock } from "../clock.ts";
-import { ApiError, busy } from "../http/errors.ts";
+import { busy, DomainError } from "../errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import type { Turn } from "./summarizer.ts";
 
@@ -49,7 +49,7 @@ export interface Conversation {
 const key = (site: string, id: string) => ["conv", site, id];
 const turnKey = (site: string, id: string, n: number) => ["convturn", site, id, n];
 const notFound = () =>
-  new ApiError("CONVERSATION_NOT_FOUND", "This conversation does not exist or has expired.", {
+  new DomainError("CONVERSATION_NOT_FOUND", "This conversation does not exist or has expired.", {
     param: "conversationId",
   });
 
@@ -76,7 +76,7 @@ export class Conversations {
       const head = entry.value;
       if (!head || this.clock() - head.updatedAt > CONVERSATION_TTL_MS) throw notFound();
       if (head.userTurns >= MAX_USER_TURNS) {
-        throw new ApiError(
+        throw new DomainError(
           "CONVERSATION_TURN_LIMIT_REACHED",
           `A conversation holds at most ${MAX_USER_TURNS} questions. Start a new one.`,
           { param: "conversationId" },

@@ -1,9 +1,9 @@
 /** Who is calling: public search keys for the public API, bearer tokens for the admin API. */
 import type { Context } from "hono";
-import { ApiError } from "./errors.ts";
+import { DomainError } from "../errors.ts";
 import type { AdminCaller, AppEnv } from "./middleware.ts";
 import { constantTimeEqual, isAdminKey, isPublicKey, sha256HexSync } from "../sites/keys.ts";
-import type { Site, SiteStore } from "../sites/store.ts";
+import { originError, type Site, type SiteStore } from "../sites/store.ts";
 
 /** The public key of a request: the `X-API-Key` header wins over the `key` parameter. */
 export function publicKeyOf(c: Context): string {
@@ -14,26 +14,19 @@ export function publicKeyOf(c: Context): string {
 export function publicKeyFrom(header: string | undefined, params: string[]): string {
   const key = header ?? params[0];
   if (key === undefined || key === "") {
-    throw new ApiError(
+    throw new DomainError(
       "MISSING_API_KEY",
       "Send the site's public search key as X-API-Key or ?key=.",
     );
   }
   if (header === undefined && params.length > 1) {
-    throw new ApiError("INVALID_PARAMETER", "key must be given once.", { param: "key" });
+    throw new DomainError("INVALID_PARAMETER", "key must be given once.", { param: "key" });
   }
   if (!isPublicKey(key)) {
     const hint = isAdminKey(key) ? " An admin key is never a search key." : "";
-    throw new ApiError("INVALID_API_KEY", "The search key is not valid." + hint);
+    throw new DomainError("INVALID_API_KEY", "The search key is not valid." + hint);
   }
   return key;
-}
-
-/** The origin refusal for a site, or null when the request's origin may call it. */
-export function originError(site: Site, origin: string | undefined): ApiError | null {
-  const allowed = site.settings.allowedOrigins;
-  if (!origin || allowed.length === 0 || allowed.includes(origin)) return null;
-  return new ApiError("ORIGIN_NOT_ALLOWED", "This site does not accept requests from this origin.");
 }
 
 /** The site of a public key (cached briefly), its origin checked. */
@@ -43,7 +36,7 @@ export async function publicSite(
 ): Promise<{ site: Site; key: string }> {
   const key = publicKeyOf(c);
   const site = await sites.byPublicKeyCached(key);
-  if (!site) throw new ApiError("INVALID_API_KEY", "The search key is not valid.");
+  if (!site) throw new DomainError("INVALID_API_KEY", "The search key is not valid.");
   const refused = originError(site, c.req.header("origin"));
   if (refused) throw refused;
   return { site, key };
@@ -60,7 +53,7 @@ export async function publicSiteHint(
 ): Promise<{ site: Site; key: string }> {
   const key = publicKeyOf(c);
   const site = await sites.byPublicKeyCached(key, hintMs);
-  if (!site) throw new ApiError("INVALID_API_KEY", "The search key is not valid.");
+  if (!site) throw new DomainError("INVALID_API_KEY", "The search key is not valid.");
   return { site, key };
 }
 
@@ -77,7 +70,7 @@ export async function adminCaller(
   if (!auth && viaSession) return viaSession;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (!m) {
-    throw new ApiError(
+    throw new DomainError(
       "MISSING_API_KEY",
       "Send Authorization: Bearer <admin key or operator token>.",
     );
@@ -91,7 +84,7 @@ export async function adminCaller(
     if (site) return { operator: false, site };
   }
   const hint = isPublicKey(token) ? " A public search key never authorises an admin call." : "";
-  throw new ApiError("INVALID_API_KEY", "The admin key is not valid." + hint);
+  throw new DomainError("INVALID_API_KEY", "The admin key is not valid." + hint);
 }
 
 /** The site an admin call names; another site's id answers 404 as if it did not exist. */
@@ -101,7 +94,7 @@ export async function adminSite(
   sites: SiteStore,
 ): Promise<Site> {
   const site = caller.operator ? await sites.get(id) : caller.site?.id === id ? caller.site : null;
-  if (!site) throw new ApiError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
+  if (!site) throw new DomainError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
   return site;
 }
 

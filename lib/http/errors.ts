@@ -108,14 +108,3 @@ export function asDomainError(err: unknown): DomainError {
   }
   return new DomainError("INTERNAL_ERROR", "Something went wrong on our side.");
 }
-
-// Until every module throws DomainError from lib/errors.ts.
-export {
-  busy,
-  DomainError as ApiError,
-  invalid,
-  invalidSearchKey,
-  isLocked,
-  isStorageFault,
-  storageUnavailable,
-} from "../errors.ts";

@@ -2,7 +2,7 @@
  * JSON request bodies, read without ever holding up other requests for long: decoded,
  * checked for depth and parsed in slices that yield to the event loop, however large.
  */
-import { ApiError } from "./errors.ts";
+import { DomainError } from "../errors.ts";
 import { nextTurn } from "../slices.ts";
 
 /** How deep arrays and objects may nest in a JSON body; deeper is a 400, never a stack overflow. */
@@ -139,7 +139,7 @@ export async function parseJsonBody(bytes: Uint8Array): Promise<unknown> {
   const text = await jsonText(bytes);
   const { depth, arrays } = await scan(text);
   if (depth > MAX_JSON_DEPTH) {
-    throw new ApiError(
+    throw new DomainError(
       "INVALID_JSON",
       `The body nests arrays and objects more than ${MAX_JSON_DEPTH} deep.`,
     );
@@ -175,7 +175,7 @@ export async function parseJsonBody(bytes: Uint8Array): Promise<unknown> {
     }
     return root;
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw new ApiError("INVALID_JSON", "The body is not valid JSON.");
+    if (err instanceof DomainError) throw err;
+    throw new DomainError("INVALID_JSON", "The body is not valid JSON.");
   }
 }

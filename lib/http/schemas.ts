@@ -1,7 +1,7 @@
 /** One zod schema per request shape, shared by routes and tests. */
 import { MAX_QUERY_CHARS } from "../wire_types.ts";
 import { z } from "zod";
-import { invalid } from "./errors.ts";
+import { invalid } from "../errors.ts";
 import { PLAN_NAMES } from "../limits/plans.ts";
 import { MAX_COMMENT_CHARS } from "../analytics/feedback.ts";
 import { DEFAULT_DAYS, MAX_DAYS } from "../analytics/report.ts";

@@ -7,7 +7,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Clock } from "../clock.ts";
-import { ApiError } from "./errors.ts";
+import { DomainError } from "../errors.ts";
 import type { AdminCaller } from "./auth.ts";
 import type { AppEnv } from "./middleware.ts";
 import { constantTimeEqual, randomBase62 } from "../sites/keys.ts";
@@ -121,7 +121,7 @@ export function sameOrigin(c: Context): boolean {
 /** Refuses a state-changing request whose Origin is not ours. */
 export function assertSameOrigin(c: Context) {
   if (!SAFE.has(c.req.method) && !sameOrigin(c)) {
-    throw new ApiError(
+    throw new DomainError(
       "ORIGIN_NOT_ALLOWED",
       "This request must come from the dashboard's own page.",
     );

@@ -1,5 +1,5 @@
 /** Field checks for the levers' lists: each failure is a 400 naming the field ("synonyms[3].words[1]"). */
-import { invalid } from "../http/errors.ts";
+import { invalid } from "../errors.ts";
 
 /** What a given lever id may look like: short, and safe in a URL and in HTML (new ones: sites/keys.ts newId). */
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;

@@ -4,7 +4,7 @@
  * a refill takes. The SearchQuota in quota.ts runs the blocks; reservations.ts moves the units.
  */
 import { minuteWindow, monthWindow } from "../clock.ts";
-import type { ApiError } from "../http/errors.ts";
+import { type DomainError } from "../errors.ts";
 import { type EffectiveLimits, effectiveLimits } from "./plans.ts";
 import type { Outcome, Snapshot, Window } from "./reservations.ts";
 import { LiveSessions, ride, type SessionAsk, type SessionState } from "./sessions.ts";
@@ -28,7 +28,7 @@ export interface Admitted {
 }
 
 /** Decides, against the site as last read (at most `trustMs` ago), whether this request may count. */
-export type Verify = (site: Site | null) => ApiError | null;
+export type Verify = (site: Site | null) => DomainError | null;
 
 /** A request waiting for its site's next refill. */
 export interface Waiter {

@@ -11,7 +11,7 @@
  * the counters never pass the limit, on any number of instances.
  */
 import { type Clock, monthWindow } from "../clock.ts";
-import { ApiError, invalidSearchKey } from "../http/errors.ts";
+import { DomainError, invalidSearchKey } from "../errors.ts";
 import {
   absorb,
   type Admitted,
@@ -87,13 +87,13 @@ export class SearchQuota {
 
   /**
    * Admits at once from this instance's block when it can, else after one refill shared with
-   * every request waiting on the site. Throws (or rejects with) the ApiError that refuses it.
+   * every request waiting on the site. Throws (or rejects with) the DomainError that refuses it.
    */
   admit(siteId: string, verify: Verify, session?: SessionAsk): Admitted | Promise<Admitted> {
     const b = this.block(siteId);
     if (b.waiters.length === 0) {
       const out = this.decide(b, verify, session);
-      if (out instanceof ApiError) throw out;
+      if (out instanceof DomainError) throw out;
       if (out) return out;
     }
     return new Promise((resolve, reject) => {
@@ -157,7 +157,7 @@ export class SearchQuota {
   }
 
   /** Admitted, refused, or null when the request must wait for a refill. Synchronous. */
-  private decide(b: Block, verify: Verify, session?: SessionAsk): Admitted | ApiError | null {
+  private decide(b: Block, verify: Verify, session?: SessionAsk): Admitted | DomainError | null {
     const now = this.clock();
     const perf = performance.now();
     if (!this.fresh(b, windows(now), perf)) return null;
@@ -196,7 +196,7 @@ export class SearchQuota {
     } else this.arm(b);
   }
 
-  private refusal(b: Block, now: number): ApiError {
+  private refusal(b: Block, now: number): DomainError {
     return searchRefused(stateOf(b, now), monthWindow(now));
   }
 
@@ -236,7 +236,7 @@ export class SearchQuota {
     for (const w of b.waiters) {
       const out = this.decide(b, w.verify, w.session);
       if (out === null) keep.push(w);
-      else if (out instanceof ApiError) w.reject(out);
+      else if (out instanceof DomainError) w.reject(out);
       else this.stats.waited++, w.resolve(out);
     }
     b.waiters = keep;

@@ -3,7 +3,7 @@
  * with docs/api.md's RateLimit headers, AI credits used up, and the per-IP and per-site limits
  * (summaries, events, previews).
  */
-import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import type { EffectiveLimits } from "./plans.ts";
 
 /** What the RateLimit headers need, for admitted and refused searches alike. */
@@ -26,41 +26,38 @@ export function rateLimitHeaders(s: QuotaState): Record<string, string> {
   return { "RateLimit-Policy": policies.join(", "), "RateLimit": closest };
 }
 
-const retryHeader = (seconds: number) => ({ "Retry-After": String(seconds) });
-
 /** A search refused: the monthly quota when it is used up, else the per-minute limit. */
 export function searchRefused(state: QuotaState, month: { resetIn: number; resetsAt: Date }) {
   const headers = rateLimitHeaders(state);
   const { perMinute, perMonth } = state.limits;
   if (perMonth !== null && state.month.used >= perMonth) {
     const day = month.resetsAt.toISOString().slice(0, 10);
-    return new ApiError(
+    return new DomainError(
       "MONTHLY_SEARCH_QUOTA_EXCEEDED",
       `Monthly search quota of ${perMonth} reached. It resets on ${day}.`,
       {
         retryAfter: month.resetIn,
         resetsAt: month.resetsAt.toISOString(),
-        headers: { ...headers, ...retryHeader(month.resetIn) },
+        headers,
       },
     );
   }
   const retryAfter = state.minute.resetIn;
-  return new ApiError(
+  return new DomainError(
     "SEARCH_RATE_LIMIT_EXCEEDED",
     `Search limit of ${perMinute} per minute reached. Retry in ${retryAfter} s.`,
-    { retryAfter, headers: { ...headers, ...retryHeader(retryAfter) } },
+    { retryAfter, headers },
   );
 }
 
 /** The month's AI credits are used up. */
 export function creditsExhausted(limit: number, month: { resetIn: number; resetsAt: Date }) {
-  return new ApiError(
+  return new DomainError(
     "AI_CREDITS_EXHAUSTED",
     `This site has used its ${limit} AI credits for the month.`,
     {
       retryAfter: month.resetIn,
       resetsAt: month.resetsAt.toISOString(),
-      headers: retryHeader(month.resetIn),
     },
   );
 }
@@ -79,9 +76,9 @@ export function ipLimited(
   resetIn: number,
 ) {
   const who = kind.per === "site" ? "for one site" : "from one visitor";
-  return new ApiError(
+  return new DomainError(
     kind.code,
     `At most ${perMinute} ${kind.what} a minute ${who}. Retry in ${resetIn} s.`,
-    { retryAfter: resetIn, headers: retryHeader(resetIn) },
+    { retryAfter: resetIn },
   );
 }

@@ -6,7 +6,7 @@
  * and search never shows it. A small info record per document serves listing; a
  * per-site byte total, changed atomically with it, holds the plan's storage limit.
  */
-import { ApiError, busy, invalid } from "../http/errors.ts";
+import { busy, DomainError, invalid } from "../errors.ts";
 import { ParseError, parserSandbox } from "../parsing/sandbox.ts";
 import { newId } from "./keys.ts";
 import { splitPassages } from "../answers/passages.ts";
@@ -46,7 +46,7 @@ const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
 /** 403 unless the site's plan includes document sources. */
 export function assertDocumentsAllowed(site: Site) {
   if (!PLANS[site.plan].documents) {
-    throw new ApiError(
+    throw new DomainError(
       "PLAN_FEATURE_UNAVAILABLE",
       `Document uploads need the Business or Enterprise plan; this site is on ${site.plan}.`,
     );
@@ -61,7 +61,7 @@ export function declaredType(contentType: string | undefined): {
   const [base, ...params] = (contentType ?? "").split(";");
   const type = TYPES[base.trim().toLowerCase()];
   if (!type) {
-    throw new ApiError(
+    throw new DomainError(
       "UNSUPPORTED_MEDIA_TYPE",
       "Send the document as application/pdf, text/markdown, text/plain or text/html.",
     );
@@ -76,7 +76,7 @@ function decodeChecked(type: DocumentType, charset: string, bytes: Uint8Array): 
   const isPdf = new TextDecoder().decode(bytes.subarray(0, 5)) === "%PDF-";
   if (type === "application/pdf") {
     if (!isPdf) {
-      throw new ApiError(
+      throw new DomainError(
         "UNSUPPORTED_MEDIA_TYPE",
         "The body was declared application/pdf but is not a PDF (it does not start with %PDF-).",
       );
@@ -84,7 +84,7 @@ function decodeChecked(type: DocumentType, charset: string, bytes: Uint8Array): 
     return null;
   }
   if (isPdf) {
-    throw new ApiError(
+    throw new DomainError(
       "UNSUPPORTED_MEDIA_TYPE",
       `The body is a PDF but was declared ${type}. Send it as application/pdf.`,
     );
@@ -93,13 +93,13 @@ function decodeChecked(type: DocumentType, charset: string, bytes: Uint8Array): 
   try {
     text = new TextDecoder(charset, { fatal: true }).decode(bytes);
   } catch {
-    throw new ApiError(
+    throw new DomainError(
       "UNSUPPORTED_MEDIA_TYPE",
       `The body is not valid ${charset} text, as ${type} must be here. Is it a binary file?`,
     );
   }
   if (text.includes("\u0000")) {
-    throw new ApiError(
+    throw new DomainError(
       "UNSUPPORTED_MEDIA_TYPE",
       `The body holds NUL bytes, so it is not ${type}. Is it a binary file?`,
     );
@@ -191,8 +191,8 @@ async function checkStorage(s: Services, site: Site, bytes: number, limit: numbe
   if (used + bytes > limit) throw storageFull(site, used, bytes, limit);
 }
 
-function storageFull(site: Site, used: number, bytes: number, limit: number): ApiError {
-  return new ApiError(
+function storageFull(site: Site, used: number, bytes: number, limit: number): DomainError {
+  return new DomainError(
     "PLAN_FEATURE_UNAVAILABLE",
     `This document (${mb(bytes)}) would bring the site's documents to ${mb(used + bytes)}, ` +
       `over the ${site.plan} plan's ${mb(limit)}. Delete documents or upgrade.`,

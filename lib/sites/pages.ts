@@ -4,7 +4,7 @@
  * update never mixes two versions. Every change bumps the site's index version
  * and logs the changed URL, which is how every instance's search index catches up.
  */
-import { ApiError, busy } from "../http/errors.ts";
+import { busy, DomainError } from "../errors.ts";
 import { sha256Hex } from "./keys.ts";
 import { capList, checkWrite, KV_LIMITS, valueBytes } from "../storage/kv_limits.ts";
 import { normalFilters, type PageFilters } from "./filters.ts";
@@ -178,7 +178,7 @@ export class PageStore {
       if (old.value?.hash === hash) return "unchanged";
       const v = ver.value ?? { version: 0, pages: 0 };
       if (!old.value && v.pages >= maxPages) {
-        throw new ApiError(
+        throw new DomainError(
           "PLAN_FEATURE_UNAVAILABLE",
           `The site holds ${v.pages} pages, the most its plan allows. Remove pages or upgrade.`,
           { param: "pages" },

@@ -1,5 +1,5 @@
 /** Sites and their keys in Deno KV: create, read, change settings, rotate keys. */
-import { ApiError } from "../http/errors.ts";
+import { DomainError } from "../errors.ts";
 import { LOST_RACE, retryKv } from "../storage/kv_retry.ts";
 import { constantTimeEqual, newAdminKey, newId, newPublicKey, sha256Hex } from "./keys.ts";
 import type { LimitOverrides, PlanName } from "../limits/plans.ts";
@@ -60,6 +60,16 @@ export function acceptsPublicKey(site: Site, key: string, now: number): boolean 
   if (site.publicKey === key) return true;
   const prev = site.previousPublicKey;
   return !!prev && prev.key === key && now < Date.parse(prev.expiresAt);
+}
+
+/** The origin refusal for a site, or null when a request from `origin` may call it. */
+export function originError(site: Site, origin: string | undefined): DomainError | null {
+  const allowed = site.settings.allowedOrigins;
+  if (!origin || allowed.length === 0 || allowed.includes(origin)) return null;
+  return new DomainError(
+    "ORIGIN_NOT_ALLOWED",
+    "This site does not accept requests from this origin.",
+  );
 }
 
 /** The public keys a site's record indexes: its current one and, during a grace period, the old. */
@@ -160,7 +170,9 @@ export class SiteStore {
   update(id: string, change: (site: Site) => Site): Promise<Site> {
     return retryKv(async () => {
       const entry = await this.getEntry(id);
-      if (!entry.value) throw new ApiError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
+      if (!entry.value) {
+        throw new DomainError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
+      }
       const next = change(structuredClone(entry.value));
       const op = this.kv.atomic().check(entry).set(siteKey(id), next);
       const [before, after] = [indexedKeys(entry.value), indexedKeys(next)];

@@ -6,7 +6,7 @@
  * alone until the file is usable again: SQLite touching an immutable shared-memory file
  * kills the process with SIGBUS, reads included.
  */
-import { ApiError, busy, isLocked, isStorageFault, storageUnavailable } from "../http/errors.ts";
+import { busy, DomainError, isLocked, isStorageFault, storageUnavailable } from "../errors.ts";
 
 /** Where storage_down and storage_up lines go (services give the app's logger). */
 type Log = (line: Record<string, unknown>) => void;
@@ -35,7 +35,7 @@ export async function retryKv<T>(
       if (out !== LOST_RACE) return out;
       onLostRace();
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (err instanceof DomainError) throw err;
       if (isStorageFault(err)) throw storageUnavailable(err);
       if (!isLocked(err)) throw err;
       await sleep(Math.min(50, 2 + attempt) * (0.5 + Math.random()));

@@ -1,8 +1,7 @@
 /** The site a public key opens, for the public surfaces that do not search (search: the quota). */
-import { originError } from "../http/auth.ts";
-import { invalidSearchKey } from "../http/errors.ts";
+import { invalidSearchKey } from "../errors.ts";
 import type { Services } from "../services.ts";
-import type { Site } from "../sites/store.ts";
+import { originError, type Site } from "../sites/store.ts";
 
 /** The site `key` opens from `origin` (a rotated key in its grace period too), or the refusal. */
 export async function publicSiteFor(s: Services, key: string, origin?: string): Promise<Site> {

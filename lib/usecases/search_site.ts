@@ -1,15 +1,16 @@
 /**
  * The search use case, one for every surface that searches (GET /api/search, the results
  * page): key and origin, the quota (typing sessions included), the result cache or the site's
- * index, analytics. Returns the bytes to send and what the caller needs to show them.
+ * index, analytics. Returns what was found as data, or, to a caller that sends it as JSON, as
+ * the bytes the result cache holds.
  */
-import { originError } from "../http/auth.ts";
-import { invalidSearchKey } from "../http/errors.ts";
+import { invalidSearchKey } from "../errors.ts";
 import { PLANS } from "../limits/plans.ts";
 import { rateLimitHeaders } from "../limits/too_many.ts";
 import { ResultCache } from "../search/mod.ts";
 import type { Services } from "../services.ts";
-import { acceptsPublicKey, type Site } from "../sites/store.ts";
+import { acceptsPublicKey, originError, type Site } from "../sites/store.ts";
+import type { SearchResponse } from "../wire_types.ts";
 
 /** How long a key's site is taken from the cache without a read (keys are checked fresh after). */
 const KEY_HINT_MS = 60_000;
@@ -33,16 +34,25 @@ export interface SearchAsk {
   visitor?: () => string | undefined;
   /** Told the site's id as soon as the key names one (the request log). */
   onSite?: (siteId: string) => void;
+  /**
+   * The caller sends the body as JSON (GET /api/search): the result cache answers with the
+   * bytes it holds, and a body ranked now is encoded once, for the cache and the caller.
+   */
+  asJson?: boolean;
 }
 
-/** What to send: the JSON body's bytes and the RateLimit headers, and the site it searched. */
+/** What a search found, and the site it searched. */
 export interface SearchAnswer {
   site: Site;
-  bytes: Uint8Array<ArrayBuffer>;
+  /** The quota's RateLimit headers, sent with every answer (lib/limits/too_many.ts). */
   headers: Record<string, string>;
   found: number;
   /** Results per page applied (capped at the plan's maximum). */
   perPage: number;
+  /** The results and meta as data (for a caller that does not send JSON). */
+  response?: SearchResponse;
+  /** The same as JSON bytes (for a caller that sends JSON: `asJson`). */
+  json?: Uint8Array<ArrayBuffer>;
 }
 
 const encoder = new TextEncoder();
@@ -62,7 +72,17 @@ const besideRefill = new Set<string>();
 const versions = (s: Services, siteId: string, q: string) =>
   Promise.all([s.indexes.reader(siteId), s.levers.forQuery(siteId, q)]);
 
-/** Searches a site for a visitor or a server; throws the ApiError that refuses it. */
+/** Searches a site for a caller that sends JSON: the body as bytes; throws the refusal. */
+export function searchSite(
+  s: Services,
+  ask: SearchAsk & { asJson: true },
+): Promise<SearchAnswer & { json: Uint8Array<ArrayBuffer> }>;
+/** Searches a site for a caller that shows the results: the body as data; throws the refusal. */
+export function searchSite(
+  s: Services,
+  ask: SearchAsk & { asJson?: false },
+): Promise<SearchAnswer & { response: SearchResponse }>;
+/** Searches a site for a visitor or a server; throws the DomainError that refuses it. */
 export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
   // The key names the site; whether it still opens it (a rotated key in its grace period
   // included), and from this origin, the quota decides on a read at most 1 s old.
@@ -101,8 +121,10 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
     levers: levers.version,
     narrowing: narrowingKey(ask),
   });
-  let answer = s.resultCache.get(cacheKey);
-  if (!answer) {
+  // The cache holds encoded bodies: only a caller that sends them as they are reads it.
+  let encoded = ask.asJson ? s.resultCache.get(cacheKey) : undefined;
+  let response: SearchResponse | undefined;
+  if (!encoded) {
     const { found, hits, corrections, facets } = await index.search({
       query: ask.q,
       page: ask.page,
@@ -114,7 +136,7 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
     });
     // Each result carries the token its click must bring back (analytics/click_tokens.ts).
     const sign = await s.clickTokens.signer(site.id, ask.q);
-    const body = {
+    response = {
       results: hits.map((hit) => ({ ...hit, click: sign(hit.url) })),
       meta: {
         found,
@@ -127,21 +149,18 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
         ...(facets ? { facets } : {}),
       },
     };
-    answer = { bytes: encoder.encode(JSON.stringify(body)), found };
-    s.resultCache.set(cacheKey, answer);
+    if (ask.asJson) {
+      encoded = { bytes: encoder.encode(JSON.stringify(response)), found };
+      s.resultCache.set(cacheKey, encoded);
+    }
   }
+  const found = encoded?.found ?? response!.meta.found;
   // Paging is not another search; a typing session's query counts once it is finished.
   if (ask.page === 1) {
-    s.analytics.search(site.id, ask.q, answer.found, {
+    s.analytics.search(site.id, ask.q, found, {
       session: ask.session,
       visitor: ask.visitor?.(),
     });
   }
-  return {
-    site,
-    bytes: answer.bytes,
-    headers: rateLimitHeaders(state),
-    found: answer.found,
-    perPage,
-  };
+  return { site, headers: rateLimitHeaders(state), found, perPage, response, json: encoded?.bytes };
 }

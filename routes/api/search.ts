@@ -1,30 +1,12 @@
 /** GET /api/search: parameters checked here, the search itself in lib/usecases/search_site.ts. */
 import { Hono } from "hono";
 import { getQueryParams } from "hono/utils/url";
+import { invalid } from "../../lib/errors.ts";
 import { publicKeyFrom } from "../../lib/http/auth.ts";
-import { ApiError } from "../../lib/http/errors.ts";
-import {
-  accessLine,
-  allowOnly,
-  type AppEnv,
-  clientIp,
-  errorAnswer,
-  nextRequestId,
-  respond,
-  visitorOf,
-} from "../../lib/http/middleware.ts";
-import { clientAddress } from "../../lib/http/proxies.ts";
-import {
-  DEFAULT_PER_PAGE,
-  FacetsParam,
-  parse,
-  SearchFilters,
-  SearchParams,
-} from "../../lib/http/schemas.ts";
-import type { EarlyAnswer, EarlyRequest } from "../../lib/http/server/mod.ts";
+import { allowOnly, type AppEnv, clientIp, respond, visitorOf } from "../../lib/http/middleware.ts";
+import { FacetsParam, parse, SearchFilters, SearchParams } from "../../lib/http/schemas.ts";
 import type { Services } from "../../lib/services.ts";
-import { MAX_QUERY_CHARS } from "../../lib/wire_types.ts";
-import { type SearchAsk, searchSite } from "../../lib/usecases/search_site.ts";
+import { searchSite } from "../../lib/usecases/search_site.ts";
 
 const PATH = "/api/search";
 
@@ -34,9 +16,7 @@ function singleParams(all: Record<string, string[]>, names: string[]) {
   for (const name of names) {
     const values = all[name];
     if (!values) continue;
-    if (values.length > 1) {
-      throw new ApiError("INVALID_PARAMETER", `${name} must be given once.`, { param: name });
-    }
+    if (values.length > 1) throw invalid(name, `${name} must be given once.`);
     out[name] = values[0];
   }
   return out;
@@ -59,68 +39,8 @@ const checked = new Map<string, Parsed>();
 const MAX_CHECKED = 1024;
 const MAX_CHECKED_CHARS = 512;
 
-/** The search a request to `url` asks, with its headers; throws the refusal. */
-function searchAsk(
-  url: string,
-  header: (name: string) => string | undefined,
-  onSite: (siteId: string) => void,
-  visitor: () => string | undefined,
-): SearchAsk {
-  const at = url.indexOf("?", 8);
-  const query = at < 0 ? "" : url.slice(at);
-  let p = checked.get(query), key: string;
-  if (p) key = publicKeyFrom(header("x-api-key"), p.keys);
-  else {
-    const all = getQueryParams("http://x" + query) as Record<string, string[]>;
-    // The key is checked first: its refusals come before the other parameters'.
-    key = publicKeyFrom(header("x-api-key"), all.key ?? []);
-    p = checkParams(all);
-    if (query.length <= MAX_CHECKED_CHARS && !p.filters.size) {
-      if (checked.size >= MAX_CHECKED) checked.clear();
-      checked.set(query, p);
-    }
-  }
-  return {
-    key,
-    origin: header("origin"),
-    q: p.params.q,
-    page: p.params.page,
-    perPage: p.params.per_page,
-    session: p.params.session,
-    visitor,
-    filters: p.filters,
-    facets: p.facets,
-    onSite,
-  };
-}
-
-/** Every parameter but the key, checked; throws the first refusal. */
+/** Every parameter but the key, checked by the schemas; throws the first refusal. */
 function checkParams(all: Record<string, string[]>): Parsed {
-  return plainSearch(all) ?? checkAll(all);
-}
-
-/**
- * The usual search, `q` alone (other names than the schema's are ignored by it too) and well
- * within its bounds, checked without zod, which costs more than the rest of a cached answer;
- * null for anything else: SearchParams then checks it, and words any refusal.
- */
-function plainSearch(all: Record<string, string[]>): Parsed | null {
-  for (const name of ["page", "per_page", "session", "facets", "filter"]) {
-    if (all[name]) return null;
-  }
-  const q = all.q?.length === 1 ? all.q[0].trim() : "";
-  // Within MAX_QUERY_CHARS code units is within as many code points; longer goes to zod.
-  if (q === "" || q.length > MAX_QUERY_CHARS) return null;
-  return {
-    keys: all.key ?? [],
-    params: { q, page: 1, per_page: DEFAULT_PER_PAGE },
-    filters: new Map(),
-    facets: true,
-  };
-}
-
-/** Every parameter but the key, checked by the schemas. */
-function checkAll(all: Record<string, string[]>): Parsed {
   const once = singleParams(all, ["q", "page", "per_page", "session", "facets"]);
   return {
     keys: all.key ?? [],
@@ -133,88 +53,39 @@ function checkAll(all: Record<string, string[]>): Parsed {
 export function searchRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get(PATH, async (c) => {
-    const ask = searchAsk(
-      c.req.url,
-      (name) => c.req.header(name),
-      (id) => c.set("siteId", id),
-      () => visitorOf(clientIp(c, s.trustedProxies)),
-    );
-    const answer = await searchSite(s, ask);
-    return respond(c, answer.bytes, 200, {
+    const url = c.req.url;
+    const at = url.indexOf("?", 8);
+    const query = at < 0 ? "" : url.slice(at);
+    let p = checked.get(query), key: string;
+    if (p) key = publicKeyFrom(c.req.header("x-api-key"), p.keys);
+    else {
+      const all = getQueryParams("http://x" + query) as Record<string, string[]>;
+      // The key is checked first: its refusals come before the other parameters'.
+      key = publicKeyFrom(c.req.header("x-api-key"), all.key ?? []);
+      p = checkParams(all);
+      if (query.length <= MAX_CHECKED_CHARS && !p.filters.size) {
+        if (checked.size >= MAX_CHECKED) checked.clear();
+        checked.set(query, p);
+      }
+    }
+    const answer = await searchSite(s, {
+      key,
+      origin: c.req.header("origin"),
+      q: p.params.q,
+      page: p.params.page,
+      perPage: p.params.per_page,
+      session: p.params.session,
+      visitor: () => visitorOf(clientIp(c, s.trustedProxies)),
+      filters: p.filters,
+      facets: p.facets,
+      onSite: (id) => c.set("siteId", id),
+      asJson: true,
+    });
+    return respond(c, answer.json, 200, {
       ...answer.headers,
       "Content-Type": "application/json",
     });
   });
   allowOnly(app, PATH, ["GET"]);
   return app;
-}
-
-/** What the app's middleware does around every public API answer, for `searchEarly`. */
-export interface EarlyFront {
-  /** The access log's clock (milliseconds). */
-  now: () => number;
-  /** The CORS headers of every public API answer (middleware.ts `corsHeaders`). */
-  cors: [string, string][];
-}
-
-const encoder = new TextEncoder();
-
-/**
- * GET /api/search for our server's `early` hook (a cached answer costs little more than its
- * write): the same parameters, search, headers, error envelope and access log line as the
- * route behind the app's middleware, without a Request, Hono or a Response. Any other path is
- * left to the app; so is a path the app would only reach after decoding it.
- */
-export function searchEarly(s: Services, front: EarlyFront) {
-  return (req: EarlyRequest): Promise<EarlyAnswer> | null => {
-    const at = req.url.indexOf("/", req.url.indexOf("//") + 2);
-    const end = at + PATH.length;
-    if (!req.url.startsWith(PATH, at) || (end < req.url.length && req.url[end] !== "?")) {
-      return null;
-    }
-    return answerEarly(s, front, req);
-  };
-}
-
-async function answerEarly(s: Services, front: EarlyFront, req: EarlyRequest) {
-  const started = front.now();
-  const requestId = nextRequestId();
-  let siteId: string | undefined;
-  // Set, not appended, by lower-case name: what Hono and the middleware do to the Response.
-  const headers: Record<string, string> = {};
-  const put = (from: Record<string, string>) => {
-    for (const name in from) headers[name.toLowerCase()] = from[name];
-  };
-  let status = 200, body: Uint8Array;
-  try {
-    const header = (name: string) => headerValue(req.headers, name);
-    const visitor = () =>
-      clientAddress(req.remoteAddr.hostname, header("x-forwarded-for") ?? null, s.trustedProxies);
-    const ask = searchAsk(req.url, header, (id) => siteId = id, visitor);
-    const answer = await searchSite(s, ask);
-    put(answer.headers);
-    headers["content-type"] = "application/json";
-    body = answer.bytes;
-  } catch (err) {
-    const e = errorAnswer(err, requestId, s.log);
-    headers["content-type"] = "application/json";
-    put(e.headers);
-    status = e.status;
-    body = encoder.encode(JSON.stringify(e.body));
-  }
-  headers["x-request-id"] = requestId;
-  for (const [name, value] of front.cors) headers[name.toLowerCase()] = value;
-  s.log(accessLine(started, front.now(), requestId, "GET", PATH, status, siteId));
-  return { status, headers: Object.entries(headers), body };
-}
-
-/** A header's value as `Headers.get` gives it: every line of that name, joined by ", ". */
-function headerValue(lines: readonly [string, string][], name: string): string | undefined {
-  let value: string | undefined;
-  for (const [n, v] of lines) {
-    if (n.length === name.length && n.toLowerCase() === name) {
-      value = value === undefined ? v : `${value}, ${v}`;
-    }
-  }
-  return value;
 }

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { admin, createSite, startApp, type TestApp, type TestSite } from "../helpers.ts";
 import { html, type Route, serveSite } from "../fixtures/crawl_site.ts";
 import { keyBytes, KV_LIMITS } from "../../lib/storage/kv_limits.ts";
-import { storageUnavailable } from "../../lib/http/errors.ts";
+import { storageUnavailable } from "../../lib/errors.ts";
 import { startCrawlJob } from "../../lib/crawl/jobs.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));

@@ -1,6 +1,6 @@
 /** JSON bodies parsed in slices give exactly what JSON.parse gives, and refuse what it refuses. */
 import assert from "node:assert/strict";
-import { ApiError } from "../../lib/http/errors.ts";
+import { DomainError } from "../../lib/errors.ts";
 import { parseJsonBody } from "../../lib/http/json.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -31,7 +31,7 @@ Deno.test("json body - what JSON.parse refuses is INVALID_JSON, large or small, 
   for (const text of bad) {
     await assert.rejects(
       () => parseJsonBody(enc(text)),
-      (e) => e instanceof ApiError && e.code === "INVALID_JSON",
+      (e) => e instanceof DomainError && e.code === "INVALID_JSON",
       text.slice(0, 30),
     );
   }

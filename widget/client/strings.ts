@@ -62,7 +62,7 @@ export async function useLocaleOf(api: Api, dataLang: string | undefined): Promi
   return current;
 }
 
-/** The line a visitor reads for a failed search (an ApiFailure, or the server's ApiError). */
+/** The line a visitor reads for a failed search (an ApiFailure, or the server's error envelope). */
 export function friendly(err: unknown): string {
   const f = (err ?? {}) as { status?: unknown; code?: unknown };
   switch (f.code) {

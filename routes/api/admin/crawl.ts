@@ -11,7 +11,7 @@ import {
   listCrawlUrls,
   startCrawlJob,
 } from "../../../lib/crawl/jobs.ts";
-import { ApiError } from "../../../lib/http/errors.ts";
+import { DomainError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { CrawlUrlsParams, parse, StartCrawl } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
@@ -40,7 +40,7 @@ export function adminCrawlRoutes(s: Services) {
     const target = await site(c);
     const jobId = c.req.param("jobId");
     const job = await getCrawlJob(s, target.id, jobId);
-    if (!job) throw new ApiError("NOT_FOUND", `No crawl job with id ${JSON.stringify(jobId)}.`);
+    if (!job) throw new DomainError("NOT_FOUND", `No crawl job with id ${JSON.stringify(jobId)}.`);
     return c.json(job);
   });
 
@@ -49,7 +49,7 @@ export function adminCrawlRoutes(s: Services) {
     const { kind, cursor, limit } = parse(CrawlUrlsParams, c.req.query());
     const jobId = c.req.param("jobId");
     const page = await listCrawlUrls(s, target.id, jobId, kind, cursor ?? null, limit);
-    if (!page) throw new ApiError("NOT_FOUND", `No crawl job with id ${JSON.stringify(jobId)}.`);
+    if (!page) throw new DomainError("NOT_FOUND", `No crawl job with id ${JSON.stringify(jobId)}.`);
     return c.json(page);
   });
 

@@ -10,7 +10,7 @@ import {
   listDocuments,
   MAX_DOCUMENT_BYTES,
 } from "../../../lib/sites/documents.ts";
-import { ApiError } from "../../../lib/http/errors.ts";
+import { DomainError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readBody } from "../../../lib/http/middleware.ts";
 import { DocumentParams, ListParams, parse } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
@@ -20,7 +20,7 @@ export function adminDocumentRoutes(s: Services) {
   const site = async (c: Context<AppEnv>) =>
     (await adminTarget(c, s.sites, s.operatorTokenHash)).site;
   const missing = (id: string) =>
-    new ApiError("NOT_FOUND", `No document with id ${JSON.stringify(id)}.`);
+    new DomainError("NOT_FOUND", `No document with id ${JSON.stringify(id)}.`);
 
   app.post("/api/admin/sites/:id/documents", async (c) => {
     const target = await site(c);
@@ -40,8 +40,8 @@ export function adminDocumentRoutes(s: Services) {
     try {
       return c.json(await listDocuments(s, target, { cursor, limit }));
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw new ApiError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
+      if (err instanceof DomainError) throw err;
+      throw new DomainError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
     }
   });
 

@@ -1,7 +1,7 @@
 /** Admin API for sites: create, list (by cursor), read, settings and limits, delete, usage, key rotation. */
 import { Hono } from "hono";
 import { adminCaller, adminTarget } from "../../../lib/http/auth.ts";
-import { ApiError } from "../../../lib/http/errors.ts";
+import { DomainError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { siteUsage } from "../../../lib/limits/usage.ts";
 import { CreateSite, ListParams, parse, PatchSite, RotateKey } from "../../../lib/http/schemas.ts";
@@ -20,7 +20,7 @@ export function adminSiteRoutes(s: Services) {
 
   app.post("/api/admin/sites", async (c) => {
     if (!(await caller(c)).operator) {
-      throw new ApiError("OPERATOR_ONLY", "Only the operator creates sites.");
+      throw new DomainError("OPERATOR_ONLY", "Only the operator creates sites.");
     }
     const input = parse(CreateSite, await readJson(c, SMALL_BODY));
     const created = await s.sites.create(input as Parameters<typeof s.sites.create>[0]);
@@ -30,14 +30,14 @@ export function adminSiteRoutes(s: Services) {
 
   app.get("/api/admin/sites", async (c) => {
     if (!(await caller(c)).operator) {
-      throw new ApiError("OPERATOR_ONLY", "Only the operator lists all sites.");
+      throw new DomainError("OPERATOR_ONLY", "Only the operator lists all sites.");
     }
     const { cursor, limit } = parse(ListParams, c.req.query());
     let page;
     try {
       page = await s.sites.listPage({ cursor, limit });
     } catch {
-      throw new ApiError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
+      throw new DomainError("INVALID_PARAMETER", "cursor is not valid.", { param: "cursor" });
     }
     return c.json({ sites: page.sites.map((x) => publicView(x, s.clock())), cursor: page.cursor });
   });
@@ -51,7 +51,7 @@ export function adminSiteRoutes(s: Services) {
 
   app.delete("/api/admin/sites/:id", async (c) => {
     const { site, caller: who } = await adminTarget(c, s.sites, s.operatorTokenHash);
-    if (!who.operator) throw new ApiError("OPERATOR_ONLY", "Only the operator deletes sites.");
+    if (!who.operator) throw new DomainError("OPERATOR_ONLY", "Only the operator deletes sites.");
     return c.json({ deleted: site.id, keysRemoved: await deleteSite(s, site) });
   });
 
@@ -60,7 +60,7 @@ export function adminSiteRoutes(s: Services) {
     const patch = parse(PatchSite, await readJson(c, SMALL_BODY));
     for (const field of OPERATOR_FIELDS) {
       if (patch[field] !== undefined && !who.operator) {
-        throw new ApiError("OPERATOR_ONLY", `Only the operator changes ${field}.`, {
+        throw new DomainError("OPERATOR_ONLY", `Only the operator changes ${field}.`, {
           param: field,
         });
       }

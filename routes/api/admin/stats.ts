@@ -9,7 +9,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { adminCaller } from "../../../lib/http/auth.ts";
-import { ApiError } from "../../../lib/http/errors.ts";
+import { DomainError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv } from "../../../lib/http/middleware.ts";
 import { parse } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
@@ -35,7 +35,7 @@ export function adminStatsRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get("/api/admin/stats", async (c) => {
     if (!(await adminCaller(c, s.sites, s.operatorTokenHash)).operator) {
-      throw new ApiError("OPERATOR_ONLY", "Only the operator reads the process's figures.");
+      throw new DomainError("OPERATOR_ONLY", "Only the operator reads the process's figures.");
     }
     const { gc } = parse(StatsParams, c.req.query());
     const collected = gc === "1" && s.collectGarbage();

@@ -3,6 +3,11 @@
  * URL met (seen, to do with its task, done) and per site path what the crawl learned
  * (listed, stored, gone). Marks pile up in memory and are written with the job's
  * heartbeat; a step that dies loses at most the last second, which is fetched again.
+ *
+ * The marks and the job's counts are saved as one cut: both taken at one instant and
+ * committed together, so a crawl resumed after a kill never holds a mark without its count
+ * or a count without its mark. A cut too large for one commit is staged under `cutPrefix`,
+ * and counts only once the record naming it (`CrawlJob.staged`) is committed.
  */
 import type { CrawlTask } from "./queue.ts";
 import { keyFits } from "../storage/kv_limits.ts";
@@ -27,6 +32,18 @@ const KEY_SPARE = 512;
 
 export const urlPrefix = (site: string, job: string) => ["crawlurl", site, job];
 export const pathPrefix = (site: string, job: string) => ["crawlpath", site, job];
+/** Staged cuts: [...cutPrefix, cut number, i] holds one write of the cut as [key, value]. */
+export const cutPrefix = (site: string, job: string) => ["crawlcut", site, job];
+
+/** A cut's writes as staged entries of cut `n`. */
+export function stageCut(
+  site: string,
+  job: string,
+  n: number,
+  writes: [Deno.KvKey, unknown][],
+): [Deno.KvKey, unknown][] {
+  return writes.map(([key, value], i) => [[...cutPrefix(site, job), n, i], [key, value]]);
+}
 
 /** One crawl's marks waiting to be written. */
 export class CrawlLog {
@@ -113,8 +130,19 @@ export class TrackedSet extends Set<string> {
     return had;
   }
 
-  /** Adds without reporting (a restore). */
+  /** Adds without reporting (a restore, or a claim not to be saved yet). */
   quietAdd(v: string) {
+    super.add(v);
+  }
+
+  /** Removes without reporting (a claim that was never saved). */
+  quietDelete(v: string): boolean {
+    return super.delete(v);
+  }
+
+  /** Reports a member added quietly before (a claim now saved). */
+  announce(v: string) {
+    this.onChange(v, true);
     super.add(v);
   }
 }

@@ -293,10 +293,13 @@ export class Crawl {
       }
       return;
     }
-    discovery.seen.add(start.href);
-    report.counts.discovered++;
+    // A begin cut short by a kill runs again: the start URL is counted once.
+    if (!discovery.seen.has(start.href)) {
+      discovery.seen.add(start.href);
+      report.counts.discovered++;
+      report.pages.queued++;
+    }
     report.listed.add(pathOf(start));
-    report.pages.queued++;
     // Pages robots.txt's sitemaps list but no link reaches are crawled too.
     const final = new URL(res.url);
     discovery.addSitemaps((await this.robots.get(final)).rules.sitemaps);
@@ -316,7 +319,10 @@ export class Crawl {
   private async runTask(task: CrawlTask): Promise<void> {
     this.signal?.throwIfAborted();
     if (task.kind === "sitemap") await this.discovery.crawlSitemap(task.url, task.depth);
-    else if (!(await this.keepUnmodified(task))) await this.pages.crawl(task);
+    else if (!(await this.keepUnmodified(task)) && !(await this.pages.crawl(task))) {
+      return; // set aside for a free page slot: still to do
+    }
+    // In the turn its last count was made (no await between): a checkpoint holds both or neither.
     this.log?.done(task);
   }
 
@@ -332,10 +338,10 @@ export class Crawl {
     if (report.claimed.has(path) || this.store.full()) return false;
     const links = discovery.mode === "links";
     if (links && !history.hasLinks(path)) return false;
-    report.claimed.add(path);
-    report.counts.unchanged++;
-    report.pages.settled++;
+    report.claim(path);
     if (links) { for (const link of await history.savedLinks(path)) discovery.discover(link); }
+    report.stored(path, "unchanged");
+    report.pages.settled++;
     return true;
   }
 }

@@ -42,6 +42,8 @@ export interface CrawlJob {
   runner: string | null;
   /** What the crawl knows besides its marks. */
   state: CrawlState;
+  /** The last cut staged in parts (checkpoint.ts) that this record commits. */
+  staged?: number;
   tuning?: Partial<CrawlTuning>;
 }
 
@@ -52,7 +54,7 @@ export interface CrawlItem {
 
 /** What the API answers for a job: `skipped` and `failed` are samples, paged by listCrawlUrls. */
 export type CrawlJobView =
-  & Omit<CrawlJob, "siteId" | "heartbeatAt" | "runner" | "state" | "tuning">
+  & Omit<CrawlJob, "siteId" | "heartbeatAt" | "runner" | "state" | "staged" | "tuning">
   & { skipped?: CrawlItem[]; failed?: CrawlItem[] };
 
 export type CrawlItemKind = "skipped" | "failed";
@@ -125,6 +127,7 @@ export function jobView(job: CrawlJob): CrawlJobView {
     heartbeatAt: _h,
     runner: _r,
     state: _st,
+    staged: _sg,
     tuning: _t,
     ...rest
   } = job;

@@ -55,19 +55,29 @@ export class PageCrawler {
     },
   ) {}
 
-  /** Fetches and handles a queued page, or sets it aside while every page slot is in flight. */
-  async crawl(task: CrawlTask & { kind: "page" }) {
+  /**
+   * Fetches and handles a queued page, or sets it aside while every page slot is in flight
+   * (false: the task is still to do).
+   */
+  async crawl(task: CrawlTask & { kind: "page" }): Promise<boolean> {
     const { discovery, report, store, queue } = this.d;
     const u = task.url;
     const path = pathOf(u);
     const robots = await this.d.robots.get(u);
     if (!robots.rules.isAllowed(path)) {
       report.pages.queued--; // never a page this crawl may store
-      return report.note(u.href, "robots", robots.explicit ? path : null);
+      report.note(u.href, "robots", robots.explicit ? path : null);
+      return true;
     }
-    if (store.full()) return store.pageLimit(u.href);
+    if (store.full()) {
+      store.pageLimit(u.href);
+      return true;
+    }
     // Slots held by fetches in flight may come free: wait for them rather than refuse.
-    if (!store.canReserve()) return void queue.defer(task);
+    if (!store.canReserve()) {
+      queue.defer(task);
+      return false;
+    }
     store.reserve();
     let kept = false;
     try {
@@ -88,6 +98,7 @@ export class PageCrawler {
       // A slot came free or the limit was reached: either way the waiting tasks can now decide.
       queue.retryDeferred();
     }
+    return true;
   }
 
   /**
@@ -101,6 +112,19 @@ export class PageCrawler {
     refused: string | null = null,
     lastmod?: number,
   ): Promise<boolean> {
+    const kept = await this.judge(u, res, refused, lastmod);
+    // Counted at the end, with the page's other counts: a checkpoint taken while the page is
+    // judged holds none of them, and a crawl resumed from it fetches the page once more.
+    if (res.ok) this.d.report.counts.fetched++;
+    return kept;
+  }
+
+  private async judge(
+    u: URL,
+    res: FetchResult,
+    refused: string | null,
+    lastmod?: number,
+  ): Promise<boolean> {
     const { discovery, report, store } = this.d;
     const path = pathOf(u);
     if (!res.ok) {
@@ -108,7 +132,6 @@ export class PageCrawler {
       report.note(u.href, res.reason, GONE.has(res.reason) ? path : null);
       return false;
     }
-    report.counts.fetched++;
     const final = new URL(res.url);
     const finalPath = pathOf(final);
     if (finalPath !== path) {
@@ -159,9 +182,9 @@ export class PageCrawler {
     const canonical = page.canonical === null ? null : URL.parse(page.canonical);
     // A canonical on another site is not ours to index instead: the page stays.
     if (canonical && canonical.href !== final.href && siteKeyOf(canonical) === discovery.siteKey) {
-      report.note(u.href, "canonical", finalPath);
-      // The page names the one it defers to.
+      // The page names the one it defers to; then, with no await between, it is counted.
       await this.d.names.note(finalPath, pathOf(canonical), "canonical");
+      report.note(u.href, "canonical", finalPath);
       discovery.discover(canonical.href);
       return false;
     }

@@ -3,6 +3,7 @@
  * goes, and what it learned of the site's paths (listed, stored, gone, seen whole),
  * which decides what becomes of the pages an earlier crawl stored.
  */
+import { TrackedSet } from "./checkpoint.ts";
 
 export interface CrawlCounts {
   discovered: number;
@@ -48,7 +49,7 @@ export class CrawlReport {
   readonly counts: CrawlCounts;
   /** Same-site paths this crawl found listed or linked. */
   readonly listed: Set<string>;
-  /** Paths stored (indexed or unchanged) by this crawl. */
+  /** Paths stored (indexed or unchanged) by this crawl, and those being stored now. */
   readonly claimed: Set<string>;
   /** Paths this crawl found gone: 404/410, noindex, canonical elsewhere, redirected, … */
   readonly gone: Set<string>;
@@ -74,6 +75,29 @@ export class CrawlReport {
     this.counts[kind]++;
     this.sink.item(kind, url, reason);
     if (gonePath !== null) this.gone.add(gonePath);
+  }
+
+  /**
+   * Holds `path` for a page about to be stored, so no other URL stores it too. The claim is
+   * saved only by `stored`, with its count: a checkpoint taken meanwhile holds neither, and
+   * a crawl resumed from it stores the page (found unchanged, when it was written) once.
+   */
+  claim(path: string) {
+    if (this.claimed instanceof TrackedSet) this.claimed.quietAdd(path);
+    else this.claimed.add(path);
+  }
+
+  /** Lets go of a claim that stored nothing. */
+  unclaim(path: string) {
+    if (this.claimed instanceof TrackedSet) this.claimed.quietDelete(path);
+    else this.claimed.delete(path);
+  }
+
+  /** Counts a claimed page stored, and saves its claim: one step, never one without the other. */
+  stored(path: string, status: "indexed" | "unchanged") {
+    this.counts[status]++;
+    if (this.claimed instanceof TrackedSet) this.claimed.announce(path);
+    else this.claimed.add(path);
   }
 
   /** Tells the job about a page stored with less than it declared. */

@@ -1,12 +1,13 @@
 /**
  * Running one crawl job while this instance holds its lease (leases.ts): the crawl rebuilt
- * from its marks, its marks, items and record committed every second, each commit checked
- * against the record this runner last wrote and renewing the lease.
+ * from its marks, its marks, items and record committed every second as one cut (see
+ * checkpoint.ts), each commit checked against the record this runner last wrote and
+ * renewing the lease.
  */
 import { type CrawlCounts, type CrawlSink } from "./report.ts";
 import { DEFAULT_TUNING } from "./tuning.ts";
 import { Crawl, CrawlStartError } from "./crawler.ts";
-import { CrawlLog, loadMarks, pathPrefix, urlPrefix } from "./checkpoint.ts";
+import { CrawlLog, cutPrefix, loadMarks, pathPrefix, stageCut, urlPrefix } from "./checkpoint.ts";
 import {
   type CrawlJob,
   deletePrefix,
@@ -21,7 +22,7 @@ import {
   releaseLock,
   TTL,
 } from "./job_record.ts";
-import { commitBatches, keyBytes, valueBytes } from "../storage/kv_limits.ts";
+import { commitBatches, keyBytes, KV_LIMITS, valueBytes } from "../storage/kv_limits.ts";
 import { DomainError, isLocked, isStorageFault } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -43,6 +44,12 @@ export interface RunnerOptions {
   onStorageDown: () => void;
 }
 
+/** One instant of the crawl: the marks and items pending then, and the record that counts them. */
+interface Cut {
+  writes: [Deno.KvKey, unknown][];
+  record: CrawlJob;
+}
+
 /** Runs a job while this instance holds its lease; its whole state is saved every `stepMs`. */
 export class JobRunner {
   #items: { kind: "skipped" | "failed"; n: number; url: string; reason: string }[] = [];
@@ -54,6 +61,8 @@ export class JobRunner {
   #crawl: Crawl | null = null;
   #handingOff = false;
   #done = Promise.withResolvers<void>();
+  /** The record as last committed: what a staging commit renews the lease with. */
+  #saved: CrawlJob;
   readonly counts: CrawlCounts;
 
   constructor(
@@ -64,6 +73,7 @@ export class JobRunner {
     private opts: RunnerOptions,
   ) {
     this.counts = job.counts;
+    this.#saved = structuredClone(job);
     this.#listed = {
       skipped: Math.min(job.counts.skipped, MAX_LISTED),
       failed: Math.min(job.counts.failed, MAX_LISTED),
@@ -128,6 +138,11 @@ export class JobRunner {
         this.#ctl.signal,
         this.#log,
       );
+      // A cut a dead runner staged is put in place if its record was committed, else dropped
+      // (in turn with the ticks' writes: they check the same versionstamp).
+      const settling = this.#writing.then(() => this.#settleStaged());
+      this.#writing = settling.then(() => {}, () => {});
+      if (!(await settling)) return;
       // A runner that died before its first save left marks but no state: they count all the same.
       crawl.restore(job.state, await loadMarks(s.kv, site.id, job.id));
       while (!(finished = await crawl.step(Date.now() + this.opts.stepMs))) {
@@ -179,6 +194,7 @@ export class JobRunner {
         if (!this.#lost) {
           await deletePrefix(s.kv, urlPrefix(site.id, job.id));
           await deletePrefix(s.kv, pathPrefix(site.id, job.id));
+          await deletePrefix(s.kv, cutPrefix(site.id, job.id));
           await releaseLock(s, site.id, job.id);
           // Last of all: once the job says it ended, this runner writes nothing more.
           job.finishedAt = iso(s.clock());
@@ -200,15 +216,42 @@ export class JobRunner {
   }
 
   /**
-   * Marks and items first, then the record, each commit checked against the record this
-   * runner last wrote (nobody else took the job) and renewing the lease. Until the final
-   * write, an ended job's record still says "running": a tick's flush must never announce
-   * the end while the site's lock is held.
+   * One cut of the crawl (its marks, items and record) committed as a whole, checked against
+   * the record this runner last wrote (nobody else took the job) and renewing the lease. Until
+   * the final write, an ended job's record still says "running": a tick's flush must never
+   * announce the end while the site's lock is held.
    */
   async #write({ final = false }: FlushOptions) {
     if (this.#lost) return;
-    const { s, job, site } = this;
-    // Everything expires with the job: a checkpoint nobody finishes does not stay forever.
+    const { job, site } = this;
+    // Taken in a timer's turn, when no task is between two steps that only microtasks join: a
+    // page's count and its marks (stored path, done) are on the same side of the cut.
+    const cut = await new Promise<Cut>((resolve) => setTimeout(() => resolve(this.#cut(final)), 0));
+    if (this.#lost) return;
+    const key = jobKey(site.id, job.id);
+    const reserve = keyBytes(key) + valueBytes(cut.record) + 1024;
+    const room = { mutations: 2, keyBytes: keyBytes(key) * 2, bytes: reserve * 2 };
+    const batches = commitBatches(cut.writes, room);
+    if (batches.length <= 1) {
+      // The usual case: the marks and the record that counts them in one commit.
+      if (await this.#commit(cut.record, batches[0] ?? [])) this.#saved = cut.record;
+      return;
+    }
+    // Too large for one commit: staged, each staging commit renewing the lease with the
+    // record as last committed; the record naming the cut commits it; then it is put in place.
+    const n = (this.#saved.staged ?? 0) + 1;
+    for (const batch of commitBatches(stageCut(site.id, job.id, n, cut.writes), room)) {
+      if (!(await this.#commit(this.#saved, batch))) return;
+    }
+    const record = { ...cut.record, staged: n };
+    if (!(await this.#commit(record, []))) return;
+    [this.#saved, job.staged] = [record, n];
+    await this.#settleStaged();
+  }
+
+  /** The pending marks and items, and the record as it stands, at one instant. */
+  #cut(final: boolean): Cut {
+    const { job, site } = this;
     const writes: [Deno.KvKey, unknown][] = [
       ...this.#log.take(site.id, job.id),
       ...this.#items.splice(0).map((it): [Deno.KvKey, unknown] => [
@@ -216,32 +259,72 @@ export class JobRunner {
         { url: it.url, reason: it.reason },
       ]),
     ];
-    const key = jobKey(site.id, job.id);
-    // The record as it stands, with a fresh heartbeat: every commit carries it, so that a
-    // long flush (100,000 marks) never leaves the lease to lapse.
-    const record = () => {
-      job.heartbeatAt = s.clock();
-      if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];
-      // A crawl that ended done settled every page it queued, whatever counts a resume from
-      // marks saved a moment ahead of the record may have left one off.
-      if (job.status === "done") job.progress = { ...job.progress, done: job.progress.total };
-      return !final && !isLive(job) ? { ...job, status: "running" as const } : job;
-    };
-    const commit = async (op: Deno.AtomicOperation) => {
-      const res = await op.set(key, record(), TTL).commit();
-      if (!res.ok) return false;
-      this.versionstamp = res.versionstamp;
-      return true;
-    };
-    const reserve = keyBytes(key) + valueBytes(record()) + 1024;
-    const room = { mutations: 2, keyBytes: keyBytes(key) * 2, bytes: reserve * 2 };
-    for (const batch of commitBatches(writes, room)) {
-      const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
-      for (const [k, v] of batch) op.set(k, v, TTL);
-      if (!(await commit(op))) return this.#lose();
+    if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];
+    // A crawl that ended done settled every page it queued, whatever counts a resume from
+    // marks saved a moment ahead of the record may have left one off.
+    if (job.status === "done") job.progress = { ...job.progress, done: job.progress.total };
+    const record = !final && !isLive(job) ? { ...job, status: "running" as const } : job;
+    return { writes, record: structuredClone(record) };
+  }
+
+  /**
+   * Commits `writes` with `record` (a fresh heartbeat: every commit carries it, so that a long
+   * flush of 100,000 marks never leaves the lease to lapse); false when the job is lost.
+   */
+  async #commit(
+    record: CrawlJob,
+    writes: [Deno.KvKey, unknown][],
+    deletes: Deno.KvKey[] = [],
+  ): Promise<boolean> {
+    if (this.#lost) return false;
+    const key = jobKey(this.site.id, this.job.id);
+    const op = this.s.kv.atomic().check({ key, versionstamp: this.versionstamp });
+    for (const [k, v] of writes) op.set(k, v, TTL);
+    for (const k of deletes) op.delete(k);
+    this.job.heartbeatAt = this.s.clock();
+    const res = await op.set(key, { ...record, heartbeatAt: this.job.heartbeatAt }, TTL).commit();
+    if (!res.ok) {
+      this.#lose();
+      return false;
     }
-    const op = s.kv.atomic().check({ key, versionstamp: this.versionstamp });
-    if (!(await commit(op))) this.#lose();
+    this.versionstamp = res.versionstamp;
+    return true;
+  }
+
+  /**
+   * Puts staged cuts the record names (up to `staged`) in place and drops any later one (its
+   * runner died before committing it); false when the job is lost.
+   */
+  async #settleStaged(): Promise<boolean> {
+    const { s, job, site } = this;
+    const committed = this.#saved.staged ?? 0;
+    const key = jobKey(site.id, job.id);
+    const budget = {
+      mutations: KV_LIMITS.mutations - 2,
+      keys: KV_LIMITS.commitKeyBytes * 0.9 - keyBytes(key) * 2,
+      bytes: KV_LIMITS.commitBytes * 0.9 - 2 * (keyBytes(key) + valueBytes(this.#saved) + 1024),
+    };
+    while (true) {
+      const writes: [Deno.KvKey, unknown][] = [];
+      const deletes: Deno.KvKey[] = [];
+      let [keys, bytes] = [0, 0];
+      const iter = s.kv.list<[Deno.KvKey, unknown]>({ prefix: cutPrefix(site.id, job.id) });
+      for await (const e of iter) {
+        const put = (e.key[3] as number) <= committed;
+        const k = keyBytes(e.key) + (put ? keyBytes(e.value[0]) : 0);
+        const b = k + (put ? valueBytes(e.value[1]) : 0);
+        if (
+          deletes.length &&
+          (writes.length + deletes.length + 2 > budget.mutations || keys + k > budget.keys ||
+            bytes + b > budget.bytes)
+        ) break;
+        if (put) writes.push(e.value);
+        deletes.push(e.key);
+        [keys, bytes] = [keys + k, bytes + b];
+      }
+      if (!deletes.length) return true;
+      if (!(await this.#commit(this.#saved, writes, deletes))) return false;
+    }
   }
 
   /** Someone stopped the job, or took it for dead: stop, say nothing more. */

@@ -84,7 +84,7 @@ export class CrawlStore {
       report.note(url, "duplicate");
       return false;
     }
-    report.claimed.add(path);
+    report.claim(path);
     let status: "created" | "updated" | "unchanged" = "unchanged";
     if (input !== "unchanged") {
       try {
@@ -95,14 +95,13 @@ export class CrawlStore {
           return await s.pages.upsert(site.id, page, PLANS[site.plan].maxPages);
         });
       } catch (err) {
-        report.claimed.delete(path);
+        report.unclaim(path);
         if (isKvLimitError(err)) return this.tooLarge(url, err);
         if (!(err instanceof DomainError && err.code === "PLAN_FEATURE_UNAVAILABLE")) throw err;
         this.pageLimit(url);
         return false;
       }
     }
-    report.counts[status === "unchanged" ? "unchanged" : "indexed"]++;
     if (status !== "unchanged") await this.d.refresher.changed();
     try {
       await this.d.history.remember(requested, path, res, this.d.discovery.mode, links, lastmod);
@@ -111,6 +110,8 @@ export class CrawlStore {
       if (!isKvLimitError(err)) throw err;
       this.d.s.log({ level: "warn", msg: "crawl record too large", url, error: String(err) });
     }
+    // Counted last, after every await: the caller marks the task done in the same turn.
+    report.stored(path, status === "unchanged" ? "unchanged" : "indexed");
     return true;
   }
 

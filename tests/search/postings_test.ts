@@ -10,13 +10,12 @@ import {
   type Doc,
   docAt,
   docCount,
-  type Field,
-  FIELDS,
   postings,
   removeDoc,
   seal,
   type SiteDb,
 } from "../../lib/search/engine/store/site_db.ts";
+import { type Field, FIELDS } from "../../lib/search/engine/store/postings.ts";
 import { countTerms } from "../../lib/search/engine/analysis/tokens.ts";
 import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
 

@@ -4,18 +4,20 @@
  * or on a search that failed halfway.
  */
 import assert from "node:assert/strict";
-import { type Expand, rank, topK } from "../../lib/search/engine/query/rank.ts";
+import { rank } from "../../lib/search/engine/query/rank.ts";
+import { topK } from "../../lib/search/engine/query/top_k.ts";
+import type { Expand } from "../../lib/search/engine/query/expand.ts";
 import {
   addDoc,
   createSiteDb,
   type Doc,
   docAt,
-  FIELDS,
   removeDoc,
   seal,
   type SiteDb,
 } from "../../lib/search/engine/store/site_db.ts";
 import { countTerms } from "../../lib/search/engine/analysis/tokens.ts";
+import { FIELDS } from "../../lib/search/engine/store/postings.ts";
 
 /** Deterministic pseudo-random numbers in [0, 1). */
 function rng(seed: number) {

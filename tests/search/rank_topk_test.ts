@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { topK } from "../../lib/search/engine/query/rank.ts";
+import { topK } from "../../lib/search/engine/query/top_k.ts";
 
 /** Deterministic pseudo-random numbers, so a failure can be replayed. */
 function rng(seed: number) {

@@ -7,8 +7,7 @@ import assert from "node:assert/strict";
 import { admin, createSite, numberedPages, putPages, startApp } from "../helpers.ts";
 import { compileSynonyms, type Synonym } from "../../lib/levers/synonyms.ts";
 import { MAX_ALTERNATIVES } from "../../lib/search/mod.ts";
-import { addDoc, createSiteDb } from "../../lib/search/engine/mod.ts";
-import { type Expand, rank } from "../../lib/search/engine/query/rank.ts";
+import { addDoc, createSiteDb, type Expand, rank } from "../../lib/search/engine/mod.ts";
 import { MAX_POSTINGS } from "../../lib/search/engine/query/accumulate.ts";
 
 /** 1,000 groups of 20 words, every one holding the same word, and duplicate groups besides. */

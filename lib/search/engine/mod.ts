@@ -30,19 +30,10 @@ export {
 } from "./store/site_db.ts";
 export { search, type SearchOptions, type SearchResult } from "./presentation/results.ts";
 export type { Highlight, PageHit, SectionHit } from "./presentation/hits.ts";
-export {
-  type Alternatives,
-  type Correction,
-  type Expand,
-  prepareIndex,
-  rank,
-  type Ranked,
-  type RankOptions,
-  readAhead,
-  statedEquivalences,
-} from "./query/rank.ts";
+export { prepareIndex, rank, type Ranked, type RankOptions, readAhead } from "./query/rank.ts";
+export type { Correction } from "./query/accumulate.ts";
+export { type Alternatives, type Expand, MAX_ALTERNATIVES } from "./query/expand.ts";
 export type { Placement } from "./query/curated.ts";
-export { MAX_ALTERNATIVES } from "./query/expand.ts";
 export {
   DEFAULT_RANKING,
   priorOf,
@@ -50,7 +41,7 @@ export {
   type RankingOverrides,
   rankingWith,
 } from "./query/weights.ts";
-export { adoptStated, statedColumns, statedSettled } from "./query/stated.ts";
+export { adoptStated, statedColumns, statedEquivalences, statedSettled } from "./query/stated.ts";
 export { adoptPassages, passageColumns } from "./query/passages.ts";
 export { scoreCacheBytes } from "./query/bm25.ts";
 export { keptHeadingsBytes } from "./query/heading_words.ts";

@@ -4,7 +4,9 @@
  * when that section is the better target, sections.ts).
  */
 import type { Highlight, PageHit, SectionHit } from "./hits.ts";
-import { type Correction, type Expand, rank } from "../query/rank.ts";
+import { rank } from "../query/rank.ts";
+import type { Correction } from "../query/accumulate.ts";
+import type { Expand } from "../query/expand.ts";
 import { DEFAULT_RANKING, type Ranking } from "../query/weights.ts";
 import { curate, curatedLimit, type Placement } from "../query/curated.ts";
 import { sealForLookup, shownAt, type ShownDoc, type SiteDb, textAt } from "../store/site_db.ts";

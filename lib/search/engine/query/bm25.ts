@@ -2,14 +2,8 @@
  * BM25 over real term frequencies, per field (store/site_db.ts keeps them), with the
  * weights of weights.ts; the scores of tokens many pages hold are kept for the next query.
  */
-import {
-  docCount,
-  type Field,
-  FIELDS,
-  postings,
-  type Scores,
-  type SiteDb,
-} from "../store/site_db.ts";
+import { docCount, postings, type Scores, type SiteDb } from "../store/site_db.ts";
+import { type Field, FIELDS } from "../store/postings.ts";
 import { DEFAULT_RANKING, type Ranking } from "./weights.ts";
 
 /** Tokens in this many documents or more have their scores kept (they recur across queries). */

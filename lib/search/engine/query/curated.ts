@@ -5,7 +5,8 @@
  * show. A pin of a page the index no longer has is skipped.
  */
 import type { Ranked } from "./rank.ts";
-import { FIELDS, type SiteDb } from "../store/site_db.ts";
+import type { SiteDb } from "../store/site_db.ts";
+import { FIELDS } from "../store/postings.ts";
 
 /** An owner's curation of a query: pages (by URL) pinned first in order, pages hidden. */
 export interface Placement {

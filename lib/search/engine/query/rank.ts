@@ -11,16 +11,14 @@ import type { Scores, SiteDb } from "../store/site_db.ts";
 import { isStopWord, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
 import { DEFAULT_RANKING, type Ranking } from "./weights.ts";
-import { type Alternatives, boundSpans, type Expand } from "./expand.ts";
-import { mineStated, statedEquivalences, statedSpans } from "./stated.ts";
+import { boundSpans, type Expand } from "./expand.ts";
+import { mineStated, statedSpans } from "./stated.ts";
 import { headingBonus, nameBonus } from "./named.ts";
 import { formGroups, passageFit, readPassages } from "./passages.ts";
 import { topK } from "./top_k.ts";
 import { prepareOrder } from "../store/word_order.ts";
 import { accumulate, clear, type Correction, type Scratch, scratch } from "./accumulate.ts";
 import { readHeadingsAhead } from "./heading_words.ts";
-
-export { type Alternatives, type Correction, type Expand, statedEquivalences, topK };
 
 /** What a site's searches use that is read off their path after each change, a step at a time. */
 export function* prepareIndex(db: SiteDb): Generator<void> {

@@ -23,11 +23,6 @@ import { keptPrefix, packText, textAround, type TextPrefix, unpackText } from ".
 import { type DocFilters, FilterPostings } from "./filter_postings.ts";
 import { keepShown, keptShown } from "./shown_rows.ts";
 
-export { FIELDS };
-export type { Field, Hit };
-
-export type { Section };
-
 /** `headings` are the page's section headings, one a line; `sections` name their anchors. */
 export type Doc = {
   id: string;
@@ -51,8 +46,6 @@ export type Doc = {
   /** Filter name → values (documents.ts adds the built-in ones); kept in the index only. */
   filters?: DocFilters;
 };
-
-export type { StoredDoc };
 
 const DOTTED = /[.-]/;
 /** Non-ASCII letters remembered for typo corrections (enough for any alphabet, not for Han). */

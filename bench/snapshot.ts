@@ -31,11 +31,11 @@ export async function benchSnapshot(opts: { pages: number }) {
   for (const p of corpus) await pages.upsert(SITE, p, Infinity);
   const queries = makeQueries(corpus, ROUNDS * 2);
   const snapshots = new Snapshots(kv, Date.now);
-  const ix = new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
+  const ix = new SearchIndexes(pages, { snapshots });
 
   const rebuilt: number[] = [];
   for (let i = 0; i < 2; i++) {
-    const plain = new SearchIndexes(pages, Date.now); // no snapshots: always a rebuild
+    const plain = new SearchIndexes(pages); // no snapshots: always a rebuild
     rebuilt.push(await time(() => plain.search(SITE, { query: queries[i] })));
   }
   await ix.search(SITE, { query: queries[0] });

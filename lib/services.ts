@@ -124,7 +124,10 @@ export function createServices(opts: AppOptions): Services {
   // Page and document indexes share the one budget.
   const budget = new IndexBudget(opts.indexMemoryBytes);
   const indexesOf = (store: PageStore) =>
-    new SearchIndexes(store, clock, opts.indexStaleMs ?? STALE_MS, budget, {
+    new SearchIndexes(store, {
+      clock,
+      staleMs: opts.indexStaleMs ?? STALE_MS,
+      budget,
       snapshots: opts.indexSnapshots ? new Snapshots(kv, clock, store.prefix) : undefined,
     });
   return {

@@ -115,7 +115,7 @@ export async function indexBytesOf(pages: PageInput[]): Promise<number> {
   const kv = await Deno.openKv(":memory:");
   const store = new PageStore(kv, Date.now, "page");
   for (const p of pages) await store.upsert("site", p, pages.length);
-  const indexes = new SearchIndexes(store, Date.now);
+  const indexes = new SearchIndexes(store);
   await indexes.search("site", { query: "any", perPage: 1 });
   await indexes.idle(); // with what its pass keeps (vocabulary order, passages)
   const { bytes } = indexes.held();

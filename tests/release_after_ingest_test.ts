@@ -63,7 +63,7 @@ Deno.test("memory after ingest - a save asked for before an upsert's catch-up en
   try {
     const pages = new PageStore(kv, Date.now);
     const snapshots = () => ({ snapshots: new Snapshots(kv, Date.now), saveDelayMs: 0 });
-    const a = new SearchIndexes(pages, Date.now, 500, Infinity, snapshots());
+    const a = new SearchIndexes(pages, { ...snapshots() });
     for (let i = 0; i < 10; i++) await pages.upsert(SITE, page(i), 1_000);
     await a.refresh(SITE); // built: its save is asked for at once (saveDelayMs 0)
     await wait(0);
@@ -74,7 +74,7 @@ Deno.test("memory after ingest - a save asked for before an upsert's catch-up en
     await a.flush();
     const { version } = await pages.version(SITE);
     assert.equal((await snapshots().snapshots.head(SITE))?.version, version);
-    const b = new SearchIndexes(pages, Date.now, 500, Infinity, snapshots());
+    const b = new SearchIndexes(pages, { ...snapshots() });
     const found = await b.search(SITE, { query: "kettle 150", perPage: 5 });
     assert.deepEqual(b.opened, { loaded: 1, built: 0 }, "the restart loads the snapshot");
     assert.deepEqual(found, await a.search(SITE, { query: "kettle 150", perPage: 5 }));
@@ -89,7 +89,7 @@ Deno.test("memory after ingest - every read of an index counts as a search: resu
   const kv = await Deno.openKv(":memory:");
   try {
     const pages = new PageStore(kv, Date.now);
-    const indexes = new SearchIndexes(pages, Date.now, 500, Infinity);
+    const indexes = new SearchIndexes(pages);
     for (let i = 0; i < 3; i++) await pages.upsert(SITE, page(i), 1_000);
     const reads = [
       () => indexes.search(SITE, { query: "kettle", perPage: 5 }),

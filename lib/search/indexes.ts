@@ -62,7 +62,15 @@ export interface IndexReader {
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
 
-export interface SnapshotOptions {
+/** How a SearchIndexes is set up: its clock, how fresh its indexes stay, its memory, its saves. */
+export interface IndexesOptions {
+  /** Milliseconds since the epoch (Date.now; tests pass their own). */
+  clock?: () => number;
+  /** How old a version check may be before a search checks again (STALE_MS). */
+  staleMs?: number;
+  /** Bytes all indexes may hold, or a budget shared with other indexes; the least recently used go first (INDEX_MEMORY_MB). */
+  budget?: number | IndexBudget;
+  /** Where indexes are saved and loaded from; none: always built from the pages. */
   snapshots?: Snapshots;
   /** How long an index stays unchanged before it is saved (debounce). */
   saveDelayMs?: number;
@@ -93,14 +101,13 @@ export class SearchIndexes {
     return this.opened.loaded + this.opened.built + this.churn.evicted;
   }
 
-  constructor(
-    private pages: PageStore,
-    private clock: () => number,
-    private staleMs = STALE_MS,
-    /** Bytes all indexes may hold; the least recently used go first (INDEX_MEMORY_MB). */
-    budget: number | IndexBudget = Infinity,
-    opts: SnapshotOptions = {},
-  ) {
+  private clock: () => number;
+  private staleMs: number;
+
+  constructor(private pages: PageStore, opts: IndexesOptions = {}) {
+    const { clock = Date.now, staleMs = STALE_MS, budget = Infinity } = opts;
+    this.clock = clock;
+    this.staleMs = staleMs;
     this.budget = typeof budget === "number" ? new IndexBudget(budget) : budget;
     this.budget.join(() => this.held().bytes);
     this.snapshots = opts.snapshots;

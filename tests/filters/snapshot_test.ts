@@ -40,8 +40,7 @@ async function rig() {
   const kv = await Deno.openKv(":memory:");
   const pages = new PageStore(kv, Date.now);
   for (const p of corpus()) await pages.upsert(SITE, p, 10_000);
-  const instance = () =>
-    new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots: new Snapshots(kv, Date.now) });
+  const instance = () => new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) });
   return { kv, pages, instance };
 }
 

@@ -31,8 +31,7 @@ Deno.test("compaction - an upsert of 150 pages leaves the index counted as a loa
   const kv = await Deno.openKv(":memory:");
   try {
     const pages = new PageStore(kv, Date.now);
-    const instance = () =>
-      new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots: new Snapshots(kv, Date.now) });
+    const instance = () => new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) });
     for (let i = 0; i < 10; i++) await pages.upsert(SITE, page(i), 1_000);
     const a = instance();
     await a.refresh(SITE); // built from 10 pages: small, left as built until its save

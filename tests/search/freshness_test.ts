@@ -17,7 +17,7 @@ Deno.test("freshness - a busy site answers at once while its check runs; after a
   const [kvA, kvB] = await Promise.all([Deno.openKv(path), Deno.openKv(path)]);
   const clock = manualClock();
   const writer = new PageStore(kvA, clock);
-  const reader = new SearchIndexes(new PageStore(kvB, clock), clock, 100); // staleMs 100
+  const reader = new SearchIndexes(new PageStore(kvB, clock), { clock, staleMs: 100 });
   try {
     await writer.upsert("s", page("/a", "zeppelin"), Infinity);
     assert.deepEqual(await urls(reader, "zeppelin"), ["/a"]);

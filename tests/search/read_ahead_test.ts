@@ -38,8 +38,7 @@ Deno.test("read ahead - a site's headings are read while no one searches, and it
   try {
     const pages = new PageStore(kv, Date.now);
     for (let i = 0; i < 120; i++) await pages.upsert(SITE, page(i), 1_000);
-    const instance = () =>
-      new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots: new Snapshots(kv, Date.now) });
+    const instance = () => new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) });
 
     await pause();
     const quiet = instance();

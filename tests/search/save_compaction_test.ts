@@ -24,8 +24,7 @@ Deno.test("save compaction - an index saved after a few changes holds what a loa
   const kv = await Deno.openKv(":memory:");
   try {
     const pages = new PageStore(kv, Date.now);
-    const instance = () =>
-      new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots: new Snapshots(kv, Date.now) });
+    const instance = () => new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) });
     for (let i = 0; i < 400; i++) await pages.upsert(SITE, page(i), 1_000);
     const a = instance();
     await a.refresh(SITE); // built from 400 pages: compacted at once

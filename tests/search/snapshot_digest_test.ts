@@ -23,7 +23,7 @@ async function saved() {
     }, 1_000);
   }
   const snapshots = new Snapshots(kv, Date.now);
-  const ix = new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
+  const ix = new SearchIndexes(pages, { snapshots });
   const expected = await ix.search(SITE, { query: "teapot descaling", perPage: 5 });
   await ix.flush();
   const head = (await snapshots.head(SITE))!;
@@ -37,13 +37,9 @@ Deno.test("snapshot digest - a new head carries the digest of its first bytes, a
     assert.ok(head.chunks >= 3, `${head.chunks} chunks`);
     const loaded = await snapshots.load(SITE, head.version);
     assert.ok(loaded, "loaded");
-    const ix = new SearchIndexes(
-      new PageStore(kv, Date.now),
-      Date.now,
-      500,
-      Infinity,
-      { snapshots: new Snapshots(kv, Date.now) },
-    );
+    const ix = new SearchIndexes(new PageStore(kv, Date.now), {
+      snapshots: new Snapshots(kv, Date.now),
+    });
     assert.deepEqual(await ix.search(SITE, { query: "teapot descaling", perPage: 5 }), expected);
     assert.deepEqual(ix.opened, { loaded: 1, built: 0 });
   } finally {

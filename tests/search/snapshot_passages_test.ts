@@ -51,7 +51,7 @@ async function rig() {
   for (const p of [1, 2, 3, 4].map(guide)) await pages.upsert(SITE, p, 10_000);
   await pages.upsert(SITE, short, 10_000);
   const snapshots = new Snapshots(kv, Date.now);
-  const instance = () => new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
+  const instance = () => new SearchIndexes(pages, { snapshots });
   return { kv, pages, snapshots, instance };
 }
 

@@ -38,7 +38,7 @@ async function rig() {
   const pages = new PageStore(kv, Date.now);
   for (const p of PAGES) await pages.upsert(SITE, p, 10_000);
   const snapshots = new Snapshots(kv, Date.now);
-  const instance = () => new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
+  const instance = () => new SearchIndexes(pages, { snapshots });
   // The names the built index states once its pass has mined every page, saved in its snapshot.
   const built = instance();
   await built.search(SITE, { query: "compost" });

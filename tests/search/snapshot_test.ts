@@ -69,7 +69,7 @@ async function rig(n = 40): Promise<Rig> {
   for (const p of corpus(n)) await pages.upsert(SITE, p, 10_000);
   const snapshots = new Snapshots(kv, Date.now);
   const instance = (budget = Infinity) =>
-    new SearchIndexes(pages, Date.now, 500, budget, { snapshots: new Snapshots(kv, Date.now) });
+    new SearchIndexes(pages, { budget, snapshots: new Snapshots(kv, Date.now) });
   return { kv, pages, snapshots, instance };
 }
 
@@ -171,7 +171,7 @@ Deno.test("snapshot - pages changed after a snapshot are caught up from the log,
   );
   assert.deepEqual(b.opened, { loaded: 1, built: 0 }, "the older snapshot was caught up");
   // The answers match an index built from the pages as they are now.
-  const fresh = new SearchIndexes(pages, Date.now);
+  const fresh = new SearchIndexes(pages);
   assert.deepEqual(await answers(b), await answers(fresh));
 
   await b.flush();
@@ -194,7 +194,7 @@ Deno.test("snapshot - a snapshot whose change log has a gap is ignored and the i
   const b = instance();
   assert.equal((await b.search(SITE, { query: "samovar", perPage: 5 })).hits[0]?.url, "/docs/x");
   assert.deepEqual(b.opened, { loaded: 1, built: 0 });
-  assert.deepEqual(await answers(b), await answers(new SearchIndexes(pages, Date.now)));
+  assert.deepEqual(await answers(b), await answers(new SearchIndexes(pages)));
   b.discard();
   kv.close();
 });
@@ -294,7 +294,7 @@ Deno.test("snapshot - under a tiny memory budget evicted sites come back from th
   for (const [i, site] of sites.entries()) {
     for (const p of corpus(8 + i)) await pages.upsert(site, p, 1e4);
   }
-  const ix = new SearchIndexes(pages, Date.now, 500, 1, { snapshots: new Snapshots(kv, Date.now) });
+  const ix = new SearchIndexes(pages, { budget: 1, snapshots: new Snapshots(kv, Date.now) });
   const first = [];
   for (const site of sites) first.push(await answers(ix, site)); // each evicts the one before
   await ix.flush();
@@ -377,8 +377,8 @@ Deno.test("budget - page and document indexes share one memory budget: documents
   // Room for about two of these one-page sites (each alike: same text length).
   const one = await indexBytesOf([page("worda")]);
   const budget = new IndexBudget(2.5 * one);
-  const pageIx = new SearchIndexes(pages, Date.now, 500, budget);
-  const docIx = new SearchIndexes(documents, Date.now, 500, budget);
+  const pageIx = new SearchIndexes(pages, { budget });
+  const docIx = new SearchIndexes(documents, { budget });
   await pageIx.search("a", { query: "worda", perPage: 5 });
   await pageIx.search("b", { query: "wordb", perPage: 5 });
   assert.equal(pageIx.loaded, 2, "two sites fit");

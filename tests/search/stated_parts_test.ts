@@ -35,7 +35,7 @@ async function rig() {
   const pages = new PageStore(kv, Date.now);
   for (const p of PAGES) await pages.upsert(SITE, p, 10_000);
   const snapshots = new Snapshots(kv, Date.now);
-  const built = new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
+  const built = new SearchIndexes(pages, { snapshots });
   await built.search(SITE, { query: "rake" });
   await built.idle();
   const stated = names(await built.stated(SITE));
@@ -80,7 +80,7 @@ Deno.test("stated parts - a snapshot keeps 450 pages' stated names as their list
   // what the built one showed once its pass was done, with no page mined again.
   forgetStated();
   const before = pagesMined();
-  const restarted = new SearchIndexes(pages, Date.now, 500, Infinity, { snapshots });
+  const restarted = new SearchIndexes(pages, { snapshots });
   assert.deepEqual((await restarted.search(SITE, { query: "grm" })).hits.map((h) => h.url), shown);
   assert.deepEqual(names(await restarted.stated(SITE)), stated);
   assert.equal(pagesMined(), before, "no page was mined again");

@@ -168,7 +168,7 @@ Deno.test("held bytes - a site's index is counted with its order and typo filter
   try {
     const pages = new PageStore(kv, Date.now), site = "site_words";
     for (const p of DEMO_PAGES) await pages.upsert(site, p, 1_000);
-    const ix = new SearchIndexes(pages, Date.now, 500);
+    const ix = new SearchIndexes(pages);
     await ix.refresh(site);
     await ix.idle();
     // The index itself, to count it as the budget should (no search yet: no scores kept).

@@ -192,6 +192,16 @@ Deno.test("architecture - only main.ts wires in lib/platform; nothing else opens
   assert.equal(wrong.length, 0, `outside lib/platform:\n${wrong.join("\n")}`);
 });
 
+Deno.test("architecture - the browser code takes from lib/ only the wire types and the definition of a word", () => {
+  const shared = new Set(["lib/wire_types.ts", "lib/search/engine/analysis/word_chars.ts"]);
+  const wrong = ["widget", "islands"].flatMap(sources).flatMap((file) =>
+    importsOf(file, Deno.readTextFileSync(join(ROOT, file)))
+      .filter((dep) => dep.startsWith("lib/") && !shared.has(dep))
+      .map((dep) => `  ${file} -> ${dep}`)
+  );
+  assert.equal(wrong.length, 0, `browser code importing server code:\n${wrong.join("\n")}`);
+});
+
 Deno.test("architecture - no exported name is defined in two modules of lib/, widget/ or islands/", () => {
   const owners = new Map<string, string[]>();
   for (const file of ["lib", "widget", "islands"].flatMap(sources)) {

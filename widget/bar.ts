@@ -7,6 +7,7 @@
  * client at once.
  */
 import { MAX_QUERY_CHARS, type SearchHit as Hit, type SearchResponse } from "../lib/wire_types.ts";
+import { MATCHED_WORD } from "../lib/search/engine/analysis/word_chars.ts";
 import { isAbort } from "./client/http.ts";
 import { type Api, corrected, parts } from "./client/search.ts";
 import { friendly, t, tn } from "./client/strings.ts";
@@ -60,12 +61,13 @@ function keepRecent(q: string | null) {
 }
 
 const norm = (q: string) => q.toLowerCase().replace(/\s+/g, " ");
-const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+/** The words of `s` as the server matches and highlights them (one definition: word_chars.ts). */
+const words = (s: string) => s.toLowerCase().match(MATCHED_WORD) ?? [];
 
 /** `[start, end)` of each word in `text` that starts with one of `terms`. */
 function wordMatches(text: string, terms: string[]): [number, number][] {
   const out: [number, number][] = [];
-  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+  for (const m of text.matchAll(MATCHED_WORD)) {
     const w = m[0].toLowerCase();
     if (terms.some((t) => w.startsWith(t))) out.push([m.index!, m.index! + m[0].length]);
   }

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 /** The public API from the browser: search (with a typing session), site settings, click beacons. */
+import { WORD_CLASS } from "../../lib/search/engine/analysis/word_chars.ts";
 import type {
   Highlight,
   SearchHit as Hit,
@@ -99,7 +100,7 @@ export function corrected(q: string, data: SearchResponse): string | null {
     const { from, to } = (c ?? {}) as { from?: unknown; to?: unknown };
     if (typeof from !== "string" || typeof to !== "string" || !from) continue;
     const esc = from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const word = new RegExp(`(^|[^\\p{L}\\p{N}])${esc}(?![\\p{L}\\p{N}])`, "giu");
+    const word = new RegExp(`(^|[^${WORD_CLASS}])${esc}(?![${WORD_CLASS}])`, "giu");
     out = out.replace(word, (_, before: string) => before + to);
   }
   return out !== q ? out : null;

@@ -3,7 +3,7 @@
  * checked for depth and parsed in slices that yield to the event loop, however large.
  */
 import { DomainError } from "../errors.ts";
-import { nextTurn } from "../slices.ts";
+import { nextTurn, Slices, SLICE_MS } from "../slices.ts";
 
 /** How deep arrays and objects may nest in a JSON body; deeper is a 400, never a stack overflow. */
 export const MAX_JSON_DEPTH = 64;
@@ -128,9 +128,6 @@ async function scan(text: string): Promise<{ depth: number; arrays: MemberArray[
   return { depth: max, arrays };
 }
 
-/** Spends at most this long parsing before yielding to the event loop. */
-const SLICE_MS = 8;
-
 /**
  * A JSON body as a value: 400 INVALID_JSON when it does not parse or nests more than
  * MAX_JSON_DEPTH deep. A large body's member arrays are parsed element by element, in slices.
@@ -155,17 +152,14 @@ export async function parseJsonBody(bytes: Uint8Array): Promise<unknown> {
     }
     skeleton.push(text.slice(at));
     const root = JSON.parse(skeleton.join("")) as Record<string, unknown>;
-    let sliceStart = performance.now();
+    const slices = new Slices(SLICE_MS.bulk);
     const filled = new Set<string>();
     // Last first: of two members with one name, JSON.parse keeps the last.
     for (const a of arrays.toReversed()) {
       const values: unknown[] = [];
       for (const [start, end] of a.elements) {
         values.push(JSON.parse(text.slice(start, end)));
-        if (performance.now() - sliceStart >= SLICE_MS) {
-          await nextTurn();
-          sliceStart = performance.now();
-        }
+        await slices.pause();
       }
       const key = JSON.parse(a.key) as string;
       // A later member of the same name that is not an array won in the skeleton: it stays.

@@ -1,15 +1,22 @@
 /** createApp: the whole service from its dependencies (KV, clock, logger, …). */
 import { Hono } from "hono";
 import { DomainError } from "./lib/errors.ts";
-import { type AppEnv, errorResponse, publicCors, requestLog } from "./lib/http/middleware.ts";
+import {
+  type AppEnv,
+  corsHeaders,
+  errorResponse,
+  publicCors,
+  requestLog,
+} from "./lib/http/middleware.ts";
 import { wrongTokens } from "./lib/http/sign_in_limit.ts";
+import type { EarlyHandler } from "./lib/http/server/mod.ts";
 import { type AppOptions, createServices, type Services } from "./lib/services.ts";
 import { adminCrawlRoutes } from "./routes/api/admin/crawl.ts";
 import { adminDocumentRoutes } from "./routes/api/admin/documents.ts";
 import { adminPageRoutes } from "./routes/api/admin/pages.ts";
 import { adminSiteRoutes } from "./routes/api/admin/sites.ts";
 import { feedbackRoutes } from "./routes/api/feedback.ts";
-import { searchRoutes } from "./routes/api/search.ts";
+import { searchEarly, searchRoutes } from "./routes/api/search.ts";
 import { siteRoutes } from "./routes/api/site.ts";
 import { summarizeRoutes } from "./routes/api/summarize.ts";
 import { eventRoutes } from "./routes/api/events.ts";
@@ -27,8 +34,13 @@ export type { AppOptions };
 /** Headers a page on another origin may read from our public API. */
 const EXPOSED = ["RateLimit", "RateLimit-Policy", "Retry-After", "X-Request-Id"];
 
-/** The app and its services. */
-export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Services } {
+/**
+ * The app, its services, and `early`: the GET /api/search route in the form our HTTP server
+ * answers before a Request is made (its `early` option, lib/http/server/mod.ts).
+ */
+export function createApp(
+  opts: AppOptions,
+): { app: Hono<AppEnv>; services: Services; early: EarlyHandler } {
   const s = createServices(opts);
   const app = new Hono<AppEnv>();
   const now = () => performance.timeOrigin + performance.now();
@@ -67,5 +79,5 @@ export function createApp(opts: AppOptions): { app: Hono<AppEnv>; services: Serv
     throw new DomainError("NOT_FOUND", "No such endpoint.");
   });
   app.onError((err, c) => errorResponse(err, c, s.log));
-  return { app, services: s };
+  return { app, services: s, early: searchEarly(s, { now, cors: corsHeaders(corsOptions) }) };
 }

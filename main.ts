@@ -102,7 +102,7 @@ const summarizer = apiKey
   : undefined; // the built-in extractive summarizer: everything works offline
 const crawlDelayMs = optionalNumber("CRAWL_DELAY_MS");
 const trustedProxies = proxiesFromEnv();
-const { app, services } = createApp({
+const { app, services, early } = createApp({
   kv,
   operatorTokenHash: token.hash,
   demo: !production,
@@ -303,6 +303,7 @@ if (deployed) {
     log: jsonLogger,
     onListen,
     reusePort: workers > 1 || workerOf !== undefined,
+    early, // GET /api/search's route before a Request is made: the same answer, for less
   }, app.fetch);
   stopServer = (graceMs) => server.shutdown(graceMs);
   services.httpFront = () => ({ ...server.stats() });

@@ -9,7 +9,7 @@ import { benchApp, loadCorpus, makeQueries, mb, ms, percentile, rng } from "./co
 import { indexQueries } from "./index_queries.ts";
 import { eachRequest, haveWrk, wrk, type WrkResult } from "./wrk.ts";
 import { mallocTrim } from "../lib/platform/memory_release.ts";
-import { serveHttp } from "../lib/http/server/mod.ts";
+import { type EarlyHandler, serveHttp } from "../lib/http/server/mod.ts";
 import { startServer } from "./server.ts";
 import type { Services } from "../lib/services.ts";
 import type { Hono } from "hono";
@@ -60,7 +60,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   );
 
   const dir = await Deno.makeTempDir();
-  const { app, services: s, kv, site, publicKey } = await benchApp(
+  const { app, services: s, early, kv, site, publicKey } = await benchApp(
     createApp,
     `${dir}/bench.kv`,
   );
@@ -155,7 +155,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
   if (!(await haveWrk())) {
     console.log("wrk not installed (apt-get install -y wrk): HTTP load figures skipped");
   } else {
-    await benchHttp(app, s, site.id, publicKey, opts.seconds, `${dir}/bench.kv`);
+    await benchHttp(app, early, s, site.id, publicKey, opts.seconds, `${dir}/bench.kv`);
     const paths = queries.map((q) => `/api/search?key=${publicKey}&q=${encodeURIComponent(q)}`);
     const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
     const before = { ...s.quota.stats };
@@ -226,6 +226,7 @@ export async function benchSearch(opts: { pages: number; seconds: number }) {
  */
 async function benchHttp(
   app: Hono<AppEnv>,
+  early: EarlyHandler,
   s: Services,
   siteId: string,
   publicKey: string,
@@ -269,7 +270,10 @@ async function benchHttp(
     {
       name: "our server (main.ts)",
       start: () =>
-        serveHttp({ hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000 }, app.fetch),
+        serveHttp(
+          { hostname: "127.0.0.1", port: 0, maxConnectionsPerIp: 1000, early },
+          app.fetch,
+        ),
     },
     {
       name: "Deno.serve (Deploy)",

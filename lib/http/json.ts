@@ -3,7 +3,7 @@
  * checked for depth and parsed in slices that yield to the event loop, however large.
  */
 import { DomainError } from "../errors.ts";
-import { nextTurn, Slices, SLICE_MS } from "../slices.ts";
+import { nextTurn, SLICE_MS, Slices } from "../slices.ts";
 
 /** How deep arrays and objects may nest in a JSON body; deeper is a 400, never a stack overflow. */
 export const MAX_JSON_DEPTH = 64;

@@ -106,7 +106,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const ID_PREFIX = "req_" + randomBase62(12);
 let idCounter = 0;
 /** A new request id. */
-const nextRequestId = () => ID_PREFIX + base62(idCounter++, 8);
+export const nextRequestId = () => ID_PREFIX + base62(idCounter++, 8);
 
 /** Responses made by `respond`, which already carry the headers middleware asked for. */
 const complete = new WeakSet<Response>();
@@ -171,7 +171,7 @@ export function requestLog(log: Logger, now: () => number): MiddlewareHandler<Ap
 }
 
 /** The access log's line for one request, whichever way it was answered. */
-function accessLine(
+export function accessLine(
   started: number,
   ended: number,
   requestId: string,
@@ -214,7 +214,7 @@ export interface CorsOptions {
 }
 
 /** The CORS headers every public API answer carries (preflights carry more). */
-function corsHeaders(o: CorsOptions): [string, string][] {
+export function corsHeaders(o: CorsOptions): [string, string][] {
   return [
     ["Access-Control-Allow-Origin", "*"],
     ["Access-Control-Expose-Headers", o.exposeHeaders.join(",")],
@@ -245,7 +245,7 @@ export function errorResponse(err: unknown, c: Context<AppEnv>, log: Logger): Re
 }
 
 /** The status, envelope and headers of an error answer, its failure logged when it is ours. */
-function errorAnswer(err: unknown, requestId: string, log: Logger) {
+export function errorAnswer(err: unknown, requestId: string, log: Logger) {
   const e = asDomainError(err);
   if (e.code === "SERVICE_UNAVAILABLE" && (e !== err || e.cause !== undefined)) {
     // The store failed: operators must hear of it even though the client only sees a 503.

@@ -3,16 +3,18 @@
  * RFC 9112's grammar (head.ts, body.ts), a cap on open connections shared fairly between client
  * addresses (conns.ts), a deadline for a request's head (idle keep-alive included) and one for
  * its body, bodies handed over as they arrive, and an accept loop that outlives running out of
- * file descriptors. It imports nothing from the app: refusals are worded by `errorBody`.
+ * file descriptors. It imports nothing from the app: refusals are worded by `errorBody`, and an
+ * app's hot GET can be answered by `early` from the parsed head, before any Request is made.
  */
 import { Wire } from "../wire.ts";
 import { type Head, type HeadLimits, parseHead, readHead } from "./head.ts";
 import { bodyStream } from "./body.ts";
 import { Connections, type FrontStats, peerKey, type Slot } from "./conns.ts";
 import { BodyError, Refusal } from "./refusal.ts";
-import { closingResponse, writeAll, writeResponse } from "./write.ts";
+import { closingResponse, type EarlyAnswer, writeAll, writeEarly, writeResponse } from "./write.ts";
 
 export { knownBodies, REASONS } from "./write.ts";
+export type { EarlyAnswer } from "./write.ts";
 export { BodyError } from "./refusal.ts";
 export type { FrontStats } from "./conns.ts";
 
@@ -52,7 +54,26 @@ export interface ServeOptions {
   onListen?: (addr: Deno.NetAddr) => void;
   /** Share the port with other processes (SO_REUSEPORT): the kernel spreads connections. */
   reusePort?: boolean;
+  /** Offered each GET without a body before a Request is made for the handler (its hot path). */
+  early?: EarlyHandler;
 }
+
+/** A GET as parsed, before any Request is made: the URL as the handler would see it. */
+export interface EarlyRequest {
+  url: string;
+  /** Field lines as sent (names in the client's case, OWS removed). */
+  headers: readonly [string, string][];
+  remoteAddr: Deno.NetAddr;
+}
+
+/**
+ * Answers a request on its own, or null to leave it to the handler. It must answer exactly
+ * as the handler would (the server writes both the same way), and must not have acted on the
+ * request when it returns null.
+ */
+export type EarlyHandler = (
+  req: EarlyRequest,
+) => EarlyAnswer | null | Promise<EarlyAnswer | null>;
 
 export type Handler = (
   req: Request,
@@ -196,6 +217,11 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     const noBody = head.method === "GET" || head.method === "HEAD";
     let keepAlive = !head.close;
     if (head.length !== 0 && noBody) keepAlive = false; // its body is never read
+    if (o.early && head.method === "GET") {
+      conns.enter(slot, "busy");
+      const answered = await early(slot, head, remoteAddr, keepAlive);
+      if (answered !== null) return answered;
+    }
     const reads = head.length !== 0 && !noBody;
     conns.enter(slot, reads ? "body" : "busy");
     if (reads && head.expectContinue) await writeAll(slot, CONTINUE).catch(() => {});
@@ -262,6 +288,31 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       keepAlive = false;
     } finally {
       completed();
+    }
+    return keepAlive;
+  }
+
+  /** Whether the connection may carry another request, or null when `early` declined. */
+  async function early(
+    slot: Slot,
+    head: Head,
+    remoteAddr: Deno.NetAddr,
+    keepAlive: boolean,
+  ): Promise<boolean | null> {
+    let answer: EarlyAnswer | null;
+    try {
+      const made = o.early!({ url: head.url!, headers: head.headers, remoteAddr });
+      answer = made instanceof Promise ? await made : made;
+    } catch (err) {
+      log({ level: "error", event: "handler_failed", error: String(err) });
+      answer = { status: 500, headers: [], body: new Uint8Array() };
+    }
+    if (answer === null) return null;
+    if (conns.size >= o.maxConnections || closing) keepAlive = false; // others may be waiting
+    try {
+      await writeEarly(slot, answer, keepAlive);
+    } catch {
+      return false;
     }
     return keepAlive;
   }

@@ -134,6 +134,36 @@ function compose(slot: Slot, head: string, body: Uint8Array | null): Uint8Array 
 const ending = (dated: boolean, keepAlive: boolean) =>
   (dated ? "" : `date: ${httpDate()}\r\n`) + (keepAlive ? "" : "connection: close\r\n");
 
+/**
+ * A whole answer the app made without a Response (the server's `early` hook): a status that
+ * has a body, headers as a Headers object would take them (not Set-Cookie), and the body.
+ */
+export interface EarlyAnswer {
+  status: number;
+  headers: [string, string][];
+  body: Uint8Array;
+}
+
+/**
+ * Writes an early answer to a GET byte for byte as writeResponse writes the same Response:
+ * names in lower case and sorted, repeated ones joined by ", " (the Fetch standard's "sort and
+ * combine", which Headers iterates in).
+ */
+export async function writeEarly(slot: Slot, a: EarlyAnswer, keepAlive: boolean) {
+  const sorted = a.headers.map(([k, v]) => [k.toLowerCase(), v] as const)
+    .sort((x, y) => x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0);
+  let text = statusLine(a.status) + "\r\n", dated = false;
+  for (let i = 0; i < sorted.length; i++) {
+    const name = sorted[i][0];
+    let value = sorted[i][1];
+    while (i + 1 < sorted.length && sorted[i + 1][0] === name) value += ", " + sorted[++i][1];
+    if (name === "date") dated = true;
+    if (!HOP_BY_HOP.has(name)) text += `${name}: ${value}\r\n`;
+  }
+  text += ending(dated, keepAlive) + `content-length: ${a.body.byteLength}\r\n\r\n`;
+  await writeAll(slot, compose(slot, text, a.body));
+}
+
 /** Writes a response: its declared length, or chunked; a HEAD's or 204/304's without a body. */
 export async function writeResponse(
   slot: Slot,

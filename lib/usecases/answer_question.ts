@@ -1,8 +1,9 @@
 /**
  * The answer use case (POST /api/summarize): key and origin, the site's switch, the request
  * (read only after those, docs/api.md's order of checks), then lib/answers/ask.ts's checks and
- * answer, delivered as JSON or server-sent events. Returns the response to send; the credit is
- * spent only once the client has taken the answer, and analytics count it then.
+ * answer, delivered as JSON or server-sent events. Returns what to deliver, as data (the route
+ * makes the response); the credit is spent only once the client has taken the answer, and
+ * analytics count it then.
  */
 import { busy, DomainError } from "../errors.ts";
 import {
@@ -13,7 +14,7 @@ import {
   type SummaryRequest,
   undeliver,
 } from "../answers/ask.ts";
-import { type SendEvent, SSE_HEADERS, sseStream } from "../answers/sse.ts";
+import type { SendEvent } from "../answers/sse.ts";
 import type { Services } from "../services.ts";
 import { publicSiteFor } from "./public_site.ts";
 
@@ -28,15 +29,27 @@ export interface QuestionAsk {
   request: () => Promise<SummaryRequest>;
   /** Aborts when the client goes away (the model request is aborted with it). */
   signal: AbortSignal;
-  requestId: string;
   /** The `data` of the `error` event that ends a stream, for what ended it (the edge words it). */
   errorEvent: (err: unknown) => unknown;
   /** Told the site's id as soon as the key names one (the request log). */
   onSite?: (siteId: string) => void;
 }
 
+/**
+ * An answer to deliver: the whole of it as one JSON body (`taken` once the client has read it,
+ * `dropped` if it goes away first), or its events for a server-sent stream (`events` sends them,
+ * pinging every `pingMs` meanwhile, until the answer ends or `signal` aborts).
+ */
+export type AnswerDelivery =
+  | { kind: "json"; body: Record<string, unknown>; taken: () => void; dropped: () => Promise<void> }
+  | {
+    kind: "events";
+    events: (send: SendEvent, signal: AbortSignal) => Promise<void>;
+    pingMs: number;
+  };
+
 /** Answers a question; throws the DomainError of a check that fails before the answer starts. */
-export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Response> {
+export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<AnswerDelivery> {
   const site = await publicSiteFor(s, ask.key, ask.origin);
   ask.onSite?.(site.id);
   if (!site.settings.aiSummaries) {
@@ -88,10 +101,11 @@ export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Res
       stopping.removeEventListener("abort", stop);
     }
   };
-  const body = sseStream((send, signal) => s.shutdown.track(stream(send, signal)), {
+  return {
+    kind: "events",
+    events: (send, signal) => s.shutdown.track(stream(send, signal)),
     pingMs: s.ssePingMs,
-  });
-  return new Response(body, { headers: { ...SSE_HEADERS, "X-Request-Id": ask.requestId } });
+  };
 }
 
 /** The whole answer as one JSON body; its credit is spent when the client takes the body. */
@@ -102,19 +116,11 @@ async function jsonAnswer(
   first: ReturnType<ReturnType<typeof answerDeltas>["next"]>,
   gone: AbortSignal,
   spent: () => void,
-): Promise<Response> {
+): Promise<AnswerDelivery> {
   let step = await first;
   while (!step.done) step = await deltas.next();
-  const json = JSON.stringify({ ...p.meta, ...step.value, creditsRemaining: p.creditsRemaining });
+  const body = { ...p.meta, ...step.value, creditsRemaining: p.creditsRemaining };
   // A client gone before it takes the body pays nothing.
-  const body = new ReadableStream<Uint8Array>({
-    pull(ctrl) {
-      ctrl.enqueue(new TextEncoder().encode(json));
-      ctrl.close();
-      spent();
-    },
-    cancel: () => undeliver(s, p),
-  });
   if (gone.aborted) await undeliver(s, p);
-  return new Response(body, { headers: { "Content-Type": "application/json" } });
+  return { kind: "json", body, taken: spent, dropped: () => undeliver(s, p) };
 }

@@ -89,7 +89,7 @@ export const RESULTS = BASE +
 .btn{height:2.75em;padding:0 1.15em;border:1px solid var(--a);border-radius:var(--r);background:var(--a);color:var(--af);font-weight:600;cursor:pointer;white-space:nowrap}
 .btn:disabled{opacity:.55;cursor:default}
 .btn.ghost{background:none;color:var(--a)}
-.count{margin:0;color:var(--mu);font-size:.92em;outline:none}
+.count{margin:0;color:var(--mu);font-size:.92em;outline:none;overflow-wrap:anywhere}
 .rp[aria-busy=true] .hits{opacity:.55;transition:opacity .2s .15s}
 .count:empty{display:none}
 .fix{margin:-.9em 0 0;color:var(--mu);font-size:.92em;font-style:italic}

@@ -206,6 +206,24 @@ browserSuite("browser - right at 390 and 1280 px, light and dark", async (t, exe
         });
       }
     }
+    await t.step("a long query without spaces wraps in the count line at 390 px", async () => {
+      const ctx = await browser.newContext({ viewport: { width: 390, height: 900 } });
+      const page = await ctx.newPage();
+      const q = encodeURIComponent(CODE);
+      // The scripts' results page on a host page, then the hosted one.
+      await page.goto(`${host.origin}/light/search?q=${q}`);
+      await page.locator(`${RESULTS} .count`, { hasText: "num_employees" }).waitFor();
+      assert.ok((await overflow(page)) <= 0, "the scripts' count line widens the page");
+      await page.goto(`${api.origin}/search-results?key=${site.publicKey}&q=${q}`);
+      await page.waitForSelector("html[data-islands=hydrated]");
+      await page.locator(".results .status", { hasText: "num_employees" }).waitFor();
+      assert.ok((await overflow(page)) <= 0, "the hosted count line widens the page");
+      await page.screenshot({
+        path: new URL("layout-long-query-390.png", SCREENSHOTS).pathname,
+        fullPage: true,
+      });
+      await ctx.close();
+    });
   } finally {
     await browser.close();
     await host.close();

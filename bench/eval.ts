@@ -5,13 +5,23 @@
  * judged query (plain and with a typo) through the search index, scored by evaluate.py.
  * Answers: every FAQ question through POST /api/summarize, scored by score_answers.py.
  * Prints one table, then (with --scale) search speed and memory over every installed manual;
- * `--misses` prints each judged query whose first result is not relevant (stderr).
+ * `--misses` prints each judged query whose first result is not relevant (stderr). The guard
+ * (eval_guard.ts) fails the run when a set falls more than 0.01 below bench/eval_baseline.json,
+ * unless `--accept="<a general reason>"`; `--update` writes the run's figures as the baseline.
  */
 import { percentile } from "./corpus.ts";
 import { crawlSet, disposeSets, EVAL_DIR, type EvalSet, evalSets } from "./eval_sets.ts";
 import { type FaqScore, scoreFaq } from "./answers.ts";
 import { atScale } from "./eval_scale.ts";
 import type { Services } from "../lib/services.ts";
+import {
+  BASELINE_PATH,
+  drops,
+  type Figures,
+  readBaseline,
+  updated,
+  verdict,
+} from "./eval_guard.ts";
 
 interface Row {
   set: EvalSet;
@@ -114,14 +124,44 @@ export async function evaluate(
   }
   await disposeSets();
   print(rows);
+  return rows;
+}
+
+/** The figures the guard keeps of each set run. */
+function figuresOf(rows: Row[]): Figures {
+  const out: Figures = {};
+  for (const r of rows) {
+    const f: Figures[string] = {};
+    if (r.plain) [f.mrr, f.p1] = [r.plain["MRR@10"], r.plain["P@1"]];
+    if (r.typo) f.mrrTypo = r.typo["MRR@10"];
+    if (r.faq) [f.f1, f.cite1] = [r.faq.f1, r.faq.cite1];
+    out[r.set.name] = f;
+  }
+  return out;
+}
+
+/** Holds the run to the baseline; writes it with `--update`. Whether the run passes. */
+async function guard(rows: Row[]): Promise<boolean> {
+  const accept = Deno.args.find((a) => a.startsWith("--accept="))?.slice("--accept=".length);
+  const baseline = await readBaseline();
+  const now = figuresOf(rows);
+  const { ok, lines } = verdict(drops(baseline, now), accept);
+  for (const line of lines) console.log(line);
+  if (ok && Deno.args.includes("--update")) {
+    await Deno.writeTextFile(BASELINE_PATH, JSON.stringify(updated(baseline, now), null, 2) + "\n");
+    console.log(`eval guard: baseline updated (${BASELINE_PATH.pathname})`);
+  }
+  return ok;
 }
 
 if (import.meta.main) {
   const only = Deno.args.filter((a) => !a.startsWith("--"));
-  await evaluate({
+  const rows = await evaluate({
     only,
     relevance: !Deno.args.includes("--answers-only"),
     answers: !Deno.args.includes("--relevance-only"),
   });
+  const ok = await guard(rows);
   if (Deno.args.includes("--scale")) await atScale(EVAL_DIR);
+  if (!ok) Deno.exit(1);
 }

@@ -1,8 +1,8 @@
 /**
  * Evaluation sets whose judgments are derived mechanically from a site's own structure
  * (nobody wrote them for the engine), in the shared formats (evaluate.py, score_answers.py):
- * git-doc (manual pages' NAME lines, gitfaq's questions), GNU gettext's Texinfo manual (its
- * General Index: entry → the page it points to), the Debian FAQ (DocBook: every heading
+ * git-doc (manual pages' NAME lines, gitfaq's questions), GNU gettext's and diffutils' Texinfo
+ * manuals (their general index: entry → the page it points to), the Debian FAQ (DocBook: every heading
  * that asks a question → its page, and its section's text as the gold answer) and ikiwiki's
  * own site (a wiki with a blog of tips: its generated lists, link text → the page listed).
  */
@@ -138,17 +138,21 @@ export async function texinfoIndexPages(root: string, prefix: string): Promise<s
 }
 
 /**
- * A Texinfo manual (texi2html): each entry of its General Index ("file format, ‘.po’" →
+ * A Texinfo manual (texi2html, or makeinfo's one page a node): each entry of its general
+ * index (the index page whose title `general` matches: "file format, ‘.po’" →
  * gettext_3.html#SEC16) is a query (the entry's words, quotes and commas left out) whose
  * relevant pages are the pages its entries of that text point to; 300 at most, spread
  * evenly over the sorted entries.
  */
-export async function texinfoManual(root: string, prefix: string): Promise<Derived> {
+export async function texinfoManual(
+  root: string,
+  { prefix, general }: { prefix: string; general: RegExp },
+): Promise<Derived> {
   const byQuery = new Map<string, Set<string>>();
   for (const name of await texinfoIndexPages(root, prefix)) {
     const html = await Deno.readTextFile(`${root}/${name}`);
     const title = text(/<title>([^<]*)<\/title>/.exec(html)![1]);
-    if (!/General Index/.test(title)) continue;
+    if (!general.test(title)) continue;
     const row = /<tr><td><\/td><td valign="top"><a href="([^"#]+)[^"]*">([\s\S]*?)<\/a><\/td>/g;
     for (const m of html.matchAll(row)) {
       const entry = text(m[2]);

@@ -121,8 +121,21 @@ async function derivedSets(wanted: (name: string) => boolean): Promise<EvalSet[]
         "gettext",
         gettext,
         "/gettext_toc.html",
-        await texinfoManual(gettext, "gettext_"),
+        await texinfoManual(gettext, { prefix: "gettext_", general: /General Index/ }),
         skip,
+      ),
+    );
+  }
+  // GNU diffutils' manual (makeinfo, one page a node): its Index node is left out.
+  const diffutils = "/usr/share/doc/diffutils";
+  if (wanted("diffutils") && await exists(`${diffutils}/Index.html`)) {
+    out.push(
+      await written(
+        "diffutils",
+        diffutils,
+        "/index.html",
+        await texinfoManual(diffutils, { prefix: "", general: /^Index\b/ }),
+        /^\/Index\.html$/,
       ),
     );
   }

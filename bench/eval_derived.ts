@@ -170,6 +170,55 @@ export async function texinfoManual(
   return { plain, faq: [] };
 }
 
+/**
+ * A Sphinx site's back-of-book index (genindex.html), read as the shared sets were made: an
+ * API entry ("render() (jinja2.Template method)", "Undefined (class in jinja2)") is a query of
+ * its name, a module entry ("jinja2.sandbox module") of its dotted name, and any other entry
+ * of its words; the pages its links point to (anchors dropped) are relevant. 300 at most,
+ * spread evenly over the sorted entries.
+ */
+export async function sphinxIndex(root: string): Promise<Derived> {
+  const html = await Deno.readTextFile(`${root}/genindex.html`);
+  const byQuery = new Map<string, { pages: Set<string>; kind: string }>();
+  const add = (query: string, page: string, kind: string) => {
+    if (query.length < 2 || /^_/.test(query)) return;
+    const have = byQuery.get(query) ?? { pages: new Set<string>(), kind };
+    have.pages.add(`/${page}`);
+    byQuery.set(query, have);
+  };
+  // An entry's query and kind: an API name, a module's dotted name, or its words.
+  const read = (entry: string) => {
+    const api = /^([\w.]+)(?:\(\))? \([^)]*\)$/.exec(entry);
+    const module = /^([\w.]+) module$/.exec(entry);
+    if (api || module) return { query: (api ?? module)![1], kind: "api" };
+    return { query: entry.replace(/[;,()]/g, " ").replace(/\s+/g, " ").trim(), kind: "term" };
+  };
+  // Nested lists: a sub-entry ("(jinja2.Context method)", "module", a term's sub-term) is
+  // read with the entry above it.
+  const parents: { query: string; kind: string }[] = [];
+  let depth = 0;
+  const token = /<(\/?)ul>|<li>\s*(?:<a href="([^"#]+)[^"]*">([\s\S]*?)<\/a>|([^<]+))/g;
+  for (const m of html.matchAll(token)) {
+    if (m[0].endsWith("ul>")) {
+      depth += m[1] ? -1 : 1;
+      continue;
+    }
+    const entry = text(m[3] ?? m[4] ?? "");
+    const parent = depth > 1 ? parents[depth - 2] : undefined;
+    let e = read(entry);
+    if (parent && entry.startsWith("(")) e = parent;
+    else if (parent && entry === "module") e = { query: parent.query, kind: "api" };
+    else if (parent) e = { query: `${parent.query} ${e.query}`, kind: "term+sub" };
+    parents[depth - 1] = e;
+    if (m[2]) add(e.query, m[2], e.kind);
+  }
+  const entries = [...byQuery].sort(([a], [b]) => a < b ? -1 : 1);
+  const plain = spread(entries, 300).map(([query, { pages, kind }], i) =>
+    judgment("sphinx", i, query, [...pages].slice(0, 5), kind)
+  );
+  return { plain, faq: [] };
+}
+
 const HEAD = /<(h[1-6])\b[^>]*>([\s\S]*?)<\/\1>/gi;
 
 /**

@@ -11,6 +11,7 @@ import {
   type Derived,
   docbookFaq,
   gitDoc,
+  sphinxIndex,
   texinfoIndexPages,
   texinfoManual,
   typos,
@@ -138,6 +139,12 @@ async function derivedSets(wanted: (name: string) => boolean): Promise<EvalSet[]
         /^\/Index\.html$/,
       ),
     );
+  }
+  // Jinja's Sphinx docs, a reference with its changelog beside it: judged by its own
+  // genindex, which is left out of the crawl with the other index pages (SKIP).
+  const jinja = "/usr/share/doc/python-jinja2-doc/html";
+  if (wanted("jinja") && await exists(`${jinja}/genindex.html`)) {
+    out.push(await written("jinja", jinja, "/index.html", await sphinxIndex(jinja), SKIP));
   }
   // The Debian FAQ: its table of contents (index.html) lists every question and is left
   // out; the crawl starts at the first chapter and follows the chapters' "Next" links.

@@ -5,9 +5,9 @@
  * requests is masked: the request id, the Date, and the quota's remaining count and reset time.
  */
 import assert from "node:assert/strict";
-import { createApp } from "../../app.ts";
 import { serveHttp } from "../../lib/http/server/mod.ts";
 import { exchange } from "./raw.ts";
+import { searchSites } from "./search_sites.ts";
 
 const mask = (raw: string) =>
   raw.replace(/req_[0-9A-Za-z]+/g, "req_ID")
@@ -18,29 +18,7 @@ const mask = (raw: string) =>
     .replace(/Retry in \d+ s/g, "Retry in N s");
 
 async function setup() {
-  const kv = await Deno.openKv(":memory:");
-  const lines: Record<string, unknown>[] = [];
-  const { app, services: s, early } = createApp({
-    kv,
-    operatorToken: "op_early_test",
-    log: (l) => lines.push(l),
-  });
-  const { site, publicKey } = await s.sites.create({ name: "Early", plan: "enterprise" });
-  const words = ["configuration", "install", "cache", "server", "widget", "index", "token"];
-  for (let i = 0; i < 12; i++) {
-    const body = Array.from({ length: 80 }, (_, j) => words[(i * 5 + j * 3) % words.length]);
-    await s.pages.upsert(site.id, {
-      url: `/p/${i}`,
-      title: `Page ${i} été`,
-      body: body.join(" "),
-    }, 1e9);
-  }
-  const strict = await s.sites.create({ name: "Strict", plan: "basic" });
-  await s.sites.update(strict.site.id, (x) => ({
-    ...x,
-    settings: { ...x.settings, allowedOrigins: ["https://shop.example"] },
-    limits: { searchesPerMinute: 4 },
-  }));
+  const { app, early, close, ...sites } = await searchSites("op_early_test");
   const options = { hostname: "127.0.0.1", port: 0 };
   // What reaches the app on the early server: only what the hook leaves to it.
   const reached: string[] = [];
@@ -50,17 +28,14 @@ async function setup() {
   });
   const full = serveHttp(options, app.fetch);
   return {
-    lines,
+    ...sites,
     reached,
-    publicKey,
-    strictKey: strict.publicKey,
     fast: fast.addr.port,
     full: full.addr.port,
     async close() {
       await fast.shutdown();
       await full.shutdown();
-      await s.close();
-      kv.close();
+      await close();
     },
   };
 }

@@ -1,48 +1,24 @@
 /**
- * GET /api/search on the wire, through our server and the app's one middleware chain: every
- * answer, hits, misses and every refusal alike, carries the public API's CORS headers and its
- * request id, which its one access log line names; kept-alive and pipelined searches are
- * answered in order.
+ * GET /api/search on the wire, served as main.ts serves it: every answer, hits, misses and
+ * every refusal alike, carries the public API's CORS headers and its request id, which its one
+ * access log line names. (Both forms of the route answering alike, and pipelining:
+ * early_search_test.ts.)
  */
 import assert from "node:assert/strict";
-import { createApp } from "../../app.ts";
 import { serveHttp } from "../../lib/http/server/mod.ts";
 import { exchange } from "./raw.ts";
+import { searchSites } from "./search_sites.ts";
 
+/** The sites, served as main.ts serves them (GET /api/search's early form, the app for the rest). */
 async function setup() {
-  const kv = await Deno.openKv(":memory:");
-  const lines: Record<string, unknown>[] = [];
-  const { app, services: s } = createApp({
-    kv,
-    operatorToken: "op_front_test",
-    log: (l) => lines.push(l),
-  });
-  const { site, publicKey } = await s.sites.create({ name: "Early", plan: "enterprise" });
-  const words = ["configuration", "install", "cache", "server", "widget", "index", "token"];
-  for (let i = 0; i < 12; i++) {
-    const body = Array.from({ length: 80 }, (_, j) => words[(i * 5 + j * 3) % words.length]);
-    await s.pages.upsert(site.id, {
-      url: `/p/${i}`,
-      title: `Page ${i} été`,
-      body: body.join(" "),
-    }, 1e9);
-  }
-  const strict = await s.sites.create({ name: "Strict", plan: "basic" });
-  await s.sites.update(strict.site.id, (x) => ({
-    ...x,
-    settings: { ...x.settings, allowedOrigins: ["https://shop.example"] },
-    limits: { searchesPerMinute: 4 },
-  }));
-  const server = serveHttp({ hostname: "127.0.0.1", port: 0 }, app.fetch);
+  const sites = await searchSites("op_front_test");
+  const server = serveHttp({ hostname: "127.0.0.1", port: 0, early: sites.early }, sites.app.fetch);
   return {
-    lines,
-    publicKey,
-    strictKey: strict.publicKey,
+    ...sites,
     port: server.addr.port,
     async close() {
       await server.shutdown();
-      await s.close();
-      kv.close();
+      await sites.close();
     },
   };
 }
@@ -131,29 +107,6 @@ Deno.test("search front - every GET /api/search answer carries CORS and its requ
       ...[200, 200, 200, 405], // a percent-encoded path, HEAD, HTTP/1.0, and a method it refuses
       ...[200, 429, 429], // the strict site's fifth search in a minute and on
     ]);
-  } finally {
-    await t.close();
-  }
-});
-
-Deno.test("search front - kept-alive and pipelined searches are answered in order on one connection", async () => {
-  const t = await setup();
-  try {
-    const get = (q: string, last = false) =>
-      `GET /api/search?key=${t.publicKey}&q=${q} HTTP/1.1\r\nHost: x\r\n${
-        last ? "Connection: close\r\n" : ""
-      }\r\n`;
-    const pipelined = get("configuration") + get("nothingmatches") +
-      `GET /api/site?key=${t.publicKey} HTTP/1.1\r\nHost: x\r\n\r\n` + get("install", true);
-    const seen = await exchange(t.port, pipelined);
-    assert.deepEqual(seen.responses.map((r) => r.status), [200, 200, 200, 200]);
-    assert.equal(JSON.parse(seen.responses[1].body).meta.found, 0);
-    assert.ok(JSON.parse(seen.responses[3].body).results.length > 0);
-    assert.ok(seen.closed, "closed after the request that asked it");
-    // Two requests on one kept-alive connection, the second after the first's answer.
-    const kept = await exchange(t.port, [get("cache"), get("token", true)], { gapMs: 50 });
-    assert.deepEqual(kept.responses.map((r) => r.status), [200, 200]);
-    assert.ok(!("connection" in kept.responses[0].headers), "the first answer keeps it open");
   } finally {
     await t.close();
   }

@@ -192,6 +192,24 @@ Deno.test("architecture - only main.ts wires in lib/platform; nothing else opens
   assert.equal(wrong.length, 0, `outside lib/platform:\n${wrong.join("\n")}`);
 });
 
+Deno.test("architecture - lib/search is reached through its entry points: the host through engine/mod.ts, the rest through the two mod.ts files", () => {
+  const wrong: string[] = [];
+  for (const file of [...GRAPH_DIRS.flatMap(sources), ...GRAPH_FILES]) {
+    if (file.startsWith("lib/search/engine/")) continue;
+    const host = file.startsWith("lib/search/");
+    // The browser scripts take the definition of a word alone (the test below).
+    const browser = /^(widget|islands)\//.test(file);
+    for (const target of importsOf(file, Deno.readTextFileSync(join(ROOT, file)))) {
+      if (!target.startsWith("lib/search/")) continue;
+      const ok = target === "lib/search/engine/mod.ts" ||
+        (browser && target === "lib/search/engine/analysis/word_chars.ts") ||
+        (host ? !target.startsWith("lib/search/engine/") : target === "lib/search/mod.ts");
+      if (!ok) wrong.push(`  ${file} -> ${target}`);
+    }
+  }
+  assert.equal(wrong.length, 0, `past lib/search's entry points:\n${wrong.join("\n")}`);
+});
+
 Deno.test("architecture - the browser code takes from lib/ only the wire types and the definition of a word", () => {
   const shared = new Set(["lib/wire_types.ts", "lib/search/engine/analysis/word_chars.ts"]);
   const wrong = ["widget", "islands"].flatMap(sources).flatMap((file) =>

@@ -2,12 +2,10 @@
  * lib/search's layers, read from its sources: the engine's layers import only their own or
  * those below (so there is no cycle, type-only imports included); the engine imports nothing
  * outside itself but npm packages and Node's zlib and crypto, and uses no Deno API, KV, timer
- * or memory hook; the host reaches the engine only through engine/mod.ts, and the rest of the
- * service reaches lib/search only through its two mod.ts files.
+ * or memory hook; lib/search/mod.ts exports at most 16 names. (Who may import which of
+ * lib/search's entry points: tests/architecture_test.ts.)
  */
 import assert from "node:assert/strict";
-import { dirname, join, normalize, relative } from "node:path";
-import { fileURLToPath } from "node:url";
 
 const ROOT = new URL("../../lib/search/engine/", import.meta.url);
 /** Each layer, and the layers it may import from (its own included). */
@@ -115,44 +113,6 @@ Deno.test("search engine - no Deno API, KV, timers, memory hooks or wire types",
   const wrong = [...files]
     .filter(([, text]) => FORBIDDEN.test(text.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")))
     .map(([file]) => file);
-  assert.deepEqual(wrong, []);
-});
-
-const PROJECT = normalize(join(dirname(fileURLToPath(import.meta.url)), "..", ".."));
-
-/** Every .ts/.tsx file under the project's source folders, root-relative. */
-function projectSources(): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of Deno.readDirSync(dir)) {
-      const path = join(dir, e.name);
-      if (e.isDirectory) walk(path);
-      else if (/\.tsx?$/.test(e.name)) out.push(relative(PROJECT, path).replaceAll("\\", "/"));
-    }
-  };
-  for (const d of ["lib", "routes", "components", "islands", "widget"]) walk(join(PROJECT, d));
-  return [...out, "app.ts", "main.ts"];
-}
-
-Deno.test("search - the host uses the engine through engine/mod.ts, the service lib/search through its mod.ts files", () => {
-  const wrong: string[] = [];
-  for (const file of projectSources()) {
-    if (file.startsWith("lib/search/engine/")) continue;
-    const text = Deno.readTextFileSync(join(PROJECT, file));
-    for (const m of text.matchAll(IMPORT)) {
-      if (!m[1].startsWith(".")) continue;
-      const target = normalize(join(dirname(file), m[1])).replaceAll("\\", "/");
-      if (!target.startsWith("lib/search/")) continue;
-      const host = file.startsWith("lib/search/");
-      // The browser scripts take the definition of a word alone, not the engine's entry point
-      // (tests/architecture_test.ts).
-      const browser = /^(widget|islands)\//.test(file) &&
-        target === "lib/search/engine/analysis/word_chars.ts";
-      const ok = target === "lib/search/engine/mod.ts" || browser ||
-        (host ? !target.startsWith("lib/search/engine/") : target === "lib/search/mod.ts");
-      if (!ok) wrong.push(`${file} -> ${target}`);
-    }
-  }
   assert.deepEqual(wrong, []);
 });
 

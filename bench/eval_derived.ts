@@ -2,7 +2,8 @@
  * Evaluation sets whose judgments are derived mechanically from a site's own structure
  * (nobody wrote them for the engine), in the shared formats (evaluate.py, score_answers.py):
  * git-doc (manual pages' NAME lines, gitfaq's questions), GNU gettext's and diffutils' Texinfo
- * manuals (their general index: entry → the page it points to), the Debian FAQ (DocBook: every heading
+ * manuals (their general index: entry → the page it points to), Exim's specification (its
+ * nested back-of-book indexes), the Linux man pages (NAME lines), the Debian FAQ (DocBook: every heading
  * that asks a question → its page, and its section's text as the gold answer) and ikiwiki's
  * own site (a wiki with a blog of tips: its generated lists, link text → the page listed).
  */
@@ -216,6 +217,94 @@ export async function sphinxIndex(root: string): Promise<Derived> {
   const plain = spread(entries, 300).map(([query, { pages, kind }], i) =>
     judgment("sphinx", i, query, [...pages].slice(0, 5), kind)
   );
+  return { plain, faq: [] };
+}
+
+/**
+ * A manual's back-of-book index written as nested definition lists (`<dt>` an entry, its
+ * `<dd>` the links, a nested `<dl>` its sub-entries), as DocBook-derived manuals print it:
+ * each entry is a query of its words (a sub-entry read with the entry above it: "retry" then
+ * "final cutoff" → "retry final cutoff"), its links' pages (anchors dropped) relevant; 300 at
+ * most, spread evenly over the sorted entries of every index page in `files`.
+ */
+export async function nestedDlIndex(root: string, files: string[]): Promise<Derived> {
+  const byQuery = new Map<string, { pages: Set<string>; kind: string }>();
+  const token = /<(\/?)dl>|<dt>([\s\S]*?)<\/dt>|<a href="([^"#]+)[^"]*"/g;
+  for (const file of files) {
+    const html = await Deno.readTextFile(`${root}/${file}`);
+    const entries: string[] = [];
+    let depth = 0;
+    for (const m of html.matchAll(token)) {
+      if (m[0].endsWith("dl>")) {
+        depth += m[1] ? -1 : 1;
+        entries.length = Math.max(0, depth);
+        continue;
+      }
+      if (m[2] !== undefined) {
+        entries[depth - 1] = text(m[2]).replace(/[;,()]/g, " ").replace(/\s+/g, " ").trim();
+        entries.length = depth;
+        continue;
+      }
+      const query = entries.filter(Boolean).join(" ");
+      if (!/\w\w/.test(query) || !m[3].endsWith(".html")) continue;
+      const have = byQuery.get(query) ??
+        { pages: new Set<string>(), kind: depth > 1 ? "term+sub" : "term" };
+      have.pages.add(`/${m[3]}`);
+      byQuery.set(query, have);
+    }
+  }
+  const entries = [...byQuery].sort(([a], [b]) => a < b ? -1 : 1);
+  const plain = spread(entries, 300).map(([query, { pages, kind }], i) =>
+    judgment("dl", i, query, [...pages].slice(0, 5), kind)
+  );
+  return { plain, faq: [] };
+}
+
+/**
+ * A collection of manual pages made into a site as a man-page site would be (mandoc's
+ * HTML, one page each, an index page listing their names): each page's NAME line
+ * ("open, openat, creat - open and possibly create a file") gives a query (its description)
+ * and the page it names. `sources` are troff pages (gzipped or not); links and `.so`
+ * stand-ins are left out (they repeat a page). Writes the site into `out`.
+ */
+export async function manPages(sources: string[], out: string): Promise<Derived> {
+  const byQuery = new Map<string, string[]>();
+  const listed: string[] = [];
+  for (const src of sources) {
+    if ((await Deno.lstat(src)).isSymlink) continue;
+    const troff = await new Response(
+      src.endsWith(".gz")
+        ? (await Deno.open(src)).readable.pipeThrough(new DecompressionStream("gzip"))
+        : (await Deno.open(src)).readable,
+    ).text();
+    if (/^\.so\s/m.test(troff.slice(0, 4000)) && troff.length < 4000) continue;
+    const run = await new Deno.Command("mandoc", {
+      args: ["-Thtml"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const w = run.stdin.getWriter();
+    await w.write(new TextEncoder().encode(troff));
+    await w.close();
+    const html = new TextDecoder().decode((await run.output()).stdout);
+    const m = /id="NAME"[\s\S]*?<p class="Pp">([\s\S]*?)<\/p>/.exec(html);
+    if (!m) continue;
+    const name = src.split("/").pop()!.replace(/\.gz$/, "") + ".html";
+    await Deno.writeTextFile(`${out}/${name}`, html);
+    listed.push(name);
+    const desc = text(m[1]).split(/ [-\u2014] /).slice(1).join(" - ");
+    if (desc.length < 8) continue;
+    byQuery.set(desc, [...(byQuery.get(desc) ?? []), `/${name}`]);
+  }
+  const links = listed.sort().map((n) => `<li><a href="${n}">${n.replace(/\.html$/, "")}</a></li>`);
+  await Deno.writeTextFile(
+    `${out}/index.html`,
+    `<!doctype html><html lang="en"><head><title>Manual pages</title></head><body>` +
+      `<h1>Manual pages</h1><ul>${links.join("")}</ul></body></html>`,
+  );
+  const plain = [...byQuery].sort(([a], [b]) => a < b ? -1 : 1)
+    .map(([query, pages], i) => judgment("man", i, query, pages, "name"));
   return { plain, faq: [] };
 }
 

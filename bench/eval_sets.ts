@@ -11,6 +11,8 @@ import {
   type Derived,
   docbookFaq,
   gitDoc,
+  manPages,
+  nestedDlIndex,
   sphinxIndex,
   texinfoIndexPages,
   texinfoManual,
@@ -146,6 +148,24 @@ async function derivedSets(wanted: (name: string) => boolean): Promise<EvalSet[]
   if (wanted("jinja") && await exists(`${jinja}/genindex.html`)) {
     out.push(await written("jinja", jinja, "/index.html", await sphinxIndex(jinja), SKIP));
   }
+  // Exim's specification (DocBook-made, 80 long chapters of options): judged by its three
+  // back-of-book indexes (concepts, options, variables), which are left out of the crawl.
+  const exim = "/usr/share/doc/exim4-doc-html/spec_html";
+  if (wanted("exim") && await exists(`${exim}/ch-concept_index.html`)) {
+    const index = ["ch-concept_index.html", "ch-option_index.html", "ch-variable_index.html"];
+    const skip = new RegExp(`^/(?:${index.map((n) => n.replace(/\./g, "\\.")).join("|")})$`);
+    out.push(
+      await written("exim", exim, "/index.html", await nestedDlIndex(exim, index), skip),
+    );
+  }
+  // The Linux man-pages project's system calls and overviews (sections 2 and 7), made into
+  // a site with mandoc: judged by each page's NAME line.
+  const man = await manSources(["manpages", "manpages-dev"], /\/man[27]\/[^/]+$/);
+  if (wanted("manpages") && man.length) {
+    const site = await Deno.makeTempDir();
+    made.push(site);
+    out.push(await written("manpages", site, "/index.html", await manPages(man, site)));
+  }
   // The Debian FAQ: its table of contents (index.html) lists every question and is left
   // out; the crawl starts at the first chapter and follows the chapters' "Next" links.
   const faq = "/usr/share/doc/debian/FAQ";
@@ -166,6 +186,15 @@ async function derivedSets(wanted: (name: string) => boolean): Promise<EvalSet[]
     out.push(await written("ikiwiki", wiki, "/index.html", d, skip));
   }
   return out;
+}
+
+/** The manual pages Debian's `packages` install that `pick` keeps (none without mandoc). */
+async function manSources(packages: string[], pick: RegExp): Promise<string[]> {
+  const run = (cmd: string, args: string[]) =>
+    new Deno.Command(cmd, { args, stdout: "piped", stderr: "null" }).output()
+      .then((o) => o.success ? new TextDecoder().decode(o.stdout) : "", () => "");
+  if (!(await run("sh", ["-c", "command -v mandoc"]))) return [];
+  return (await run("dpkg", ["-L", ...packages])).split("\n").filter((f) => pick.test(f)).sort();
 }
 
 const TYPES: Record<string, string> = {

@@ -69,16 +69,17 @@ export function toDoc(p: Page, names: SiteName): Doc {
   const lang = p.lang || names.language() || undefined;
   const sections = (given ?? lineHeadings(p.body).map((heading) => ({ heading, anchor: "" })))
     .filter((s) => !names.isName(s.heading, name));
+  const title = names.strip(p.title, name);
   return {
     id: p.url,
-    title: names.strip(p.title, name),
+    title,
     description: p.description,
     headings: headingsText(sections),
     body: p.body,
     lang,
     sections,
     codeShare: p.codeShare,
-    prior: priorOf(p.codeShare),
+    prior: priorOf({ codeShare: p.codeShare, title, headings: sections.map((s) => s.heading) }),
     filters: { ...builtInFilters(p.url, languageOf(lang)), ...p.filters },
   };
 }

@@ -135,9 +135,9 @@ Deno.test("rank - a listing of code comes after a prose page that matches as man
   const listing = page("/source", "utils.py", "def tamper(): tamper(tamper(tamper))");
   const prose = page("/guide", "Guide", "How to tamper evenly, every time you brew.");
   assert.deepEqual(urls(build([listing, prose]), "tamper "), ["/source", "/guide"], "as text");
-  assert.equal(priorOf(0.1), 1);
-  assert.equal(priorOf(0.95), DEFAULT_RANKING.codePrior);
-  const db = build([{ ...listing, codeShare: 0.95, prior: priorOf(0.95) }, prose]);
+  assert.equal(priorOf({ codeShare: 0.1 }), 1);
+  assert.equal(priorOf({ codeShare: 0.95 }), DEFAULT_RANKING.codePrior);
+  const db = build([{ ...listing, codeShare: 0.95, prior: priorOf({ codeShare: 0.95 }) }, prose]);
   assert.deepEqual(urls(db, "tamper "), ["/guide", "/source"]);
 });
 
@@ -210,4 +210,33 @@ Deno.test("results - a section whose heading names the query better than the tit
     "/ref/querysets#models.QuerySet.filter",
   );
   assert.equal(search(db2, { query: "queryset" }).hits[0].url, "/ref/querysets", "a tie: the page");
+});
+
+Deno.test("rank - the page that defines a name comes before release notes that mention it", () => {
+  const notes = page(
+    "/changes",
+    "Version 4.2",
+    "Added frobulate_depth. frobulate_depth now defaults to 8; frobulate_depth can be negative.",
+  );
+  const reference = page(
+    "/reference",
+    "Settings",
+    "frobulate_depth sets how deep the grinder goes, in steps of a millimetre.",
+  );
+  const sections = (titles: string[]) => titles.map((heading) => ({ heading, anchor: "" }));
+  assert.deepEqual(urls(build([notes, reference]), "frobulate_depth "), ["/changes", "/reference"]);
+  const changelog = {
+    ...notes,
+    title: "Changes",
+    sections: sections(["Version 4.2.1", "Version 4.2", "4.1 (2024-03-01)", "Thanks"]),
+  };
+  const prior = priorOf({
+    title: changelog.title,
+    headings: changelog.sections.map((s) => s.heading),
+  });
+  assert.equal(prior, DEFAULT_RANKING.changePrior);
+  assert.deepEqual(urls(build([{ ...changelog, prior }, reference]), "frobulate_depth "), [
+    "/reference",
+    "/changes",
+  ]);
 });

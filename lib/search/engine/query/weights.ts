@@ -4,6 +4,7 @@
  * shared sets (BENCHMARKS.md, `deno task eval`); change one only with those figures beside it.
  */
 import type { Field } from "../store/postings.ts";
+import { isChangeRecord } from "../analysis/change_record.ts";
 
 export interface Ranking {
   /**
@@ -63,6 +64,12 @@ export interface Ranking {
   codeShare: number;
   codePrior: number;
   /**
+   * The weight of a page that records changes (release notes, a changelog: analysis/
+   * change_record.ts) beside pages that match as many words (0 to 1): it mentions a site's
+   * names in passing, and the page that defines one is what a search for it wants.
+   */
+  changePrior: number;
+  /**
    * A section's score: distinct query words in its heading count this many times those in
    * its text (≥ 1), so the section a heading names comes first among a page's sections.
    */
@@ -115,7 +122,7 @@ export interface Ranking {
 /**
  * The ranking searches run with unless they say otherwise (`SearchOptions.ranking`). Four
  * knobs shape the index itself, when a page is added or its passages read: `codeShare`,
- * `codePrior`, `passages.minWords` and `passages.spread`; they are always these. Every other
+ * `codePrior`, `changePrior`, `passages.minWords` and `passages.spread`; they are always these. Every other
  * one applies per search.
  */
 export const DEFAULT_RANKING: Readonly<Ranking> = deepFreeze({
@@ -134,6 +141,7 @@ export const DEFAULT_RANKING: Readonly<Ranking> = deepFreeze({
   correctionTop: 3,
   codeShare: 0.7,
   codePrior: 0.3,
+  changePrior: 0.5,
   sectionHeadingWeight: 3,
   named: {
     words: 2,
@@ -178,6 +186,18 @@ export function rankingWith(overrides?: RankingOverrides): Readonly<Ranking> {
   return out as unknown as Ranking;
 }
 
-/** A page's prior from its share of code: listings come after prose pages that match as well. */
-export const priorOf = (codeShare = 0) =>
-  codeShare >= DEFAULT_RANKING.codeShare ? DEFAULT_RANKING.codePrior : 1;
+/**
+ * A page's prior: listings come after prose pages that match as well, and so do pages that
+ * record changes.
+ */
+export function priorOf(
+  { codeShare = 0, title = "", headings = [] }: {
+    codeShare?: number;
+    title?: string;
+    headings?: readonly string[];
+  },
+): number {
+  const r = DEFAULT_RANKING;
+  return (codeShare >= r.codeShare ? r.codePrior : 1) *
+    (isChangeRecord(title, headings) ? r.changePrior : 1);
+}

@@ -166,3 +166,27 @@ Deno.test("rank heading names - a setting's own heading names it for 'NAME setti
   ]);
   assert.equal(urls(db, "FROB_HOST setting")[0], "/topics/email");
 });
+
+Deno.test("rank heading names - the heading that defines a query's rare name outranks a title that names its qualifier words", () => {
+  // "frob_limit configuration parameter": the chapter titled "Configuration parameters"
+  // mentions frob_limit once; the resources page defines it under a heading of its own.
+  // Every chapter speaks of its configuration parameters: only frob_limit is rare.
+  const db = site([
+    ...filler(12).map((p) => ({ ...p, body: `${p.body} Its configuration parameters vary.` })),
+    {
+      id: "/manual/config",
+      title: "Configuration parameters",
+      body: "Each configuration parameter is set in frob.conf. A parameter such as frob_limit " +
+        "is read at start. Configuration files hold one parameter a line. ".repeat(2),
+      sections: ["19. Configuration parameters", "19.1 Setting a parameter"],
+    },
+    {
+      id: "/manual/resources",
+      title: "Resource consumption",
+      body: "These configuration parameters bound memory. frob_limit (integer) caps the " +
+        "memory a sort may use before writing to disk. Every program reads files. ".repeat(3),
+      sections: ["20. Resource consumption", "frob_limit (integer)", "frob_depth (integer)"],
+    },
+  ]);
+  assert.equal(urls(db, "frob_limit configuration parameter")[0], "/manual/resources");
+});

@@ -23,14 +23,20 @@ const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Adds the bonus to `words` (per document id) of every page whose title holds only the forms
- * the query matched, and at least all but `named.slack` of its `queryWords` matching words.
+ * the query matched, at least all but `named.slack` of its `queryWords` matching words, and
+ * every form of `names`: the query's names ("frob_limit", "acme.tools.saw"), which carry its
+ * meaning, where a title of its other words ("Configuration parameters" for "frob_limit
+ * configuration parameter") names only what qualifies it.
  */
 export function nameBonus(
   db: SiteDb,
-  forms: Iterable<string>,
   words: { [id: number]: number },
-  queryWords: number,
-  r: Readonly<Ranking>,
+  { forms, queryWords, names, ranking: r }: {
+    forms: Iterable<string>;
+    queryWords: number;
+    names: ReadonlySet<string>;
+    ranking: Readonly<Ranking>;
+  },
 ) {
   const { words: bonus, minTitle, slack } = r.named;
   if (!bonus) return;
@@ -39,10 +45,15 @@ export function nameBonus(
   // Per page: title words that are query words, and how many distinct query words they are.
   const slots = db.index.slots;
   if (inTitle.length < slots) {
-    [inTitle, distinct] = [new Uint32Array(slots), new Uint16Array(slots)];
+    [inTitle, distinct, named] = [
+      new Uint32Array(slots),
+      new Uint16Array(slots),
+      new Uint16Array(slots),
+    ];
   }
   clearTitled();
   for (const form of forms) {
+    const isName = names.has(form);
     for (const { ids, tfs } of postings(db, "title", form)) {
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i];
@@ -50,23 +61,29 @@ export function nameBonus(
         if (!distinct[id]) titled.push(id);
         inTitle[id] += tfs[i];
         distinct[id]++;
+        if (isName) named[id]++;
       }
     }
   }
   const lengths = db.index.lengths.title;
   for (const id of titled) {
     const whole = inTitle[id] >= (lengths.get(id) ?? Infinity);
-    if (whole && distinct[id] >= need && (db.prior.get(id) ?? 1) >= 1) words[id] += bonus;
+    if (whole && distinct[id] >= need && named[id] >= names.size && (db.prior.get(id) ?? 1) >= 1) {
+      words[id] += bonus;
+    }
   }
   clearTitled();
 }
 
-/** Per page of `titled`: its title's words that are query words, and the distinct ones (reused). */
-let inTitle = new Uint32Array(0), distinct = new Uint16Array(0);
+/**
+ * Per page of `titled`: its title's words that are query words, the distinct ones, and the
+ * query's names among them (reused).
+ */
+let inTitle = new Uint32Array(0), distinct = new Uint16Array(0), named = new Uint16Array(0);
 const titled: number[] = [];
 
 function clearTitled() {
-  for (const id of titled) inTitle[id] = distinct[id] = 0;
+  for (const id of titled) inTitle[id] = distinct[id] = named[id] = 0;
   titled.length = 0;
 }
 
@@ -76,9 +93,10 @@ function clearTitled() {
  * names the query when they are query words only and name every one of them (alone, or for a
  * query of at most `headingWords` words with one other heading: "CACHES", "KEY_PREFIX"), or,
  * for a query of more than `slack` and at most `looseWords` words with a rare word, when they
- * hold all of the query's words but `slack`, every rare one among them, and at most `extra`
- * words besides ("Invoking the frobctl Program" for "frobctl program usage"), where no heading
- * names it exactly. Of `typed` words as typed: a dotted name's parts are one name, which a
+ * hold every rare one, all of the query's words but `slack` or the rare ones alone (the rest
+ * qualify the name: "frob_limit (integer)" for "frob_limit configuration parameter"), and at
+ * most `extra` words besides ("Invoking the frobctl Program" for "frobctl program usage"),
+ * where no heading names it exactly. Of `typed` words as typed: a dotted name's parts are one name, which a
  * heading of some of its parts does not name, so longer queries need two words typed, and the
  * loose rule every word typed apart.
  */
@@ -102,7 +120,7 @@ export function headingBonus(
     ? rareForms(db, forms, r)
     : NONE;
   const loose = rare.size > 0;
-  const least = loose ? need - slack : need, spare = loose ? extra : 0;
+  const least = loose ? Math.min(need - slack, rare.size) : need, spare = loose ? extra : 0;
   // Longer lines hold more than query words (a word is about twice its form at most).
   const longest = (Math.max(...[...forms].map((f) => f.length)) * 2 + 8) * (need + spare + 1);
   const read = keptHeadings(db, lang), mask = formMask(forms);

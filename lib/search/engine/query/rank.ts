@@ -8,7 +8,7 @@
  * owner's synonyms and names the site states (stated.ts) find words as other phrases.
  */
 import type { Scores, SiteDb } from "../store/site_db.ts";
-import { isStopWord, words, written } from "../analysis/tokens.ts";
+import { isStopWord, terms, words, written } from "../analysis/tokens.ts";
 import { correct } from "../analysis/typos.ts";
 import { DEFAULT_RANKING, type Ranking } from "./weights.ts";
 import { boundSpans, type Expand } from "./expand.ts";
@@ -142,7 +142,12 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
           if (p !== undefined) acc.score[id] *= p;
         }
       }
-      nameBonus(db, forms, acc.words, pass.counted, r);
+      nameBonus(db, acc.words, {
+        forms,
+        queryWords: pass.counted,
+        names: nameForms(query, forms, langs[0]),
+        ranking: r,
+      });
       // The matches in play: every one, or those the filters keep.
       const passing = o.only && kept(acc.touched, found, o.only);
       const touched = passing || acc.touched;
@@ -172,6 +177,20 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
       words: query,
     };
   }
+}
+
+/** A word written as a name: parts joined by "_", "." or "-" ("frob_limit", "acme.tools"). */
+const NAME = /[\p{L}\p{N}][_.-][\p{L}\p{N}]/u;
+
+/** The matched forms of the query's names, each part of a dotted one (nameBonus). */
+function nameForms(query: string[], matched: Set<string>, lang: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of query) {
+    if (!NAME.test(w)) continue;
+    const parts = /[.-]/.test(w) ? w.split(/[.-]/).filter(Boolean) : [w];
+    for (const p of parts) for (const f of terms(p, lang)) if (matched.has(f)) out.add(f);
+  }
+  return out;
 }
 
 /** The first `n` of `ids` that `only` keeps. */

@@ -88,9 +88,11 @@ export interface Ranking {
    * A longer query of two words typed or more (a dotted name's parts are one name) is named by
    * one heading that is its words exactly (a FAQ's question). A query of more than `slack` and
    * at most `looseWords` words, all typed apart, with a rare word (in at most `rare.pages` pages
-   * or `rare.share` of them: a thing's name) is named by a heading holding all its words but
-   * `slack`, every rare one among them, and at most `extra` other words ("Invoking the frobctl
-   * Program", "FROB_HOST" for "FROB_HOST setting"), where no heading names it exactly. Section
+   * or `rare.share` of them: a thing's name) is named by a heading holding every rare one, all
+   * its words but `slack` or the rare ones alone (the others qualify it), and at most `extra`
+   * other words ("Invoking the frobctl Program", "FROB_HOST" for "FROB_HOST setting"), where no
+   * heading names it exactly. A title names a query only with all of its names ("frob_limit"),
+   * never by the words that qualify them ("Configuration parameters"). Section
    * numbers are no words. MRR@10 plain / typo on the judged sets: up to +0.05 on four, the
    * others the same (BENCHMARKS.md).
    */

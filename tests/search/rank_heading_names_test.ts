@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
+import { docAt, rank, rankingWith, type SiteDb } from "../../lib/search/engine/mod.ts";
 import { type Page, site } from "./sites.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);
@@ -189,4 +189,33 @@ Deno.test("rank heading names - the heading that defines a query's rare name out
     },
   ]);
   assert.equal(urls(db, "frob_limit configuration parameter")[0], "/manual/resources");
+});
+
+Deno.test("rank heading names - words every chapter uses only qualify a query: the page with its rare word comes before a title made of them", () => {
+  // "quuxify command line option": every chapter speaks of command line options; one page
+  // is titled so and lacks "quuxify"; the page that documents quuxify says little else.
+  const db = site([
+    ...filler(20).map((p) => ({ ...p, body: `${p.body} Each command line option is listed.` })),
+    {
+      id: "/manual/options",
+      title: "Command line options",
+      body: "A command line option changes one behaviour. Option names start with dashes. " +
+        "Every command reads the line it is given. ".repeat(3),
+      sections: ["3. Command line options"],
+    },
+    {
+      id: "/manual/quuxify",
+      title: "Rewriting catalogs",
+      body: "To quuxify a catalog is to rewrite each entry in place, keeping its order.",
+      sections: ["7. Rewriting catalogs", "7.2 Entries"],
+    },
+  ]);
+  assert.equal(urls(db, "quuxify command line option")[0], "/manual/quuxify");
+  // Counted as words that mean (the knob off), they put the title made of them first.
+  const off = rank(db, "quuxify command line option", {
+    ranking: rankingWith({ qualifier: { ratio: 0 } }),
+  });
+  assert.equal(docAt(db, off.ids[0]).id, "/manual/options");
+  // Typed alone, the qualifying words find the page they name.
+  assert.equal(urls(db, "command line options")[0], "/manual/options");
 });

@@ -3,7 +3,7 @@
  * reused from search to search (no Map or object per matching page), with the words being
  * typed, corrected or found through synonyms, and what each correction added.
  */
-import type { Scores, SiteDb } from "../store/site_db.ts";
+import { docCount, type Scores, type SiteDb } from "../store/site_db.ts";
 import { fold, isStopWord, terms, written } from "../analysis/tokens.ts";
 import { done, exactScores, NO_SCORES, score, sums } from "./bm25.ts";
 import type { Ranking } from "./weights.ts";
@@ -76,12 +76,16 @@ export const MAX_POSTINGS = 200_000;
 /** What a score joined in a map (a synonym's phrases and the words they stand for) costs beside one added to the arrays. */
 const PHRASE_COST = 8;
 
-/** A query word to look up; `fix` names the correction it came from; `at`: its query word. */
+/**
+ * A query word to look up; `fix` names the correction it came from; `at`: its query word;
+ * `part`: one of the parts of a dotted name.
+ */
 interface Unit {
   word: string;
   last: boolean;
   fix?: number;
   at: number;
+  part?: boolean;
 }
 
 /** Leaves the arrays zeroed for the next query. */
@@ -132,6 +136,7 @@ export function accumulate(db: SiteDb, acc: Scratch, pass: Pass) {
         last: i === query.length - 1 && j === parts.length - 1,
         fix: from,
         at: i,
+        part: parts.length > 1,
       })
     );
   });
@@ -208,14 +213,14 @@ export function accumulate(db: SiteDb, acc: Scratch, pass: Pass) {
   // Ids are below the slots given so far: no word's scores need the arrays to grow.
   acc.grow(db.index.slots);
   /** Adds one word's scores (`by`: the correction it came from, which keeps them). */
-  const addHits = (hits: Scores, by?: number) => {
+  const addHits = (hits: Scores, by: number | undefined, n: number) => {
     const { score, words, touched } = acc, { size, ids, values } = hits;
     if (by !== undefined) fixed[by]?.push(hits);
     for (let i = 0; i < size; i++) {
       const id = ids[i];
       if (words[id] === 0) touched[acc.count++] = id;
       score[id] += values[i];
-      words[id]++;
+      words[id] += n;
     }
   };
   const add = (id: number, s: number, n: number) => {
@@ -225,6 +230,10 @@ export function accumulate(db: SiteDb, acc: Scratch, pass: Pass) {
     acc.words[id] += n;
   };
   let counted = 0;
+  const qualifying = qualifiers(db, units, langs, r);
+  // A word that means counts `unit`, one that qualifies 1: however many of these a page
+  // matches, they never make up for a word that means.
+  const unit = qualifying.size + 1;
   try {
     for (let u = 0; u < units.length && !spentAll();) {
       const span = spans.find((x) => x.from === units[u].at);
@@ -241,11 +250,14 @@ export function accumulate(db: SiteDb, acc: Scratch, pass: Pass) {
         }
       }
       if (!span || !viaPhrases.size) {
-        const { hits, by } = hitsOf(units[u++], true);
+        const { hits, by } = hitsOf(units[u], true);
         spend(hits);
-        if (hits.size === 0) continue; // a stop word, or a word no page has
+        if (hits.size === 0) { // a stop word, or a word no page has
+          u++;
+          continue;
+        }
         counted++;
-        addHits(hits, by);
+        addHits(hits, by, qualifying.has(u++) ? 1 : unit);
         continue;
       }
       // Words a synonym stands for: a page counts them all when found through any one phrase.
@@ -270,11 +282,41 @@ export function accumulate(db: SiteDb, acc: Scratch, pass: Pass) {
         if (!have || have[1] < n || have[0] < v) best.set(id, [v, n]);
       }
       counted++;
-      for (const [id, [sc, k]] of best) add(id, sc, k);
+      for (const [id, [sc, k]] of best) add(id, sc, k * unit);
     }
   } catch (e) {
     clear(acc);
     throw e;
   }
-  return { counted, corrections, fixed, matched, units: units.length };
+  // Where some words only qualify, the forms of those that mean (named.ts: a title must hold them).
+  const means = qualifying.size
+    ? units.flatMap((u, i) => qualifying.has(i) ? [] : formsOf(u.word, langs))
+    : [];
+  return { counted, corrections, fixed, matched, units: units.length, unit, means };
+}
+
+/**
+ * The units of a query that only qualify it (Ranking.qualifier): a word as typed in many of
+ * the pages and in many times as many as the query's rarest word ("configuration parameter"
+ * in "frob_limit configuration parameter", "command line option" beside "--dry-run"). The
+ * rarest words carry a query's meaning: a page that names them comes before one that only
+ * adds qualifiers, which order pages that match as many of the rest. A name's parts and a
+ * word no page has as typed always mean.
+ */
+function qualifiers(db: SiteDb, units: Unit[], langs: string[], r: Readonly<Ranking>): Set<number> {
+  const { ratio, share } = r.qualifier;
+  const out = new Set<number>();
+  if (!ratio || units.length < 2) return out;
+  const pages = units.map((u) =>
+    u.part || u.fix !== undefined
+      ? 0
+      : Math.max(0, ...formsOf(u.word, langs).map((f) => exactScores(db, f, r).size))
+  );
+  const found = pages.filter((n) => n > 0);
+  if (found.length < 2) return out;
+  const common = Math.max(share * docCount(db), Math.min(...found) * ratio);
+  pages.forEach((n, i) => {
+    if (n >= common) out.add(i);
+  });
+  return out;
 }

@@ -31,10 +31,12 @@ const NONE: ReadonlySet<string> = new Set();
 export function nameBonus(
   db: SiteDb,
   words: { [id: number]: number },
-  { forms, queryWords, names, ranking: r }: {
+  { forms, queryWords, names, unit, ranking: r }: {
     forms: Iterable<string>;
     queryWords: number;
     names: ReadonlySet<string>;
+    /** What a query word that means counts in `words` (accumulate.ts). */
+    unit: number;
     ranking: Readonly<Ranking>;
   },
 ) {
@@ -69,7 +71,7 @@ export function nameBonus(
   for (const id of titled) {
     const whole = inTitle[id] >= (lengths.get(id) ?? Infinity);
     if (whole && distinct[id] >= need && named[id] >= names.size && (db.prior.get(id) ?? 1) >= 1) {
-      words[id] += bonus;
+      words[id] += bonus * unit;
     }
   }
   clearTitled();
@@ -104,11 +106,13 @@ export function headingBonus(
   db: SiteDb,
   ids: number[],
   words: { [id: number]: number },
-  { forms, lang, queryWords, typed, ranking: r }: {
+  { forms, lang, queryWords, typed, unit, ranking: r }: {
     forms: Set<string>;
     lang: string;
     queryWords: number;
     typed: number;
+    /** What a query word that means counts in `words` (accumulate.ts). */
+    unit: number;
     ranking: Readonly<Ranking>;
   },
 ) {
@@ -153,7 +157,7 @@ export function headingBonus(
     else if (names === 1) closely.push(id);
   }
   // A heading that names the query only nearly counts where none names it exactly.
-  for (const id of exactly.length ? exactly : closely) words[id] += weight;
+  for (const id of exactly.length ? exactly : closely) words[id] += weight * unit;
 }
 
 /** What the named-heading check asks of each page's heading lines (`naming`). */

@@ -257,6 +257,7 @@ export function passageFit(
   ids: number[],
   query: Groups,
   words: { [id: number]: number },
+  unit = 1,
 ) {
   const { minWords } = DEFAULT_RANKING.passages;
   const { groups, of } = query;
@@ -267,7 +268,7 @@ export function passageFit(
   for (const id of ids) {
     // A page matching one word keeps it: not read. Any other is read now if its pass after a
     // build has not yet (2–5 ms a page): results never hang on how far that pass has got.
-    if (lengths.get(id) < minWords || words[id] === 1) continue;
+    if (lengths.get(id) < minWords || words[id] <= unit) continue;
     const passages = passagesOf(db, id, db.docs.textKey(id));
     // A section headed by the query's rarest word alone is what the query asks for.
     if (!passages || namedByHeading(passages, rarest)) continue;
@@ -288,7 +289,7 @@ export function passageFit(
         if (n > best) best = n;
       }
     }
-    if (best < apart) words[id] = Math.max(1, words[id] - 1);
+    if (best < apart) words[id] = Math.max(1, words[id] - unit);
   }
 }
 

@@ -116,7 +116,7 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
     // again without it.
     let needless: Correction[];
     try {
-      needless = pass.corrections.filter((_, i) => !raises(acc, pass.fixed[i], r));
+      needless = pass.corrections.filter((_, i) => !raises(acc, pass.fixed[i], pass.unit, r));
     } catch (e) {
       clear(acc);
       throw e;
@@ -145,7 +145,8 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
       nameBonus(db, acc.words, {
         forms,
         queryWords: pass.counted,
-        names: nameForms(query, forms, langs[0]),
+        names: nameForms(query, forms, langs[0], pass.means),
+        unit: pass.unit,
         ranking: r,
       });
       // The matches in play: every one, or those the filters keep.
@@ -155,13 +156,20 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
       // The first pages are ranked again by their best passage and the words headings name.
       const { pool } = r.passages, named = Math.max(limit, r.named.pool);
       ids = topK(touched, Math.min(Math.max(pool, named), found), acc, found);
-      passageFit(db, ids.slice(0, pool), formGroups(query, langs, pass.corrections), acc.words);
+      passageFit(
+        db,
+        ids.slice(0, pool),
+        formGroups(query, langs, pass.corrections),
+        acc.words,
+        pass.unit,
+      );
       ids = topK(ids, Math.min(named, ids.length), acc);
       headingBonus(db, ids, acc.words, {
         forms,
         lang: langs[0],
         queryWords: pass.units,
         typed: query.length,
+        unit: pass.unit,
         ranking: r,
       });
       ids = topK(ids, Math.min(limit, ids.length), acc);
@@ -182,9 +190,17 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
 /** A word written as a name: parts joined by "_", "." or "-" ("frob_limit", "acme.tools"). */
 const NAME = /[\p{L}\p{N}][_.-][\p{L}\p{N}]/u;
 
-/** The matched forms of the query's names, each part of a dotted one (nameBonus). */
-function nameForms(query: string[], matched: Set<string>, lang: string): Set<string> {
-  const out = new Set<string>();
+/**
+ * The matched forms of the query's names, each part of a dotted one, and of the words that
+ * mean where others only qualify (`means`): what a title must hold to name the query.
+ */
+function nameForms(
+  query: string[],
+  matched: Set<string>,
+  lang: string,
+  means: string[],
+): Set<string> {
+  const out = new Set(means.filter((f) => matched.has(f)));
   for (const w of query) {
     if (!NAME.test(w)) continue;
     const parts = /[.-]/.test(w) ? w.split(/[.-]/).filter(Boolean) : [w];
@@ -214,7 +230,7 @@ let shares = {
  * not be there without it, or a page it matched among the very first (`fixed`: the scores
  * added through it, one word's each).
  */
-function raises(acc: Scratch, fixed: Scores[], r: Readonly<Ranking>): boolean {
+function raises(acc: Scratch, fixed: Scores[], unit: number, r: Readonly<Ranking>): boolean {
   const size = acc.words.length;
   if (shares.words.length < size) {
     shares = {
@@ -226,7 +242,7 @@ function raises(acc: Scratch, fixed: Scores[], r: Readonly<Ranking>): boolean {
   }
   const { words: share, score: shareScore, restWords, restScore } = shares;
   for (const { size, ids, values } of fixed) {
-    for (let i = 0; i < size; i++) share[ids[i]]++, shareScore[ids[i]] += values[i];
+    for (let i = 0; i < size; i++) share[ids[i]] += unit, shareScore[ids[i]] += values[i];
   }
   try {
     let withIt = 0, without = 0;

@@ -26,6 +26,13 @@ export interface Ranking {
    * gained on the judged sets).
    */
   b: Record<Field, number>;
+  /**
+   * Words that only qualify a query (query/accumulate.ts): in `share` of the pages or more
+   * (0 to 1) and `ratio` times as many as the query's rarest word (0 turns it off). A page
+   * counts them after the words that mean: matching all of them never makes up for one of
+   * those.
+   */
+  qualifier: { ratio: number; share: number };
   /** A prefix's expansions against the word as typed (0 to 1), unless it is being typed. */
   prefixWeight: number;
   /** A corrected word against the word itself (0 to 1): it stands for the word meant. */
@@ -131,6 +138,7 @@ export const DEFAULT_RANKING: Readonly<Ranking> = deepFreeze({
   fieldWeight: { title: 3, headings: 2, description: 1.5, body: 1 },
   k1: 1.2,
   b: { title: 0.75, description: 0.75, headings: 0.1, body: 0.2 },
+  qualifier: { ratio: 10, share: 0.05 },
   prefixWeight: 0.5,
   typoWeight: 0.9,
   synonymWeight: 0.9,

@@ -76,3 +76,33 @@ Deno.test("present sections - a page read back from a snapshot shows the same se
     assert.deepEqual(search(loaded, { query: q }), want, `"${q}"`);
   }
 });
+
+Deno.test("present sections - the section headed by the query's rare name is the link, though other headings hold its qualifier words", () => {
+  const db = createSiteDb();
+  // Every chapter speaks of configuration parameters: those words only qualify the query.
+  for (let i = 0; i < 20; i++) {
+    addDoc(
+      db,
+      page(`/chapter${i}`, `Chapter ${i}`, [[
+        `Chapter ${i}`,
+        "",
+        `${filler("brewing", 3)} Each configuration parameter of chapter ${i} is listed here.`,
+      ]]),
+    );
+  }
+  addDoc(
+    db,
+    page("/resources", "Resource consumption", [
+      ["Memory configuration parameters", "memory", filler("memory", 4)],
+      [
+        "frob_limit (integer)",
+        "guc-frob-limit",
+        `Caps the memory a sort uses. ${filler("sorts", 2)}`,
+      ],
+      ["Other configuration parameters", "other", filler("disks", 4)],
+    ]),
+  );
+  const hit = search(db, { query: "frob_limit configuration parameter " }).hits[0];
+  assert.equal(hit.url, "/resources#guc-frob-limit");
+  assert.equal(hit.sections[0]?.title, "frob_limit (integer)");
+});

@@ -11,6 +11,14 @@ export interface Matcher {
   roots: string[];
   /** How many words the query has (a dotted name counts each part). */
   size: number;
+  /**
+   * What a root counts in a heading that names it (sections.ts): a word that means the
+   * query's query counts as all the words that only qualify it together, plus one (as ranking
+   * counts them, accumulate.ts); every word 1 where none qualifies.
+   */
+  weightOf(root: string): number;
+  /** The words' weights together (`size` where none qualifies). */
+  weight: number;
   /** One expression finding any root, when every root is plain (`collect`). */
   pattern: RegExp | null;
 }
@@ -32,7 +40,7 @@ const prefixRoot = (r: string) => r.length >= 3 || UNSPACED.test(r);
  * Builds a matcher from folded query words, the indexed forms that matched, and the
  * words that corrected typos. It is applied to folded text (see `findMatches`).
  */
-export function makeMatcher(words: string[], stems: string[]): Matcher {
+export function makeMatcher(words: string[], stems: string[], qualifiers: string[] = []): Matcher {
   // Porter stems may end in "i" where the text has "y" (policy -> polici): match the shorter root too.
   const set = new Set<string>();
   for (const s of [...words, ...stems]) {
@@ -47,7 +55,16 @@ export function makeMatcher(words: string[], stems: string[]): Matcher {
     return roots.some((r) => w.startsWith(r) && (prefixRoot(r) || w.length === r.length));
   };
   const size = words.reduce((n, w) => n + w.split(/[.-]/).filter(Boolean).length, 0);
-  return Object.assign(matcher, { roots, size, pattern: patternOf(roots) });
+  // A root stands for a qualifier when it and a qualifier start alike and no other word does.
+  const alike = (r: string, w: string) => w.startsWith(r) || r.startsWith(w);
+  const others = words.filter((w) => !qualifiers.includes(w));
+  const qualifying = new Set(
+    roots.filter((r) => qualifiers.some((q) => alike(r, q)) && !others.some((w) => alike(r, w))),
+  );
+  const unit = qualifiers.length + 1;
+  const weightOf = (root: string) => qualifying.has(root) ? 1 : unit;
+  const weight = size + (unit - 1) * Math.max(0, size - qualifiers.length);
+  return Object.assign(matcher, { roots, size, pattern: patternOf(roots), weightOf, weight });
 }
 
 /** Text is read in chunks this long (shorter when only the first matches are wanted). */

@@ -93,7 +93,7 @@ function laterSections(
   const none = { sections: [], anchor: "" };
   const { sectionAt: offsets, sections: lines } = doc;
   // A title that names most of the query leaves no section a better target.
-  if (!wanted && !outnamesTitle({ inHeading: match.size, whole: 0 }, title, match)) {
+  if (!wanted && !outnamesTitle({ inHeading: match.weight, whole: 0 }, title, match)) {
     return none;
   }
   // The sections (by number) whose headings lie past the text read first (their offsets
@@ -210,6 +210,7 @@ export function search(db: SiteDb, options: SearchOptions): SearchResult {
       ...corrections.map((c) => c.to),
     ],
     matched.slice(0, MAX_HIGHLIGHT_WORDS),
+    ranked.qualifiers.map(fold),
   );
   const present = (id: number): PageHit => {
     const doc = shownAt(db, id, FIRST_READ_CHARS);

@@ -18,7 +18,10 @@ export const MAX_SECTIONS = 3;
 export const withAnchor = (url: string, anchor: string) =>
   anchor ? `${url}#${anchor.replace(/[\s"<>`]/g, encodeURIComponent)}` : url;
 
-/** How well a heading names the query: its distinct query words, and how many are whole words. */
+/**
+ * How well a heading names the query: its distinct query words, and how many are whole words,
+ * each weighted as `Matcher.weightOf` says (a word that only qualifies the query counts least).
+ */
 export interface HeadingMatch {
   inHeading: number;
   whole: number;
@@ -43,7 +46,7 @@ export const headingMatch = (
   match: Matcher,
   from = 0,
   to = found.length,
-): HeadingMatch => named(text, found, from, to, match.roots);
+): HeadingMatch => named(text, found, from, to, match);
 
 /**
  * How much of the query the distinct words of a text's matches `from` to `to` name: the roots
@@ -55,7 +58,7 @@ function named(
   list: [number, number][],
   from: number,
   to: number,
-  roots: string[],
+  { roots, weightOf }: Matcher,
 ): HeadingMatch {
   const seen: string[] = [], hit: string[] = [], whole: string[] = [];
   for (let i = from; i < to; i++) {
@@ -68,7 +71,10 @@ function named(
     if (!hit.includes(root)) hit.push(root);
     if (w === root && !whole.includes(root)) whole.push(root);
   }
-  return { inHeading: hit.length, whole: whole.length };
+  let inHeading = 0, wholeWords = 0;
+  for (const r of hit) inHeading += weightOf(r);
+  for (const r of whole) wholeWords += weightOf(r);
+  return { inHeading, whole: wholeWords };
 }
 
 const NO_MATCH: HeadingMatch = { inHeading: 0, whole: 0 };
@@ -133,7 +139,7 @@ export function titled(title: string, match: Matcher): Titled {
  */
 export function outnamesTitle(heading: HeadingMatch, title: Titled, match: Matcher): boolean {
   if (heading.inHeading === 0) return false;
-  return title.named * 2 <= match.size && title.named < heading.inHeading;
+  return title.named * 2 <= match.weight && title.named < heading.inHeading;
 }
 
 /**

@@ -292,7 +292,8 @@ export function accumulate(db: SiteDb, acc: Scratch, pass: Pass) {
   const means = qualifying.size
     ? units.flatMap((u, i) => qualifying.has(i) ? [] : formsOf(u.word, langs))
     : [];
-  return { counted, corrections, fixed, matched, units: units.length, unit, means };
+  const qualifies = [...qualifying].map((i) => units[i].word);
+  return { counted, corrections, fixed, matched, units: units.length, unit, means, qualifies };
 }
 
 /**

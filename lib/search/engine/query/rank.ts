@@ -46,6 +46,8 @@ export interface Ranked {
   matched: string[];
   /** The query's words as searched for (stop words left out unless all are), lowercased. */
   words: string[];
+  /** Those of `words` that only qualify the query (Ranking.qualifier). */
+  qualifiers: string[];
 }
 
 /** The languages a query is read in: those of the site's pages, most used first. */
@@ -183,6 +185,7 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
       corrections: pass.counted > 0 ? pass.corrections : [],
       matched: [...forms],
       words: query,
+      qualifiers: pass.qualifies,
     };
   }
 }

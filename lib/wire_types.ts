@@ -67,6 +67,8 @@ export interface AnswerDone {
   creditsRemaining?: number;
   /** False when nothing on the site answers the question (no source, no credit spent). */
   answered?: boolean;
+  /** How the support check went: sentences read, supported by a passage, removed. */
+  check?: { sentences: number; supported: number; removed: number };
   /** Exactly the sources the answer cites, in order of first citation. */
   sources?: AnswerSource[];
 }

@@ -20,10 +20,18 @@ import {
   UpstreamError,
 } from "./summarizer.ts";
 import { MAX_USER_TURNS } from "./conversations.ts";
-import { NOT_ANSWERED } from "./extractive.ts";
 import { citedOnly } from "./citations.ts";
 import { answerKey, cachedAnswer, keepAnswer } from "./cache.ts";
 import { GENERAL_KNOWLEDGE_PREFIX } from "./model.ts";
+import {
+  checkAnswer,
+  checkSentence,
+  NO_CHECK,
+  sentencesOf,
+  type SupportCheck,
+  SupportChecker,
+} from "./support.ts";
+import { notOnSite } from "./not_on_site.ts";
 
 export interface SummaryRequest {
   query: string;
@@ -45,7 +53,9 @@ export interface Prepared {
   /** Numbered as the answerer cites them: `[n]` is `refs[n - 1]`. */
   refs: SourceRef[];
   /** The answer, when known before streaming (kept, no match, or composed at once). */
-  fixed: { answer: string; truncated: boolean; sources: SourceRef[] } | null;
+  fixed: Answer | null;
+  /** The language of the sentence that says the site does not answer (the site's, else its pages'). */
+  lang: string;
   origin: AnswerOrigin;
   /** The month of a reserved credit, until it is spent or given back. */
   creditMonth: string | null;
@@ -161,9 +171,11 @@ export async function prepare(
       : await s.credits.remaining(site);
     const started = conv ?? unwrap(await starting!);
     const history = conv?.turns ?? [];
+    const lang = site.settings.lang || found?.texts[0]?.lang || "en";
     const base = {
       site,
       req,
+      lang,
       conversationId: started.id,
       history,
       creditMonth,
@@ -180,7 +192,7 @@ export async function prepare(
       sources,
     });
     if (kept) {
-      const fixed = kept;
+      const fixed = { answered: true, check: NO_CHECK, ...kept };
       return {
         ...base,
         texts: [],
@@ -193,7 +205,7 @@ export async function prepare(
     const { texts, refs } = found!;
     if (!found!.matched) {
       // Nothing on the site answers: say so, for nothing.
-      const fixed = { answer: NOT_ANSWERED, truncated: false, sources: [] };
+      const fixed = abstained(lang, NO_CHECK);
       return { ...base, texts, refs: [], fixed, origin: "nomatch", meta: meta([]) };
     }
     const compose = s.summarizer.compose;
@@ -204,9 +216,12 @@ export async function prepare(
         sources: texts,
         externalKnowledge: site.settings.externalKnowledge,
       }));
-      const cited = citedOnly(answer.answer, refs);
-      const fixed = { ...cited, truncated: answer.truncated };
-      if (!cited.sources.length) {
+      const checked = checkAnswer(new SupportChecker(texts), answer.answer);
+      const cited = citedOnly(checked.answer, refs);
+      const fixed = checked.check.supported && cited.sources.length
+        ? { ...cited, truncated: answer.truncated, answered: true, check: checked.check }
+        : abstained(lang, checked.check);
+      if (!fixed.answered) {
         // The answerer found nothing to say after all: no answer, no charge.
         await s.credits.refund(site.id, creditMonth!);
         const remaining = creditsRemaining === null ? null : creditsRemaining + 1;
@@ -239,18 +254,32 @@ export interface Answer {
   truncated: boolean;
   /** Exactly the sources the answer cites, in the order of first citation. */
   sources: SourceRef[];
+  /** false: the site does not answer this (one sentence says so; no sources, no credit). */
+  answered: boolean;
+  /** How the support check went (support.ts). */
+  check: SupportCheck;
 }
 
-/** The final answer of a streamed one: cut, renumbered to what it cites, general knowledge marked. */
-function finalAnswer(p: Prepared, text: string): Answer {
-  const cut = truncateAnswer(text);
-  const cited = citedOnly(cut.answer, p.refs);
-  const external = p.site.settings.externalKnowledge &&
-    cut.answer.includes(GENERAL_KNOWLEDGE_PREFIX);
+/** The answer that says the site does not answer the question, in its language. */
+const abstained = (lang: string, check: SupportCheck): Answer => ({
+  answer: notOnSite(lang),
+  truncated: false,
+  sources: [],
+  answered: false,
+  check,
+});
+
+/** The final answer of a streamed one: its checked sentences, renumbered to what they cite. */
+function finalAnswer(p: Prepared, kept: string, check: SupportCheck, truncated: boolean): Answer {
+  const cited = citedOnly(kept, p.refs);
+  const external = p.site.settings.externalKnowledge && kept.includes(GENERAL_KNOWLEDGE_PREFIX);
+  if (!check.supported && !external) return abstained(p.lang, check);
   return {
     answer: cited.answer,
-    truncated: cut.truncated,
+    truncated,
     sources: external ? [...cited.sources, EXTERNAL] : cited.sources,
+    answered: true,
+    check,
   };
 }
 
@@ -275,12 +304,20 @@ export async function* answerDeltas(
       }
       result = p.fixed;
     } else result = yield* modelDeltas(s, p, signal);
+    // An answer that says the site does not answer costs nothing.
+    if (!result.answered && p.creditMonth) {
+      await s.credits.refund(p.site.id, p.creditMonth);
+      p.creditMonth = null;
+      if (p.creditsRemaining !== null) p.creditsRemaining++;
+    }
     await s.conversations.record(p.site.id, p.conversationId, {
       question: p.req.query,
       answer: result.answer,
       sources: result.sources.map(sourceId).filter(Boolean),
     });
-    if (p.cacheKey && p.origin === "fresh") await keepAnswer(s.kv, p.cacheKey, result);
+    if (p.cacheKey && p.origin === "fresh" && result.answered) {
+      await keepAnswer(s.kv, p.cacheKey, result);
+    }
   } catch (err) {
     await undeliver(s, p);
     throw err;
@@ -288,7 +325,11 @@ export async function* answerDeltas(
   return result;
 }
 
-/** A model's deltas, capped; its final answer renumbered to the sources it cites. */
+/**
+ * A model's answer, capped, sent sentence by sentence once each is checked (support.ts): a
+ * sentence goes out when the next one has begun, so its citations have come. The final
+ * answer is the sentences kept, renumbered to the sources they cite.
+ */
 async function* modelDeltas(
   s: Services,
   p: Prepared,
@@ -296,26 +337,52 @@ async function* modelDeltas(
 ): AsyncGenerator<string, Answer> {
   const stop = new AbortController();
   const both = AbortSignal.any([signal, stop.signal]);
-  let text = "";
-  let sent = 0;
+  const checker = new SupportChecker(p.texts);
+  const external = p.site.settings.externalKnowledge;
+  let text = "", done = 0, kept = "", general = false;
+  const check = { sentences: 0, supported: 0, removed: 0 };
+  /** Checks the sentences of `text` from `done` on (all of them at the end, else the complete ones). */
+  const take = (final: boolean): string => {
+    const parts = sentencesOf(text.slice(done), checker.lang);
+    const ready = final ? parts : parts.slice(0, -1);
+    let out = "";
+    for (const part of ready) {
+      done += part.length;
+      if (!/[\p{L}\p{N}]/u.test(part)) continue;
+      general ||= external && part.trimStart().startsWith(GENERAL_KNOWLEDGE_PREFIX);
+      check.sentences++;
+      const c = checkSentence(checker, part, general);
+      if (!c) {
+        check.removed++;
+        continue;
+      }
+      if (c.supported) check.supported++;
+      out += c.text;
+    }
+    kept += out;
+    return out;
+  };
+  let truncated = false;
   try {
     for await (
       const delta of s.summarizer.stream({
         question: p.req.query,
         history: p.history,
         sources: p.texts,
-        externalKnowledge: p.site.settings.externalKnowledge,
+        externalKnowledge: external,
         signal: both,
       })
     ) {
       text += delta;
       if (text.length > MAX_ANSWER_CHARS) {
+        const cut = truncateAnswer(text);
+        [text, truncated] = [cut.answer, cut.truncated];
         stop.abort(); // enough: the rest would never be shown
         break;
       }
       if (!delta) continue;
-      sent += delta.length;
-      yield delta;
+      const out = take(false);
+      if (out) yield out;
     }
   } catch (err) {
     if (signal.aborted || err instanceof DomainError) throw err;
@@ -327,12 +394,13 @@ async function* modelDeltas(
         : "The AI answer stopped before it was complete.",
     );
   }
-  const cut = truncateAnswer(text);
-  // Send what the cut answer has beyond what already went out.
-  if (cut.answer.length > sent && cut.answer.startsWith(text.slice(0, sent))) {
-    yield cut.answer.slice(sent);
-  }
-  return finalAnswer(p, text);
+  const rest = take(true);
+  const answer = finalAnswer(p, kept.trim(), check, truncated);
+  if (!answer.answered) {
+    // Nothing went out (no sentence was supported): the one sentence that says so.
+    yield answer.answer;
+  } else if (rest) yield rest;
+  return answer;
 }
 
 /** The answer reached the client: its credit is spent. */

@@ -8,11 +8,14 @@ import { sha256Hex } from "../sites/keys.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceRef } from "./retrieve.ts";
+import type { SupportCheck } from "./support.ts";
 
 export interface CachedAnswer {
   answer: string;
   truncated: boolean;
   sources: SourceRef[];
+  /** The support check it passed (answers/support.ts). */
+  check?: SupportCheck;
 }
 
 const TTL_MS = 7 * 24 * 3600_000;
@@ -32,7 +35,7 @@ export async function answerKey(s: Services, site: Site, question: string): Prom
     sha256Hex(normaliseQuestion(question)),
   ]);
   const settings =
-    `${s.summarizer.name}|${site.plan}|${site.settings.externalKnowledge}|${levers.version}`;
+    `${s.summarizer.name}|checked|${site.plan}|${site.settings.externalKnowledge}|${levers.version}`;
   return ["answers", site.id, pages.version, docs.version, settings, hash];
 }
 

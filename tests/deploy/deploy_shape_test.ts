@@ -268,10 +268,19 @@ for (const deploy of [true, false]) {
   Deno.test(`deploy shape - ${front}: answers streaming at SIGINT end with done or a retry-able error, never cut`, async () => {
     const llm = await startFakeLLM();
     const dir = await Deno.makeTempDir();
-    // One answer ends 1 s after the signal, within the grace; the other would take 20 s more.
+    // One answer ends soon after the signal, within the grace; the other would take 20 s
+    // more. Sentences go out once checked against the page, when the next one has begun.
     llm.setScript([
-      { kind: "text", pieces: ["Descale ", "the ", "kettle ", "monthly."], delayMs: 400 },
-      { kind: "text", pieces: Array.from({ length: 40 }, (_, i) => `word${i} `), delayMs: 500 },
+      {
+        kind: "text",
+        pieces: ["Descale the kettle every month [1]. ", "Rinse ", "the ", "kettle ", "twice [1]."],
+        delayMs: 400,
+      },
+      {
+        kind: "text",
+        pieces: Array.from({ length: 40 }, (_, i) => i % 2 ? "twice [1]. " : "Rinse the kettle "),
+        delayMs: 500,
+      },
     ]);
     const inst = await startDeployed({
       DENO_DEPLOY: deploy ? "true" : "",
@@ -329,7 +338,7 @@ for (const deploy of [true, false]) {
       assert.ok(stopped.ms < DEPLOY_GRACE_MS, `exited ${stopped.ms.toFixed(0)} ms after SIGINT`);
       assert.equal(stopped.code, 0);
       assert.equal(q.at(-1)?.event, "done", JSON.stringify(q));
-      assert.match(String(q.at(-1)?.data.answer), /Descale the kettle monthly/);
+      assert.match(String(q.at(-1)?.data.answer), /Descale the kettle every month \[1\]\. Rinse/);
       assert.equal(s.at(-1)?.event, "error", JSON.stringify(s.slice(-2)));
       assert.equal(s.at(-1)?.data.code, "SERVICE_UNAVAILABLE");
       assert.equal(s.at(-1)?.data.retry_after, 1, "the client is told to ask again");

@@ -128,6 +128,16 @@ export interface Curation {
   hide: string[];
 }
 
+/** An answer the owner fixed for a question (…/answers): served as it stands, for no credit. */
+export interface AnswerPin {
+  id: string;
+  query: string;
+  match: "exact" | "contains";
+  answer: string;
+  /** Pages of the site the answer cites, as site-relative paths. */
+  sources: string[];
+}
+
 /** A pin of a page the site no longer has: skipped for visitors, reported to the owner. */
 export interface PinWarning {
   curation: string;

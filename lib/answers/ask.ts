@@ -32,6 +32,7 @@ import {
   SupportChecker,
 } from "./support.ts";
 import { notOnSite } from "./not_on_site.ts";
+import type { AnswerPin } from "../levers/answer_pins.ts";
 
 export interface SummaryRequest {
   query: string;
@@ -40,8 +41,8 @@ export interface SummaryRequest {
   conversationId?: string;
 }
 
-/** How the answer was made: kept from before, no match on the site, or made now. */
-export type AnswerOrigin = "cache" | "nomatch" | "fresh";
+/** How the answer was made: pinned by the owner, kept from before, no match on the site, or made now. */
+export type AnswerOrigin = "pinned" | "cache" | "nomatch" | "fresh";
 
 /** Everything decided before the answerer streams; `meta` is the SSE meta payload. */
 export interface Prepared {
@@ -115,6 +116,8 @@ export async function prepare(
   const conv = req.mode === "followup"
     ? await s.conversations.reserveTurn(site.id, req.conversationId!)
     : null;
+  const pin = await s.levers.answerPin(site.id, req.query);
+  if (pin) return await pinnedAnswer(s, { site, req, ip, conv, pin, followupsAllowed });
   let creditMonth: string | null = null;
   // A credit taken while retrieval runs, until retrieval says whether the question needs it.
   let reserving: Promise<Settled<{ remaining: number | null; month: string }>> | null = null;
@@ -249,7 +252,68 @@ export async function prepare(
   }
 }
 
+/**
+ * The answer the owner pinned for the question (lib/levers/answer_pins.ts), as it stands,
+ * citing the pinned pages the site still has: the per-IP limit applies, no credit is spent.
+ */
+async function pinnedAnswer(
+  s: Services,
+  { site, req, ip, conv, pin, followupsAllowed }: {
+    site: Site;
+    req: SummaryRequest;
+    ip: string;
+    conv: Awaited<ReturnType<Services["conversations"]["reserveTurn"]>> | null;
+    pin: AnswerPin;
+    followupsAllowed: boolean;
+  },
+): Promise<Prepared> {
+  try {
+    await s.ipLimit.hit(site.id, ip);
+    const started = conv ?? await s.conversations.start(site.id);
+    const metas = await Promise.all(pin.sources.map((url) => s.pages.meta(site.id, url)));
+    const sources: SourceRef[] = metas.flatMap((m) =>
+      m ? [{ type: "page" as const, title: m.title, url: m.url }] : []
+    );
+    const fixed: Answer = {
+      answer: pin.answer,
+      truncated: false,
+      sources,
+      answered: true,
+      check: NO_CHECK,
+      pinned: true,
+    };
+    return {
+      site,
+      req,
+      lang: site.settings.lang || "en",
+      conversationId: started.id,
+      history: conv?.turns ?? [],
+      texts: [],
+      refs: sources,
+      fixed,
+      origin: "pinned",
+      creditMonth: null,
+      turnHeld: conv !== null,
+      creditsRemaining: await s.credits.remaining(site),
+      cacheKey: null,
+      meta: {
+        conversationId: started.id,
+        conversationEnabled: followupsAllowed && started.userTurns < MAX_USER_TURNS,
+        mode: req.mode,
+        turn: started.userTurns,
+        turnsRemaining: MAX_USER_TURNS - started.userTurns,
+        sources,
+      },
+    };
+  } catch (err) {
+    if (conv) await s.conversations.releaseTurn(site.id, conv.id);
+    throw err;
+  }
+}
+
 export interface Answer {
+  /** The owner pinned this answer for the question (served as it stands, no credit). */
+  pinned?: boolean;
   answer: string;
   truncated: boolean;
   /** Exactly the sources the answer cites, in the order of first citation. */

@@ -6,6 +6,7 @@
 import { type Clock, STALE_MS } from "../clock.ts";
 import type { Expand } from "../search/mod.ts";
 import { compileCurations, type Curation } from "./curations.ts";
+import { type AnswerPin, compileAnswerPins } from "./answer_pins.ts";
 import type { Equivalence, Placement } from "../search/engine/mod.ts";
 import { LeverStore, type ListKind, type Stored } from "./store.ts";
 import { compileSynonyms, type Synonym } from "./synonyms.ts";
@@ -30,6 +31,9 @@ interface SiteLevers {
   /** What searches use: the owner's synonyms, then the URL names. */
   expand?: Expand;
   place?: (q: string) => Placement | null;
+  /** The owner's answer pins, and the lookup of a question's. */
+  answers: AnswerPin[];
+  answerFor?: (question: string) => AnswerPin | null;
   checkedAt: number;
 }
 
@@ -37,6 +41,7 @@ type Lists = {
   synonyms: Stored<Synonym>;
   curations: Stored<Curation>;
   names: Stored<Equivalence>;
+  answers: Stored<AnswerPin>;
 };
 
 /** Levers checked within `staleMs` × this are used while a new check runs. */
@@ -48,7 +53,7 @@ const QUIET_FACTOR = 2;
  */
 const WARM_MS = 5_000;
 const REREAD_AT = 0.8;
-const KINDS: ListKind[] = ["synonyms", "curations", "names"];
+const KINDS: ListKind[] = ["synonyms", "curations", "names", "answers"];
 
 /** Sites whose levers stay compiled in memory (least recently used go first). */
 const MAX_SITES = 2_000;
@@ -109,12 +114,13 @@ export class Levers {
       have && versions && have.versions[kind] === versions[kind]
         ? Promise.resolve({ version: versions[kind], items: items! })
         : this.store.read<T>(site, kind);
-    const [synonyms, curations, names] = await Promise.all([
+    const [synonyms, curations, names, answers] = await Promise.all([
       one("synonyms", have?.synonyms),
       one("curations", have?.curations),
       one("names", have?.names),
+      one("answers", have?.answers),
     ]);
-    return { synonyms, curations, names } as Lists;
+    return { synonyms, curations, names, answers } as Lists;
   }
 
   #keep(site: string, lists: Lists) {
@@ -125,6 +131,7 @@ export class Levers {
         ? { version: was.versions[k], items: was[k] }
         : lists[k];
     const [syn, cur, names] = [pick("synonyms"), pick("curations"), pick("names")];
+    const answers = pick("answers");
     // Compiled again only for the list that changed.
     const synonymExpand = was?.versions.synonyms === syn.version
       ? was.synonymExpand
@@ -132,7 +139,12 @@ export class Levers {
     const sameExpand = was?.versions.synonyms === syn.version &&
       was.versions.names === names.version;
     const fresh: SiteLevers = {
-      versions: { synonyms: syn.version, curations: cur.version, names: names.version },
+      versions: {
+        synonyms: syn.version,
+        curations: cur.version,
+        names: names.version,
+        answers: answers.version,
+      },
       synonyms: syn.items as Synonym[],
       curations: cur.items as Curation[],
       names: names.items as Equivalence[],
@@ -143,6 +155,10 @@ export class Levers {
       place: was?.versions.curations === cur.version
         ? was.place
         : compileCurations(cur.items as Curation[]),
+      answers: answers.items as AnswerPin[],
+      answerFor: was?.versions.answers === answers.version
+        ? was.answerFor
+        : compileAnswerPins(answers.items as AnswerPin[]),
       checkedAt: this.clock(),
     };
     this.#sites.delete(site);
@@ -162,6 +178,16 @@ export class Levers {
   /** Replaces a site's curations; they hold in this instance's searches at once. */
   putCurations(site: string, list: Curation[]): Promise<SiteLevers> {
     return this.#put(site, "curations", list);
+  }
+
+  /** Replaces a site's answer pins; they hold in this instance's answers at once. */
+  putAnswers(site: string, list: AnswerPin[]): Promise<SiteLevers> {
+    return this.#put(site, "answers", list);
+  }
+
+  /** The answer the owner pinned for a question, if any (none when KV cannot be read). */
+  async answerPin(site: string, question: string): Promise<AnswerPin | null> {
+    return (await this.#forVisitor(site))?.answerFor?.(question) ?? null;
   }
 
   /** Replaces the names a site's URLs give its pages (a crawl's, or one the owner dropped). */

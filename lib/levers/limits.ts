@@ -16,6 +16,12 @@ export const LIMITS = {
   pins: 10,
   /** Hidden pages in one curation. */
   hides: 50,
+  /** Answer pins a site keeps. */
+  answers: 500,
+  /** Characters in a pinned answer (as long as any answer shown). */
+  answerChars: 1600,
+  /** Pages a pinned answer cites. */
+  answerSources: 10,
   /** Characters in a curation's query (as /api/search takes q). */
   queryChars: MAX_QUERY_CHARS,
 } as const;

@@ -7,6 +7,7 @@ import type { SearchResult } from "../search/mod.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import { checkCurations, compileCurations, type Curation } from "./curations.ts";
+import { checkAnswerPins } from "./answer_pins.ts";
 import { leversFor } from "./levers.ts";
 import { LIMITS } from "./limits.ts";
 import { checkSynonyms, compileSynonyms, type Synonym } from "./synonyms.ts";
@@ -62,6 +63,34 @@ export async function putCurations(s: Services, site: Site, body: unknown) {
   const list = checkCurations(body);
   const { curations } = await s.levers.putCurations(site.id, list);
   return { curations, warnings: await deadPins(s, site.id, curations), limits: LIMITS };
+}
+
+/** A site's answer pins. */
+export async function getAnswerPins(s: Services, site: Site) {
+  const { answers } = await s.levers.current(site.id);
+  return { answers, limits: LIMITS };
+}
+
+/**
+ * Replaces a site's answer pins from a PUT body: nothing stored when an entry is bad or cites
+ * a page the site does not have (a pinned answer cites pages visitors can open).
+ */
+export async function putAnswerPins(s: Services, site: Site, body: unknown) {
+  const list = checkAnswerPins(body);
+  const cited = list.flatMap((a, i) =>
+    a.sources.map((url, j) => ({ url, at: `answers[${i}].sources[${j}]` }))
+  );
+  for (let i = 0; i < cited.length; i += LOOKUPS) {
+    const batch = cited.slice(i, i + LOOKUPS);
+    const metas = await Promise.all(batch.map((c) => s.pages.meta(site.id, c.url)));
+    const missing = metas.findIndex((m) => !m);
+    if (missing >= 0) {
+      const { url, at } = batch[missing];
+      throw invalid(at, `${at} must be a page of the site: there is no page ${url}.`);
+    }
+  }
+  const { answers } = await s.levers.putAnswers(site.id, list);
+  return { answers, limits: LIMITS };
 }
 
 /** Results shown in a preview (the first page). */

@@ -4,7 +4,7 @@
  * under a new generation and the head moved to it in one check-and-set, so a reader sees
  * the old list or the new one whole, never a mix; the old chunks go after.
  */
-export type ListKind = "synonyms" | "curations" | "names";
+export type ListKind = "synonyms" | "curations" | "names" | "answers";
 
 interface Head {
   version: number;
@@ -29,15 +29,17 @@ export class LeverStore {
 
   /** The versions of a site's lists (one read of every head). */
   async versions(site: string): Promise<Record<ListKind, number>> {
-    const [syn, cur, names] = await this.kv.getMany<[Head, Head, Head]>([
+    const [syn, cur, names, answers] = await this.kv.getMany<[Head, Head, Head, Head]>([
       headKey(site, "synonyms"),
       headKey(site, "curations"),
       headKey(site, "names"),
+      headKey(site, "answers"),
     ]);
     return {
       synonyms: syn.value?.version ?? 0,
       curations: cur.value?.version ?? 0,
       names: names.value?.version ?? 0,
+      answers: answers.value?.version ?? 0,
     };
   }
 

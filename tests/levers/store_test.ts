@@ -19,7 +19,12 @@ Deno.test("lever store - a list is read whole at each version, its old chunks go
   assert.deepEqual((await store.read("s", "synonyms")).items, big);
   assert.equal(await store.write("s", "synonyms", [{ id: "y", words: ["a", "b"] }]), 2);
   assert.equal(await chunks(), 1, "one chunk (a prefix list leaves out the head itself)");
-  assert.deepEqual(await store.versions("s"), { synonyms: 2, curations: 0, names: 0 });
+  assert.deepEqual(await store.versions("s"), {
+    synonyms: 2,
+    curations: 0,
+    names: 0,
+    answers: 0,
+  });
   // Two writes at once: both land, one after the other, and one list is whole at the end.
   const [a, b] = await Promise.all([
     store.write("s", "curations", [{ id: "a" }]),

@@ -1,12 +1,14 @@
-/** Owners' levers: synonyms, curations, suggested fixes, and a preview of unsaved lists. */
+/** Owners' levers: synonyms, curations, answer pins, suggested fixes, and a preview of unsaved lists. */
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/http/auth.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
 import { AnalyticsParams, parse } from "../../../lib/http/schemas.ts";
 import {
+  getAnswerPins,
   getCurations,
   getSynonyms,
   preview,
+  putAnswerPins,
   putCurations,
   putSynonyms,
 } from "../../../lib/levers/owner.ts";
@@ -32,6 +34,11 @@ export function adminLeverRoutes(s: Services) {
     const target = await site(c);
     return c.json(await putCurations(s, target, await readJson(c, BODY_LIMIT)));
   });
+  app.get(`${BASE}/answers`, async (c) => c.json(await getAnswerPins(s, await site(c))));
+  app.put(`${BASE}/answers`, async (c) => {
+    const target = await site(c);
+    return c.json(await putAnswerPins(s, target, await readJson(c, BODY_LIMIT)));
+  });
   app.post(`${BASE}/levers/preview`, async (c) => {
     const target = await site(c);
     return c.json(await preview(s, target, await readJson(c, BODY_LIMIT)));
@@ -48,6 +55,7 @@ export function adminLeverRoutes(s: Services) {
   });
   allowOnly(app, `${BASE}/synonyms`, ["GET", "PUT"]);
   allowOnly(app, `${BASE}/curations`, ["GET", "PUT"]);
+  allowOnly(app, `${BASE}/answers`, ["GET", "PUT"]);
   allowOnly(app, `${BASE}/levers/preview`, ["POST"]);
   allowOnly(app, `${BASE}/suggestions`, ["GET"]);
   allowOnly(app, `${BASE}/suggestions/dismissed`, ["POST"]);

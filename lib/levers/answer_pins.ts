@@ -1,0 +1,88 @@
+/**
+ * Answer pins: the owner fixes a question's answer. A pin matches a question as a curation
+ * matches a query (the whole question, or a phrase it holds as whole words: normalise.ts);
+ * a matching question gets the pinned answer as it stands, citing the pages it names, and
+ * spends no credit. Checked entry by entry, and compiled into the lookup an answer makes.
+ */
+import { invalid } from "../errors.ts";
+import { sitePath } from "../http/schemas.ts";
+import { givenId, list, record, text, uniqueIds } from "./check.ts";
+import { newId } from "../sites/keys.ts";
+import { LIMITS } from "./limits.ts";
+import { holdsPhrase, phraseKey } from "./normalise.ts";
+import type { AnswerPin } from "../wire_types.ts";
+
+export type { AnswerPin };
+
+function sources(value: unknown, param: string): string[] {
+  if (value === undefined) return [];
+  const seen = new Set<string>();
+  return list(value, param, LIMITS.answerSources).map((v, i) => {
+    const r = sitePath.safeParse(v);
+    if (!r.success) {
+      throw invalid(`${param}[${i}]`, `${param}[${i}] must be a site-relative path like /pricing.`);
+    }
+    if (seen.has(r.data)) throw invalid(`${param}[${i}]`, `${param}[${i}] is listed twice.`);
+    seen.add(r.data);
+    return r.data;
+  });
+}
+
+function entry(value: unknown, param: string): AnswerPin & { given?: string } {
+  const o = record(value, param, ["id", "query", "match", "answer", "sources"]);
+  const given = givenId(o.id, `${param}.id`);
+  const query = text(o.query, `${param}.query`, LIMITS.queryChars);
+  if (!phraseKey(query)) throw invalid(`${param}.query`, `${param}.query must hold a word.`);
+  const match = o.match ?? "exact";
+  if (match !== "exact" && match !== "contains") {
+    throw invalid(`${param}.match`, `${param}.match must be exact or contains.`);
+  }
+  const answer = text(o.answer, `${param}.answer`, LIMITS.answerChars).trim();
+  if (!answer) throw invalid(`${param}.answer`, `${param}.answer must not be empty.`);
+  return {
+    id: given ?? newId("ans"),
+    query,
+    match,
+    answer,
+    sources: sources(o.sources, `${param}.sources`),
+    given,
+  };
+}
+
+/** The body of PUT …/answers as the list to store, or a 400 naming the first bad field. */
+export function checkAnswerPins(body: unknown): AnswerPin[] {
+  const o = record(body, "body", ["answers"]);
+  const items = list(o.answers, "answers", LIMITS.answers);
+  const out = items.map((v, i) => entry(v, `answers[${i}]`));
+  uniqueIds(out.map((e) => e.given), "answers");
+  const seen = new Map<string, number>();
+  out.forEach((a, i) => {
+    const key = `${a.match}:${phraseKey(a.query)}`;
+    const j = seen.get(key);
+    if (j !== undefined) {
+      throw invalid(
+        `answers[${i}].query`,
+        `answers[${i}] pins an answer for the same question as answers[${j}]: edit that one instead.`,
+      );
+    }
+    seen.set(key, i);
+  });
+  return out.map(({ given: _, ...a }) => a);
+}
+
+/** The lookup of a site's answer pins: the exact pin of a question, else the first that it holds. */
+export function compileAnswerPins(
+  pins: AnswerPin[],
+): ((question: string) => AnswerPin | null) | undefined {
+  if (!pins.length) return undefined;
+  const exact = new Map<string, AnswerPin>();
+  const contains: { phrase: string; pin: AnswerPin }[] = [];
+  for (const p of pins) {
+    if (p.match === "exact") exact.set(phraseKey(p.query), p);
+    else contains.push({ phrase: phraseKey(p.query), pin: p });
+  }
+  return (question: string) => {
+    const key = phraseKey(question);
+    return exact.get(key) ?? contains.find((x) => holdsPhrase(key, x.phrase))?.pin ?? null;
+  };
+}

@@ -348,6 +348,33 @@ export const GROUPS: EndpointGroup[] = [
         body: { curations: [{ query: "refund", match: "exact", pin: ["/support/refunds"] }] },
       },
       {
+        method: "GET",
+        path: `${SITE}/answers`,
+        auth: "admin",
+        summary: "The site's answer pins, each with its id.",
+      },
+      {
+        method: "PUT",
+        path: `${SITE}/answers`,
+        auth: "admin",
+        summary:
+          "Replace the answer pins: a matching question gets the answer as written, with pinned: true, citing the pages given, for no credit.",
+        params: [
+          ["answers", `at most ${LIMITS.answers}`],
+          ["query", `required; at most ${LIMITS.queryChars} characters`],
+          ["match", "exact (the normalised question) or contains (the phrase)"],
+          ["answer", `required; at most ${LIMITS.answerChars} characters`],
+          ["sources", `at most ${LIMITS.answerSources} paths of the site's pages`],
+        ],
+        body: {
+          answers: [{
+            query: "do you ship to canada",
+            answer: "No, we only ship within Europe.",
+            sources: ["/shipping"],
+          }],
+        },
+      },
+      {
         method: "POST",
         path: `${SITE}/levers/preview`,
         auth: "admin",

@@ -9,6 +9,14 @@ export interface Report {
   topQueries: { query: string; count: number; noResults: number }[];
   noResultQueries: { query: string; count: number }[];
   clicks: { count: number; ctr: number; averagePosition: number | null };
+  /** Absent from a server that does not count them yet. */
+  answers?: {
+    asked: number;
+    answered: number;
+    abstained: number;
+    sentencesRemoved: number;
+    pinned: number;
+  };
   feedback: {
     helpful: number;
     unhelpful: number;
@@ -132,6 +140,18 @@ export function AnalyticsPanel(p: { siteId: string; report: Report; days: number
           />
         </div>
       </div>
+      {report.answers && (
+        <>
+          <h3>AI answers</h3>
+          <p class="feedback-counts" data-stat="answers">
+            <span>{fmt(report.answers.asked)} asked</span>{" "}
+            <span>{fmt(report.answers.answered)} answered from the site</span>{" "}
+            <span>{fmt(report.answers.abstained)} not on the site</span>{" "}
+            <span>{fmt(report.answers.pinned)} pinned</span>{" "}
+            <span>{fmt(report.answers.sentencesRemoved)} unsupported sentences removed</span>
+          </p>
+        </>
+      )}
       <h3>Answer feedback</h3>
       <p class="feedback-counts">
         <span data-stat="helpful">{fmt(report.feedback.helpful)} helpful</span>{" "}

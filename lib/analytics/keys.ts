@@ -61,7 +61,17 @@ export function clickedPage(url: string): string | null {
   return path.startsWith("/") && path.length <= 500 ? path : null;
 }
 
-export const METRICS = ["searches", "answers", "noResults", "clicks", "clickPositions"] as const;
+export const METRICS = [
+  "searches",
+  "answers",
+  "noResults",
+  "clicks",
+  "clickPositions",
+  "answered",
+  "abstained",
+  "sentencesRemoved",
+  "pinned",
+] as const;
 export type Metric = typeof METRICS[number];
 
 /**

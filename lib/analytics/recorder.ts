@@ -106,9 +106,24 @@ export class Analytics {
     }
   }
 
-  /** One AI answer delivered. */
-  answer(siteId: string) {
-    if (this.enabled) this.add(totalKey(siteId, dayOf(this.clock()), "answers"), 1);
+  /**
+   * One AI answer delivered: answered from the site or not (it said the site does not answer),
+   * pinned by the owner, and the sentences its support check removed.
+   */
+  answer(
+    siteId: string,
+    { answered = true, pinned = false, removed = 0 }: {
+      answered?: boolean;
+      pinned?: boolean;
+      removed?: number;
+    } = {},
+  ) {
+    if (!this.enabled) return;
+    const day = dayOf(this.clock());
+    this.add(totalKey(siteId, day, "answers"), 1);
+    this.add(totalKey(siteId, day, answered ? "answered" : "abstained"), 1);
+    if (pinned) this.add(totalKey(siteId, day, "pinned"), 1);
+    if (removed > 0) this.add(totalKey(siteId, day, "sentencesRemoved"), removed);
   }
 
   /**

@@ -17,6 +17,16 @@ export interface AnalyticsReport {
   noResultQueries: { query: string; count: number }[];
   clicks: { count: number; ctr: number; averagePosition: number | null };
   feedback: FeedbackSummary;
+  /** AI answers over the window: asked (delivered), answered, abstained, pinned, votes. */
+  answers: {
+    asked: number;
+    answered: number;
+    abstained: number;
+    sentencesRemoved: number;
+    pinned: number;
+    helpful: number;
+    unhelpful: number;
+  };
 }
 
 const num = (v: unknown) => v instanceof Deno.KvU64 ? Number(v.value) : 0;
@@ -63,6 +73,7 @@ export async function analyticsReport(
     };
   });
   const sum = (m: Metric) => [...totals.values()].reduce((n, t) => n + (t[m] ?? 0), 0);
+  const votes = await feedback;
   const searches = sum("searches"), clicks = sum("clicks");
   const byCount = <T extends { count: number; query: string }>(a: T, b: T) =>
     b.count - a.count || a.query.localeCompare(b.query);
@@ -78,6 +89,15 @@ export async function analyticsReport(
       ctr: searches ? round(clicks / searches, 4) : 0,
       averagePosition: clicks ? round(sum("clickPositions") / clicks, 2) : null,
     },
-    feedback: await feedback,
+    feedback: votes,
+    answers: {
+      asked: sum("answers"),
+      answered: sum("answered"),
+      abstained: sum("abstained"),
+      sentencesRemoved: sum("sentencesRemoved"),
+      pinned: sum("pinned"),
+      helpful: votes.helpful,
+      unhelpful: votes.unhelpful,
+    },
   };
 }

@@ -7,6 +7,7 @@
  */
 import { busy, DomainError } from "../errors.ts";
 import {
+  type Answer,
   answerDeltas,
   delivered,
   prepare,
@@ -62,9 +63,13 @@ export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Ans
   ask.signal.addEventListener("abort", () => gone.abort());
   const deltas = answerDeltas(s, p, gone.signal);
   const first = deltas.next();
-  const spent = () => {
+  const spent = (a: Answer) => {
     delivered(p);
-    s.analytics.answer(site.id);
+    s.analytics.answer(site.id, {
+      answered: a.answered,
+      pinned: a.pinned,
+      removed: a.check.removed,
+    });
   };
   if (!req.stream) return await jsonAnswer(s, p, deltas, first, gone.signal, spent);
 
@@ -85,7 +90,7 @@ export async function answerQuestion(s: Services, ask: QuestionAsk): Promise<Ans
       for (let step = await first;; step = await deltas.next()) {
         if (step.done) {
           const done = { ...step.value, creditsRemaining: p.creditsRemaining };
-          if (send("done", done)) spent();
+          if (send("done", done)) spent(step.value);
           else await undeliver(s, p);
           break;
         }
@@ -115,12 +120,13 @@ async function jsonAnswer(
   deltas: ReturnType<typeof answerDeltas>,
   first: ReturnType<ReturnType<typeof answerDeltas>["next"]>,
   gone: AbortSignal,
-  spent: () => void,
+  spent: (a: Answer) => void,
 ): Promise<AnswerDelivery> {
   let step = await first;
   while (!step.done) step = await deltas.next();
   const body = { ...p.meta, ...step.value, creditsRemaining: p.creditsRemaining };
   // A client gone before it takes the body pays nothing.
   if (gone.aborted) await undeliver(s, p);
-  return { kind: "json", body, taken: spent, dropped: () => undeliver(s, p) };
+  const answer = step.value;
+  return { kind: "json", body, taken: () => spent(answer), dropped: () => undeliver(s, p) };
 }

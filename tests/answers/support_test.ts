@@ -4,11 +4,7 @@
  * moved to the passage that says it.
  */
 import assert from "node:assert/strict";
-import {
-  checkAnswer,
-  sentencesOf,
-  SupportChecker,
-} from "../../lib/answers/support.ts";
+import { checkAnswer, sentencesOf, SupportChecker } from "../../lib/answers/support.ts";
 import type { SourceText } from "../../lib/answers/summarizer.ts";
 
 const passages: SourceText[] = [

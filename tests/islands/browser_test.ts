@@ -36,7 +36,12 @@ const PAGES = [
 browserSuite("browser - the islands results page and the dashboard", async (t, executablePath) => {
   const kv = await Deno.openKv(":memory:");
   const llm = await startFakeLLM({
-    script: { kind: "text", pieces: ["Kettles ", "boil ", "water ", "quietly."], delayMs: 250 },
+    // Two sentences the page says: the answer shows the first while the second comes.
+    script: {
+      kind: "text",
+      pieces: ["Kettles ", "boil ", "water. ", "They boil ", "it ", "fast."],
+      delayMs: 250,
+    },
   });
   const { app, services } = createApp({
     kv,
@@ -157,14 +162,14 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
       const text = page.locator(".answer .answer-text").first();
       await page.waitForFunction(() => {
         const t = document.querySelector(".answer .answer-text")?.textContent ?? "";
-        return t.startsWith("Kettles") && !t.includes("quietly");
+        return t.startsWith("Kettles") && !t.includes("fast");
       });
       const partial = await text.textContent();
       await page.waitForFunction(() =>
-        document.querySelector(".answer .answer-text")?.textContent?.includes("quietly.")
+        document.querySelector(".answer .answer-text")?.textContent?.includes("fast.")
       );
       assert.notEqual(partial, await text.textContent(), "the text grew while it streamed");
-      assert.equal(await text.textContent(), "Kettles boil water quietly.");
+      assert.equal(await text.textContent(), "Kettles boil water. They boil it fast.");
       const feedback = page.waitForRequest((r) => r.url().includes("/api/feedback"));
       const thumbs = page.locator(".feedback button");
       assert.equal(await thumbs.locator("svg").count(), 2, "thumbs are inline SVG icons");
@@ -179,7 +184,7 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
       await page.locator(".answer .question", { hasText: "and how fast?" }).waitFor();
       await page.waitForFunction(() =>
         document.querySelectorAll(".answer .answer-text")[1]?.textContent ===
-          "Kettles boil water quietly."
+          "Kettles boil water. They boil it fast."
       );
       const asked = llm.requests.at(-1) as { messages: { content: string }[] };
       assert.ok(

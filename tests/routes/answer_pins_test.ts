@@ -100,3 +100,29 @@ Deno.test("answer pins - bad lists are refused whole, naming the field", async (
   assert.deepEqual(kept.answers, [], "nothing was stored");
   t.close();
 });
+
+Deno.test("answer pins - analytics count answers asked, answered from the site, not on the site and pinned", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "basic");
+  await putPages(t, site, SHOP_HELP);
+  await put(t, site, { answers: [{ query: "gift wrap", answer: "We do not wrap gifts." }] });
+  for (const q of ["How long does delivery to Germany take?", "xqzv blorptang?", "gift wrap"]) {
+    const res = await ask(t, site, q);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  }
+  const report = await (await t.call(
+    `/api/admin/sites/${site.id}/analytics?days=1`,
+    admin(site.adminKey),
+  )).json();
+  assert.deepEqual(report.answers, {
+    asked: 3,
+    answered: 2,
+    abstained: 1,
+    sentencesRemoved: 0,
+    pinned: 1,
+    helpful: 0,
+    unhelpful: 0,
+  });
+  t.close();
+});

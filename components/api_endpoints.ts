@@ -376,6 +376,19 @@ export const GROUPS: EndpointGroup[] = [
       },
       {
         method: "POST",
+        path: `${SITE}/answers/selfcheck`,
+        auth: "admin",
+        summary:
+          "Run the site's own questions (headings that ask, <dt>/<dd>, <details>, FAQPage JSON-LD) through the answerer, for no credit: questions, f1, citedFirst, abstained, worst.",
+      },
+      {
+        method: "GET",
+        path: `${SITE}/answers/selfcheck`,
+        auth: "admin",
+        summary: "The last 20 self-check runs, newest first.",
+      },
+      {
+        method: "POST",
         path: `${SITE}/levers/preview`,
         auth: "admin",
         summary: "Results for a query with and without unsaved synonyms and curations.",

@@ -1,13 +1,19 @@
 /// <reference lib="dom" />
-/** The owner's levers: tabs for synonyms, curations and suggested fixes, with undo of changes. */
+/**
+ * The owner's levers: tabs for synonyms, curations, answers (pins and the self-check) and
+ * suggested fixes, with undo of changes to synonyms and curations.
+ */
 import { useState } from "preact/hooks";
 import { CurationsTab } from "./CurationsTab.tsx";
+import { AnswersTab } from "./AnswersTab.tsx";
 import {
+  type AnswerPinDraft,
   type CurationDraft,
   fieldMessage,
   type Limits,
   type PinWarning,
   putList,
+  type SelfCheckRun,
   type Suggestion,
   type SynonymDraft,
 } from "./levers_api.ts";
@@ -15,10 +21,11 @@ import { SuggestionsTab } from "./SuggestionsTab.tsx";
 import { SynonymsTab } from "./SynonymsTab.tsx";
 import { Panel, Status, type StatusValue } from "./ui.tsx";
 
-type Tab = "synonyms" | "curations" | "suggestions";
+type Tab = "synonyms" | "curations" | "answers" | "suggestions";
 const TABS: [Tab, string][] = [
   ["synonyms", "Synonyms"],
   ["curations", "Curations"],
+  ["answers", "Answers"],
   ["suggestions", "Suggestions"],
 ];
 
@@ -34,12 +41,16 @@ export function LeversPanel(
     curations: CurationDraft[];
     warnings: PinWarning[];
     limits: Limits;
+    answers?: AnswerPinDraft[];
+    runs?: SelfCheckRun[];
   },
 ) {
   const [tab, setTab] = useState<Tab>("synonyms");
   const [synonyms, setSynonyms] = useState(p.synonyms);
   const [curations, setCurations] = useState(p.curations);
   const [warnings, setWarnings] = useState(p.warnings);
+  const [answers, setAnswers] = useState(p.answers ?? []);
+  const [runs, setRuns] = useState(p.runs ?? []);
   const [history, setHistory] = useState<Change[]>([]);
   const [status, setStatus] = useState<StatusValue>(null);
 
@@ -104,6 +115,17 @@ export function LeversPanel(
       <div role="tabpanel" id={`levers-${tab}`} aria-labelledby={`levers-tab-${tab}`}>
         {tab === "synonyms"
           ? <SynonymsTab siteId={p.siteId} list={synonyms} limits={p.limits} save={saveSynonyms} />
+          : tab === "answers"
+          ? (
+            <AnswersTab
+              siteId={p.siteId}
+              list={answers}
+              runs={runs}
+              limits={p.limits}
+              setList={setAnswers}
+              setRuns={setRuns}
+            />
+          )
           : tab === "curations"
           ? (
             <CurationsTab

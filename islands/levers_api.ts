@@ -10,6 +10,30 @@ export type { PinWarning, Suggestion };
 type Draft<T> = T extends { id: string } ? Omit<T, "id"> & { id?: string } : never;
 export type SynonymDraft = Draft<Wire.Synonym>;
 export type CurationDraft = Draft<Wire.Curation>;
+export type AnswerPinDraft = Draft<Wire.AnswerPin>;
+
+/** One self-check run (lib/answers/selfcheck.ts). */
+export interface SelfCheckRun {
+  at: string;
+  questions: number;
+  f1: number;
+  citedFirst: number;
+  abstained: number;
+  worst: { question: string; expected: string; got: string }[];
+}
+
+/** Replaces the answer pins; answers them as stored (with ids). */
+export function putAnswerPins(siteId: string, answers: AnswerPinDraft[]) {
+  return requestJson<{ answers: AnswerPinDraft[] }>(
+    adminPath(siteId, "/answers"),
+    jsonBody("PUT", { answers }),
+  );
+}
+
+/** Runs the answers' self-check now. */
+export function runSelfCheck(siteId: string) {
+  return requestJson<SelfCheckRun>(adminPath(siteId, "/answers/selfcheck"), jsonBody("POST", {}));
+}
 
 export interface Limits {
   synonyms: number;
@@ -20,6 +44,9 @@ export interface Limits {
   pins: number;
   hides: number;
   queryChars: number;
+  answers?: number;
+  answerChars?: number;
+  answerSources?: number;
 }
 
 export interface Brief {
@@ -75,7 +102,7 @@ export const dismiss = (siteId: string, s: Suggestion) =>
 /** An error of a list's field in words an owner reads ("synonyms[3].words[1] …" → "Word 2 …"). */
 export function fieldMessage(e: unknown): string {
   if (!(e instanceof HttpError)) return "Something went wrong. Try again.";
-  return e.message.replace(/^(synonyms|curations)\[\d+\]\.?/, "")
+  return e.message.replace(/^(synonyms|curations|answers)\[\d+\]\.?/, "")
     .replace(
       /^(words|means|pin|hide)\[(\d+)\]/,
       (_, f, i) =>

@@ -22,7 +22,8 @@ import {
 } from "../lib/http/session.ts";
 import { PLAN_NAMES, PLANS } from "../lib/limits/plans.ts";
 import { siteUsage } from "../lib/limits/usage.ts";
-import { getCurations, getSynonyms } from "../lib/levers/owner.ts";
+import { getAnswerPins, getCurations, getSynonyms } from "../lib/levers/owner.ts";
+import { selfCheckRuns } from "../lib/answers/selfcheck.ts";
 import type { Services } from "../lib/services.ts";
 import { listDocuments } from "../lib/sites/documents.ts";
 import { constantTimeEqual, isAdminKey, sha256HexSync } from "../lib/sites/keys.ts";
@@ -149,18 +150,31 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
   const documentsAllowed = PLANS[site.plan].documents;
   await s.analytics.flush();
   const dayOfMonth = new Date(s.clock()).getUTCDate();
-  const [usage, report, month, pages, documents, crawls, crawlSettings, synonyms, curations] =
-    await Promise.all([
-      siteUsage(s, site),
-      analyticsReport(s.kv, s.clock, site.id, DEFAULT_DAYS),
-      analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
-      s.pages.list(site.id, { limit: 100 }),
-      documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
-      listCrawlJobs(s, site.id, 1),
-      crawlSettingsOf(s, site),
-      getSynonyms(s, site),
-      getCurations(s, site),
-    ]);
+  const [
+    usage,
+    report,
+    month,
+    pages,
+    documents,
+    crawls,
+    crawlSettings,
+    synonyms,
+    curations,
+    answers,
+    runs,
+  ] = await Promise.all([
+    siteUsage(s, site),
+    analyticsReport(s.kv, s.clock, site.id, DEFAULT_DAYS),
+    analyticsReport(s.kv, s.clock, site.id, dayOfMonth),
+    s.pages.list(site.id, { limit: 100 }),
+    documentsAllowed ? listDocuments(s, site, { limit: 100 }) : null,
+    listCrawlJobs(s, site.id, 1),
+    crawlSettingsOf(s, site),
+    getSynonyms(s, site),
+    getCurations(s, site),
+    getAnswerPins(s, site),
+    selfCheckRuns(s, site),
+  ]);
   const view = publicView(site, s.clock());
   return (
     <>
@@ -225,7 +239,16 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             crawlSettings,
           }}
         />
-        <Island name="LeversPanel" props={{ siteId: site.id, ...synonyms, ...curations }} />
+        <Island
+          name="LeversPanel"
+          props={{
+            siteId: site.id,
+            ...synonyms,
+            ...curations,
+            answers: answers.answers,
+            runs,
+          }}
+        />
         <Island
           name="EmbedSnippet"
           props={{ origin, publicKey: site.publicKey, resultsPage: site.settings.resultsPage }}

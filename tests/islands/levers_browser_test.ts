@@ -92,6 +92,40 @@ browserSuite("browser - the search tuning panel of the dashboard", async (t, exe
     });
 
     await t.step(
+      "an answer pin is previewed as a visitor sees it, saved, served, and the self-check runs",
+      async () => {
+        await panel.locator("[role=tab]", { hasText: "Answers" }).click();
+        await panel.locator("#ans-query").fill("Do you sell wool hoodies?");
+        await panel.locator("#ans-text").fill("No: our hoodies are brushed cotton.");
+        await panel.locator("#ans-sources").fill("/nowhere");
+        await panel.locator("[aria-label='What a visitor sees']", {
+          hasText: "No: our hoodies are brushed cotton.",
+        }).waitFor();
+        await panel.locator("button", { hasText: "Pin answer" }).click();
+        await panel.locator(".status.error", { hasText: "must be a page of the site" }).waitFor();
+        await panel.locator("#ans-sources").fill("/hoodies");
+        await panel.locator("button", { hasText: "Pin answer" }).click();
+        await panel.locator(".status.ok", { hasText: "answers use it now" }).waitFor();
+        await panel.locator("[aria-label='Answer pins'] li", { hasText: "wool hoodies" }).waitFor();
+        const res = await app.call("/api/summarize", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-API-Key": site.publicKey },
+          body: JSON.stringify({ query: "do you sell wool hoodies" }),
+        });
+        const body = await res.json();
+        assert.equal(body.answer, "No: our hoodies are brushed cotton.");
+        assert.equal(body.pinned, true);
+        // The list outlives a switch of tabs.
+        await panel.locator("[role=tab]", { hasText: "Curations" }).click();
+        await panel.locator("[role=tab]", { hasText: "Answers" }).click();
+        await panel.locator("[aria-label='Answer pins'] li", { hasText: "wool hoodies" }).waitFor();
+        await panel.locator("button", { hasText: "Run self-check" }).click();
+        await panel.locator("[data-selfcheck] tbody tr").first().waitFor();
+        await panel.screenshot({ path: new URL("levers-answers.png", SCREENSHOTS).pathname });
+      },
+    );
+
+    await t.step(
       "a suggested synonym is applied and the query's new first results show",
       async () => {
         await panel.locator("[role=tab]", { hasText: "Suggestions" }).click();

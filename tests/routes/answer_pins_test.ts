@@ -126,3 +126,33 @@ Deno.test("answer pins - analytics count answers asked, answered from the site, 
   });
   t.close();
 });
+
+Deno.test("answers self-check - the site's own questions go through the answerer for no credit, and each run is kept", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "basic");
+  const faq = [
+    ["Do you ship to Canada?", "No. We only ship within Europe, by DHL and PostNL."],
+    ["How long does delivery to Germany take?", "Delivery to Germany takes 2 to 3 business days."],
+    ["Can I return opened bags?", "Opened bags are covered by our taste guarantee for 30 days."],
+  ];
+  await putPages(t, site, [{
+    url: "/faq",
+    title: "FAQ",
+    body: faq.map(([q, a]) => `${q}\n${a}`).join("\n"),
+    headings: faq.map(([q]) => q),
+  }, ...SHOP_HELP]);
+  const path = `/api/admin/sites/${site.id}/answers/selfcheck`;
+  const res = await t.call(path, { ...admin(site.adminKey, {}), method: "POST" });
+  assert.equal(res.status, 200);
+  const run = await res.json();
+  assert.equal(run.questions, 3);
+  assert.equal(run.abstained, 0);
+  assert.ok(run.citedFirst >= 2 / 3, JSON.stringify(run));
+  assert.ok(run.f1 > 0.5, JSON.stringify(run));
+  assert.equal(run.worst.length, 3);
+  for (const w of run.worst) assert.equal(w.expected, "/faq");
+  assert.equal(await creditsUsed(t, site), 0, "the self-check spends no credit");
+  const kept = await (await t.call(path, admin(site.adminKey))).json();
+  assert.deepEqual(kept.runs, [run]);
+  t.close();
+});

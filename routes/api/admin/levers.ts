@@ -13,6 +13,7 @@ import {
   putSynonyms,
 } from "../../../lib/levers/owner.ts";
 import { dismissSuggestion, suggestions } from "../../../lib/levers/suggestions.ts";
+import { runSelfCheck, selfCheckRuns } from "../../../lib/answers/selfcheck.ts";
 import type { Services } from "../../../lib/services.ts";
 
 /** 1,000 synonyms or 500 curations at their largest (4-byte characters throughout) fit in this. */
@@ -39,6 +40,15 @@ export function adminLeverRoutes(s: Services) {
     const target = await site(c);
     return c.json(await putAnswerPins(s, target, await readJson(c, BODY_LIMIT)));
   });
+  app.get(`${BASE}/answers/selfcheck`, async (c) => {
+    const target = await site(c);
+    return c.json({ runs: await selfCheckRuns(s, target) });
+  });
+  app.post(`${BASE}/answers/selfcheck`, async (c) => {
+    const target = await site(c);
+    await s.previewLimit.hit(target.id); // a run asks up to 60 questions
+    return c.json(await runSelfCheck(s, target));
+  });
   app.post(`${BASE}/levers/preview`, async (c) => {
     const target = await site(c);
     return c.json(await preview(s, target, await readJson(c, BODY_LIMIT)));
@@ -56,6 +66,7 @@ export function adminLeverRoutes(s: Services) {
   allowOnly(app, `${BASE}/synonyms`, ["GET", "PUT"]);
   allowOnly(app, `${BASE}/curations`, ["GET", "PUT"]);
   allowOnly(app, `${BASE}/answers`, ["GET", "PUT"]);
+  allowOnly(app, `${BASE}/answers/selfcheck`, ["GET", "POST"]);
   allowOnly(app, `${BASE}/levers/preview`, ["POST"]);
   allowOnly(app, `${BASE}/suggestions`, ["GET"]);
   allowOnly(app, `${BASE}/suggestions/dismissed`, ["POST"]);

@@ -23,6 +23,7 @@ export interface Report {
     recent: {
       conversationId: string;
       turn: number;
+      question?: string;
       helpful: boolean;
       comment: string;
       at: string;
@@ -165,7 +166,7 @@ export function AnalyticsPanel(p: { siteId: string; report: Report; days: number
                 <span aria-label={r.helpful ? "helpful" : "not helpful"}>
                   {r.helpful ? "👍" : "👎"}
                 </span>{" "}
-                {r.comment}
+                {r.question ? <q class="comment-question">{r.question}</q> : null} {r.comment}
                 <time class="muted" dateTime={r.at}>{r.at.slice(0, 10)}</time>
               </li>
             ))}

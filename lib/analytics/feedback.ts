@@ -5,7 +5,7 @@
  */
 import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
-import { conversationTurns } from "../answers/conversations.ts";
+import { conversationTurns, turnQuestion } from "../answers/conversations.ts";
 
 /** The longest comment kept (docs/api.md: comment ≤ 500 characters). */
 export const MAX_COMMENT_CHARS = 500;
@@ -21,18 +21,27 @@ export interface FeedbackInput {
   comment?: string;
 }
 
-/** A stored vote; `at` is epoch milliseconds. */
+/** A stored vote; `at` is epoch milliseconds; `question`: what the answer voted on answered. */
 interface Vote {
   helpful: boolean;
   comment: string;
   at: number;
+  question?: string;
 }
 
 /** Votes of a period and its latest comments, newest first (`at` as an ISO date). */
 export interface FeedbackSummary {
   helpful: number;
   unhelpful: number;
-  recent: { conversationId: string; turn: number; helpful: boolean; comment: string; at: string }[];
+  recent: {
+    conversationId: string;
+    turn: number;
+    /** The question the answer voted on answered ("" when it was not kept). */
+    question: string;
+    helpful: boolean;
+    comment: string;
+    at: string;
+  }[];
 }
 
 const voteKey = (site: string, conv: string, turn: number) => ["feedback", site, conv, turn];
@@ -50,7 +59,17 @@ export async function recordFeedback(
       param: turns === null ? "conversationId" : "turn",
     });
   }
-  const vote: Vote = { helpful: input.helpful, comment: input.comment?.trim() ?? "", at: clock() };
+  const comment = input.comment?.trim() ?? "";
+  // The question is kept beside a comment, so the owner reads what the answer was about.
+  const question = comment
+    ? (await turnQuestion(kv, siteId, input.conversationId, input.turn)).slice(0, 500)
+    : "";
+  const vote: Vote = {
+    helpful: input.helpful,
+    comment,
+    at: clock(),
+    ...(question ? { question } : {}),
+  };
   // One key per turn: the last vote wins, so no read and no check are needed.
   await kv.set(voteKey(siteId, input.conversationId, input.turn), vote, { expireIn: VOTE_TTL_MS });
 }
@@ -72,7 +91,14 @@ export async function feedbackSummary(
     const at = new Date(v.at).toISOString();
     comments.push({
       at: v.at,
-      item: { conversationId, turn, helpful: v.helpful, comment: v.comment, at },
+      item: {
+        conversationId,
+        turn,
+        question: v.question ?? "",
+        helpful: v.helpful,
+        comment: v.comment,
+        at,
+      },
     });
   }
   comments.sort((a, b) => b.at - a.at);

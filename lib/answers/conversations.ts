@@ -148,3 +148,14 @@ export async function conversationTurns(
   if (!head || clock() - head.updatedAt > CONVERSATION_TTL_MS) return null;
   return head.userTurns;
 }
+
+/** The question of a conversation's turn (from 1), as it was asked, or "" when not kept. */
+export async function turnQuestion(
+  kv: Deno.Kv,
+  siteId: string,
+  id: string,
+  turn: number,
+): Promise<string> {
+  const record = (await kv.get<TurnRecord>(turnKey(siteId, id, turn - 1))).value;
+  return typeof record?.question === "string" ? record.question : "";
+}

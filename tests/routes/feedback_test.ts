@@ -58,6 +58,11 @@ Deno.test("feedback - a vote on an answer is stored for its site, and a second v
   assert.equal(summary.recent[0].comment, comment);
   assert.equal(summary.recent[0].conversationId, conversationId);
   assert.equal(summary.recent[0].helpful, false);
+  assert.equal(
+    summary.recent[0].question,
+    "How long does delivery to Germany take?",
+    "the comment comes with the question it was about",
+  );
   t.close();
 });
 

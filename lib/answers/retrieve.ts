@@ -156,6 +156,10 @@ export async function retrieve(
     question = await corrected(s, site, asked);
     if (question !== asked) round = await roughRound(candidates, question, earlier, slices, named);
   }
+  // A name asked about that the site never mentions: the site does not have it.
+  if (unknownName(question, round.unheldTerms, candidates[0]?.lang ?? "en")) {
+    return { texts: [], refs: [], matched: false, question };
+  }
   const scored = await scoreRound(round, slices);
   const best = scored[0];
   if (!best || best.cover < MIN_COVER) return { texts: [], refs: [], matched: false, question };
@@ -190,6 +194,25 @@ export async function retrieve(
   const also = [...new Set(synonyms.map(([, other]) => other))];
   if (also.length) question = `${question} (${also.join(", ")})`;
   return { texts, refs, matched: true, question };
+}
+
+/**
+ * A word written as a name: capitals inside it ("GraphQL", "WebSocket"), in capitals
+ * ("LDAP"), or letters joined with digits or by _ . - ("HTTP/3", "frob_limit", "v2"). Such a
+ * word names a thing; one the site's pages never hold is a thing the site does not cover,
+ * where a plain word it lacks may be said in other words on the page that answers.
+ */
+const NAME =
+  /\p{L}*\p{Ll}\p{Lu}[\p{L}\p{N}]*|\b\p{Lu}{2,}\b|[\p{L}\p{N}]+(?:[_.-][\p{L}\p{N}]+)+|\p{L}+\p{N}+\p{L}*/gu;
+
+/** Whether the question names a thing (NAME) whose every term no candidate section holds. */
+function unknownName(question: string, unheld: ReadonlySet<string>, lang: string): boolean {
+  if (!unheld.size) return false;
+  for (const [name] of question.matchAll(NAME)) {
+    const terms = contentTerms(name, lang);
+    if (terms.length && terms.every((t) => unheld.has(t))) return true;
+  }
+  return false;
 }
 
 /**

@@ -213,6 +213,8 @@ function full(whole: TextSection, lang: string): Full {
  */
 export interface Round<C extends Candidate> {
   unheld: boolean;
+  /** The question's own terms no candidate holds. */
+  unheldTerms: ReadonlySet<string>;
   kept: { c: C; section: TextSection; head: ReadonlySet<string> }[];
   asked: (lang: string) => Asked;
 }
@@ -260,10 +262,17 @@ export async function roughRound<C extends Candidate>(
     }
   }
   found.sort((a, b) => b.rough - a.rough);
-  const unheld = [...byLang.values()].some((a) =>
-    [...a.weight].some(([t, w]) => w === 1 && !held.has(t))
+  const unheldTerms = new Set(
+    [...byLang.values()].flatMap((a) =>
+      [...a.weight].filter(([t, w]) => w === 1 && !held.has(t)).map(([t]) => t)
+    ),
   );
-  return { unheld, kept: found.slice(0, SCORED_SECTIONS), asked };
+  return {
+    unheld: unheldTerms.size > 0,
+    unheldTerms,
+    kept: found.slice(0, SCORED_SECTIONS),
+    asked,
+  };
 }
 
 /** The sections a first pass kept, scored in full, best first. */

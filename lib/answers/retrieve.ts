@@ -21,7 +21,7 @@ import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
 import { type Expand } from "../search/mod.ts";
-import { languageOf, squash } from "../search/engine/mod.ts";
+import { languageOf, priorOf, squash } from "../search/engine/mod.ts";
 import { SLICE_MS, Slices } from "../slices.ts";
 
 export type SourceRef =
@@ -386,6 +386,11 @@ async function gather(
         about: d.description,
         lang: languageOf(d.lang),
         rank,
+        prior: priorOf({
+          codeShare: d.codeShare,
+          title: d.title,
+          headings: d.sections?.map((x) => x.heading),
+        }),
         usedBefore: used.includes(d.id),
         sections: [],
       };

@@ -20,6 +20,11 @@ export interface Candidate {
   lang: string;
   /** Its place in the site search's ranking (0 first). */
   rank: number;
+  /**
+   * Its weight beside pages that say as much (search's prior: a listing of code, a page that
+   * records changes, whose bullets mention what another page explains); 1 when absent.
+   */
+  prior?: number;
   usedBefore: boolean;
   sections: TextSection[];
 }
@@ -375,6 +380,7 @@ export async function scoreRound<C extends Candidate>(
     score *= 1 + SAME_QUESTION * same ** 2;
     score *= r.form;
     score *= 1 / (1 + 0.05 * r.c.rank); // the site search's ranking of the page still counts
+    score *= r.c.prior ?? 1;
     if (r.c.usedBefore) score *= 1.3; // a follow-up stays with the conversation's pages
     return {
       c: r.c,

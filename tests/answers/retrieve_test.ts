@@ -141,3 +141,44 @@ Deno.test("retrieve - a question in the owner's synonym finds the section search
   assert.match(extractiveAnswer(after.question, after.texts), /8 euros a month/);
   t.close();
 });
+
+Deno.test("retrieve - the page that explains a thing answers before the changelog bullets that mention it", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "basic");
+  const bullets = (v: string) =>
+    `Fixed macros that lost their caller in nested blocks. Macros now keep their defaults. ` +
+    `Macros in ${v} render faster.`;
+  await putPages(t, site, [
+    {
+      url: "/changes",
+      title: "Changes",
+      headings: ["Version 2.1", "Version 2.0", "Version 1.9"],
+      body: [
+        "Version 2.1",
+        bullets("2.1"),
+        "Version 2.0",
+        bullets("2.0"),
+        "Version 1.9",
+        bullets(
+          "1.9",
+        ),
+      ].join("\n"),
+    },
+    {
+      url: "/templates",
+      title: "Template designer guide",
+      headings: ["Variables", "Control structures"],
+      body: [
+        "Variables",
+        "Variables are passed to the template by the application.",
+        "Control structures",
+        "A control structure steers a template: conditionals, loops, macros and blocks.",
+      ].join("\n"),
+    },
+  ]);
+  const full = (await t.services.sites.get(site.id))!;
+  const r = await retrieve(t.services, full, "macros");
+  assert.equal(r.matched, true);
+  assert.equal(r.refs[0].type === "page" && r.refs[0].url.split("#")[0], "/templates");
+  t.close();
+});

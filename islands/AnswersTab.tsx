@@ -7,11 +7,11 @@ import { useState } from "preact/hooks";
 import { LeverRows } from "./LeverRows.tsx";
 import {
   type AnswerPinDraft,
+  askSelfCheck,
   fieldMessage,
   items,
   type Limits,
-  putAnswerPins,
-  runSelfCheck,
+  saveAnswerPins,
   type SelfCheckRun,
 } from "./levers_api.ts";
 import { fmt, Status, type StatusValue } from "./ui.tsx";
@@ -48,7 +48,7 @@ export function AnswersTab(
   const save = async (next: AnswerPinDraft[]) => {
     setStatus({ kind: "busy", text: "Saving…" });
     try {
-      setList((await putAnswerPins(p.siteId, next)).answers);
+      setList((await saveAnswerPins(p.siteId, next)).answers);
       setStatus({ kind: "ok", text: "Saved: answers use it now." });
       return true;
     } catch (e) {
@@ -65,7 +65,7 @@ export function AnswersTab(
   const check = async () => {
     setChecking({ kind: "busy", text: "Asking the site's own questions…" });
     try {
-      const run = await runSelfCheck(p.siteId);
+      const run = await askSelfCheck(p.siteId);
       setRuns([run, ...runs].slice(0, 20));
       setChecking(
         run.questions ? { kind: "ok", text: `Done: ${fmt(run.questions)} questions asked.` } : {

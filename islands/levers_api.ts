@@ -3,8 +3,8 @@
 import { HttpError, jsonBody, requestJson } from "./api.ts";
 import { adminPath } from "./ui.tsx";
 import type * as Wire from "../lib/wire_types.ts";
-import type { PinWarning, Suggestion } from "../lib/wire_types.ts";
-export type { PinWarning, Suggestion };
+import type { PinWarning, SelfCheckRun, Suggestion } from "../lib/wire_types.ts";
+export type { PinWarning, SelfCheckRun, Suggestion };
 
 /** A list entry as the dashboard edits it: its id only once stored. */
 type Draft<T> = T extends { id: string } ? Omit<T, "id"> & { id?: string } : never;
@@ -12,18 +12,8 @@ export type SynonymDraft = Draft<Wire.Synonym>;
 export type CurationDraft = Draft<Wire.Curation>;
 export type AnswerPinDraft = Draft<Wire.AnswerPin>;
 
-/** One self-check run (lib/answers/selfcheck.ts). */
-export interface SelfCheckRun {
-  at: string;
-  questions: number;
-  f1: number;
-  citedFirst: number;
-  abstained: number;
-  worst: { question: string; expected: string; got: string }[];
-}
-
 /** Replaces the answer pins; answers them as stored (with ids). */
-export function putAnswerPins(siteId: string, answers: AnswerPinDraft[]) {
+export function saveAnswerPins(siteId: string, answers: AnswerPinDraft[]) {
   return requestJson<{ answers: AnswerPinDraft[] }>(
     adminPath(siteId, "/answers"),
     jsonBody("PUT", { answers }),
@@ -31,7 +21,7 @@ export function putAnswerPins(siteId: string, answers: AnswerPinDraft[]) {
 }
 
 /** Runs the answers' self-check now. */
-export function runSelfCheck(siteId: string) {
+export function askSelfCheck(siteId: string) {
   return requestJson<SelfCheckRun>(adminPath(siteId, "/answers/selfcheck"), jsonBody("POST", {}));
 }
 

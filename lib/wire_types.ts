@@ -138,6 +138,19 @@ export interface AnswerPin {
   sources: string[];
 }
 
+/** One run of the answers' self-check (…/answers/selfcheck). */
+export interface SelfCheckRun {
+  at: string;
+  questions: number;
+  /** Mean F1 of the answers' words against the sections' (0 to 1). */
+  f1: number;
+  /** Share of questions whose first cited page is the page that asks them. */
+  citedFirst: number;
+  /** Share answered "not on this site". */
+  abstained: number;
+  worst: { question: string; expected: string; got: string }[];
+}
+
 /** A pin of a page the site no longer has: skipped for visitors, reported to the owner. */
 export interface PinWarning {
   curation: string;

@@ -13,6 +13,7 @@ import { retrieve, type SourceRef } from "./retrieve.ts";
 import { checkAnswer, SupportChecker } from "./support.ts";
 import { citedOnly } from "./citations.ts";
 import { truncateAnswer } from "./summarizer.ts";
+import type { SelfCheckRun } from "../wire_types.ts";
 
 /** Questions one run asks at most, and pages it reads for them at most. */
 const MAX_QUESTIONS = 60;
@@ -23,18 +24,6 @@ export const KEPT_RUNS = 20;
 const WORST = 5;
 /** A model's answer waited for at most, per question. */
 const MODEL_MS = 20_000;
-
-export interface SelfCheckRun {
-  at: string;
-  questions: number;
-  /** Mean F1 of the answers' words against the sections' (0 to 1). */
-  f1: number;
-  /** Share of questions whose first cited page is the page that asks them. */
-  citedFirst: number;
-  /** Share answered "not on this site". */
-  abstained: number;
-  worst: { question: string; expected: string; got: string }[];
-}
 
 const runKey = (site: string, at: string) => ["selfcheck", site, at];
 

@@ -5,28 +5,14 @@
  * spends no credit. Checked entry by entry, and compiled into the lookup an answer makes.
  */
 import { invalid } from "../errors.ts";
-import { sitePath } from "../http/schemas.ts";
 import { givenId, list, record, text, uniqueIds } from "./check.ts";
+import { sitePaths } from "./curations.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
 import { holdsPhrase, phraseKey } from "./normalise.ts";
 import type { AnswerPin } from "../wire_types.ts";
 
 export type { AnswerPin };
-
-function sources(value: unknown, param: string): string[] {
-  if (value === undefined) return [];
-  const seen = new Set<string>();
-  return list(value, param, LIMITS.answerSources).map((v, i) => {
-    const r = sitePath.safeParse(v);
-    if (!r.success) {
-      throw invalid(`${param}[${i}]`, `${param}[${i}] must be a site-relative path like /pricing.`);
-    }
-    if (seen.has(r.data)) throw invalid(`${param}[${i}]`, `${param}[${i}] is listed twice.`);
-    seen.add(r.data);
-    return r.data;
-  });
-}
 
 function entry(value: unknown, param: string): AnswerPin & { given?: string } {
   const o = record(value, param, ["id", "query", "match", "answer", "sources"]);
@@ -44,7 +30,7 @@ function entry(value: unknown, param: string): AnswerPin & { given?: string } {
     query,
     match,
     answer,
-    sources: sources(o.sources, `${param}.sources`),
+    sources: sitePaths(o.sources, `${param}.sources`, LIMITS.answerSources),
     given,
   };
 }

@@ -14,7 +14,8 @@ import type { Placement } from "../search/engine/mod.ts";
 
 export type { Curation };
 
-function paths(value: unknown, param: string, max: number): string[] {
+/** A list of site-relative paths (at most `max`, none twice), or a 400 naming the bad one. */
+export function sitePaths(value: unknown, param: string, max: number): string[] {
   if (value === undefined) return [];
   const items = list(value, param, max);
   const seen = new Set<string>();
@@ -38,8 +39,8 @@ function entry(value: unknown, param: string): Curation & { given?: string } {
   if (match !== "exact" && match !== "contains") {
     throw invalid(`${param}.match`, `${param}.match must be exact or contains.`);
   }
-  const pin = paths(o.pin, `${param}.pin`, LIMITS.pins);
-  const hide = paths(o.hide, `${param}.hide`, LIMITS.hides);
+  const pin = sitePaths(o.pin, `${param}.pin`, LIMITS.pins);
+  const hide = sitePaths(o.hide, `${param}.hide`, LIMITS.hides);
   const both = hide.findIndex((h) => pin.includes(h));
   if (both >= 0) throw invalid(`${param}.hide[${both}]`, `${param}.hide[${both}] is also pinned.`);
   if (!pin.length && !hide.length) {

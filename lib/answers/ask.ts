@@ -93,6 +93,21 @@ const WORDS_PER_DELTA = 4;
 const sourceId = (r: SourceRef) =>
   r.type === "page" ? r.url.split("#")[0] : r.type === "document" ? r.documentId : "";
 
+/** The stream's `meta` (and the JSON answer's conversation fields) for a started turn. */
+const metaOf = (
+  started: { id: string; userTurns: number },
+  req: SummaryRequest,
+  followupsAllowed: boolean,
+  sources: SourceRef[],
+): Prepared["meta"] => ({
+  conversationId: started.id,
+  conversationEnabled: followupsAllowed && started.userTurns < MAX_USER_TURNS,
+  mode: req.mode,
+  turn: started.userTurns,
+  turnsRemaining: MAX_USER_TURNS - started.userTurns,
+  sources,
+});
+
 /** Runs the checks after body validation, takes turn, credit and IP allowance, retrieves. */
 export async function prepare(
   s: Services,
@@ -186,14 +201,7 @@ export async function prepare(
       creditsRemaining,
       cacheKey,
     };
-    const meta = (sources: SourceRef[]) => ({
-      conversationId: started.id,
-      conversationEnabled: followupsAllowed && started.userTurns < MAX_USER_TURNS,
-      mode: req.mode,
-      turn: started.userTurns,
-      turnsRemaining: MAX_USER_TURNS - started.userTurns,
-      sources,
-    });
+    const meta = (sources: SourceRef[]) => metaOf(started, req, followupsAllowed, sources);
     if (kept) {
       const fixed = { answered: true, check: NO_CHECK, ...kept };
       return {
@@ -296,14 +304,7 @@ async function pinnedAnswer(
       turnHeld: conv !== null,
       creditsRemaining: await s.credits.remaining(site),
       cacheKey: null,
-      meta: {
-        conversationId: started.id,
-        conversationEnabled: followupsAllowed && started.userTurns < MAX_USER_TURNS,
-        mode: req.mode,
-        turn: started.userTurns,
-        turnsRemaining: MAX_USER_TURNS - started.userTurns,
-        sources,
-      },
+      meta: metaOf(started, req, followupsAllowed, sources),
     };
   } catch (err) {
     if (conv) await s.conversations.releaseTurn(site.id, conv.id);

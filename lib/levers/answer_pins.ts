@@ -5,7 +5,7 @@
  * spends no credit. Checked entry by entry, and compiled into the lookup an answer makes.
  */
 import { invalid } from "../errors.ts";
-import { givenId, list, record, text, uniqueIds } from "./check.ts";
+import { givenId, list, oneEachQuery, record, text, uniqueIds } from "./check.ts";
 import { sitePaths } from "./curations.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
@@ -41,18 +41,12 @@ export function checkAnswerPins(body: unknown): AnswerPin[] {
   const items = list(o.answers, "answers", LIMITS.answers);
   const out = items.map((v, i) => entry(v, `answers[${i}]`));
   uniqueIds(out.map((e) => e.given), "answers");
-  const seen = new Map<string, number>();
-  out.forEach((a, i) => {
-    const key = `${a.match}:${phraseKey(a.query)}`;
-    const j = seen.get(key);
-    if (j !== undefined) {
-      throw invalid(
-        `answers[${i}].query`,
-        `answers[${i}] pins an answer for the same question as answers[${j}]: edit that one instead.`,
-      );
-    }
-    seen.set(key, i);
-  });
+  oneEachQuery(
+    out,
+    "answers",
+    (i, j) =>
+      `answers[${i}] pins an answer for the same question as answers[${j}]: edit that one instead.`,
+  );
   return out.map(({ given: _, ...a }) => a);
 }
 

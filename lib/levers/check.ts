@@ -1,5 +1,6 @@
 /** Field checks for the levers' lists: each failure is a 400 naming the field ("synonyms[3].words[1]"). */
 import { invalid } from "../errors.ts";
+import { phraseKey } from "./normalise.ts";
 
 /** What a given lever id may look like: short, and safe in a URL and in HTML (new ones: sites/keys.ts newId). */
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
@@ -53,5 +54,23 @@ export function uniqueIds(ids: (string | undefined)[], field: string) {
     if (id === undefined) return;
     if (seen.has(id)) throw invalid(`${field}[${i}].id`, `${field}[${i}].id repeats an id.`);
     seen.add(id);
+  });
+}
+
+/**
+ * Refuses two entries of one list for the same query and match (a curation's query, a pin's
+ * question): `says(i, j)` words the refusal of entry `i`, which repeats entry `j`.
+ */
+export function oneEachQuery(
+  entries: { query: string; match: string }[],
+  field: string,
+  says: (i: number, j: number) => string,
+) {
+  const seen = new Map<string, number>();
+  entries.forEach((e, i) => {
+    const key = `${e.match}:${phraseKey(e.query)}`;
+    const j = seen.get(key);
+    if (j !== undefined) throw invalid(`${field}[${i}].query`, says(i, j));
+    seen.set(key, i);
   });
 }

@@ -5,7 +5,7 @@
  */
 import { invalid } from "../errors.ts";
 import { sitePath } from "../http/schemas.ts";
-import { givenId, list, record, text, uniqueIds } from "./check.ts";
+import { givenId, list, oneEachQuery, record, text, uniqueIds } from "./check.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
 import { holdsPhrase, phraseKey } from "./normalise.ts";
@@ -55,18 +55,11 @@ export function checkCurations(body: unknown): Curation[] {
   const items = list(o.curations, "curations", LIMITS.curations);
   const out = items.map((v, i) => entry(v, `curations[${i}]`));
   uniqueIds(out.map((e) => e.given), "curations");
-  const seen = new Map<string, number>();
-  out.forEach((c, i) => {
-    const key = `${c.match}:${phraseKey(c.query)}`;
-    const j = seen.get(key);
-    if (j !== undefined) {
-      throw invalid(
-        `curations[${i}].query`,
-        `curations[${i}] curates the same query as curations[${j}].`,
-      );
-    }
-    seen.set(key, i);
-  });
+  oneEachQuery(
+    out,
+    "curations",
+    (i, j) => `curations[${i}] curates the same query as curations[${j}].`,
+  );
   return out.map(({ given: _, ...c }) => c);
 }
 

@@ -5,6 +5,7 @@
  */
 import { useState } from "preact/hooks";
 import { LeverRows } from "./LeverRows.tsx";
+import { QueryMatchFields } from "./QueryMatchFields.tsx";
 import {
   type AnswerPinDraft,
   askSelfCheck,
@@ -95,25 +96,16 @@ export function AnswersTab(
         )}
       />
       <form class="lever-form" onSubmit={add} aria-label="Pin an answer">
-        <div class="inline">
-          <div class="field">
-            <label for="ans-query">Question</label>
-            <input
-              id="ans-query"
-              value={query}
-              onInput={(e) => setQuery(e.currentTarget.value)}
-              placeholder="Do you ship to Canada?"
-            />
-          </div>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={contains}
-              onChange={(e) => setContains(e.currentTarget.checked)}
-            />{" "}
-            Also questions that contain it
-          </label>
-        </div>
+        <QueryMatchFields
+          id="ans-query"
+          label="Question"
+          placeholder="Do you ship to Canada?"
+          containsLabel="Also questions that contain it"
+          query={query}
+          setQuery={setQuery}
+          contains={contains}
+          setContains={setContains}
+        />
         <div class="field">
           <label for="ans-text">Answer ({answer.length} of {maxChars} characters)</label>
           <textarea

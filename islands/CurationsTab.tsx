@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { LeverPreview } from "./LeverPreview.tsx";
 import { LeverRows } from "./LeverRows.tsx";
+import { QueryMatchFields } from "./QueryMatchFields.tsx";
 import { type CurationDraft, items, type Limits, type PinWarning } from "./levers_api.ts";
 import { usePreview } from "./use_preview.ts";
 
@@ -57,25 +58,16 @@ export function CurationsTab(
         )}
       />
       <form class="lever-form" onSubmit={add} aria-label="Add a curation">
-        <div class="inline">
-          <div class="field">
-            <label for="cur-query">Query</label>
-            <input
-              id="cur-query"
-              value={query}
-              onInput={(e) => setQuery(e.currentTarget.value)}
-              placeholder="refund"
-            />
-          </div>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={contains}
-              onChange={(e) => setContains(e.currentTarget.checked)}
-            />{" "}
-            Also queries that contain it
-          </label>
-        </div>
+        <QueryMatchFields
+          id="cur-query"
+          label="Query"
+          placeholder="refund"
+          containsLabel="Also queries that contain it"
+          query={query}
+          setQuery={setQuery}
+          contains={contains}
+          setContains={setContains}
+        />
         <div class="field">
           <label for="cur-pin">
             Pin these pages first, in order (paths, comma-separated; at most {p.limits.pins})

@@ -24,7 +24,7 @@ import { citedOnly } from "./citations.ts";
 import { answerKey, cachedAnswer, keepAnswer } from "./cache.ts";
 import { GENERAL_KNOWLEDGE_PREFIX } from "./model.ts";
 import {
-  checkAnswer,
+  checkedAnswer,
   checkSentence,
   NO_CHECK,
   sentencesOf,
@@ -227,10 +227,9 @@ export async function prepare(
         sources: texts,
         externalKnowledge: site.settings.externalKnowledge,
       }));
-      const checked = checkAnswer(new SupportChecker(texts), answer.answer);
-      const cited = citedOnly(checked.answer, refs);
-      const fixed = checked.check.supported && cited.sources.length
-        ? { ...cited, truncated: answer.truncated, answered: true, check: checked.check }
+      const checked = checkedAnswer(answer.answer, texts, refs);
+      const fixed = checked.answered
+        ? { ...checked, truncated: answer.truncated }
         : abstained(lang, checked.check);
       if (!fixed.answered) {
         // The answerer found nothing to say after all: no answer, no charge.
@@ -247,7 +246,7 @@ export async function prepare(
           meta: meta([]),
         };
       }
-      return { ...base, texts, refs, fixed, origin: "fresh", meta: meta(cited.sources) };
+      return { ...base, texts, refs, fixed, origin: "fresh", meta: meta(checked.sources) };
     }
     const sources = site.settings.externalKnowledge ? [...refs, EXTERNAL] : refs;
     return { ...base, texts, refs, fixed: null, origin: "fresh", meta: meta(sources) };

@@ -10,8 +10,8 @@ import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import { contentTerms, questionShaped, questionText } from "./analysis.ts";
 import { retrieve, type SourceRef } from "./retrieve.ts";
-import { checkAnswer, SupportChecker } from "./support.ts";
-import { citedOnly } from "./citations.ts";
+import { checkedAnswer } from "./support.ts";
+import { splitQuestions, splitSections } from "./sections.ts";
 import { truncateAnswer } from "./summarizer.ts";
 import type { SelfCheckRun } from "../wire_types.ts";
 
@@ -20,6 +20,8 @@ const MAX_QUESTIONS = 60;
 const MAX_PAGES = 5_000;
 /** Runs kept per site (the trend the dashboard shows). */
 export const KEPT_RUNS = 20;
+/** Characters an answer under a question has at least (shorter is a label, not an answer). */
+const MIN_GOLD = 20;
 /** Worst questions a run lists. */
 const WORST = 5;
 /** A model's answer waited for at most, per question. */
@@ -27,27 +29,24 @@ const MODEL_MS = 20_000;
 
 const runKey = (site: string, at: string) => ["selfcheck", site, at];
 
-/** A site's questions and the sections that answer them, in URL order, bounded. */
+/**
+ * A site's questions and the sections that answer them, in URL order, bounded: sections read
+ * as retrieval reads them (sections.ts), an FAQ section cut at each question it asks.
+ */
 async function pairs(s: Services, site: Site) {
   const out: { question: string; url: string; gold: string; lang: string }[] = [];
   let read = 0;
   for await (const page of s.pages.all(site.id)) {
     if (++read > MAX_PAGES || out.length >= MAX_QUESTIONS) break;
-    const lines = page.body.split("\n");
-    const headings = new Set(page.sections?.map((x) => x.heading) ?? page.headings ?? []);
-    for (let i = 0; i < lines.length && out.length < MAX_QUESTIONS; i++) {
-      if (!headings.has(lines[i]) || !questionShaped(lines[i])) continue;
-      let end = i + 1;
-      while (end < lines.length && !headings.has(lines[end])) end++;
-      const gold = lines.slice(i + 1, end).join(" ").trim();
-      if (gold.length >= 20) {
-        out.push({
-          question: questionText(lines[i]),
-          url: page.url,
-          gold,
-          lang: page.lang || "en",
-        });
-      }
+    for (const section of splitSections(page).flatMap(splitQuestions)) {
+      if (!questionShaped(section.heading) || section.text.trim().length < MIN_GOLD) continue;
+      out.push({
+        question: questionText(section.heading),
+        url: page.url,
+        gold: section.text,
+        lang: page.lang || "en",
+      });
+      if (out.length >= MAX_QUESTIONS) break;
     }
   }
   return out;
@@ -85,9 +84,8 @@ async function answerOf(s: Services, site: Site, question: string) {
     const signal = AbortSignal.timeout(MODEL_MS);
     for await (const delta of s.summarizer.stream({ ...input, signal })) text += delta;
   }
-  const checked = checkAnswer(new SupportChecker(found.texts), truncateAnswer(text).answer);
-  if (!checked.check.supported) return null;
-  return citedOnly<SourceRef>(checked.answer, found.refs);
+  const checked = checkedAnswer(truncateAnswer(text).answer, found.texts, found.refs);
+  return checked.answered ? checked : null;
 }
 
 const pageOf = (r: SourceRef | undefined) => r?.type === "page" ? r.url.split("#")[0] : "";

@@ -9,6 +9,7 @@
  * knowledge (a site that allows it) is not checked against the site.
  */
 import { contentTerms } from "./analysis.ts";
+import { citedOnly } from "./citations.ts";
 import type { SourceText } from "./summarizer.ts";
 
 /** How the check went: sentences read, supported, removed. */
@@ -251,4 +252,14 @@ export function checkAnswer(
     kept += c.text;
   }
   return { answer: kept.trim(), check: { sentences, supported, removed } };
+}
+
+/**
+ * A whole answer checked against the passages it was made from and renumbered to the sources
+ * its kept sentences cite; `answered` when a sentence is supported and cites a source.
+ */
+export function checkedAnswer<T>(text: string, passages: readonly SourceText[], sources: T[]) {
+  const { answer, check } = checkAnswer(new SupportChecker(passages), text);
+  const cited = citedOnly(answer, sources);
+  return { ...cited, check, answered: check.supported > 0 && cited.sources.length > 0 };
 }

@@ -5,11 +5,11 @@
  * spends no credit. Checked entry by entry, and compiled into the lookup an answer makes.
  */
 import { invalid } from "../errors.ts";
-import { givenId, list, oneEachQuery, record, text, uniqueIds } from "./check.ts";
+import { givenId, list, oneEachQuery, queryAndMatch, record, text, uniqueIds } from "./check.ts";
 import { sitePaths } from "./curations.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
-import { holdsPhrase, phraseKey } from "./normalise.ts";
+import { phraseLookup } from "./normalise.ts";
 import type { AnswerPin } from "../wire_types.ts";
 
 export type { AnswerPin };
@@ -17,12 +17,7 @@ export type { AnswerPin };
 function entry(value: unknown, param: string): AnswerPin & { given?: string } {
   const o = record(value, param, ["id", "query", "match", "answer", "sources"]);
   const given = givenId(o.id, `${param}.id`);
-  const query = text(o.query, `${param}.query`, LIMITS.queryChars);
-  if (!phraseKey(query)) throw invalid(`${param}.query`, `${param}.query must hold a word.`);
-  const match = o.match ?? "exact";
-  if (match !== "exact" && match !== "contains") {
-    throw invalid(`${param}.match`, `${param}.match must be exact or contains.`);
-  }
+  const { query, match } = queryAndMatch(o, param, LIMITS.queryChars);
   const answer = text(o.answer, `${param}.answer`, LIMITS.answerChars).trim();
   if (!answer) throw invalid(`${param}.answer`, `${param}.answer must not be empty.`);
   return {
@@ -55,14 +50,6 @@ export function compileAnswerPins(
   pins: AnswerPin[],
 ): ((question: string) => AnswerPin | null) | undefined {
   if (!pins.length) return undefined;
-  const exact = new Map<string, AnswerPin>();
-  const contains: { phrase: string; pin: AnswerPin }[] = [];
-  for (const p of pins) {
-    if (p.match === "exact") exact.set(phraseKey(p.query), p);
-    else contains.push({ phrase: phraseKey(p.query), pin: p });
-  }
-  return (question: string) => {
-    const key = phraseKey(question);
-    return exact.get(key) ?? contains.find((x) => holdsPhrase(key, x.phrase))?.pin ?? null;
-  };
+  const lookup = phraseLookup(pins);
+  return (question: string) => lookup(question)[0] ?? null;
 }

@@ -74,3 +74,18 @@ export function oneEachQuery(
     seen.set(key, i);
   });
 }
+
+/** An entry's query (holding a word, at most `max` characters) and its match (exact by default). */
+export function queryAndMatch(
+  o: Fields,
+  param: string,
+  max: number,
+): { query: string; match: "exact" | "contains" } {
+  const query = text(o.query, `${param}.query`, max);
+  if (!phraseKey(query)) throw invalid(`${param}.query`, `${param}.query must hold a word.`);
+  const match = o.match ?? "exact";
+  if (match !== "exact" && match !== "contains") {
+    throw invalid(`${param}.match`, `${param}.match must be exact or contains.`);
+  }
+  return { query, match };
+}

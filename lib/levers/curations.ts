@@ -5,10 +5,10 @@
  */
 import { invalid } from "../errors.ts";
 import { sitePath } from "../http/schemas.ts";
-import { givenId, list, oneEachQuery, record, text, uniqueIds } from "./check.ts";
+import { givenId, list, oneEachQuery, queryAndMatch, record, uniqueIds } from "./check.ts";
 import { newId } from "../sites/keys.ts";
 import { LIMITS } from "./limits.ts";
-import { holdsPhrase, phraseKey } from "./normalise.ts";
+import { phraseLookup } from "./normalise.ts";
 import type { Curation } from "../wire_types.ts";
 import type { Placement } from "../search/engine/mod.ts";
 
@@ -33,12 +33,7 @@ export function sitePaths(value: unknown, param: string, max: number): string[] 
 function entry(value: unknown, param: string): Curation & { given?: string } {
   const o = record(value, param, ["id", "query", "match", "pin", "hide"]);
   const given = givenId(o.id, `${param}.id`);
-  const query = text(o.query, `${param}.query`, LIMITS.queryChars);
-  if (!phraseKey(query)) throw invalid(`${param}.query`, `${param}.query must hold a word.`);
-  const match = o.match ?? "exact";
-  if (match !== "exact" && match !== "contains") {
-    throw invalid(`${param}.match`, `${param}.match must be exact or contains.`);
-  }
+  const { query, match } = queryAndMatch(o, param, LIMITS.queryChars);
   const pin = sitePaths(o.pin, `${param}.pin`, LIMITS.pins);
   const hide = sitePaths(o.hide, `${param}.hide`, LIMITS.hides);
   const both = hide.findIndex((h) => pin.includes(h));
@@ -69,19 +64,9 @@ export function checkCurations(body: unknown): Curation[] {
  */
 export function compileCurations(list: Curation[]): ((q: string) => Placement | null) | undefined {
   if (!list.length) return undefined;
-  const exact = new Map<string, Curation>();
-  const contains: { phrase: string; c: Curation }[] = [];
-  for (const c of list) {
-    if (c.match === "exact") exact.set(phraseKey(c.query), c);
-    else contains.push({ phrase: phraseKey(c.query), c });
-  }
+  const lookup = phraseLookup(list);
   return (q: string) => {
-    const key = phraseKey(q);
-    const hits = [
-      exact.get(key),
-      ...contains.filter((x) => holdsPhrase(key, x.phrase)).map((x) => x.c),
-    ]
-      .filter((c): c is Curation => c !== undefined);
+    const hits = lookup(q);
     if (!hits.length) return null;
     const hide = new Set(hits.flatMap((c) => c.hide));
     const pin = [...new Set(hits.flatMap((c) => c.pin))].filter((u) => !hide.has(u));

@@ -18,6 +18,27 @@ export function holdsPhrase(query: string, phrase: string): boolean {
   return ` ${query} `.includes(` ${phrase} `);
 }
 
+/**
+ * The lookup of a list whose entries match a query exactly (its normalised key) or as a
+ * phrase it holds as whole words: for a query, its exact entry first, then the contained ones
+ * in list order (curations, answer pins).
+ */
+export function phraseLookup<T extends { query: string; match: "exact" | "contains" }>(
+  list: T[],
+): (q: string) => T[] {
+  const exact = new Map<string, T>();
+  const contains: { phrase: string; entry: T }[] = [];
+  for (const e of list) {
+    if (e.match === "exact") exact.set(phraseKey(e.query), e);
+    else contains.push({ phrase: phraseKey(e.query), entry: e });
+  }
+  return (q: string) => {
+    const key = phraseKey(q), first = exact.get(key);
+    const held = contains.filter((x) => holdsPhrase(key, x.phrase)).map((x) => x.entry);
+    return first ? [first, ...held] : held;
+  };
+}
+
 /** Damerau distance of at most one: a letter deleted, inserted, replaced or two swapped. */
 export function oneEditApart(a: string, b: string): boolean {
   if (a === b) return false;

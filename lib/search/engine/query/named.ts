@@ -98,9 +98,9 @@ function clearTitled() {
  * hold every rare one, all of the query's words but `slack` or the rare ones alone (the rest
  * qualify the name: "frob_limit (integer)" for "frob_limit configuration parameter"), and at
  * most `extra` words besides ("Invoking the frobctl Program" for "frobctl program usage"),
- * where no heading names it exactly. Of `typed` words as typed: a dotted name's parts are one name, which a
- * heading of some of its parts does not name, so longer queries need two words typed, and the
- * loose rule every word typed apart.
+ * where no heading names it exactly. Of `typed` words as typed: a dotted name's parts are one
+ * name, which a heading of some of its parts does not name, so longer queries need two words
+ * typed, and the loose rule every word typed apart.
  */
 export function headingBonus(
   db: SiteDb,

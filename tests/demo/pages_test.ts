@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { DEMO_PAGES, parseDemoPage } from "../../lib/demo/pages.ts";
+import { ensureDemoSite } from "../../lib/demo/site.ts";
+import { search, startApp } from "../helpers.ts";
 
 Deno.test("demo pages - front matter and Markdown become a plain body: wrapped lines joined, headings and items on their own line", () => {
   const page = parseDemoPage(
@@ -39,4 +41,19 @@ Deno.test("demo pages - every file under lib/demo/pages is read, with unique URL
   assert.equal(DEMO_PAGES.length, 39);
   assert.equal(new Set(DEMO_PAGES.map((p) => p.url)).size, DEMO_PAGES.length);
   assert.ok(DEMO_PAGES.every((p) => p.body.length > 200 && !p.body.includes("## ")));
+});
+
+Deno.test("demo site - a one-word query goes to the page given to it, not to a section of the FAQ or the shop", async () => {
+  const t = await startApp();
+  try {
+    const demo = await ensureDemoSite(t.services);
+    for (
+      const [query, url] of [["shipping", "/shipping"], ["decaf", "/shop/colombia-huila-decaf"]]
+    ) {
+      const { body } = await search(t, demo.publicKey, `q=${query}`);
+      assert.equal(new URL(body.results[0].url, "http://x").pathname, url, query);
+    }
+  } finally {
+    t.close();
+  }
 });

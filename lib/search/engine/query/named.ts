@@ -68,11 +68,19 @@ export function nameBonus(
     }
   }
   const lengths = db.index.lengths.title;
+  let wholes = 0;
   for (const id of titled) {
     const whole = inTitle[id] >= (lengths.get(id) ?? Infinity);
     if (whole && distinct[id] >= need && named[id] >= names.size && (db.prior.get(id) ?? 1) >= 1) {
       words[id] += bonus * unit;
+      wholes++;
     }
+  }
+  // A one-word query held by one title only ("Shipping and delivery" for "shipping") names
+  // that page as a heading of the word alone would (headingBonus): the page given to the
+  // word is the topic, where a section headed by it sits in a page about something else.
+  if (queryWords === 1 && !wholes && titled.length === 1 && (db.prior.get(titled[0]) ?? 1) >= 1) {
+    words[titled[0]] += r.named.heading * unit;
   }
   clearTitled();
 }

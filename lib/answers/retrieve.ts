@@ -7,6 +7,7 @@
  * conversation's earlier questions and sources too, weighted towards the new question.
  */
 import { type SectionedPage, splitQuestions, splitSections } from "./sections.ts";
+import { sectionsOf } from "./section_cache.ts";
 import {
   type Candidate as Scorable,
   roughRound,
@@ -403,7 +404,7 @@ async function gather(
   add("document", lists[3]);
   for (const [c, d] of texts) {
     await slices.pause();
-    c.sections = splitSections(d).flatMap(splitQuestions);
+    c.sections = sectionsOf(`${site.id}\0${c.key}`, d);
     if (c.ref.type === "page" && c.rank < FAR_PAGES) await reachFar(s, site, c, d, question);
   }
   // The pages an earlier answer used stay in the running for a follow-up.

@@ -7,6 +7,7 @@
  */
 import { createApp } from "./app.ts";
 import { type CrawlWorker, startCrawlWorker } from "./lib/crawl/worker.ts";
+import { selfCheckAfterCrawl } from "./lib/answers/selfcheck.ts";
 import { ensureDemoSite, operatorToken } from "./lib/demo/site.ts";
 import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
@@ -123,6 +124,8 @@ const demo = production ? null : await ensureDemoSite(services);
 const worker = startCrawlWorker(services, {
   staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
   cron: cron !== null,
+  // Each crawl ended is followed by a run of the answers' self-check: the owner sees a trend.
+  afterCrawl: (site) => selfCheckAfterCrawl(services, site),
 });
 crawler.resolve(worker);
 // V8 compiles the search path now, not in a visitor's first search (search/warm.ts: ~40 ms),

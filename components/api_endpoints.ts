@@ -385,7 +385,8 @@ export const GROUPS: EndpointGroup[] = [
         method: "GET",
         path: `${SITE}/answers/selfcheck`,
         auth: "admin",
-        summary: "The last 20 self-check runs, newest first.",
+        summary:
+          "The last 20 self-check runs, newest first (one also follows each crawl that ends done, with the built-in summarizer).",
       },
       {
         method: "POST",

@@ -93,7 +93,25 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /** Runs the self-check now, keeps the run (the last KEPT_RUNS), and returns it. */
 export async function runSelfCheck(s: Services, site: Site): Promise<SelfCheckRun> {
+  return await runOn(s, site, await pairs(s, site));
+}
+
+/**
+ * The run after each crawl, for the trend: on a site with AI answers on and questions of its
+ * own, with the built-in summarizer. A model's answers cost the operator, so with one the
+ * owner starts a run (POST …/answers/selfcheck).
+ */
+export async function selfCheckAfterCrawl(s: Services, site: Site): Promise<void> {
+  if (!site.settings.aiSummaries || !s.summarizer.compose) return;
   const asked = await pairs(s, site);
+  if (asked.length) await runOn(s, site, asked);
+}
+
+async function runOn(
+  s: Services,
+  site: Site,
+  asked: Awaited<ReturnType<typeof pairs>>,
+): Promise<SelfCheckRun> {
   let f1 = 0, first = 0, abstained = 0;
   const scored: { question: string; expected: string; got: string; f1: number }[] = [];
   for (const p of asked) {

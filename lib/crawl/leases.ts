@@ -23,6 +23,7 @@ import {
 } from "./job_record.ts";
 import { newId } from "../sites/keys.ts";
 import type { Services } from "../services.ts";
+import type { Site } from "../sites/store.ts";
 
 /** One instance's crawl worker: its id, settings, and the runners it has going. */
 export interface Worker {
@@ -41,6 +42,8 @@ export interface Worker {
   again: boolean;
   /** Shutting down: no job is taken, and running ones hand their lease back. */
   closing?: boolean;
+  /** Told of each site whose crawl ended done here (the answers' self-check runs then). */
+  afterCrawl?: (site: Site) => Promise<void>;
 }
 
 const workers = new WeakMap<Services, Worker>();
@@ -67,9 +70,15 @@ export function workerOf(s: Services): Worker {
 /** This instance's worker for `s`; `opts` set its timings. */
 export function crawlWorker(
   s: Services,
-  opts: { staleMs?: number; stepMs?: number; maxRunning?: number } = {},
+  opts: {
+    staleMs?: number;
+    stepMs?: number;
+    maxRunning?: number;
+    afterCrawl?: (site: Site) => Promise<void>;
+  } = {},
 ) {
   const w = workerOf(s);
+  if (opts.afterCrawl) w.afterCrawl = opts.afterCrawl;
   if (opts.staleMs) w.staleMs = opts.staleMs;
   if (opts.stepMs) w.stepMs = opts.stepMs;
   if (opts.maxRunning) w.maxRunning = opts.maxRunning;
@@ -195,6 +204,7 @@ async function claim(
     const runner = new JobRunner(s, site, claimed, res.versionstamp, {
       stepMs: worker.stepMs,
       onStorageDown: () => worker.backoff.set(job.id, Date.now() + STORAGE_RETRY_MS),
+      afterDone: worker.afterCrawl,
     });
     worker.running.set(job.id, runner);
     void runner.run().finally(() => {

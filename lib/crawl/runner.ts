@@ -42,6 +42,8 @@ export interface RunnerOptions {
   stepMs: number;
   /** Told when storage failed: the lease goes back, and the instance leaves the job a while. */
   onStorageDown: () => void;
+  /** Told once the job said it ended done; what it does is its own (failures are logged). */
+  afterDone?: (site: Site) => Promise<void>;
 }
 
 /** One instant of the crawl: the marks and items pending then, and the record that counts them. */
@@ -200,10 +202,27 @@ export class JobRunner {
           job.finishedAt = iso(s.clock());
           job.runner = null;
           await this.#flush({ final: true });
+          if (job.status === "done") await this.#afterDone();
         }
       }
     } catch (err) {
       s.log({ level: "error", msg: "crawl end failed", job: job.id, error: String(err) });
+    }
+  }
+
+  /** What follows a crawl ended done: the site as it is now (its settings may have changed). */
+  async #afterDone() {
+    if (!this.opts.afterDone) return;
+    try {
+      const site = await this.s.sites.get(this.site.id);
+      if (site) await this.opts.afterDone(site);
+    } catch (err) {
+      this.s.log({
+        level: "error",
+        msg: "after crawl failed",
+        job: this.job.id,
+        error: String(err),
+      });
     }
   }
 

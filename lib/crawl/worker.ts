@@ -98,7 +98,13 @@ export interface CrawlWorker {
  */
 export function startCrawlWorker(
   s: Services,
-  opts: { staleMs?: number; stepMs?: number; cron?: boolean } = {},
+  opts: {
+    staleMs?: number;
+    stepMs?: number;
+    cron?: boolean;
+    /** Told of each site whose crawl ended done on this instance. */
+    afterCrawl?: (site: Site) => Promise<void>;
+  } = {},
 ): CrawlWorker {
   crawlWorker(s, opts);
   const logged = (what: string) => (err: unknown) =>

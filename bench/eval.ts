@@ -3,7 +3,8 @@
  * from ../shared/eval; git-doc, GNU gettext's manual, the Debian FAQ and ikiwiki's site with
  * judgments derived from their own structure, eval_derived.ts), each site served on 127.0.0.1 and crawled whole without its index pages. Relevance: every
  * judged query (plain and with a typo) through the search index, scored by evaluate.py.
- * Answers: every FAQ question through POST /api/summarize, scored by score_answers.py.
+ * Answers: every FAQ question and every how-to question (made from the site's gerund section
+ * headings, extract_howto.py) through POST /api/summarize, scored by score_answers.py.
  * Prints one table, then (with --scale) search speed and memory over every installed manual;
  * `--misses` prints each judged query whose first result is not relevant (stderr). The guard
  * (eval_guard.ts) fails the run when a set falls more than 0.01 below bench/eval_baseline.json,
@@ -30,6 +31,7 @@ interface Row {
   plain?: Record<string, number>;
   typo?: Record<string, number>;
   faq?: FaqScore;
+  howto?: FaqScore;
   searchMs: number[];
 }
 
@@ -75,11 +77,12 @@ const f = (v: number | undefined, d = 3) => v === undefined ? "–" : v.toFixed(
 function print(rows: Row[]) {
   console.log(
     "\n| set | pages | queries | MRR@10 plain | MRR@10 typo | P@1 plain | FAQ n | F1 | recall | " +
-      "precision | cite@1 | cite | first delta p50 / p99 ms | search p50 / p99 ms |",
+      "precision | cite@1 | cite | how-to n | how-to F1 | how-to cite@1 | " +
+      "first delta p50 / p99 ms | search p50 / p99 ms |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
-    const firsts = [...(r.faq?.firsts ?? [])].sort((a, b) => a - b);
+    const firsts = [...(r.faq?.firsts ?? []), ...(r.howto?.firsts ?? [])].sort((a, b) => a - b);
     const times = [...r.searchMs].sort((a, b) => a - b);
     console.log(
       `| ${r.set.name} | ${r.pages} | ${r.plain?.n ?? "–"} | ${f(r.plain?.["MRR@10"])} | ${
@@ -87,6 +90,7 @@ function print(rows: Row[]) {
       } | ` +
         `${f(r.plain?.["P@1"])} | ${r.faq?.n ?? "–"} | ${f(r.faq?.f1)} | ${f(r.faq?.recall)} | ` +
         `${f(r.faq?.precision)} | ${f(r.faq?.cite1)} | ${f(r.faq?.cite)} | ` +
+        `${r.howto?.n ?? "–"} | ${f(r.howto?.f1)} | ${f(r.howto?.cite1)} | ` +
         (firsts.length
           ? `${f(percentile(firsts, 50), 1)} / ${f(percentile(firsts, 99), 1)}`
           : "–") +
@@ -117,6 +121,9 @@ export async function evaluate(
       if (opts.answers !== false && set.faq) {
         row.faq = await scoreFaq(c.app, c.publicKey, set.faq, `${EVAL_DIR}/score_answers.py`);
       }
+      if (opts.answers !== false && set.howto) {
+        row.howto = await scoreFaq(c.app, c.publicKey, set.howto, `${EVAL_DIR}/score_answers.py`);
+      }
       rows.push(row);
     } finally {
       await c.close();
@@ -135,6 +142,7 @@ function figuresOf(rows: Row[]): Figures {
     if (r.plain) [f.mrr, f.p1] = [r.plain["MRR@10"], r.plain["P@1"]];
     if (r.typo) f.mrrTypo = r.typo["MRR@10"];
     if (r.faq) [f.f1, f.cite1] = [r.faq.f1, r.faq.cite1];
+    if (r.howto) [f.howtoF1, f.howtoCite1] = [r.howto.f1, r.howto.cite1];
     out[r.set.name] = f;
   }
   return out;

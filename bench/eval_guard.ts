@@ -11,8 +11,10 @@ export const TOLERANCE = 0.01;
 /** The baseline's home, beside this file. */
 export const BASELINE_PATH = new URL("./eval_baseline.json", import.meta.url);
 
-/** One set's figures: MRR@10 plain and typo, P@1, and the FAQ answers' F1 and cite@1. */
-export type SetFigures = Partial<Record<"mrr" | "mrrTypo" | "p1" | "f1" | "cite1", number>>;
+/** One set's figures: MRR@10 plain and typo, P@1, and the FAQ and how-to answers' F1 and cite@1. */
+export type SetFigures = Partial<
+  Record<"mrr" | "mrrTypo" | "p1" | "f1" | "cite1" | "howtoF1" | "howtoCite1", number>
+>;
 export type Figures = Record<string, SetFigures>;
 
 export interface Drop {

@@ -45,6 +45,8 @@ export interface EvalSet {
   typo: string;
   /** Absent where the site has no FAQ. */
   faq?: string;
+  /** How-to questions made from the site's gerund section headings (extract_howto.py). */
+  howto?: string;
   /** More of the site's own index pages to leave out, beside SKIP's (paths). */
   skip?: RegExp;
 }
@@ -56,6 +58,7 @@ const shared = (name: string, root: string): EvalSet => ({
   plain: `${EVAL_DIR}/${name}_judgments.json`,
   typo: `${EVAL_DIR}/${name}_judgments_typo.json`,
   faq: `${EVAL_DIR}/${name}_faq.json`,
+  howto: `${EVAL_DIR}/${name}_howto.json`,
 });
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
@@ -68,10 +71,33 @@ export async function evalSets(only: string[] = []): Promise<EvalSet[]> {
     shared("celery", "/usr/share/doc/python-celery-doc/html"),
   ];
   const out: EvalSet[] = [];
-  for (const s of sets) if (await exists(s.root)) out.push(s);
+  for (const s of sets) {
+    if (!(await exists(s.root))) continue;
+    out.push(s.howto && await exists(s.howto) ? s : { ...s, howto: undefined });
+  }
   const wanted = (name: string) => !only.length || only.includes(name);
   out.push(...await derivedSets(wanted));
   return out.filter((s) => wanted(s.name));
+}
+
+/**
+ * A derived set's how-to questions, made as the shared sets' are (extract_howto.py), less
+ * those on pages the crawl leaves out; undefined where the site has no gerund headings.
+ */
+async function howtoOf(dir: string, name: string, root: string, skip?: RegExp) {
+  const path = `${dir}/${name}_howto.json`;
+  const made = await new Deno.Command("python3", {
+    args: [`${EVAL_DIR}/extract_howto.py`, root, name, "-o", path],
+    cwd: EVAL_DIR,
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  if (!made.success) return undefined;
+  const set = JSON.parse(await Deno.readTextFile(path));
+  set.judgments = set.judgments.filter((j: { page: string }) => !skip?.test(j.page));
+  if (!set.judgments.length) return undefined;
+  await Deno.writeTextFile(path, JSON.stringify(set));
+  return path;
 }
 
 /** Temporary folders of derived judgments, removed by `disposeSets`. */
@@ -96,11 +122,13 @@ async function written(
     await Deno.writeTextFile(`${dir}/${file}`, JSON.stringify({ judgments }));
     return `${dir}/${file}`;
   };
+  const howto = await howtoOf(dir, name, root, skip);
   return {
     name,
     root,
     start,
     skip,
+    ...(howto ? { howto } : {}),
     plain: await write(`${name}_judgments.json`, d.plain),
     typo: await write(`${name}_judgments_typo.json`, typos(d.plain)),
     ...(d.faq.length ? { faq: await write(`${name}_faq.json`, d.faq) } : {}),

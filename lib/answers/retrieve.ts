@@ -230,7 +230,9 @@ async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage,
     if (!heading || seen.has(heading)) return false;
     const low = heading.toLowerCase(); // a cheap test first: most headings name nothing asked
     if (roots.filter((r) => low.includes(r)).length < FAR_NAMED * asked.size) return false;
-    if (!asksLikeQuestion(heading)) return false; // reading a whole long page is for a question
+    // Reading a whole long page is for a question: one a heading asks, or the visitor's own
+    // ("How do I write a manager?" is answered under "Writing a manager").
+    if (!asksLikeQuestion(heading) && !asksLikeQuestion(q)) return false;
     const named = contentTerms(heading, c.lang).filter((t) => asked.has(t)).length;
     return named >= FAR_NAMED * asked.size;
   });
@@ -238,9 +240,8 @@ async function reachFar(s: Services, site: Site, c: Candidate, d: SectionedPage,
   const page = await s.pages.get(site.id, c.ref.url);
   if (!page) return;
   const wanted = new Set(far.map((x) => squash(x.heading)));
-  const found = splitSections({ ...page, body: page.body, sections: d.sections })
-    .filter((x) => wanted.has(x.heading));
-  c.sections.push(...found.flatMap(splitQuestions));
+  const whole = sectionsOf(`${site.id}\0whole:${c.ref.url}`, { ...page, sections: d.sections });
+  c.sections.push(...whole.filter((x) => wanted.has(x.parent ?? x.heading)));
 }
 
 /**

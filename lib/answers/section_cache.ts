@@ -39,6 +39,8 @@ export function sectionsOf(key: string, page: SectionedPage): TextSection[] {
 }
 
 function keep(key: string, entry: Entry): TextSection[] {
+  // A page of more than a share of the budget would push out every other: it is read anew.
+  if (entry.body.length > BUDGET / 8) return [...entry.read];
   entries.set(key, entry);
   held += entry.body.length;
   for (const [k, e] of entries) {

@@ -182,3 +182,41 @@ Deno.test("retrieve - the page that explains a thing answers before the changelo
   assert.equal(r.refs[0].type === "page" && r.refs[0].url.split("#")[0], "/templates");
   t.close();
 });
+
+Deno.test("retrieve - a how-to question is answered from the section named for the task, even far down a long page", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "basic");
+  const filler = (topic: string) =>
+    Array.from(
+      { length: 40 },
+      (_, i) => `The ${topic} reference, part ${i}: options, defaults and limits of the ${topic}.`,
+    ).join(" ");
+  // Sixty sections of reference before the one that tells how to do the task asked about.
+  const headings = Array.from({ length: 60 }, (_, i) => `Option group ${i}`);
+  const body = headings.flatMap((h) => [h, filler("kiln")]);
+  headings.push("Writing a glaze recipe for a kiln");
+  body.push(
+    "Writing a glaze recipe for a kiln",
+    "Start from a base of silica, flux and alumina, weigh each part to a tenth of a gram, and fire a test tile before any glaze recipe goes on a pot.",
+  );
+  await putPages(t, site, [
+    { url: "/kiln", title: "Kiln reference", headings, body: body.join("\n") },
+    {
+      url: "/glazes",
+      title: "Glazes",
+      body: "Glaze recipes are shared by the studio's members; a kiln fires them at cone six.",
+    },
+  ]);
+  assert.ok(
+    body.join("\n").length > 25_000,
+    "the section is beyond what is read of a page at first",
+  );
+  const found = await retrieve(
+    t.services,
+    (await t.services.sites.get(site.id))!,
+    "How do I write a glaze recipe for a kiln?",
+  );
+  assert.equal(found.matched, true);
+  assert.equal(found.texts[0].heading, "Writing a glaze recipe for a kiln");
+  t.close();
+});

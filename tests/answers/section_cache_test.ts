@@ -42,3 +42,11 @@ Deno.test("section cache - pages beyond its budget push out the least recently r
   // Three pages of a million characters do not fit in two million: the first was let go.
   assert.notEqual(sectionsOf("site-d\0page:/a", page(big(1)))[0], a[0]);
 });
+
+Deno.test("section cache - a page of more than an eighth of the budget is read each time, never pushing out the rest", () => {
+  const small = sectionsOf("site-e\0page:/small", page("Intro.\nSetup\nRun it.\n"));
+  const huge = `Setup\n${"word ".repeat(60_000)}\n`; // 300,000 characters
+  const first = sectionsOf("site-e\0page:/huge", page(huge));
+  assert.notEqual(sectionsOf("site-e\0page:/huge", page(huge))[0], first[0]);
+  assert.equal(sectionsOf("site-e\0page:/small", page("Intro.\nSetup\nRun it.\n"))[1], small[1]);
+});

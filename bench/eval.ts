@@ -101,6 +101,19 @@ function print(rows: Row[]) {
   }
 }
 
+/**
+ * A copy of a judgment file keeping the questions whose page the crawl stored: a page no link
+ * reaches from the start (a contributor's guide linked only from its siblings) cannot answer.
+ */
+async function crawledOnly(s: Services, siteId: string, file: string): Promise<string> {
+  const set = JSON.parse(await Deno.readTextFile(file));
+  const kept = [];
+  for (const j of set.judgments) if (await s.pages.meta(siteId, j.page)) kept.push(j);
+  const path = await Deno.makeTempFile({ suffix: ".json" });
+  await Deno.writeTextFile(path, JSON.stringify({ ...set, judgments: kept }));
+  return path;
+}
+
 /** Crawls and scores every set (or those named); prints one table. */
 export async function evaluate(
   opts: { relevance?: boolean; answers?: boolean; only?: string[] } = {},
@@ -122,7 +135,9 @@ export async function evaluate(
         row.faq = await scoreFaq(c.app, c.publicKey, set.faq, `${EVAL_DIR}/score_answers.py`);
       }
       if (opts.answers !== false && set.howto) {
-        row.howto = await scoreFaq(c.app, c.publicKey, set.howto, `${EVAL_DIR}/score_answers.py`);
+        const reached = await crawledOnly(c.services, c.siteId, set.howto);
+        row.howto = await scoreFaq(c.app, c.publicKey, reached, `${EVAL_DIR}/score_answers.py`);
+        await Deno.remove(reached);
       }
       rows.push(row);
     } finally {

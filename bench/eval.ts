@@ -104,11 +104,13 @@ function print(rows: Row[]) {
 /**
  * A copy of a judgment file keeping the questions whose page the crawl stored: a page no link
  * reaches from the start (a contributor's guide linked only from its siblings) cannot answer.
+ * Null where none is left.
  */
-async function crawledOnly(s: Services, siteId: string, file: string): Promise<string> {
+async function crawledOnly(s: Services, siteId: string, file: string): Promise<string | null> {
   const set = JSON.parse(await Deno.readTextFile(file));
   const kept = [];
   for (const j of set.judgments) if (await s.pages.meta(siteId, j.page)) kept.push(j);
+  if (!kept.length) return null;
   const path = await Deno.makeTempFile({ suffix: ".json" });
   await Deno.writeTextFile(path, JSON.stringify({ ...set, judgments: kept }));
   return path;
@@ -136,8 +138,10 @@ export async function evaluate(
       }
       if (opts.answers !== false && set.howto) {
         const reached = await crawledOnly(c.services, c.siteId, set.howto);
-        row.howto = await scoreFaq(c.app, c.publicKey, reached, `${EVAL_DIR}/score_answers.py`);
-        await Deno.remove(reached);
+        if (reached) {
+          row.howto = await scoreFaq(c.app, c.publicKey, reached, `${EVAL_DIR}/score_answers.py`);
+          await Deno.remove(reached);
+        }
       }
       rows.push(row);
     } finally {

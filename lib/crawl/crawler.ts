@@ -87,6 +87,25 @@ function patternFilter(include: string[], exclude: string[]) {
   }
 }
 
+/** Why the start URL gave nothing, in the owner's words. */
+function startFailure(reason: string): string {
+  const status = /^http_(\d+)$/.exec(reason)?.[1];
+  if (status === "404" || status === "410") {
+    return `the server says it does not exist (HTTP ${status})`;
+  }
+  if (status) return `the server answered HTTP ${status}`;
+  const words: Record<string, string> = {
+    timeout: "the server took too long to answer",
+    fetch_error: "the connection to the server failed",
+    not_html: "it is neither a web page nor a sitemap",
+    too_large: "it is too large",
+    redirect_limit: "it redirects too many times",
+    blocked_address: "it points to a private network address",
+    robots: "robots.txt does not allow it",
+  };
+  return words[reason] ?? "it could not be fetched";
+}
+
 const ACCEPT_ANY = {
   Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.5",
 };
@@ -293,7 +312,7 @@ export class Crawl {
     if (!res.ok || res.status < 200 || res.status >= 300) {
       const reason = res.ok ? `http_${res.status}` : res.reason;
       report.note(start.href, reason);
-      throw new CrawlStartError(`The start URL could not be crawled: ${reason}.`);
+      throw new CrawlStartError(`The start URL could not be crawled: ${startFailure(reason)}.`);
     }
     discovery.siteKey = siteKeyOf(new URL(res.url));
     await this.recordOrigin(new URL(res.url).origin);

@@ -145,3 +145,19 @@ Deno.test("crawl duplicates - from a sitemap, twins with no links between them k
   t.close();
   await fx.close();
 });
+
+Deno.test("crawl origin - a site crawled over http links its results to http://host:port on the hosted results page", async () => {
+  const fx = twinSite();
+  const t = await startApp({ crawl: CRAWL });
+  const site = await createSite(t, "pro");
+  assert.equal((await crawl(t, site, `${fx.origin}/`)).status, "done");
+  const got = await (await t.call(`/api/admin/sites/${site.id}`, admin(site.adminKey))).json();
+  assert.equal(got.site.crawlOrigin, fx.origin);
+  const res = await t.call(`/search-results?key=${site.publicKey}&q=descale`);
+  const page = await res.text();
+  assert.equal(res.status, 200);
+  assert.ok(page.includes(`"baseUrl":"${fx.origin}"`), "the results link to the crawled origin");
+  assert.ok(!page.includes(`https://127.0.0.1:${fx.port}`));
+  t.close();
+  await fx.close();
+});

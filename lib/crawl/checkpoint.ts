@@ -11,7 +11,6 @@
  */
 import type { CrawlTask } from "./queue.ts";
 import { keyFits } from "../storage/kv_limits.ts";
-import type { TwinMark } from "./duplicates.ts";
 
 /** 0 seen (no task), 1 to do, 2 done. */
 export interface UrlMark {
@@ -22,6 +21,13 @@ export interface UrlMark {
   d?: number;
   /** Sitemap lastmod of a page, ms. */
   l?: number;
+}
+
+/** A URL set aside as a duplicate (duplicates.ts): its page's content hash, URL and canonical claim. */
+export interface TwinMark {
+  h: string;
+  u: string;
+  c?: 1;
 }
 
 export const PATH_LISTED = 1;

@@ -7,7 +7,7 @@
  * link counts are bounded like the URLs a crawl may meet.
  */
 import { pathOf, siteKeyOf } from "./http.ts";
-import type { CrawlLog } from "./checkpoint.ts";
+import type { CrawlLog, TwinMark } from "./checkpoint.ts";
 
 /** A URL whose page has a given content hash. */
 export interface Twin {
@@ -17,13 +17,6 @@ export interface Twin {
   url: string;
   /** The page names itself as its canonical URL. */
   canonical: boolean;
-}
-
-/** What a checkpoint keeps of a URL set aside: its content hash and how it was met. */
-export interface TwinMark {
-  h: string;
-  u: string;
-  c?: 1;
 }
 
 /** The hash two pages share exactly when they are the same after extraction. */

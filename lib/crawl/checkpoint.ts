@@ -39,8 +39,6 @@ const KEY_SPARE = 512;
 
 export const urlPrefix = (site: string, job: string) => ["crawlurl", site, job];
 export const pathPrefix = (site: string, job: string) => ["crawlpath", site, job];
-/** Per path, the same-site links to it counted so far (duplicates.ts). */
-export const inboundPrefix = (site: string, job: string) => ["crawlin", site, job];
 /** Per path set aside as a duplicate, its content hash (duplicates.ts). */
 export const twinPrefix = (site: string, job: string) => ["crawltwin", site, job];
 /** Staged cuts: [...cutPrefix, cut number, i] holds one write of the cut as [key, value]. */
@@ -62,7 +60,6 @@ export class CrawlLog {
   private paths = new Map<string, number>();
   /** Path flags known so far, so a write carries the whole value. */
   private flags = new Map<string, number>();
-  private inbounds = new Map<string, number>();
   private twins = new Map<string, TwinMark>();
 
   seen(url: string) {
@@ -90,10 +87,6 @@ export class CrawlLog {
     this.paths.set(path, next);
   }
 
-  inbound(path: string, n: number) {
-    this.inbounds.set(path, n);
-  }
-
   twin(path: string, mark: TwinMark) {
     this.twins.set(path, mark);
   }
@@ -115,23 +108,18 @@ export class CrawlLog {
       const key = [...pathPrefix(site, job), path];
       if (keyFits(key, KEY_SPARE)) out.push([key, flags]);
     }
-    for (const [path, n] of this.inbounds) {
-      const key = [...inboundPrefix(site, job), path];
-      if (keyFits(key, KEY_SPARE)) out.push([key, n]);
-    }
     for (const [path, mark] of this.twins) {
       const key = [...twinPrefix(site, job), path];
       if (keyFits(key, KEY_SPARE)) out.push([key, mark]);
     }
     this.urls.clear();
     this.paths.clear();
-    this.inbounds.clear();
     this.twins.clear();
     return out;
   }
 }
 
-/** Reads a job's marks back: every URL met, the tasks left, the path flags, links and twins. */
+/** Reads a job's marks back: every URL met, the tasks left, the path flags and twins. */
 export async function loadMarks(kv: Deno.Kv, site: string, job: string) {
   const urls = new Map<string, UrlMark>();
   const paths = new Map<string, number>();
@@ -141,15 +129,11 @@ export async function loadMarks(kv: Deno.Kv, site: string, job: string) {
   for await (const e of kv.list<number>({ prefix: pathPrefix(site, job) })) {
     paths.set(e.key[3] as string, e.value);
   }
-  const inbound = new Map<string, number>();
   const twins = new Map<string, TwinMark>();
-  for await (const e of kv.list<number>({ prefix: inboundPrefix(site, job) })) {
-    inbound.set(e.key[3] as string, e.value);
-  }
   for await (const e of kv.list<TwinMark>({ prefix: twinPrefix(site, job) })) {
     twins.set(e.key[3] as string, e.value);
   }
-  return { urls, paths, inbound, twins };
+  return { urls, paths, twins };
 }
 
 /** A Set that reports each new member (to a CrawlLog). */

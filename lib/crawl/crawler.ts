@@ -234,7 +234,7 @@ export class Crawl {
           : { kind: "page", url: u, ...(m.l !== undefined ? { lastmod: m.l } : {}) },
       );
     }
-    this.twins.restore(marks.inbound, marks.twins);
+    this.twins.restore(marks.twins);
     for (const [path, flags] of marks.paths) {
       this.log?.restorePath(path, flags);
       if (flags & PATH_LISTED) quiet(report.listed, path);

@@ -4,7 +4,9 @@
  * aside; at its end the page goes under the URL that declares itself canonical, else the one
  * the site's pages link most, else the shorter directory form, and every other URL is reported
  * skipped as a `duplicate` of it. Only a hash of the extracted page is kept per URL, and the
- * link counts are bounded like the URLs a crawl may meet.
+ * link counts are bounded like the URLs a crawl may meet. The counts are kept in memory only
+ * (rewritten at every checkpoint they would cost a write per linked path a second): a crawl
+ * taken over by another instance counts the links it reads from then on.
  */
 import { pathOf, siteKeyOf } from "./http.ts";
 import type { CrawlLog, TwinMark } from "./checkpoint.ts";
@@ -53,7 +55,6 @@ export class CrawlTwins {
       const n = this.inbound.get(path);
       if (n === undefined && this.inbound.size >= this.cap) continue;
       this.inbound.set(path, (n ?? 0) + 1);
-      this.log?.inbound(path, (n ?? 0) + 1);
     }
   }
 
@@ -82,8 +83,7 @@ export class CrawlTwins {
   }
 
   /** Puts back what a checkpoint kept. */
-  restore(inbound: Map<string, number>, aside: Map<string, TwinMark>) {
-    for (const [path, n] of inbound) this.inbound.set(path, n);
+  restore(aside: Map<string, TwinMark>) {
     for (const [path, m] of aside) {
       const group = this.aside.get(m.h) ?? new Map<string, Twin>();
       group.set(path, { path, url: m.u, canonical: m.c === 1 });

@@ -10,7 +10,6 @@ import { Crawl, CrawlStartError } from "./crawler.ts";
 import {
   CrawlLog,
   cutPrefix,
-  inboundPrefix,
   loadMarks,
   pathPrefix,
   stageCut,
@@ -203,7 +202,6 @@ export class JobRunner {
         if (!this.#lost) {
           await deletePrefix(s.kv, urlPrefix(site.id, job.id));
           await deletePrefix(s.kv, pathPrefix(site.id, job.id));
-          await deletePrefix(s.kv, inboundPrefix(site.id, job.id));
           await deletePrefix(s.kv, twinPrefix(site.id, job.id));
           await deletePrefix(s.kv, cutPrefix(site.id, job.id));
           await releaseLock(s, site.id, job.id);

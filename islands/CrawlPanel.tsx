@@ -2,8 +2,9 @@
 /**
  * The crawl part of the Content panel (not an island of its own): the crawl settings
  * form, each field checked with a message beside it; the running crawl's true progress
- * (pages done of the pages it may store); and its failed and skipped URLs with reasons,
- * a page at a time.
+ * (pages done of the pages it may store; a failed crawl's bar never shows full); and its
+ * failed and skipped URLs grouped by reason, each group saying in words what it means and
+ * what to do, its URLs a page at a time.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { jsonBody, requestJson } from "./api.ts";
@@ -24,35 +25,169 @@ export interface CrawlSettings {
 interface UrlItem {
   url: string;
   reason: string;
+  duplicateOf?: string;
 }
 
 type Field = "url" | "maxPages" | "include" | "exclude" | "recrawl";
 
 const RUNNING = new Set(["queued", "running"]);
 const POLL_MS = 500;
-const LIST_PAGE = 50;
+const LIST_PAGE = 10;
 
-/** The reasons an owner reads, in words. */
-const REASONS: Record<string, string> = {
-  robots: "robots.txt disallows it",
-  noindex: "marked noindex",
-  canonical: "its canonical URL is indexed instead",
-  not_html: "not an HTML page",
-  too_large: "too large to store",
-  redirect_limit: "too many redirects",
-  blocked_address: "points to a private address",
-  off_site: "on another site",
-  page_limit: "over the page limit",
-  timeout: "timed out",
-  excluded: "excluded by a pattern",
-  not_included: "not matched by the include patterns",
-  invalid_url: "not a valid URL, or too long",
-  duplicate: "the same page as another URL",
-  fetch_error: "could not be fetched",
-  not_a_sitemap: "not a sitemap",
+/** A reason in words: a title, what it means, and what the owner can do. */
+interface ReasonWords {
+  title: string;
+  means: string;
+  todo?: string;
+}
+
+/** The reasons an owner reads, in words; a raw reason code is never shown. */
+const REASONS: Record<string, ReasonWords> = {
+  off_site: {
+    title: "Links to other sites",
+    means: "A crawl stays on the site it starts from, so these links were not followed.",
+    todo: "To search one of those sites too, add it as a site of its own.",
+  },
+  robots: {
+    title: "Disallowed by robots.txt",
+    means: "Your robots.txt asks crawlers to keep out of these pages.",
+    todo: "To index them, allow SiteSearchBot in robots.txt.",
+  },
+  noindex: {
+    title: "Marked noindex",
+    means: "These pages ask not to be indexed (a robots meta tag or X-Robots-Tag header).",
+    todo: "Remove noindex from a page you want found.",
+  },
+  canonical: {
+    title: "Indexed under their canonical URL",
+    means: "Each names another page as its canonical URL; that page is indexed instead.",
+  },
+  duplicate: {
+    title: "Same page as another URL",
+    means: "Each shows the same content as a page stored under another URL, so it is stored once.",
+  },
+  not_html: {
+    title: "Not web pages",
+    means: "These are files such as PDFs or images, not HTML pages.",
+    todo: "Upload documents you want found under Documents.",
+  },
+  redirect_limit: {
+    title: "Too many redirects",
+    means: "These URLs redirected more than 5 times (or in a loop).",
+    todo: "Fix the redirects on your server.",
+  },
+  blocked_address: {
+    title: "Private addresses",
+    means: "These point to a private or internal network address, which is never crawled.",
+  },
+  page_limit: {
+    title: "Over the page limit",
+    means: "The crawl had stored as many pages as it may.",
+    todo: "Raise Max pages, or upgrade your plan for more pages.",
+  },
+  excluded: {
+    title: "Excluded by your patterns",
+    means: 'These match one of your "Never crawl" patterns.',
+  },
+  not_included: {
+    title: "Outside your include patterns",
+    means: 'These match none of your "Only crawl" patterns.',
+  },
+  invalid_url: {
+    title: "Unusable URLs",
+    means: "These are not web addresses, or are too long to store.",
+  },
+  discovery_limit: {
+    title: "Too many links",
+    means: "The crawl met more URLs than it keeps for the pages it may store.",
+    todo: "Use include or exclude patterns to focus the crawl.",
+  },
+  sitemap_limit: {
+    title: "Too many sitemaps",
+    means: "A crawl reads at most 50 sitemaps.",
+  },
+  timeout: {
+    title: "Timed out",
+    means: "The server took too long to answer.",
+    todo: "Check that your server is up, then crawl again.",
+  },
+  fetch_error: {
+    title: "Could not connect",
+    means: "The connection to the server failed (or its certificate).",
+    todo: "Check that the address is right and the server is reachable.",
+  },
+  not_a_sitemap: {
+    title: "Not a sitemap",
+    means: "These URLs were read as sitemaps but hold no sitemap.",
+    todo: "Check the sitemap's address.",
+  },
+  too_large: {
+    title: "Too large",
+    means: "These pages are over 5 MB, or too large to store.",
+  },
 };
-const reasonText = (r: string) =>
-  REASONS[r] ?? (r.startsWith("http_") ? `HTTP ${r.slice(5)}` : r.replaceAll("_", " "));
+
+/** A reason in words, HTTP statuses and page reading failures included. */
+function reasonWords(r: string): ReasonWords {
+  if (REASONS[r]) return REASONS[r];
+  const status = /^http_(\d{3})$/.exec(r)?.[1];
+  if (status === "404" || status === "410") {
+    return {
+      title: "Not found",
+      means: `The server answered that these pages do not exist (HTTP ${status}).`,
+      todo: "Fix or remove the links to them, or take them out of your sitemap.",
+    };
+  }
+  if (status === "401" || status === "403") {
+    return {
+      title: "Access refused",
+      means: `The server refused the crawler (HTTP ${status}).`,
+      todo: "Let SiteSearchBot read these pages, or leave them out.",
+    };
+  }
+  if (status?.startsWith("5")) {
+    return {
+      title: "Server errors",
+      means: `The server failed to answer (HTTP ${status}).`,
+      todo: "Check your server, then crawl again.",
+    };
+  }
+  if (status) {
+    return { title: `Server answered ${status}`, means: `The server answered HTTP ${status}.` };
+  }
+  if (r.startsWith("parse_")) {
+    return {
+      title: "Could not be read",
+      means: "These pages could not be read as HTML in time.",
+      todo: "Crawl again; if it stays, the pages may be malformed or very large.",
+    };
+  }
+  return { title: "Not indexed", means: "These URLs were not indexed." };
+}
+
+/** Whether a reason is a failure (the fetch gave no page) rather than a choice. */
+const isFailure = (r: string) =>
+  r.startsWith("http_") || r.startsWith("parse_") ||
+  ["timeout", "fetch_error", "not_a_sitemap", "too_large"].includes(r);
+
+/** A job's error in plain words: reason codes in it are put in words. */
+const errorWords = (e: string) =>
+  e.replace(
+    /\b(?:http_\d{3}|[a-z]+(?:_[a-z]+)+)\b/g,
+    (code) =>
+      code in REASONS || code.startsWith("http_") || code.startsWith("parse_")
+        ? reasonWords(code).means.replace(/\.$/, "").replace(/^These (pages|URLs) /, "it ")
+        : code,
+  );
+
+/** Adds https:// to a URL typed without a scheme ("example.com/docs"). */
+const withScheme = (u: string) =>
+  /^[a-z][a-z0-9+.-]*:/i.test(u) || !/^[^\s/:]+\.[^\s/:]+(?:[:/]|$)/.test(u) ? u : `https://${u}`;
+
+/** Moves focus to a field with a message, so the message beside it is read. */
+const focusField = (f: Field) =>
+  (document.getElementById(f === "maxPages" ? "crawl-max" : `crawl-${f}`) as HTMLElement | null)
+    ?.focus();
 
 const lines = (s: string) => s.split("\n").map((x) => x.trim()).filter(Boolean);
 
@@ -91,19 +226,24 @@ function check(v: { url: string; maxPages: string }, planMax: number) {
   return errors;
 }
 
-/** One list of a finished or running job: failed or skipped URLs with their reasons. */
-function UrlList(p: { siteId: string; jobId: string; kind: "failed" | "skipped"; count: number }) {
+/** One reason's URLs of a job: a count, what it means and what to do, its URLs a page at a time. */
+function ReasonGroup(
+  p: { siteId: string; jobId: string; kind: "failed" | "skipped"; reason: string; count: number },
+) {
   const [items, setItems] = useState<UrlItem[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [open, setOpen] = useState(false);
   const [status, setStatus] = useState<StatusValue>(null);
+  const words = reasonWords(p.reason);
   const load = async (from: string | null) => {
     try {
       const q = from ? `&cursor=${encodeURIComponent(from)}` : "";
       const r = await requestJson<{ urls: UrlItem[]; cursor: string | null }>(
         adminPath(
           p.siteId,
-          `/crawl/${encodeURIComponent(p.jobId)}/urls?kind=${p.kind}&limit=${LIST_PAGE}${q}`,
+          `/crawl/${encodeURIComponent(p.jobId)}/urls?kind=${p.kind}&reason=${
+            encodeURIComponent(p.reason)
+          }&limit=${LIST_PAGE}${q}`,
         ),
       );
       setItems(from ? [...items, ...r.urls] : r.urls);
@@ -116,29 +256,31 @@ function UrlList(p: { siteId: string; jobId: string; kind: "failed" | "skipped";
     setItems([]);
     setCursor(null);
     if (open) load(null);
-  }, [p.jobId]);
+  }, [p.jobId, p.count]);
   const toggle = () => {
     if (!open && !items.length) load(null);
     setOpen(!open);
   };
-  if (!p.count) return null;
   return (
-    <div class="crawl-list" data-crawl-list={p.kind}>
+    <li class="crawl-group" data-crawl-group={p.kind}>
+      <p>
+        <strong>{words.title}</strong>{" "}
+        <span class={`tag ${p.kind === "failed" ? "error" : ""}`}>{fmt(p.count)}</span>
+      </p>
+      <p class="help">{words.means}{words.todo ? ` ${words.todo}` : ""}</p>
       <button type="button" class="button small" aria-expanded={open} onClick={toggle}>
-        {open ? "Hide" : "Show"} {p.kind} URLs ({fmt(p.count)})
+        {open ? "Hide URLs" : "Show URLs"}
       </button>
       <Status value={status} />
       {open
         ? (
           <>
-            <ul class="rows" aria-label={`${p.kind} URLs`}>
+            <ul class="rows" aria-label={`${words.title}: URLs`}>
               {items.map((x) => (
                 <li>
                   <span class="row-main">
                     <span class="path">{x.url}</span>
-                    <span class={`tag ${p.kind === "failed" ? "error" : ""}`}>
-                      {reasonText(x.reason)}
-                    </span>
+                    {x.duplicateOf ? <span class="muted">same as {x.duplicateOf}</span> : null}
                   </span>
                 </li>
               ))}
@@ -146,13 +288,40 @@ function UrlList(p: { siteId: string; jobId: string; kind: "failed" | "skipped";
             {cursor
               ? (
                 <button type="button" class="button small" onClick={() => load(cursor)}>
-                  Load {LIST_PAGE} more
+                  Show more
                 </button>
               )
               : null}
           </>
         )
         : null}
+    </li>
+  );
+}
+
+/** A job's failed or skipped URLs grouped by reason, the largest group first. */
+function ReasonGroups(
+  p: { siteId: string; job: CrawlJobJson; kind: "failed" | "skipped" },
+) {
+  const groups = Object.entries(p.job.reasons ?? {})
+    .filter(([r, n]) => n > 0 && isFailure(r) === (p.kind === "failed"))
+    .sort((a, b) => b[1] - a[1]);
+  if (!groups.length) return null;
+  return (
+    <div class="crawl-list" data-crawl-list={p.kind}>
+      <h4>{p.kind === "failed" ? "Failed" : "Skipped"}</h4>
+      <ul class="rows">
+        {groups.map(([reason, count]) => (
+          <ReasonGroup
+            key={reason}
+            siteId={p.siteId}
+            jobId={p.job.id}
+            kind={p.kind}
+            reason={reason}
+            count={count}
+          />
+        ))}
+      </ul>
     </div>
   );
 }
@@ -174,6 +343,8 @@ export function CrawlPanel(
   const [exclude, setExclude] = useState(s.exclude.join("\n"));
   const [recrawl, setRecrawl] = useState(s.recrawl ?? "");
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
+  /** Said beside the URL field when https:// was added to what was typed. */
+  const [schemeNote, setSchemeNote] = useState(false);
   const [job, setJob] = useState<CrawlJobJson | null>(p.last);
   const [status, setStatus] = useState<StatusValue>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -216,9 +387,10 @@ export function CrawlPanel(
     } catch (e) {
       const field = fieldOf(failure(e));
       if (field) setErrors({ [field[0]]: field[1] });
+      if (field) focusField(field[0]);
       setStatus({
         kind: "error",
-        text: field ? "Settings not saved: see the field marked above." : failure(e),
+        text: field ? "Settings not saved: see the message beside the field." : failure(e),
       });
       return false;
     }
@@ -227,14 +399,21 @@ export function CrawlPanel(
   const submit = async (e: Event, crawl: boolean) => {
     e.preventDefault();
     setStatus(null);
-    const found = crawl ? check({ url, maxPages }, s.planMaxPages) : {};
+    const typed = url.trim();
+    const full = withScheme(typed);
+    if (full !== typed) {
+      setUrl(full);
+      setSchemeNote(true);
+    }
+    const found = crawl ? check({ url: full, maxPages }, s.planMaxPages) : {};
     // Over the plan's limit is a note, not a refusal: the crawl stops at the plan's limit.
     const blocking = Object.keys(found).filter((k) =>
       !(k === "maxPages" && /^\d+$/.test(maxPages.trim()))
     );
     setErrors(found);
     if (blocking.length) {
-      setStatus({ kind: "error", text: "Check the fields marked below." });
+      focusField(blocking[0] as Field);
+      setStatus({ kind: "error", text: "Not started: see the message beside the field." });
       return;
     }
     setStatus({ kind: "busy", text: crawl ? "Starting the crawl…" : "Saving…" });
@@ -244,7 +423,7 @@ export function CrawlPanel(
       const n = maxPages.trim();
       const r = await requestJson<{ job: CrawlJobJson }>(
         adminPath(p.siteId, "/crawl"),
-        jsonBody("POST", { url: url.trim(), ...(n ? { maxPages: Number(n) } : {}) }),
+        jsonBody("POST", { url: full, ...(n ? { maxPages: Number(n) } : {}) }),
       );
       setJob(r.job);
       setStatus({ kind: "ok", text: "Crawl started." });
@@ -253,14 +432,16 @@ export function CrawlPanel(
     } catch (err) {
       const field = fieldOf(failure(err));
       if (field) setErrors({ ...found, [field[0]]: field[1] });
+      if (field) focusField(field[0]);
       setStatus({
         kind: "error",
-        text: field ? "Not started: see the field marked above." : failure(err),
+        text: field ? "Not started: see the message beside the field." : failure(err),
       });
     }
   };
 
   const c = job?.counts ?? {};
+  const failed = job?.status === "failed" || job?.status === "interrupted";
   const running = job ? RUNNING.has(job.status) : false;
   const progress = job?.progress ?? { done: 0, total: 0 };
   const stored = (c.indexed ?? 0) + (c.unchanged ?? 0);
@@ -280,9 +461,19 @@ export function CrawlPanel(
           value={url}
           aria-invalid={errors.url ? true : undefined}
           aria-describedby={described("url", "crawl-url-help")}
-          onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          onInput={(e) => {
+            setUrl((e.target as HTMLInputElement).value);
+            setSchemeNote(false);
+          }}
         />
         {fieldError("url")}
+        {schemeNote && !errors.url
+          ? (
+            <p class="help" data-crawl-scheme>
+              https:// was added to the address. Type http:// yourself for a site without HTTPS.
+            </p>
+          )
+          : null}
         <p id="crawl-url-help" class="help">
           A sitemap lists your pages; a home page makes the crawler follow your links.
         </p>
@@ -362,25 +553,27 @@ export function CrawlPanel(
               </strong>{" "}
               <span class="path">{job.url}</span>
             </p>
+            {/* A crawl that failed or stopped shows how far it got, never a full bar. */}
             <progress
+              class={failed ? "failed" : undefined}
               max={Math.max(progress.total, 1)}
-              value={running ? progress.done : Math.max(progress.total, 1)}
-              aria-label="Crawl progress"
+              value={running || failed ? progress.done : Math.max(progress.total, 1)}
+              aria-label={failed ? "Crawl progress (stopped)" : "Crawl progress"}
             />
             <p data-crawl-progress>
               {fmt(progress.done)} of {fmt(progress.total)} pages done{running ? " so far" : ""} ·
               {" "}
               {fmt(stored)} stored
             </p>
-            {job.error ? <p class="status error">{job.error}</p> : null}
+            {job.error ? <p class="status error">{errorWords(job.error)}</p> : null}
             <p class="muted" data-crawl-counts>
               {fmt(c.indexed ?? 0)} new or changed · {fmt(c.unchanged ?? 0)} unchanged ·{" "}
               {fmt(c.removed ?? 0)} removed · {fmt(c.skipped ?? 0)} skipped · {fmt(c.failed ?? 0)}
               {" "}
               failed
             </p>
-            <UrlList siteId={p.siteId} jobId={job.id} kind="failed" count={c.failed ?? 0} />
-            <UrlList siteId={p.siteId} jobId={job.id} kind="skipped" count={c.skipped ?? 0} />
+            <ReasonGroups siteId={p.siteId} job={job} kind="failed" />
+            <ReasonGroups siteId={p.siteId} job={job} kind="skipped" />
           </div>
         )
         : null}

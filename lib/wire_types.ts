@@ -108,7 +108,7 @@ export interface CrawlJobJson {
   reasons?: Record<string, number>;
   /** Why a failed job failed, in words. */
   error?: string | null;
-  skipped?: { url: string; reason: string }[];
+  skipped?: { url: string; reason: string; duplicateOf?: string }[];
   failed?: { url: string; reason: string }[];
   startedAt?: string;
   finishedAt?: string | null;

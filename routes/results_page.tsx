@@ -25,6 +25,7 @@ import type { Services } from "../lib/services.ts";
 import { MAX_QUERY_CHARS } from "../lib/wire_types.ts";
 import { isPublicKey } from "../lib/sites/keys.ts";
 import type { Site } from "../lib/sites/store.ts";
+import { siteBaseUrl } from "../lib/sites/base_url.ts";
 import { searchSite } from "../lib/usecases/search_site.ts";
 
 const PATH = "/search-results";
@@ -109,11 +110,7 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
     // The page's name and links, also when nothing was searched or the search was refused.
     if (!site) site = cached;
     if (key && !site) error ??= failure(lang, invalidSearchKey());
-    const baseUrl = site && site.id === demo?.siteId
-      ? "/demo"
-      : site?.domain
-      ? `https://${site.domain}`
-      : "";
+    const baseUrl = site && site.id === demo?.siteId ? "/demo" : siteBaseUrl(site);
     const hrefBase = new URLSearchParams({
       ...(given ? { key } : {}),
       ...(facetNames.length ? { filters: facetNames.join(",") } : {}),

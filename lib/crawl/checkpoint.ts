@@ -23,6 +23,13 @@ export interface UrlMark {
   l?: number;
 }
 
+/** A URL set aside as a duplicate (duplicates.ts): its page's content hash, URL and canonical claim. */
+export interface TwinMark {
+  h: string;
+  u: string;
+  c?: 1;
+}
+
 export const PATH_LISTED = 1;
 export const PATH_CLAIMED = 2;
 export const PATH_GONE = 4;
@@ -32,6 +39,8 @@ const KEY_SPARE = 512;
 
 export const urlPrefix = (site: string, job: string) => ["crawlurl", site, job];
 export const pathPrefix = (site: string, job: string) => ["crawlpath", site, job];
+/** Per path set aside as a duplicate, its content hash (duplicates.ts). */
+export const twinPrefix = (site: string, job: string) => ["crawltwin", site, job];
 /** Staged cuts: [...cutPrefix, cut number, i] holds one write of the cut as [key, value]. */
 export const cutPrefix = (site: string, job: string) => ["crawlcut", site, job];
 
@@ -51,6 +60,7 @@ export class CrawlLog {
   private paths = new Map<string, number>();
   /** Path flags known so far, so a write carries the whole value. */
   private flags = new Map<string, number>();
+  private twins = new Map<string, TwinMark>();
 
   seen(url: string) {
     if (!this.urls.has(url)) this.urls.set(url, { s: 0 });
@@ -77,6 +87,10 @@ export class CrawlLog {
     this.paths.set(path, next);
   }
 
+  twin(path: string, mark: TwinMark) {
+    this.twins.set(path, mark);
+  }
+
   /** Known flags from a restore, so later writes keep them. */
   restorePath(path: string, flags: number) {
     this.flags.set(path, flags);
@@ -94,13 +108,18 @@ export class CrawlLog {
       const key = [...pathPrefix(site, job), path];
       if (keyFits(key, KEY_SPARE)) out.push([key, flags]);
     }
+    for (const [path, mark] of this.twins) {
+      const key = [...twinPrefix(site, job), path];
+      if (keyFits(key, KEY_SPARE)) out.push([key, mark]);
+    }
     this.urls.clear();
     this.paths.clear();
+    this.twins.clear();
     return out;
   }
 }
 
-/** Reads a job's marks back: every URL met, the tasks left, and the path flags. */
+/** Reads a job's marks back: every URL met, the tasks left, the path flags and twins. */
 export async function loadMarks(kv: Deno.Kv, site: string, job: string) {
   const urls = new Map<string, UrlMark>();
   const paths = new Map<string, number>();
@@ -110,7 +129,11 @@ export async function loadMarks(kv: Deno.Kv, site: string, job: string) {
   for await (const e of kv.list<number>({ prefix: pathPrefix(site, job) })) {
     paths.set(e.key[3] as string, e.value);
   }
-  return { urls, paths };
+  const twins = new Map<string, TwinMark>();
+  for await (const e of kv.list<TwinMark>({ prefix: twinPrefix(site, job) })) {
+    twins.set(e.key[3] as string, e.value);
+  }
+  return { urls, paths, twins };
 }
 
 /** A Set that reports each new member (to a CrawlLog). */

@@ -12,7 +12,8 @@
  * history (what earlier crawls kept, removal), checkpoint (what a step leaves for the
  * next), robots, queue, refresh and report. runner.ts drives the steps under a lease held in KV (leases.ts).
  */
-import { CrawlDiscovery } from "./discovery.ts";
+import { CrawlDiscovery, SEEN_PER_PAGE } from "./discovery.ts";
+import { CrawlTwins } from "./duplicates.ts";
 import { CrawlHistory } from "./history.ts";
 import { CrawlNames } from "./names.ts";
 import {
@@ -86,6 +87,25 @@ function patternFilter(include: string[], exclude: string[]) {
   }
 }
 
+/** Why the start URL gave nothing, in the owner's words. */
+function startFailure(reason: string): string {
+  const status = /^http_(\d+)$/.exec(reason)?.[1];
+  if (status === "404" || status === "410") {
+    return `the server says it does not exist (HTTP ${status})`;
+  }
+  if (status) return `the server answered HTTP ${status}`;
+  const words: Record<string, string> = {
+    timeout: "the server took too long to answer",
+    fetch_error: "the connection to the server failed",
+    not_html: "it is neither a web page nor a sitemap",
+    too_large: "it is too large",
+    redirect_limit: "it redirects too many times",
+    blocked_address: "it points to a private network address",
+    robots: "robots.txt does not allow it",
+  };
+  return words[reason] ?? "it could not be fetched";
+}
+
 const ACCEPT_ANY = {
   Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.5",
 };
@@ -106,6 +126,7 @@ export class Crawl {
   private discovery: CrawlDiscovery;
   private store: CrawlStore;
   private pages: PageCrawler;
+  private twins: CrawlTwins;
   private begun = false;
   private loaded = false;
 
@@ -143,6 +164,7 @@ export class Crawl {
       report,
       signal,
     });
+    const twins = this.twins = new CrawlTwins(SEEN_PER_PAGE * req.maxPages, log);
     const queue = this.queue = new CrawlQueue(tuning.workers, log && ((t) => log.todo(t)));
     const discovery = this.discovery = new CrawlDiscovery({
       fetcher,
@@ -154,9 +176,10 @@ export class Crawl {
       filter: patternFilter(req.include ?? [], req.exclude ?? []),
       seen: log ? new TrackedSet((u, on) => on && log.seen(u)) : undefined,
       maxPages: req.maxPages,
+      twins,
     });
     const store = this.store = new CrawlStore(
-      { s, site, report, history, refresher, discovery },
+      { s, site, report, history, refresher, discovery, twins },
       req.maxPages,
     );
     this.pages = new PageCrawler({
@@ -211,6 +234,7 @@ export class Crawl {
           : { kind: "page", url: u, ...(m.l !== undefined ? { lastmod: m.l } : {}) },
       );
     }
+    this.twins.restore(marks.twins);
     for (const [path, flags] of marks.paths) {
       this.log?.restorePath(path, flags);
       if (flags & PATH_LISTED) quiet(report.listed, path);
@@ -227,6 +251,11 @@ export class Crawl {
       if (!this.loaded) {
         await this.history.load();
         await this.names.load();
+        // The pages this crawl stored before a restart, by content, to find their twins.
+        for (const path of this.report.claimed) {
+          const twin = this.history.twin(path);
+          if (twin) this.twins.keep(twin.hash, { path, ...twin });
+        }
         this.loaded = true;
       }
       if (!this.begun) {
@@ -237,6 +266,7 @@ export class Crawl {
       if (this.queue.error) throw this.queue.error;
       this.signal?.throwIfAborted();
       if (this.queue.pending > 0) return false;
+      await this.store.settleTwins();
       await this.history.removeGone(this.report, this.refresher);
       await this.names.publish();
       await this.refresher.finish();
@@ -282,9 +312,10 @@ export class Crawl {
     if (!res.ok || res.status < 200 || res.status >= 300) {
       const reason = res.ok ? `http_${res.status}` : res.reason;
       report.note(start.href, reason);
-      throw new CrawlStartError(`The start URL could not be crawled: ${reason}.`);
+      throw new CrawlStartError(`The start URL could not be crawled: ${startFailure(reason)}.`);
     }
     discovery.siteKey = siteKeyOf(new URL(res.url));
+    await this.recordOrigin(new URL(res.url).origin);
     if (sitemap || isGzip(res.body)) {
       discovery.mode = "sitemap";
       discovery.sitemaps.add(res.url);
@@ -316,6 +347,13 @@ export class Crawl {
     }
   }
 
+  /** Result links keep the scheme and host the site answered from (docs/api.md). */
+  private async recordOrigin(origin: string) {
+    if (this.site.crawlOrigin === origin) return;
+    await this.s.sites.update(this.site.id, (x) => ({ ...x, crawlOrigin: origin }));
+    this.site.crawlOrigin = origin;
+  }
+
   private async runTask(task: CrawlTask): Promise<void> {
     this.signal?.throwIfAborted();
     if (task.kind === "sitemap") await this.discovery.crawlSitemap(task.url, task.depth);
@@ -338,8 +376,12 @@ export class Crawl {
     if (report.claimed.has(path) || this.store.full()) return false;
     const links = discovery.mode === "links";
     if (links && !history.hasLinks(path)) return false;
+    // Kept by its content hash, and only while no twin of it is stored: else fetched and judged.
+    const twin = history.twin(path);
+    if (!twin || this.twins.twinOf(twin.hash, path)) return false;
+    this.twins.keep(twin.hash, { path, ...twin });
     report.claim(path);
-    if (links) { for (const link of await history.savedLinks(path)) discovery.discover(link); }
+    if (links) discovery.follow(path, await history.savedLinks(path));
     report.stored(path, "unchanged");
     report.pages.settled++;
     return true;

@@ -11,6 +11,7 @@ import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
 import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseSitemap } from "./sitemap.ts";
 import type { UrlFilter } from "./patterns.ts";
+import type { CrawlTwins } from "./duplicates.ts";
 
 const MAX_SITEMAP_DEPTH = 3;
 const MAX_PATH = 1000;
@@ -43,6 +44,8 @@ export class CrawlDiscovery {
       seen?: Set<string>;
       /** Pages the crawl may store: it keeps at most SEEN_PER_PAGE URLs for each. */
       maxPages: number;
+      /** Where the links between the site's pages are counted. */
+      twins?: CrawlTwins;
     },
   ) {
     this.seen = d.seen ?? new Set();
@@ -51,6 +54,12 @@ export class CrawlDiscovery {
   /** Why the patterns keep a URL out of the crawl, or null. */
   refusal(u: URL): string | null {
     return this.d.filter?.(u) ?? null;
+  }
+
+  /** The links of the page at `from`: each discovered, and counted as a link to its page. */
+  follow(from: string, links: string[]) {
+    for (const link of links) this.discover(link);
+    this.d.twins?.linked(from, links, this.siteKey);
   }
 
   /** A link, sitemap entry or canonical target: queued once if it belongs to the site. */

@@ -26,6 +26,10 @@ interface CrawledRecord {
   links?: boolean | number;
   /** The sitemap's lastmod for it when it was fetched (ms): the same one again means unchanged. */
   lastmod?: number;
+  /** The extracted page's hash (duplicates.ts), which a 304 still compares by. */
+  hash?: string;
+  /** The page named itself its canonical URL. */
+  canon?: 1;
 }
 
 const crawledKey = (site: string, origin: string, path: string) => [
@@ -83,12 +87,32 @@ export class CrawlHistory {
     const rec = this.prev.get(path);
     const conditional: Record<string, string> = {};
     // Following links, a 304 is only of use when the page's links were saved.
-    const usable = mode === "sitemap" || this.hasLinks(path);
+    // Without its content hash, a page is fetched whole once: its twins are found by it.
+    const usable = (mode === "sitemap" || this.hasLinks(path)) && rec?.hash !== undefined;
     if (rec?.url === u.href && this.existing.has(path) && usable) {
       if (rec.etag) conditional["If-None-Match"] = rec.etag;
       if (rec.lastModified) conditional["If-Modified-Since"] = rec.lastModified;
     }
     return conditional;
+  }
+
+  /** The content hash and canonical claim kept for a stored page, if any. */
+  twin(path: string): { hash: string; url: string; canonical: boolean } | null {
+    const rec = this.prev.get(path);
+    return rec?.hash ? { hash: rec.hash, url: rec.url, canonical: rec.canon === 1 } : null;
+  }
+
+  /**
+   * Records that the page stored at `from` now lives at `to` (its twin, fetched from `url`):
+   * no validators, so the next crawl fetches it whole; `from`'s record goes with removeGone.
+   */
+  async moved(from: string, to: string, url: string) {
+    const old = this.prev.get(from);
+    const rec: CrawledRecord = { url };
+    if (old?.hash) rec.hash = old.hash;
+    await this.dropLinks(to);
+    await this.s.kv.set(crawledKey(this.siteId, this.origin, to), rec);
+    this.prev.set(to, rec);
   }
 
   /** Whether a page's links were saved at its last fetch. */
@@ -132,6 +156,7 @@ export class CrawlHistory {
     mode: "sitemap" | "links",
     links: string[],
     lastmod?: number,
+    twin?: { hash: string; canonical: boolean },
   ) {
     const rec: CrawledRecord = { url: res.url };
     if (pathOf(requested) !== path) rec.from = pathOf(requested);
@@ -141,6 +166,8 @@ export class CrawlHistory {
     if (etag && etag.length <= MAX_VALIDATOR) rec.etag = etag;
     if (lastModified && lastModified.length <= MAX_VALIDATOR) rec.lastModified = lastModified;
     if (lastmod !== undefined) rec.lastmod = lastmod;
+    if (twin) rec.hash = twin.hash;
+    if (twin?.canonical) rec.canon = 1;
     const key = linksKey(this.siteId, this.origin, path);
     const writes: [Deno.KvKey, unknown][] = [];
     if (mode === "links" && res.status === 304) {

@@ -50,6 +50,8 @@ export interface CrawlJob {
 export interface CrawlItem {
   url: string;
   reason: string;
+  /** For a `duplicate`: the URL the page is stored under. */
+  duplicateOf?: string;
 }
 
 /** What the API answers for a job: `skipped` and `failed` are samples, paged by listCrawlUrls. */

@@ -228,8 +228,11 @@ export async function getCrawlJob(
   return { ...jobView(job), skipped, failed };
 }
 
+/** Items read at most by one call for a reason's URLs. */
+const MAX_SCAN = 5000;
+
 /**
- * A page of a job's skipped or failed URLs, in the order met, with the cursor of the
+ * A page of a job's skipped or failed URLs (all, or those of one `reason`), in the order met, with the cursor of the
  * next page (null at the end; the cursor is the position of the next URL); null when
  * the site has no such job.
  */
@@ -240,6 +243,7 @@ export async function listCrawlUrls(
   kind: CrawlItemKind,
   cursor: string | null,
   limit = 100,
+  reason?: string,
 ): Promise<{ urls: CrawlItem[]; cursor: string | null } | null> {
   if (!(await s.kv.get(jobKey(siteId, jobId))).versionstamp) return null;
   const from = cursor === null ? 0 : Number(cursor);
@@ -249,13 +253,16 @@ export async function listCrawlUrls(
   const prefix = itemPrefix(siteId, jobId, kind);
   const urls: CrawlItem[] = [];
   let last = -1;
+  // One reason's URLs: at most MAX_SCAN entries are read per call, so a page may hold fewer.
   const iter = s.kv.list<CrawlItem>({ start: [...prefix, from], end: [...prefix, Infinity] }, {
-    limit: limit + 1,
+    limit: reason === undefined ? limit + 1 : MAX_SCAN + 1,
   });
+  let scanned = 0;
   for await (const e of iter) {
-    if (urls.length === limit) return { urls, cursor: String(last + 1) };
-    urls.push(e.value);
+    if (urls.length === limit || scanned === MAX_SCAN) return { urls, cursor: String(last + 1) };
+    scanned++;
     last = e.key.at(-1) as number;
+    if (reason === undefined || e.value.reason === reason) urls.push(e.value);
   }
   return { urls, cursor: null };
 }

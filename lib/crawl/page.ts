@@ -21,6 +21,7 @@ import type { CrawlQueue, CrawlTask } from "./queue.ts";
 import type { CrawlReport } from "./report.ts";
 import type { RobotsCache } from "./robots_rules.ts";
 import type { CrawlStore } from "./store.ts";
+import { contentHash } from "./duplicates.ts";
 import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import { ParseError, parsePage } from "../parsing/sandbox.ts";
 import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
@@ -143,7 +144,7 @@ export class PageCrawler {
     if (reached) await this.d.names.note(path, finalPath === path ? null : finalPath, "redirect");
     if (res.status === 304) {
       if (discovery.mode === "links") {
-        for (const link of await this.d.history.savedLinks(finalPath)) discovery.discover(link);
+        discovery.follow(finalPath, await this.d.history.savedLinks(finalPath));
       }
       return store.keep(u, finalPath, res, "unchanged", [], lastmod);
     }
@@ -170,7 +171,7 @@ export class PageCrawler {
       return false;
     }
     const follow = discovery.mode === "links" && !page.nofollow && !header.nofollow;
-    if (follow) { for (const link of page.links) discovery.discover(link); }
+    if (follow) discovery.follow(finalPath, page.links);
     if (refused) {
       report.note(u.href, refused, finalPath);
       return false;
@@ -208,6 +209,9 @@ export class PageCrawler {
       return false;
     }
     const kept = page.codeShare ? { ...input, codeShare: page.codeShare } : input;
-    return await store.keep(u, finalPath, res, kept, follow ? page.links : [], lastmod);
+    // Byte-identical after extraction, wherever it was fetched from: the URL is not part of it.
+    const { url: _, ...content } = kept;
+    const twin = { hash: await contentHash(content), canonical: canonical?.href === final.href };
+    return await store.keep(u, finalPath, res, kept, follow ? page.links : [], lastmod, twin);
   }
 }

@@ -34,7 +34,8 @@ export interface CrawlProgress {
 /** Where a crawl reports: live counts, and each URL it did not index with the reason. */
 export interface CrawlSink {
   counts: CrawlCounts;
-  item(kind: "skipped" | "failed", url: string, reason: string): void;
+  /** `duplicateOf`: for a `duplicate`, the URL the page is stored under. */
+  item(kind: "skipped" | "failed", url: string, reason: string, duplicateOf?: string): void;
   /** Something about a page that was stored all the same (filters that did not fit). */
   warn?(message: string): void;
 }
@@ -70,10 +71,10 @@ export class CrawlReport {
   }
 
   /** Counts a URL that was not indexed; `gonePath` marks a page that is no longer one of ours. */
-  note(url: string, reason: string, gonePath: string | null = null) {
+  note(url: string, reason: string, gonePath: string | null = null, duplicateOf?: string) {
     const kind = isFailure(reason) ? "failed" : "skipped";
     this.counts[kind]++;
-    this.sink.item(kind, url, reason);
+    this.sink.item(kind, url, reason, duplicateOf);
     if (gonePath !== null) this.gone.add(gonePath);
   }
 

@@ -7,8 +7,17 @@
 import { type CrawlCounts, type CrawlSink } from "./report.ts";
 import { DEFAULT_TUNING } from "./tuning.ts";
 import { Crawl, CrawlStartError } from "./crawler.ts";
-import { CrawlLog, cutPrefix, loadMarks, pathPrefix, stageCut, urlPrefix } from "./checkpoint.ts";
 import {
+  CrawlLog,
+  cutPrefix,
+  loadMarks,
+  pathPrefix,
+  stageCut,
+  twinPrefix,
+  urlPrefix,
+} from "./checkpoint.ts";
+import {
+  type CrawlItem,
   type CrawlJob,
   deletePrefix,
   FLUSH_MS,
@@ -54,7 +63,7 @@ interface Cut {
 
 /** Runs a job while this instance holds its lease; its whole state is saved every `stepMs`. */
 export class JobRunner {
-  #items: { kind: "skipped" | "failed"; n: number; url: string; reason: string }[] = [];
+  #items: { kind: "skipped" | "failed"; n: number; item: CrawlItem }[] = [];
   #listed: { skipped: number; failed: number };
   #writing: Promise<void> = Promise.resolve();
   #lost = false;
@@ -111,15 +120,12 @@ export class JobRunner {
         const list = job.warnings ??= [];
         if (list.length < MAX_WARNINGS && !list.includes(message)) list.push(message);
       },
-      item: (kind, url, reason) => {
+      item: (kind, url, reason, duplicateOf) => {
         job.reasons[reason] = (job.reasons[reason] ?? 0) + 1;
         if (this.#listed[kind] >= MAX_LISTED) return;
-        this.#items.push({
-          kind,
-          n: this.#listed[kind]++,
-          url: url.slice(0, MAX_ITEM_URL),
-          reason,
-        });
+        const item: CrawlItem = { url: url.slice(0, MAX_ITEM_URL), reason };
+        if (duplicateOf) item.duplicateOf = duplicateOf.slice(0, MAX_ITEM_URL);
+        this.#items.push({ kind, n: this.#listed[kind]++, item });
       },
     };
     // Every flush renews the lease; one a second, so a lease lapses only when its runner is gone.
@@ -196,6 +202,7 @@ export class JobRunner {
         if (!this.#lost) {
           await deletePrefix(s.kv, urlPrefix(site.id, job.id));
           await deletePrefix(s.kv, pathPrefix(site.id, job.id));
+          await deletePrefix(s.kv, twinPrefix(site.id, job.id));
           await deletePrefix(s.kv, cutPrefix(site.id, job.id));
           await releaseLock(s, site.id, job.id);
           // Last of all: once the job says it ended, this runner writes nothing more.
@@ -275,7 +282,7 @@ export class JobRunner {
       ...this.#log.take(site.id, job.id),
       ...this.#items.splice(0).map((it): [Deno.KvKey, unknown] => [
         [...itemPrefix(site.id, job.id, it.kind), it.n],
-        { url: it.url, reason: it.reason },
+        it.item,
       ]),
     ];
     if (this.#crawl) [job.state, job.progress] = [this.#crawl.state(), this.#crawl.progress()];

@@ -12,6 +12,7 @@ import { DomainError } from "../errors.ts";
 import { isKvLimitError } from "../storage/kv_limits.ts";
 import type { FetchResult } from "./net/fetch.ts";
 import type { PageInput } from "../sites/pages.ts";
+import type { CrawlTwins, Twin } from "./duplicates.ts";
 import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -33,6 +34,7 @@ export class CrawlStore {
       history: CrawlHistory;
       refresher: IndexRefresher;
       discovery: Pick<CrawlDiscovery, "mode">;
+      twins: CrawlTwins;
     },
     maxPages: number,
   ) {
@@ -77,12 +79,24 @@ export class CrawlStore {
     input: PageInput | "unchanged",
     links: string[] = [],
     lastmod?: number,
+    content?: { hash: string; canonical: boolean },
   ): Promise<boolean> {
-    const { s, site, report } = this.d;
+    const { s, site, report, twins } = this.d;
     const url = requested.href;
     if (report.claimed.has(path)) {
-      report.note(url, "duplicate");
+      report.note(url, "duplicate", null, res.url);
       return false;
+    }
+    const twin = input === "unchanged" ? this.d.history.twin(path) ?? undefined : content;
+    if (twin) {
+      const me: Twin = { path, url: res.url, canonical: twin.canonical };
+      // The same page as one stored already: set aside; the crawl's end says which URL keeps it.
+      if (twins.twinOf(twin.hash, path)) {
+        twins.setAside(twin.hash, me);
+        report.gone.add(path);
+        return false;
+      }
+      twins.keep(twin.hash, me);
     }
     report.claim(path);
     let status: "created" | "updated" | "unchanged" = "unchanged";
@@ -96,6 +110,7 @@ export class CrawlStore {
         });
       } catch (err) {
         report.unclaim(path);
+        if (twin) twins.release(twin.hash, path);
         if (isKvLimitError(err)) return this.tooLarge(url, err);
         if (!(err instanceof DomainError && err.code === "PLAN_FEATURE_UNAVAILABLE")) throw err;
         this.pageLimit(url);
@@ -104,7 +119,15 @@ export class CrawlStore {
     }
     if (status !== "unchanged") await this.d.refresher.changed();
     try {
-      await this.d.history.remember(requested, path, res, this.d.discovery.mode, links, lastmod);
+      await this.d.history.remember(
+        requested,
+        path,
+        res,
+        this.d.discovery.mode,
+        links,
+        lastmod,
+        twin,
+      );
     } catch (err) {
       // The page is stored; only what a re-crawl would reuse is lost (it fetches it whole).
       if (!isKvLimitError(err)) throw err;
@@ -112,6 +135,47 @@ export class CrawlStore {
     }
     // Counted last, after every await: the caller marks the task done in the same turn.
     report.stored(path, status === "unchanged" ? "unchanged" : "indexed");
+    return true;
+  }
+
+  /**
+   * At the crawl's end, each page met under several URLs goes under the one to keep
+   * (duplicates.ts), and every other URL is reported a `duplicate` of it.
+   */
+  async settleTwins() {
+    const { twins, report } = this.d;
+    for (const g of twins.groups()) {
+      const at = g.best.path === g.kept.path || await this.move(g.kept, g.best) ? g.best : g.kept;
+      for (const t of [g.best, ...g.others]) {
+        if (t.path !== at.path) report.note(t.url, "duplicate", t.path, at.url);
+      }
+    }
+  }
+
+  /** Moves a stored page to its twin's path; false when it is no longer there to move. */
+  private async move(from: Twin, to: Twin): Promise<boolean> {
+    const { s, site, report, history } = this.d;
+    const page = await s.pages.get(site.id, from.path);
+    if (!page) return false;
+    const input: PageInput = {
+      url: to.path,
+      title: page.title,
+      description: page.description,
+      body: page.body,
+      lang: page.lang,
+      ...(page.sections ? { sections: page.sections } : { headings: page.headings ?? [] }),
+      ...(page.codeShare !== undefined ? { codeShare: page.codeShare } : {}),
+      ...(page.filters ? { filters: page.filters } : {}),
+    };
+    // The twin is written before the page leaves: one page more for a moment, never one less.
+    await this.serially(() => s.pages.upsert(site.id, input, PLANS[site.plan].maxPages + 1));
+    await s.pages.remove(site.id, from.path);
+    report.claimed.delete(from.path);
+    report.claimed.add(to.path);
+    report.gone.delete(to.path);
+    report.listed.add(to.path);
+    await history.moved(from.path, to.path, to.url);
+    await this.d.refresher.changed();
     return true;
   }
 

@@ -242,6 +242,8 @@ export const CrawlUrlsParams = z.object({
   cursor: z.string().regex(/^\d{1,9}$/, "cursor must be a cursor this endpoint answered")
     .optional(),
   limit: wholeNumber("limit", 1, 1000).optional().transform((n) => n ?? 100),
+  reason: z.string().regex(/^[a-z0-9_]{1,40}$/, "reason must be a reason a crawl reports")
+    .optional(),
 });
 
 /** Query of POST /api/admin/sites/:id/documents. */

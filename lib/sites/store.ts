@@ -23,6 +23,11 @@ export interface Site {
   id: string;
   name: string;
   domain: string | null;
+  /**
+   * Scheme, host and port the site's last crawl was answered from ("http://127.0.0.1:8878"):
+   * absolute result links keep it. Absent until a crawl reached its start URL.
+   */
+  crawlOrigin?: string | null;
   plan: PlanName;
   createdAt: string;
   publicKey: string;

@@ -104,12 +104,28 @@ browserSuite("crawl dashboard - settings, progress and URL lists", async (t, exe
       const [ctx, page] = await dashboard(strict, site.adminKey);
       await page.click("#content button[type=submit]:has-text('Crawl now')");
       assert.match(await fieldError(page, "url") ?? "", /Enter your site's sitemap or home page/);
-      await page.fill("#crawl-url", "example.com/docs");
+      await page.fill("#crawl-url", "my docs");
       await page.fill("#crawl-max", "ten");
       await page.click("#content button[type=submit]:has-text('Crawl now')");
       assert.match(await fieldError(page, "url") ?? "", /full URL starting with https:\/\//);
       assert.match(await fieldError(page, "maxPages") ?? "", /whole number of at least 1/);
       assert.equal(await page.getAttribute("#crawl-max", "aria-invalid"), "true");
+      // The message is beside the field it is about, which has the focus; the summary says so.
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "crawl-url");
+      await page.locator(".status", { hasText: "see the message beside the field" }).waitFor();
+      // A host without a scheme is no mistake: https:// is added, and said.
+      await page.fill("#crawl-url", "example.com/docs");
+      await page.click("#content button[type=submit]:has-text('Crawl now')");
+      await page.waitForSelector("[data-crawl-scheme]");
+      assert.equal(await page.inputValue("#crawl-url"), "https://example.com/docs");
+      assert.equal(await page.locator("#crawl-url-error").count(), 0);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 1400 });
+        await page.locator("form.crawl-form").screenshot({
+          path: new URL(`crawl-form-${width}.png`, SCREENSHOTS).pathname,
+        });
+      }
+      await page.setViewportSize({ width: 1280, height: 1400 });
 
       // A pattern the server cannot compile: its message, beside the field.
       await page.fill("#crawl-max", "");
@@ -185,29 +201,80 @@ browserSuite("crawl dashboard - settings, progress and URL lists", async (t, exe
         await page.locator("[data-pages-count]", { hasText: "(33)" }).waitFor();
         assert.equal(await page.locator(".crawl progress").getAttribute("value"), "35");
 
-        // Failed URLs with their reasons.
-        await page.click("[data-crawl-list=failed] button:has-text('Show failed URLs (3)')");
-        const failed = page.locator("[data-crawl-list=failed] li");
+        // Failed URLs grouped by reason, in words: the three broken links are "Not found".
+        const failedGroups = page.locator("[data-crawl-list=failed] li.crawl-group");
+        assert.equal(await failedGroups.count(), 1);
+        assert.match(await failedGroups.first().textContent() ?? "", /Not found\s*3.*do not exist/);
+        await failedGroups.first().locator("button:has-text('Show URLs')").click();
+        const failed = failedGroups.first().locator("ul li");
         await failed.nth(2).waitFor();
-        assert.match(await failed.nth(0).textContent() ?? "", /\/gone\/\d.*HTTP 404/);
-        // Skipped ones, 50 at a time: 60 off the site and one robots.txt keeps out.
-        await page.click("[data-crawl-list=skipped] button:has-text('Show skipped URLs (61)')");
-        const skipped = page.locator("[data-crawl-list=skipped] li");
-        await skipped.nth(49).waitFor();
-        assert.equal(await skipped.count(), 50);
-        await page.click("[data-crawl-list=skipped] button:has-text('Load 50 more')");
-        await skipped.nth(60).waitFor();
-        assert.equal(await skipped.count(), 61);
-        assert.equal(
-          await page.locator("[data-crawl-list=skipped] button:has-text('more')").count(),
-          0,
+        assert.match(await failed.nth(0).textContent() ?? "", /\/gone\/\d/);
+        // Skipped: the 60 links off the site are one group, largest first, saying what to do;
+        // its URLs come 10 at a time.
+        const skippedGroups = page.locator("[data-crawl-list=skipped] li.crawl-group");
+        assert.equal(await skippedGroups.count(), 2);
+        const offSite = skippedGroups.nth(0);
+        assert.match(
+          await offSite.textContent() ?? "",
+          /Links to other sites\s*60.*add it as a site of its own/,
         );
-        const texts = await skipped.allTextContents();
-        assert.ok(texts.some((x) => /private\/x.*robots\.txt disallows it/.test(x)));
-        assert.ok(texts.some((x) => /elsewhere-7\.example.*on another site/.test(x)));
+        assert.match(await skippedGroups.nth(1).textContent() ?? "", /robots\.txt\s*1/);
+        await offSite.locator("button:has-text('Show URLs')").click();
+        const offUrls = offSite.locator("ul li");
+        await offUrls.nth(9).waitFor();
+        assert.equal(await offUrls.count(), 10);
+        await offSite.locator("button:has-text('Show more')").click();
+        await offUrls.nth(19).waitFor();
+        assert.equal(await offUrls.count(), 20);
+        assert.ok((await offUrls.allTextContents()).every((x) => /elsewhere-\d+\.example/.test(x)));
+        // No reason code is ever shown.
+        const shown = await page.locator(".crawl").textContent() ?? "";
+        assert.doesNotMatch(shown, /off_site|http_404|\brobots\b(?!\.txt)/);
         await page.screenshot({
           path: new URL("crawl-done-lists.png", SCREENSHOTS).pathname,
           fullPage: true,
+        });
+        await ctx.close();
+      },
+    );
+
+    await t.step(
+      "a failed crawl never shows a full bar, says why in words, and a URL without a scheme gets https://",
+      async () => {
+        const site = await makeSite(app.call, { plan: "pro", pages: BY_HAND });
+        const [ctx, page] = await dashboard(app, site.adminKey);
+        // The sitemap answers 404: the crawl fails, its bar stays empty.
+        await page.fill("#crawl-url", fixture.origin + "/sitemap.xml");
+        await page.click("#content button[type=submit]:has-text('Crawl now')");
+        await page.waitForSelector("[data-crawl-status=failed]", { timeout: 20_000 });
+        const bar = page.locator(".crawl progress");
+        assert.equal(await bar.getAttribute("value"), "0");
+        assert.equal(await bar.getAttribute("class"), "failed");
+        const said = await page.locator(".crawl").textContent() ?? "";
+        assert.match(said, /Crawl failed.*does not exist \(HTTP 404\)/);
+        assert.doesNotMatch(said, /http_\d/);
+        for (const width of [1280, 390]) {
+          await page.setViewportSize({ width, height: 1400 });
+          await page.locator(".crawl").screenshot({
+            path: new URL(`crawl-failed-${width}.png`, SCREENSHOTS).pathname,
+          });
+        }
+        await page.setViewportSize({ width: 1280, height: 1400 });
+
+        // Typed without a scheme: https:// is added in the field, and said beside it.
+        const bare = `127.0.0.1:${fixture.port}/`;
+        await page.fill("#crawl-url", bare);
+        await page.click("#content button[type=submit]:has-text('Crawl now')");
+        await page.waitForSelector("[data-crawl-scheme]");
+        assert.equal(await page.inputValue("#crawl-url"), `https://${bare}`);
+        assert.match(
+          await page.locator("[data-crawl-scheme]").textContent() ?? "",
+          /https:\/\/ was added/,
+        );
+        await page.locator("[data-crawl-status=failed] .path", { hasText: `https://${bare}` })
+          .waitFor({ timeout: 20_000 });
+        await page.locator("form.crawl-form").screenshot({
+          path: new URL("crawl-scheme-added.png", SCREENSHOTS).pathname,
         });
         await ctx.close();
       },

@@ -46,9 +46,9 @@ export function adminCrawlRoutes(s: Services) {
 
   app.get("/api/admin/sites/:id/crawl/:jobId/urls", async (c) => {
     const target = await site(c);
-    const { kind, cursor, limit } = parse(CrawlUrlsParams, c.req.query());
+    const { kind, cursor, limit, reason } = parse(CrawlUrlsParams, c.req.query());
     const jobId = c.req.param("jobId");
-    const page = await listCrawlUrls(s, target.id, jobId, kind, cursor ?? null, limit);
+    const page = await listCrawlUrls(s, target.id, jobId, kind, cursor ?? null, limit, reason);
     if (!page) throw new DomainError("NOT_FOUND", `No crawl job with id ${JSON.stringify(jobId)}.`);
     return c.json(page);
   });

@@ -2,7 +2,7 @@
  * The endpoints /docs/api describes, in the order a reader meets them. Numbers come from the
  * modules that enforce them (plans, schemas, lever limits), so the page cannot drift from them.
  */
-import { DEFAULT_DAYS, MAX_DAYS } from "../lib/analytics/report.ts";
+import { DEFAULT_DAYS, DEFAULT_LIMIT, MAX_DAYS, MAX_LIMIT } from "../lib/analytics/report.ts";
 import type { ErrorCode } from "../lib/errors.ts";
 import { DEFAULT_PER_PAGE, MAX_PAGE } from "../lib/http/schemas.ts";
 import { MAX_QUERY_CHARS } from "../lib/wire_types.ts";
@@ -184,9 +184,12 @@ export const GROUPS: EndpointGroup[] = [
         path: `${SITE}/analytics`,
         auth: "admin",
         summary:
-          "Searches, answers and no-result searches per day, top and empty queries, clicks, answer feedback.",
-        params: [["days", `1 to ${MAX_DAYS}; default ${DEFAULT_DAYS}`]],
-        query: "days=7",
+          "Searches, answers and no-result searches per day; top queries with clicks and CTR, queries with no results and with no clicks; answer feedback.",
+        params: [
+          ["days", `1 to ${MAX_DAYS}; default ${DEFAULT_DAYS}`],
+          ["limit", `rows of each query list, 1 to ${MAX_LIMIT}; default ${DEFAULT_LIMIT}`],
+        ],
+        query: "days=7&limit=50",
       },
     ],
   },
@@ -404,7 +407,7 @@ export const GROUPS: EndpointGroup[] = [
         path: `${SITE}/suggestions`,
         auth: "admin",
         summary:
-          "Fixes from the site's own analytics: a synonym for a query that finds little, or a pin for a page visitors click far down.",
+          "Fixes from the site's own analytics: a synonym for a query that finds little, a pin for a page visitors click far down, or a gap: a query that found nothing for 3 visitors.",
         params: [["days", `1 to ${MAX_DAYS}; default ${DEFAULT_DAYS}`]],
       },
       {
@@ -413,7 +416,7 @@ export const GROUPS: EndpointGroup[] = [
         auth: "admin",
         summary: "Dismiss a suggestion so it is not offered again. Answers 204.",
         params: [
-          ["kind", "synonym or pin"],
+          ["kind", "synonym, pin or gap"],
           ["query", "required"],
           ["to / url", "the synonym's word, or the pinned page's path"],
         ],

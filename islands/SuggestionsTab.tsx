@@ -5,13 +5,23 @@ import { LeverPreview } from "./LeverPreview.tsx";
 import {
   type CurationDraft,
   dismiss,
-  fetchSuggestions,
   type Preview,
   previewLevers,
   type Suggestion,
   type SynonymDraft,
 } from "./levers_api.ts";
-import { failure, Status, type StatusValue } from "./ui.tsx";
+import { jsonBody, requestJson } from "./api.ts";
+import { adminPath, failure, Status, type StatusValue } from "./ui.tsx";
+import type { AnySuggestion, GapSuggestion } from "../lib/wire_types.ts";
+
+/** The suggestions with the gaps to fill (pages to write), which nothing here applies. */
+const fetchAll = (siteId: string) =>
+  requestJson<{ suggestions: AnySuggestion[] }>(adminPath(siteId, "/suggestions"));
+const dismissGap = (siteId: string, g: GapSuggestion) =>
+  requestJson<null>(
+    adminPath(siteId, "/suggestions/dismissed"),
+    jsonBody("POST", { kind: "gap", query: g.query }),
+  );
 
 export function SuggestionsTab(
   p: {
@@ -21,16 +31,16 @@ export function SuggestionsTab(
     apply: (s: Suggestion) => Promise<boolean>;
   },
 ) {
-  const [list, setList] = useState<Suggestion[] | null>(null);
+  const [list, setList] = useState<AnySuggestion[] | null>(null);
   const [status, setStatus] = useState<StatusValue>(null);
   const [shown, setShown] = useState<{ q: string; value: Preview } | null>(null);
   useEffect(() => {
-    fetchSuggestions(p.siteId).then(
+    fetchAll(p.siteId).then(
       (r) => setList(r.suggestions),
       (e) => setStatus({ kind: "error", text: failure(e) }),
     );
   }, []);
-  const drop = (s: Suggestion) => setList((l) => (l ?? []).filter((x) => x !== s));
+  const drop = (s: AnySuggestion) => setList((l) => (l ?? []).filter((x) => x !== s));
   const apply = async (s: Suggestion) => {
     // The results before and with the fix, read before it is saved: "Now" is then still true.
     const lists = s.kind === "synonym"
@@ -46,9 +56,9 @@ export function SuggestionsTab(
     drop(s);
     if (value) setShown({ q: s.query, value });
   };
-  const skip = async (s: Suggestion) => {
+  const skip = async (s: AnySuggestion) => {
     try {
-      await dismiss(p.siteId, s);
+      await (s.kind === "gap" ? dismissGap(p.siteId, s) : dismiss(p.siteId, s));
       drop(s);
     } catch (e) {
       setStatus({ kind: "error", text: failure(e) });
@@ -78,14 +88,20 @@ export function SuggestionsTab(
                   <strong>
                     {s.kind === "synonym"
                       ? `“${s.query}” → “${s.to}”`
-                      : `Pin ${s.url} for “${s.query}”`}
+                      : s.kind === "pin"
+                      ? `Pin ${s.url} for “${s.query}”`
+                      : `No page for “${s.query}”`}
                   </strong>
                   <span class="path muted">{s.why}</span>
                 </span>
                 <span class="row-actions">
-                  <button type="button" class="button small primary" onClick={() => apply(s)}>
-                    Apply
-                  </button>
+                  {s.kind === "gap"
+                    ? null
+                    : (
+                      <button type="button" class="button small primary" onClick={() => apply(s)}>
+                        Apply
+                      </button>
+                    )}
                   <button type="button" class="button small" onClick={() => skip(s)}>
                     Dismiss
                   </button>

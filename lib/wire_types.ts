@@ -92,6 +92,22 @@ export interface DayRow {
   noResults: number;
 }
 
+/** A row of the analytics report's `topQueries`, shown in its most often typed form. */
+export interface TopQueryRow {
+  query: string;
+  count: number;
+  noResults: number;
+  clicks: number;
+  /** clicks ÷ count, to 4 places. */
+  ctr: number;
+}
+
+/** A row of `noResultQueries` and `noClickQueries`. */
+export interface QueryCountRow {
+  query: string;
+  count: number;
+}
+
 /** A crawl job as `GET /api/admin/sites/:id/crawl/:job` answers it. */
 export interface CrawlJobJson {
   id: string;
@@ -179,3 +195,14 @@ export type Suggestion =
     why: string;
     apply: { query: string; match: "exact"; pin: string[]; hide: string[] };
   };
+
+/** A query that finds nothing, searched by several visitors: a page to write (or a synonym). */
+export interface GapSuggestion {
+  kind: "gap";
+  query: string;
+  searches: number;
+  why: string;
+}
+
+/** What GET …/suggestions lists: fixes to apply (`Suggestion`) and gaps to fill. */
+export type AnySuggestion = Suggestion | GapSuggestion;

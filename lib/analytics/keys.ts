@@ -1,5 +1,7 @@
 /** Where analytics live in KV: one prefix per site and UTC day; no IP address or key is stored. */
 
+import { fold } from "../search/engine/mod.ts";
+
 /** A UTC day as "2026-11-15". */
 export function dayOf(ms: number): string {
   const day = Math.floor(ms / 86_400_000);
@@ -18,6 +20,31 @@ export const totalKey = (
 /** Per normalised query and day: how often it was searched, and how often it found nothing. */
 export const queryKey = (site: string, day: string, q: string) => ["an", site, day, "q", q];
 export const emptyQueryKey = (site: string, day: string, q: string) => ["an", site, day, "z", q];
+/** Per normalised query and day: clicks on its results (every one, as the daily total counts). */
+export const queryClickKey = (site: string, day: string, q: string) => ["an", site, day, "k", q];
+/** Per normalised query and day: visitors it found nothing for, each counted once a day. */
+export const emptyVisitorKey = (site: string, day: string, q: string) => ["an", site, day, "v", q];
+/**
+ * Per normalised query, typed form and day: how often it was typed so (only forms that differ
+ * from the normalised one; the report shows the most frequent). Written only where both fit
+ * FORM_KEY_BYTES, so the key stays under 2 KiB.
+ */
+export const formKey = (site: string, day: string, q: string, form: string) => [
+  "an",
+  site,
+  day,
+  "f",
+  q,
+  form,
+];
+const FORM_KEY_BYTES = 1_600;
+const utf8 = new TextEncoder();
+/** The form a query was typed in as counted beside its normalised one, or null when too long. */
+export function typedForm(q: string, normalized: string): string | null {
+  const form = q.trim().replace(/\s+/g, " ");
+  if (!form || form === normalized) return null;
+  return utf8.encode(form + normalized).length <= FORM_KEY_BYTES ? form : null;
+}
 
 /**
  * Per normalised query, result page (its path, no #section) and day: clicks, and the sum of
@@ -80,7 +107,16 @@ export type Metric = typeof METRICS[number];
  */
 const MAX_QUERY = 400;
 
-/** A query as it is counted: trimmed, lower-cased, whitespace collapsed. */
+/**
+ * Sentence punctuation a query may end with ("custom filters?"): not "#" or "+", which end
+ * names ("c#", "c++").
+ */
+const TRAILING = /[\s.,;:!?…。、，！？؟]+$/u;
+
+/**
+ * A query as it is counted: trimmed, whitespace collapsed, lower-cased and accents dropped as
+ * the search reads words (fold), trailing sentence punctuation removed.
+ */
 export function normalizeQuery(q: string): string {
-  return cut(q.trim().toLowerCase().replace(/\s+/g, " "), MAX_QUERY);
+  return cut(fold(q.trim().replace(/\s+/g, " ")).replace(TRAILING, ""), MAX_QUERY);
 }

@@ -11,15 +11,20 @@ import {
   clickPositionKey,
   dayOf,
   emptyQueryKey,
+  emptyVisitorKey,
+  formKey,
   type Metric,
   normalizeQuery,
+  queryClickKey,
   queryKey,
   reformulationKey,
   totalKey,
+  typedForm,
 } from "./keys.ts";
 import { refines } from "../limits/sessions.ts";
 import { noteRuns, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
 import { OncePerVisitor } from "./once_per_visitor.ts";
+import { TypedForms } from "./typed_forms.ts";
 
 /** Who sent a search or a click: its typing session, and its address over the network. */
 export interface Sender {
@@ -47,6 +52,8 @@ export class Analytics {
   private typing = new TypingSessions();
   /** Reformulations and clicks counted once per visitor a day (suggestions are made of them). */
   private evidence = new OncePerVisitor();
+  /** The typed forms counted per query (typed_forms.ts). */
+  private forms = new TypedForms();
   /** Quiet sessions' last queries, noted in KV, waiting SETTLE_MS to be counted. */
   private quiet: Pending[] = [];
   /** Notes of quiet sessions' last request times, for the next flush. */
@@ -85,9 +92,9 @@ export class Analytics {
    * finding pages for it, when it found some and is not the same typed on or deleted back.
    */
   private finished(
-    { siteId, q, found, at, missed, visitor }: Pick<
+    { siteId, q, typed, found, at, missed, visitor }: Pick<
       Pending,
-      "siteId" | "q" | "found" | "at" | "missed" | "visitor"
+      "siteId" | "q" | "typed" | "found" | "at" | "missed" | "visitor"
     >,
   ) {
     const query = normalizeQuery(q);
@@ -95,9 +102,17 @@ export class Analytics {
     this.add(totalKey(siteId, day, "searches"), 1);
     if (!query) return;
     this.add(queryKey(siteId, day, query), 1);
+    const form = typedForm(typed ?? q, query);
+    if (form !== null && this.forms.admit(siteId, day, query, form)) {
+      this.add(formKey(siteId, day, query, form), 1);
+    }
     if (found === 0) {
       this.add(totalKey(siteId, day, "noResults"), 1);
       this.add(emptyQueryKey(siteId, day, query), 1);
+      // A gap in the site is told by how many visitors met it, not how often one searched.
+      if (this.evidence.first(siteId, visitor, `\u0002${query}`, day)) {
+        this.add(emptyVisitorKey(siteId, day, query), 1);
+      }
     } else if (
       missed && !refines(missed, query) &&
       this.evidence.first(siteId, visitor, `${missed}\u0000${query}`, day)
@@ -137,6 +152,7 @@ export class Analytics {
     this.add(totalKey(siteId, day, "clicks"), 1);
     this.add(totalKey(siteId, day, "clickPositions" satisfies Metric), position);
     const q = query ? normalizeQuery(query) : "", page = url ? clickedPage(url) : null;
+    if (q) this.add(queryClickKey(siteId, day, q), 1);
     if (!q || !page || !this.evidence.first(siteId, visitor, `\u0001${q}\u0000${page}`, day)) {
       return;
     }

@@ -41,7 +41,9 @@ const MAX_PER_SITE = 2_000;
 export interface Pending {
   siteId: string;
   session: string;
+  /** The query normalised (keys.ts); `typed`: as the visitor typed it. */
   q: string;
+  typed?: string;
   found: number;
   at: number;
   /** The first request of the session's run here (requests less than QUIET_MS apart). */
@@ -103,6 +105,7 @@ export class TypingSessions {
       siteId,
       session,
       q: query,
+      typed: q,
       found,
       at,
       first: run?.first ?? at,

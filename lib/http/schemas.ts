@@ -4,7 +4,7 @@ import { z } from "zod";
 import { invalid } from "../errors.ts";
 import { PLAN_NAMES } from "../limits/plans.ts";
 import { MAX_COMMENT_CHARS } from "../analytics/feedback.ts";
-import { DEFAULT_DAYS, MAX_DAYS } from "../analytics/report.ts";
+import { DEFAULT_DAYS, DEFAULT_LIMIT, MAX_DAYS, MAX_LIMIT } from "../analytics/report.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "../crawl/patterns.ts";
 import { FILTER_LIMITS, FILTER_NAME, filtersError } from "../sites/filters.ts";
 
@@ -282,4 +282,5 @@ export const ClickEvent = z.object({
 /** GET /api/admin/sites/:id/analytics. */
 export const AnalyticsParams = z.object({
   days: wholeNumber("days", 1, MAX_DAYS).optional().transform((n) => n ?? DEFAULT_DAYS),
+  limit: wholeNumber("limit", 1, MAX_LIMIT).optional().transform((n) => n ?? DEFAULT_LIMIT),
 });

@@ -13,11 +13,21 @@ import { phraseWords } from "./normalise.ts";
 export interface QueryEvidence {
   searches: number;
   noResults: number;
+  /** Visitors it found nothing for, each counted once a day. */
+  emptyVisitors: number;
   /** Page path → clicks and the sum of their positions. */
   clicks: Map<string, { n: number; positions: number }>;
   /** The later query a typing session found pages with, when this one found none → visitors. */
   next: Map<string, number>;
 }
+
+const empty = (): QueryEvidence => ({
+  searches: 0,
+  noResults: 0,
+  emptyVisitors: 0,
+  clicks: new Map(),
+  next: new Map(),
+});
 
 const num = (v: unknown) => v instanceof Deno.KvU64 ? Number(v.value) : 0;
 
@@ -33,7 +43,7 @@ export async function queryEvidence(
   const out = new Map<string, QueryEvidence>();
   const of = (q: string) => {
     let e = out.get(q);
-    if (!e) out.set(q, e = { searches: 0, noResults: 0, clicks: new Map(), next: new Map() });
+    if (!e) out.set(q, e = empty());
     return e;
   };
   for await (const e of kv.list({ start: ["an", site, range[0]], end: ["an", site, end] })) {
@@ -41,6 +51,7 @@ export async function queryEvidence(
     const n = num(e.value);
     if (kind === "q") of(q).searches += n;
     else if (kind === "z") of(q).noResults += n;
+    else if (kind === "v") of(q).emptyVisitors += n;
     else if (kind === "r" && typeof url === "string") {
       const next = of(q).next;
       next.set(url, (next.get(url) ?? 0) + n);

@@ -7,7 +7,8 @@
  * whose clicks mostly go to one page shown below position 3; and the names the site's own pages give a word
  * ("Content Delivery Network (CDN)", "also known as") and its URLs give a page (a redirect,
  * a canonical URL: url_names.ts), which its search already uses at a lower weight, for the
- * owner to make a synonym or dismiss.
+ * owner to make a synonym or dismiss; and a gap: a query that finds nothing for several
+ * visitors, for a page to write (or a synonym, naming the word when one of the above fits).
  */
 import { invalid } from "../errors.ts";
 import type { Equivalence } from "../search/engine/mod.ts";
@@ -22,9 +23,9 @@ import { leversFor } from "./levers.ts";
 import { dropUrlName, urlNameSuggestions } from "./suggestions_names.ts";
 import { LIMITS } from "./limits.ts";
 import { phraseKey, phraseWords } from "./normalise.ts";
-import type { Suggestion } from "../wire_types.ts";
+import type { AnySuggestion, GapSuggestion, Suggestion } from "../wire_types.ts";
 
-export type { Suggestion };
+export type { AnySuggestion, Suggestion };
 
 /** A query searched fewer times than this is not worth a suggestion. */
 const MIN_SEARCHES = 2;
@@ -37,6 +38,8 @@ const MAX_WORD_LOOKUPS = 100;
 const MIN_CLICKS = 3;
 const PIN_SHARE = 0.6;
 const LOW_POSITION = 3;
+/** A gap needs this many visitors who found nothing (each counted once a day). */
+const GAP_VISITORS = 3;
 /** Suggestions answered at most, and dismissals kept. */
 const MAX_SUGGESTIONS = 50;
 /** Names the pages state, offered at most (most often said first). */
@@ -138,6 +141,7 @@ export async function suggestions(s: Services, site: Site, days: number) {
   const frequent = [...evidence].map(([q, e]) => [q, e, searched(e)] as const)
     .filter(([, , n]) => n >= MIN_SEARCHES).sort((a, b) => b[2] - a[2]).slice(0, MAX_QUERIES);
   const out: Suggestion[] = [];
+  const gaps: { query: string; searches: number; visitors: number }[] = [];
   let lookups = 0;
   for (const [query, e, searches] of frequent) {
     const pin = pinFor(query, e, levers.place?.(query)?.pin ?? []);
@@ -148,6 +152,9 @@ export async function suggestions(s: Services, site: Site, days: number) {
       ...leversFor(levers, query),
     });
     if (now.found > FEW) continue;
+    if (now.found === 0 && e.emptyVisitors >= GAP_VISITORS) {
+      gaps.push({ query, searches, visitors: e.emptyVisitors });
+    }
     const words = phraseWords(query);
     const next = nextQuery(query, e, titles);
     if (next && !levers.synonymExpand?.(words, () => true).length) {
@@ -207,12 +214,46 @@ export async function suggestions(s: Services, site: Site, days: number) {
       MAX_STATED,
     ).filter((x) => !asked.has(x.query)),
   );
-  const keys = await Promise.all(
-    out.map((x) => dismissal(x.kind, x.query, x.kind === "pin" ? x.url : x.to)),
+  const kept = await undismissed(out, dismissed);
+  // One suggestion a query: a synonym offered for it is the fix, not a page.
+  const covered = new Set(kept.map((x) => x.kind === "synonym" ? x.query : ""));
+  const open = gaps.filter((g) => !covered.has(g.query)).map((g) =>
+    gapFor(g, evidence.get(g.query)!)
   );
   return {
-    suggestions: out.filter((_, i) => !dismissed.has(keys[i]))
+    suggestions: [...kept, ...await undismissed(open, dismissed)]
       .sort((a, b) => b.searches - a.searches).slice(0, MAX_SUGGESTIONS),
+  };
+}
+
+/** What a suggestion is about beside its query, as its dismissal is kept. */
+const target = (x: AnySuggestion) => x.kind === "pin" ? x.url : x.kind === "synonym" ? x.to : "";
+
+/** The suggestions of `list` the owner has not dismissed. */
+async function undismissed<T extends AnySuggestion>(list: T[], dismissed: Set<string>) {
+  const keys = await Promise.all(list.map((x) => dismissal(x.kind, x.query, target(x))));
+  return list.filter((_, i) => !dismissed.has(keys[i]));
+}
+
+/**
+ * A gap: a page to write, or a synonym of the word its visitors found pages with next, when
+ * some did (too few for a synonym suggestion of its own).
+ */
+function gapFor(
+  g: { query: string; searches: number; visitors: number },
+  e: QueryEvidence,
+): GapSuggestion {
+  const [next] = [...e.next].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const synonym = next
+    ? `or make it a synonym of ${quote(next[0])}: ${times(next[1], "visitor")} found pages ` +
+      `with ${quote(next[0])} next`
+    : "or, if your pages call it something else, a synonym of that word";
+  return {
+    kind: "gap",
+    query: g.query,
+    searches: g.searches,
+    why: `${times(g.visitors, "visitor")} searched ${quote(g.query)} and found nothing. ` +
+      `Add a page about it, ${synonym}.`,
   };
 }
 
@@ -285,14 +326,21 @@ function pinFor(query: string, e: QueryEvidence, pinned: string[]): Suggestion |
   };
 }
 
-/** Keeps a suggestion from coming back: body `{kind, query, to}` or `{kind, query, url}`. */
+/**
+ * Keeps a suggestion from coming back: body `{kind, query, to}`, `{kind, query, url}`, or
+ * `{kind: "gap", query}`.
+ */
 export async function dismissSuggestion(s: Services, site: Site, body: unknown) {
   const o = record(body, "body", ["kind", "query", "to", "url"]);
-  if (o.kind !== "synonym" && o.kind !== "pin") {
-    throw invalid("kind", "kind must be synonym or pin.");
+  if (o.kind !== "synonym" && o.kind !== "pin" && o.kind !== "gap") {
+    throw invalid("kind", "kind must be synonym, pin or gap.");
   }
   const query = text(o.query, "query", LIMITS.queryChars);
-  const target = o.kind === "pin" ? text(o.url, "url", 500) : text(o.to, "to", LIMITS.phraseChars);
+  const target = o.kind === "pin"
+    ? text(o.url, "url", 500)
+    : o.kind === "synonym"
+    ? text(o.to, "to", LIMITS.phraseChars)
+    : "";
   await addDismissal(s.kv, site.id, await dismissal(o.kind, query, target));
   // A name the site's URLs give is dropped from searches too.
   if (o.kind === "synonym") await dropUrlName(s, site.id, query, target);

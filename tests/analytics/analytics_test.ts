@@ -14,9 +14,9 @@ async function allAnalyticsKeys(kv: Deno.Kv) {
   return out;
 }
 
-Deno.test("analytics - queries are trimmed, lower-cased and their whitespace collapsed", () => {
+Deno.test("analytics - queries are trimmed, lower-cased, their accents dropped, whitespace collapsed", () => {
   assert.equal(normalizeQuery("  Pour   OVER\tGuide \n"), "pour over guide");
-  assert.equal(normalizeQuery("Ünïcode  Café"), "ünïcode café");
+  assert.equal(normalizeQuery("Ünïcode  Café"), "unicode cafe");
   assert.equal(normalizeQuery("   "), "");
 });
 
@@ -50,10 +50,11 @@ Deno.test("analytics - counts stay in memory until a flush, then land in KV as s
     assert.equal(r.days.length, 7);
     assert.deepEqual(r.days.at(-1), { date: "2026-11-15", searches: 3, answers: 1, noResults: 1 });
     assert.deepEqual(r.topQueries, [
-      { query: "shipping", count: 2, noResults: 0 },
-      { query: "zebra", count: 1, noResults: 1 },
+      { query: "shipping", count: 2, noResults: 0, clicks: 0, ctr: 0 },
+      { query: "Zebra", count: 1, noResults: 1, clicks: 0, ctr: 0 },
     ]);
-    assert.deepEqual(r.noResultQueries, [{ query: "zebra", count: 1 }]);
+    assert.deepEqual(r.noResultQueries, [{ query: "Zebra", count: 1 }]);
+    assert.deepEqual(r.noClickQueries, [{ query: "shipping", count: 2 }]);
     assert.deepEqual(r.clicks, { count: 2, ctr: 0.6667, averagePosition: 3 });
     // A second instance's counts add up with the first's.
     const b = new Analytics(kv, clock, 60_000);

@@ -178,11 +178,12 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
     });
     assert.ok(body.days.slice(0, -1).every((d: { searches: number }) => d.searches === 0));
     assert.deepEqual(body.topQueries, [
-      { query: "kettle", count: 3, noResults: 0 },
-      { query: "no such thing", count: 2, noResults: 2 },
-      { query: "descale", count: 1, noResults: 0 },
+      { query: "kettle", count: 3, noResults: 0, clicks: 2, ctr: 0.6667 },
+      { query: "no such thing", count: 2, noResults: 2, clicks: 0, ctr: 0 },
+      { query: "descale", count: 1, noResults: 0, clicks: 0, ctr: 0 },
     ]);
     assert.deepEqual(body.noResultQueries, [{ query: "no such thing", count: 2 }]);
+    assert.deepEqual(body.noClickQueries, [{ query: "descale", count: 1 }]);
     assert.deepEqual(body.clicks, { count: 2, ctr: 0.3333, averagePosition: 2 });
     assert.equal(body.feedback.helpful, 1);
     assert.equal(body.feedback.unhelpful, 1);
@@ -200,6 +201,8 @@ Deno.test("analytics - the endpoint returns the counts of a scripted session", a
       query: "kettle",
       count: 1,
       noResults: 1,
+      clicks: 0,
+      ctr: 0,
     }]);
   } finally {
     t.close();

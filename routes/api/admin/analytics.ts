@@ -10,9 +10,9 @@ export function adminAnalyticsRoutes(s: Services) {
   const app = new Hono<AppEnv>();
   app.get("/api/admin/sites/:id/analytics", async (c) => {
     const { site } = await adminTarget(c, s.sites, s.operatorTokenHash);
-    const { days } = parse(AnalyticsParams, c.req.query());
+    const { days, limit } = parse(AnalyticsParams, c.req.query());
     await s.analytics.flush(); // this instance's latest counts, so the owner sees them at once
-    return c.json(await analyticsReport(s.kv, s.clock, site.id, days));
+    return c.json(await analyticsReport(s.kv, s.clock, site.id, days, limit));
   });
   allowOnly(app, "/api/admin/sites/:id/analytics", ["GET"]);
   return app;

@@ -302,7 +302,7 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
     });
 
     await t.step(
-      "rotating the public key shows the new key, and the old one stops working",
+      "rotating the public key with no grace shows the new key, and the old one stops working",
       async () => {
         const ctx = await context();
         await signedIn(ctx, site.adminKey);
@@ -312,6 +312,7 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
         const old = site.publicKey;
         await page.click("text=Rotate public key…");
         await page.locator("#keys .confirm").waitFor();
+        await page.locator("#grace").selectOption({ label: "None" });
         await page.click("text=Rotate the public key now");
         const fresh = (await page.locator("[data-key=fresh]").textContent())!;
         assert.match(fresh, /^pk_[A-Za-z0-9]{24}$/);

@@ -242,7 +242,7 @@ browserSuite("browser - a new owner's first steps", async (t, executablePath) =>
           `/search-results?key=${site.publicKey}`,
           "the results page is a click away",
         );
-        await page.screenshot({ path: shot("later-1280"), fullPage: false });
+        await page.locator("#first-run").screenshot({ path: shot("folded-1280") });
         await ctx.close();
       },
     );
@@ -289,7 +289,22 @@ browserSuite("browser - a new owner's first steps", async (t, executablePath) =>
         assert.deepEqual(await midWordBreaks(page, "#embed pre"), []);
         await page.locator("#embed").screenshot({ path: shot("embed-390") });
         assert.ok((await overflow(page)) <= 0);
-        await page.screenshot({ path: shot("later-390"), fullPage: true });
+        // Nor does any box of the owner's panels scroll sideways inside the page.
+        const sideways = await page.locator(
+          "#first-run, #usage, #settings, #keys, #content, #embed",
+        )
+          .evaluateAll((panels) =>
+            panels.flatMap((panel) =>
+              [panel, ...panel.querySelectorAll("*")].filter((el) =>
+                el.scrollWidth > el.clientWidth + 1 &&
+                ["auto", "scroll"].includes(getComputedStyle(el).overflowX)
+              ).map((el) => `${panel.id}: ${el.tagName.toLowerCase()}.${el.className}`)
+            )
+          );
+        assert.deepEqual(sideways, []);
+        for (const id of ["first-run", "usage", "settings", "keys"]) {
+          await page.locator(`#${id}`).screenshot({ path: shot(`${id}-390`) });
+        }
         await phone.close();
       },
     );

@@ -362,9 +362,10 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
           counts,
           /7 new or changed · 0 unchanged · 0 removed · 0 skipped · 0 failed/,
         );
-        await page.locator("#content .rows", { hasText: "Zephyr page 5" }).waitFor();
-        // Search the list, delete one page behind a confirmation.
+        // Search the list (it shows its first rows, then more on request), delete one page
+        // behind a confirmation.
         await page.fill("#pages-filter", "zephyr page 5");
+        await page.locator("#content .rows", { hasText: "Zephyr page 5" }).waitFor();
         assert.equal(await page.locator("#content ul[aria-label=Pages] li").count(), 1);
         await page.click("button[aria-label='Delete /p5']");
         await page.locator("#content ul[aria-label=Pages] button.danger").click();

@@ -175,7 +175,7 @@ export const GROUPS: EndpointGroup[] = [
           "A new public or admin key. The old admin key stops at once; the old public key after graceSeconds.",
         params: [
           ["key", "public or admin"],
-          ["graceSeconds", "public key only; 0 to 604800 (7 days), default 0"],
+          ["graceSeconds", "public key only; 0 to 604800 (7 days), default 86400 (1 day)"],
         ],
         body: { key: "public", graceSeconds: 3600 },
       },

@@ -1,10 +1,20 @@
 /// <reference lib="dom" />
-/** The site's content: pages (search, delete), a crawl with live progress, documents. */
+/**
+ * The site's content: pages (search, delete), a crawl with live progress, documents. Lists grow
+ * with "Show more" rather than scrolling inside the page, so no row is ever cut off.
+ */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { requestJson } from "./api.ts";
 import { CrawlPanel, type CrawlSettings } from "./CrawlPanel.tsx";
 import type { CrawlJobJson } from "../lib/wire_types.ts";
+import { Slashed } from "./slashes.tsx";
 import { adminPath, failure, fmt, Panel, Status, type StatusValue } from "./ui.tsx";
+
+/** Said when a crawl elsewhere on the page (the first-run steps) changed the site's pages. */
+export const PAGES_CHANGED_EVENT = "sitesearch:pages-changed";
+
+/** Rows shown at first, and added by each "Show more". */
+export const ROWS_STEP = 20;
 
 interface PageRow {
   url: string;
@@ -37,6 +47,7 @@ function Pages(
   const [filter, setFilter] = useState("");
   const [confirm, setConfirm] = useState<string | null>(null);
   const [status, setStatus] = useState<StatusValue>(null);
+  const [limit, setLimit] = useState(ROWS_STEP);
   const load = async (more: boolean) => {
     try {
       const q = more && cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
@@ -55,6 +66,11 @@ function Pages(
     }
   };
   useEffect(() => void (p.reload && load(false)), [p.reload]);
+  useEffect(() => {
+    const changed = () => void load(false);
+    addEventListener(PAGES_CHANGED_EVENT, changed);
+    return () => removeEventListener(PAGES_CHANGED_EVENT, changed);
+  }, []);
   const remove = async (url: string) => {
     setConfirm(null);
     try {
@@ -69,7 +85,16 @@ function Pages(
     }
   };
   const f = filter.trim().toLowerCase();
-  const shown = f ? pages.filter((x) => (x.title + " " + x.url).toLowerCase().includes(f)) : pages;
+  const matching = f
+    ? pages.filter((x) => (x.title + " " + x.url).toLowerCase().includes(f))
+    : pages;
+  const shown = matching.slice(0, limit);
+  // More rows are held here, or (unfiltered) the server has more to send.
+  const more = matching.length > limit || (!f && cursor !== null);
+  const showMore = async () => {
+    if (!f && cursor && pages.length < limit + ROWS_STEP) await load(true);
+    setLimit(limit + ROWS_STEP);
+  };
   return (
     <div>
       <h3>
@@ -88,7 +113,10 @@ function Pages(
         {shown.map((x) => (
           <li>
             <span class="row-main">
-              <strong>{x.title}</strong> <span class="path">{x.url}</span>
+              <strong>{x.title}</strong>{" "}
+              <span class="path" dir="ltr">
+                <Slashed text={x.url} />
+              </span>
             </span>
             {confirm === x.url
               ? (
@@ -116,13 +144,23 @@ function Pages(
         {shown.length === 0
           ? (
             <li class="muted">
-              {pages.length ? "No page matches." : "No pages yet: crawl your site below."}
+              {pages.length ? "No page matches." : "No pages yet: crawl your site."}
             </li>
           )
           : null}
       </ul>
-      {cursor
-        ? <button type="button" class="button small" onClick={() => load(true)}>Load more</button>
+      {more
+        ? (
+          <p class="more">
+            <button type="button" class="button small" data-show-more onClick={showMore}>
+              Show more
+            </button>{" "}
+            <span class="muted">
+              {fmt(shown.length)} of {fmt(f ? matching.length : Math.max(total, pages.length))}{" "}
+              shown
+            </span>
+          </p>
+        )
         : null}
     </div>
   );
@@ -130,6 +168,7 @@ function Pages(
 
 function Documents(p: { siteId: string; documents: DocRow[] }) {
   const [docs, setDocs] = useState(p.documents);
+  const [limit, setLimit] = useState(ROWS_STEP);
   const [status, setStatus] = useState<StatusValue>(null);
   const file = useRef<HTMLInputElement>(null);
   const upload = async (e: Event) => {
@@ -171,7 +210,7 @@ function Documents(p: { siteId: string; documents: DocRow[] }) {
       </form>
       <Status value={status} />
       <ul class="rows" aria-label="Documents">
-        {docs.map((d) => (
+        {docs.slice(0, limit).map((d) => (
           <li>
             <span class="row-main">
               <strong>{d.title}</strong>{" "}
@@ -191,6 +230,16 @@ function Documents(p: { siteId: string; documents: DocRow[] }) {
         ))}
         {docs.length === 0 ? <li class="muted">No documents yet.</li> : null}
       </ul>
+      {docs.length > limit
+        ? (
+          <p class="more">
+            <button type="button" class="button small" onClick={() => setLimit(limit + ROWS_STEP)}>
+              Show more
+            </button>{" "}
+            <span class="muted">{fmt(limit)} of {fmt(docs.length)} shown</span>
+          </p>
+        )
+        : null}
     </div>
   );
 }
@@ -205,6 +254,8 @@ export function ContentPanel(p: {
   documents: DocRow[];
   lastCrawl: CrawlJobJson | null;
   crawlSettings: CrawlSettings;
+  /** False while the first-run steps hold the crawl form (one form on the page). */
+  crawlHere?: boolean;
 }) {
   const [reload, setReload] = useState(0);
   return (
@@ -218,12 +269,23 @@ export function ContentPanel(p: {
           reload={reload}
         />
         <div>
-          <CrawlPanel
-            siteId={p.siteId}
-            last={p.lastCrawl}
-            settings={p.crawlSettings}
-            onProgress={() => setReload((n) => n + 1)}
-          />
+          {p.crawlHere === false
+            ? (
+              <>
+                <h3>Crawl</h3>
+                <p>
+                  Crawl your site in the first step of <a href="#first-run">Get started</a>.
+                </p>
+              </>
+            )
+            : (
+              <CrawlPanel
+                siteId={p.siteId}
+                last={p.lastCrawl}
+                settings={p.crawlSettings}
+                onProgress={() => setReload((n) => n + 1)}
+              />
+            )}
           {p.documentsAllowed ? <Documents siteId={p.siteId} documents={p.documents} /> : (
             <>
               <h3>Documents</h3>

@@ -20,6 +20,9 @@ export const GRACE: [number, string][] = [
   [604_800, "7 days"],
 ];
 
+/** One day, as the API's own default: pages that cache the old key have time to be updated. */
+export const DEFAULT_GRACE = 86_400;
+
 /** A moment as the owner reads it, in UTC so that the server's and the browser's text agree. */
 export const when = (iso: string) =>
   new Date(iso).toISOString().slice(0, 16).replace("T", " ") + " UTC";
@@ -34,7 +37,7 @@ export function KeysPanel(p: { siteId: string; publicKey: string; previous: OldK
   const [publicKey, setPublicKey] = useState(p.publicKey);
   const [previous, setPrevious] = useState(p.previous);
   const [confirming, setConfirming] = useState<Which | null>(null);
-  const [grace, setGrace] = useState(0);
+  const [grace, setGrace] = useState(DEFAULT_GRACE);
   const [fresh, setFresh] = useState<{ which: Which; key: string } | null>(null);
   const [status, setStatus] = useState<StatusValue>(null);
 

@@ -5,6 +5,7 @@
 import { AnalyticsPanel } from "./AnalyticsPanel.tsx";
 import { ContentPanel } from "./ContentPanel.tsx";
 import { EmbedSnippet } from "./EmbedSnippet.tsx";
+import { FirstRun } from "./FirstRun.tsx";
 import { KeysPanel } from "./KeysPanel.tsx";
 import { SettingsForm } from "./SettingsForm.tsx";
 import { UsageMeters } from "./UsageMeters.tsx";
@@ -13,6 +14,7 @@ export const DASHBOARD_ISLANDS = {
   AnalyticsPanel,
   ContentPanel,
   EmbedSnippet,
+  FirstRun,
   KeysPanel,
   SettingsForm,
   UsageMeters,

@@ -44,12 +44,15 @@ export const failure = (e: unknown) =>
   e instanceof HttpError ? e.message : "Something went wrong. Try again.";
 
 /** A button that copies `text` and says so. */
-export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
+export function CopyButton(
+  { text, label = "Copy", onCopied }: { text: string; label?: string; onCopied?: () => void },
+) {
   const [done, setDone] = useState<string | null>(null);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(text);
       setDone("Copied");
+      onCopied?.();
     } catch {
       setDone("Select and copy it by hand");
     }

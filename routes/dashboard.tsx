@@ -1,7 +1,9 @@
 /**
  * The site owner's dashboard. GET /dashboard signs in (a plain form, no JavaScript), then shows
- * the operator's list of sites or one site's usage, analytics, settings, keys, content and embed
- * snippet. The islands call the admin API with the session cookie (lib/http/session.ts).
+ * the operator's list of sites or one site's first steps, usage, analytics, settings, keys,
+ * content and embed snippet. A site with no pages yet opens on its first steps (crawl, try its
+ * results page, embed); the islands call the admin API with the session cookie
+ * (lib/http/session.ts).
  */
 import { type Context, Hono } from "hono";
 import type { ComponentChildren } from "preact";
@@ -30,6 +32,8 @@ import { constantTimeEqual, isAdminKey, sha256HexSync } from "../lib/sites/keys.
 import { publicView, type Site } from "../lib/sites/store.ts";
 
 const PATH = "/dashboard";
+/** The hosted results page (routes/results_page.tsx), which takes the site's public key. */
+const RESULTS_PATH = "/search-results";
 
 // The two search counts, each explained where it is shown. Server text, kept out of the bundle.
 const USAGE_NOTE =
@@ -176,6 +180,47 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
     selfCheckRuns(s, site),
   ]);
   const view = publicView(site, s.clock());
+  const documentCount = documents?.documents.length ?? 0;
+  // Empty: the first steps lead and hold the crawl form and the code (each once on the page).
+  const firstRun = usage.pages.count === 0 && documentCount === 0;
+  const embed = { siteId: site.id, origin, publicKey: site.publicKey };
+  const steps = (
+    <Island
+      name="FirstRun"
+      props={{
+        ...embed,
+        resultsPage: site.settings.resultsPage,
+        resultsPath: RESULTS_PATH,
+        pages: usage.pages.count + documentCount,
+        searched: usage.month.used > 0 || report.days.some((d) => d.searches > 0),
+        open: firstRun,
+        crawl: firstRun ? { last: crawls[0] ?? null, settings: crawlSettings } : null,
+        documentsAllowed,
+      }}
+    />
+  );
+  const content = (
+    <Island
+      name="ContentPanel"
+      props={{
+        siteId: site.id,
+        pages: pages.pages.map((p) => ({ url: p.url, title: p.title, updatedAt: p.updatedAt })),
+        cursor: pages.cursor,
+        total: usage.pages.count,
+        documentsAllowed,
+        documents: documents?.documents.map((d) => ({
+          id: d.id,
+          title: d.title,
+          type: d.type,
+          bytes: d.bytes,
+        })) ??
+          [],
+        lastCrawl: crawls[0] ?? null,
+        crawlSettings,
+        crawlHere: !firstRun,
+      }}
+    />
+  );
   return (
     <>
       <div class="dash-head">
@@ -196,6 +241,8 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
         <SignOut operator={operator} />
       </div>
       <div class="dash-grid">
+        {steps}
+        {firstRun ? content : null}
         <Island
           name="UsageMeters"
           props={{ siteId: site.id, usage, days: month.days, note: USAGE_NOTE }}
@@ -220,25 +267,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             previous: view.previousPublicKey,
           }}
         />
-        <Island
-          name="ContentPanel"
-          props={{
-            siteId: site.id,
-            pages: pages.pages.map((p) => ({ url: p.url, title: p.title, updatedAt: p.updatedAt })),
-            cursor: pages.cursor,
-            total: usage.pages.count,
-            documentsAllowed,
-            documents: documents?.documents.map((d) => ({
-              id: d.id,
-              title: d.title,
-              type: d.type,
-              bytes: d.bytes,
-            })) ??
-              [],
-            lastCrawl: crawls[0] ?? null,
-            crawlSettings,
-          }}
-        />
+        {firstRun ? null : content}
         <Island
           name="LeversPanel"
           props={{
@@ -249,10 +278,12 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
             runs,
           }}
         />
-        <Island
-          name="EmbedSnippet"
-          props={{ origin, publicKey: site.publicKey, resultsPage: site.settings.resultsPage }}
-        />
+        {firstRun ? null : (
+          <Island
+            name="EmbedSnippet"
+            props={{ ...embed, resultsPage: site.settings.resultsPage }}
+          />
+        )}
       </div>
     </>
   );

@@ -207,15 +207,21 @@ export const SummaryBody = z.object({
   path: ["conversationId"],
 });
 
+/** A rotated-out public key works this long unless the call says otherwise (docs/api.md, Keys). */
+export const DEFAULT_GRACE_SECONDS = 86_400;
+
 export const RotateKey = z.object({
   key: z.enum(["public", "admin"]),
   graceSeconds: z.number({ error: "graceSeconds must be a whole number" }).int()
     .min(0, "graceSeconds must be at least 0").max(604_800, "graceSeconds must be at most 604800")
-    .optional().transform((n) => n ?? 0),
-}).strict().refine((r) => r.key === "public" || r.graceSeconds === 0, {
+    .optional(),
+}).strict().refine((r) => r.key === "public" || !r.graceSeconds, {
   message: "graceSeconds applies to the public key only; admin keys rotate at once.",
   path: ["graceSeconds"],
-});
+}).transform((r) => ({
+  key: r.key,
+  graceSeconds: r.graceSeconds ?? (r.key === "public" ? DEFAULT_GRACE_SECONDS : 0),
+}));
 
 export const ListParams = z.object({
   cursor: z.string().max(500).optional(),

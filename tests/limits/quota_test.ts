@@ -271,7 +271,7 @@ Deno.test("quota - a revoked key stops at once where it was rotated and within 1
   }
   const res = await a.call(
     `/api/admin/sites/${site.id}/keys/rotate`,
-    admin(site.adminKey, { key: "public" }),
+    admin(site.adminKey, { key: "public", graceSeconds: 0 }),
   );
   const { publicKey } = await res.json();
   const rotated = performance.now();

@@ -102,11 +102,14 @@ Deno.test("dashboard - a site session shows the site's panels and calls the admi
         "SettingsForm",
         "KeysPanel",
         "ContentPanel",
-        "EmbedSnippet",
+        "FirstRun",
       ]
     ) {
       assert.ok(page.includes(`data-island="${island}"`), island);
     }
+    // A site without pages yet has the embed code in its first steps, not a panel of its own.
+    assert.ok(!page.includes(`data-island="EmbedSnippet"`));
+    assert.equal(page.split(`data-snippet="widget"`).length, 2, "the code once on the page");
     assert.ok(page.includes(site.publicKey) && !page.includes("adminKeyHash"));
     assert.ok(!page.includes(site.adminKey));
 

@@ -46,10 +46,37 @@ Deno.test("keys - a second rotation ends the earlier grace period at once", asyn
   assert.equal((await search(t, site.publicKey, "q=x")).status, 401);
   assert.equal((await search(t, first.publicKey, "q=x")).status, 200);
   assert.equal((await search(t, second.publicKey, "q=x")).status, 200);
-  const third = await rotate({ key: "public" });
+  const third = await rotate({ key: "public", graceSeconds: 0 });
   assert.equal(third.previousPublicKey, null);
   assert.equal((await search(t, second.publicKey, "q=x")).status, 401);
   assert.equal((await search(t, third.publicKey, "q=x")).status, 200);
+  t.close();
+});
+
+Deno.test("keys - a public key rotated without graceSeconds keeps working for one day", async () => {
+  const clock = manualClock();
+  const t = await startApp({ clock });
+  const site = await createSite(t, "free");
+  const r = await t.call(
+    `/api/admin/sites/${site.id}/keys/rotate`,
+    admin(site.adminKey, { key: "public" }),
+  );
+  assert.equal(r.status, 200);
+  const body = await r.json();
+  const expiresAt = new Date(clock() + 86_400_000).toISOString();
+  assert.deepEqual(body.previousPublicKey, { key: site.publicKey, expiresAt });
+  clock.advance(86_400_000 - 1000);
+  assert.equal((await search(t, site.publicKey, "q=x")).status, 200);
+  clock.advance(1000);
+  assert.equal((await search(t, site.publicKey, "q=x")).status, 401);
+  // The admin key has no grace: left out, it rotates at once as before.
+  const a = await t.call(
+    `/api/admin/sites/${site.id}/keys/rotate`,
+    admin(site.adminKey, { key: "admin" }),
+  );
+  assert.equal(a.status, 200);
+  await a.body?.cancel();
+  assert.equal((await t.call(`/api/admin/sites/${site.id}`, admin(site.adminKey))).status, 401);
   t.close();
 });
 

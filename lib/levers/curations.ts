@@ -69,9 +69,8 @@ export function checkCurations(body: unknown): Curation[] {
   oneEachQuery(
     out,
     "curations",
-    (i, j) =>
-      `There is a curation for “${out[j].query}” already (curations[${j}]): edit that one ` +
-      `instead of adding curations[${i}].`,
+    (_, j) =>
+      `There is a curation for “${out[j].query}” already (curations[${j}]): edit that one instead.`,
   );
   return out.map(({ given: _, ...c }) => c);
 }

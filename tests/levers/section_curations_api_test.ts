@@ -204,7 +204,7 @@ Deno.test("curations api - a second curation for the same query says there is on
   assert.equal(r.body.error.param, "curations[2].query");
   assert.equal(
     r.body.error.message,
-    "There is a curation for “Filters” already (curations[0]): edit that one instead of adding curations[2].",
+    "There is a curation for “Filters” already (curations[0]): edit that one instead.",
   );
   t.close();
 });

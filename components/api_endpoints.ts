@@ -345,8 +345,11 @@ export const GROUPS: EndpointGroup[] = [
           ["curations", `at most ${LIMITS.curations}`],
           ["query", `required; at most ${LIMITS.queryChars} characters`],
           ["match", "exact (the normalised query) or contains (the phrase)"],
-          ["pin", `at most ${LIMITS.pins} paths, in order`],
-          ["hide", `at most ${LIMITS.hides} paths`],
+          [
+            "pin",
+            `at most ${LIMITS.pins} paths, in order; a section (/api.html#filters) is linked`,
+          ],
+          ["hide", `at most ${LIMITS.hides} paths; a hidden section is never linked`],
         ],
         body: { curations: [{ query: "refund", match: "exact", pin: ["/support/refunds"] }] },
       },
@@ -395,7 +398,8 @@ export const GROUPS: EndpointGroup[] = [
         method: "POST",
         path: `${SITE}/levers/preview`,
         auth: "admin",
-        summary: "Results for a query with and without unsaved synonyms and curations.",
+        summary:
+          "Results for a query with and without unsaved synonyms and curations, and the warnings of the pins they add.",
         params: [
           ["q", `required; at most ${LIMITS.queryChars} characters`],
           ["synonyms, curations", "optional; lists as PUT takes them (else the stored ones)"],

@@ -16,6 +16,7 @@ import {
   type SelfCheckRun,
 } from "./levers_api.ts";
 import { fmt, Status, type StatusValue } from "./ui.tsx";
+import { useStatus } from "./use_status.ts";
 
 const pct = (n: number) => `${Math.round(n * 100)}%`;
 
@@ -35,7 +36,7 @@ export function AnswersTab(
   const [contains, setContains] = useState(false);
   const [answer, setAnswer] = useState("");
   const [sources, setSources] = useState("");
-  const [status, setStatus] = useState<StatusValue>(null);
+  const [status, setStatus] = useStatus();
   const [checking, setChecking] = useState<StatusValue>(null);
   const maxChars = p.limits.answerChars ?? 1600;
   const draft: AnswerPinDraft | null = query.trim() && answer.trim()
@@ -53,7 +54,8 @@ export function AnswersTab(
       setStatus({ kind: "ok", text: "Saved: answers use it now." });
       return true;
     } catch (e) {
-      setStatus({ kind: "error", text: fieldMessage(e) });
+      const name = (kind: string, i: number) => kind === "answers" ? next[i]?.query : undefined;
+      setStatus({ kind: "error", text: fieldMessage(e, name) });
       return false;
     }
   };

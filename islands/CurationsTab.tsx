@@ -1,11 +1,28 @@
 /// <reference lib="dom" />
-/** The curations tab: the site's list with its warnings, and a form with a live preview. */
-import { useState } from "preact/hooks";
+/**
+ * The curations tab: the site's list with its warnings, and one form with a live preview that
+ * adds a curation or changes one in place (Edit). The draft is checked as it is typed: a query
+ * curated already, a pinned page the site does not have or a section its page lacks are said
+ * before anything is saved.
+ */
+import { useEffect, useState } from "preact/hooks";
 import { LeverPreview } from "./LeverPreview.tsx";
 import { LeverRows } from "./LeverRows.tsx";
 import { QueryMatchFields } from "./QueryMatchFields.tsx";
-import { type CurationDraft, items, type Limits, type PinWarning } from "./levers_api.ts";
+import {
+  type CurationDraft,
+  items,
+  leverQueryKey,
+  type Limits,
+  type PinWarning,
+} from "./levers_api.ts";
 import { usePreview } from "./use_preview.ts";
+
+/** A warning of the draft's pin, in the words of the form. */
+const draftWarning = (w: PinWarning) =>
+  w.reason === "page_not_found"
+    ? `${w.url} is not a page of the site: searches would skip this pin.`
+    : `${w.url} is not a section of its page: the result would link the top of the page.`;
 
 export function CurationsTab(
   p: {
@@ -20,24 +37,55 @@ export function CurationsTab(
   const [contains, setContains] = useState(false);
   const [pins, setPins] = useState("");
   const [hides, setHides] = useState("");
+  /** The id of the stored curation open in the form, changed in place when saved. */
+  const [editingId, setEditingId] = useState<string | null>(null);
+  const editing = editingId === null ? -1 : p.list.findIndex((c) => c.id === editingId);
+  // Removed (or undone) while open: the form goes back to adding.
+  useEffect(() => {
+    if (editingId !== null && editing < 0) setEditingId(null);
+  }, [editingId, editing]);
+  const match = contains ? "contains" : "exact";
+  const twin = query.trim()
+    ? p.list.findIndex((c, i) =>
+      i !== editing && c.match === match && leverQueryKey(c.query) === leverQueryKey(query)
+    )
+    : -1;
   const draft: CurationDraft | null = query.trim()
     ? {
+      ...(editing >= 0 ? { id: p.list[editing].id } : {}),
       query: query.trim(),
-      match: contains ? "contains" : "exact",
+      match,
       pin: items(pins),
       hide: items(hides),
     }
     : null;
-  const full = p.list.length >= p.limits.curations;
+  const next = draft
+    ? (editing >= 0 ? p.list.map((c, i) => i === editing ? draft : c) : [...p.list, draft])
+    : null;
+  const full = editing < 0 && p.list.length >= p.limits.curations;
   const { value, error } = usePreview(
     p.siteId,
     query,
-    draft ? { curations: [...p.list, draft] } : null,
+    next && twin < 0 ? { curations: next } : null,
   );
-  const add = async (e: Event) => {
+  const fill = (c: CurationDraft | null) => {
+    setQuery(c?.query ?? "");
+    setContains(c?.match === "contains");
+    setPins(c?.pin.join(", ") ?? "");
+    setHides(c?.hide.join(", ") ?? "");
+  };
+  const edit = (i: number) => {
+    setEditingId(p.list[i].id ?? null);
+    fill(p.list[i]);
+  };
+  const done = () => {
+    setEditingId(null);
+    fill(null);
+  };
+  const submit = async (e: Event) => {
     e.preventDefault();
-    if (!draft || error) return;
-    if (await p.save([...p.list, draft])) [setQuery, setPins, setHides].forEach((f) => f(""));
+    if (!next || error || twin >= 0) return;
+    if (await p.save(next)) done();
   };
   return (
     <div>
@@ -49,6 +97,8 @@ export function CurationsTab(
         empty="No curations yet."
         list={p.list}
         save={p.save}
+        edit={edit}
+        editing={editing}
         row={(c) => (
           <>
             <strong>{c.query}</strong> <span class="muted">({c.match})</span>
@@ -57,7 +107,18 @@ export function CurationsTab(
           </>
         )}
       />
-      <form class="lever-form" onSubmit={add} aria-label="Add a curation">
+      <form
+        class="lever-form"
+        onSubmit={submit}
+        aria-label={editing >= 0 ? "Edit a curation" : "Add a curation"}
+      >
+        {editing >= 0
+          ? (
+            <p class="notice" data-editing>
+              Changing the curation for “{p.list[editing].query}”.
+            </p>
+          )
+          : null}
         <QueryMatchFields
           id="cur-query"
           label="Query"
@@ -70,7 +131,8 @@ export function CurationsTab(
         />
         <div class="field">
           <label for="cur-pin">
-            Pin these pages first, in order (paths, comma-separated; at most {p.limits.pins})
+            Pin these pages first, in order (paths or sections like /guide#install, comma-separated;
+            at most {p.limits.pins})
           </label>
           <input
             id="cur-pin"
@@ -80,7 +142,7 @@ export function CurationsTab(
           />
         </div>
         <div class="field">
-          <label for="cur-hide">Hide these pages (at most {p.limits.hides})</label>
+          <label for="cur-hide">Hide these pages or sections (at most {p.limits.hides})</label>
           <input
             id="cur-hide"
             value={hides}
@@ -88,12 +150,36 @@ export function CurationsTab(
             placeholder="/old/refunds"
           />
         </div>
-        {error ? <p class="status error" role="alert" data-field-error>{error}</p> : null}
-        <LeverPreview q={query} value={value} />
+        {twin >= 0
+          ? (
+            <p class="status error" role="alert" data-field-error data-twin>
+              There is a curation for “{p.list[twin].query}” already.{" "}
+              <button type="button" class="button small" onClick={() => edit(twin)}>
+                Edit it
+              </button>
+            </p>
+          )
+          : error
+          ? <p class="status error" role="alert" data-field-error>{error}</p>
+          : null}
+        {twin < 0 && !error
+          ? value?.warnings?.map((w) => (
+            <p key={w.url} class="status error" data-draft-warning>{draftWarning(w)}</p>
+          ))
+          : null}
+        <LeverPreview q={query} value={twin < 0 ? value : null} />
         <p class="actions">
-          <button type="submit" class="button primary" disabled={!draft || !!error || full}>
-            Add curation
+          <button
+            type="submit"
+            class="button primary"
+            disabled={!draft || !!error || twin >= 0 || full}
+          >
+            {editing >= 0 ? "Save changes" : "Add curation"}
           </button>
+          {editing >= 0 || draft
+            ? <button type="button" class="button" onClick={done}>Cancel</button>
+            : null}
+          {full ? <span class="muted">The list is full ({p.limits.curations}).</span> : null}
         </p>
       </form>
     </div>

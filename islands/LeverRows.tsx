@@ -1,4 +1,4 @@
-/** A stored list of levers (synonyms, curations), one row each with its Remove button. */
+/** A stored list of levers (synonyms, curations), one row each with its Remove (and Edit) button. */
 import type { ComponentChildren } from "preact";
 
 export function LeverRows<T extends { id?: string }>(p: {
@@ -7,20 +7,40 @@ export function LeverRows<T extends { id?: string }>(p: {
   list: T[];
   row: (entry: T) => ComponentChildren;
   save: (list: T[]) => unknown;
+  /** Opens entry `i` in the form, where it is changed in place. */
+  edit?: (i: number) => void;
+  /** The entry open in the form. */
+  editing?: number | null;
 }) {
   if (!p.list.length) return <p class="muted">{p.empty}</p>;
+  const without = (i: number) => p.list.filter((_, j) => j !== i);
   return (
     <ul class="rows" aria-label={p.label}>
       {p.list.map((entry, i) => (
-        <li key={entry.id ?? i}>
+        <li key={entry.id ?? i} class={p.editing === i ? "editing" : undefined}>
           <span class="row-main">{p.row(entry)}</span>
-          <button
-            type="button"
-            class="button small"
-            onClick={() => p.save(p.list.filter((_, j) => j !== i))}
-          >
-            Remove
-          </button>
+          <span class="row-actions">
+            {p.edit
+              ? (
+                <button
+                  type="button"
+                  class="button small"
+                  aria-pressed={p.editing === i}
+                  onClick={() => p.edit!(i)}
+                >
+                  Edit
+                </button>
+              )
+              : null}
+            <button
+              type="button"
+              class="button small"
+              onClick={() =>
+                p.save(without(i))}
+            >
+              Remove
+            </button>
+          </span>
         </li>
       ))}
     </ul>

@@ -10,6 +10,7 @@ import {
   type AnswerPinDraft,
   type CurationDraft,
   fieldMessage,
+  leverQueryKey,
   type Limits,
   type PinWarning,
   putList,
@@ -19,7 +20,8 @@ import {
 } from "./levers_api.ts";
 import { SuggestionsTab } from "./SuggestionsTab.tsx";
 import { SynonymsTab } from "./SynonymsTab.tsx";
-import { Panel, Status, type StatusValue } from "./ui.tsx";
+import { Panel, Status } from "./ui.tsx";
+import { useStatus } from "./use_status.ts";
 
 type Tab = "synonyms" | "curations" | "answers" | "suggestions";
 const TABS: [Tab, string][] = [
@@ -52,7 +54,7 @@ export function LeversPanel(
   const [answers, setAnswers] = useState(p.answers ?? []);
   const [runs, setRuns] = useState(p.runs ?? []);
   const [history, setHistory] = useState<Change[]>([]);
-  const [status, setStatus] = useState<StatusValue>(null);
+  const [status, setStatus] = useStatus();
 
   /** Stores a list; `undoing` leaves the history as it is. */
   const store = async (change: Change, next: SynonymDraft[] | CurationDraft[], undoing = false) => {
@@ -68,7 +70,10 @@ export function LeversPanel(
       setStatus({ kind: "ok", text: undoing ? "Undone." : "Saved: searches show it now." });
       return true;
     } catch (e) {
-      setStatus({ kind: "error", text: fieldMessage(e) });
+      // Another entry the refusal names is named by its query.
+      const name = (kind: string, i: number) =>
+        kind === change.kind ? (next[i] as { query?: string } | undefined)?.query : undefined;
+      setStatus({ kind: "error", text: fieldMessage(e, name) });
       return false;
     }
   };
@@ -80,10 +85,28 @@ export function LeversPanel(
     const last = history.at(-1);
     if (last && (await store(last, last.before, true))) setHistory((h) => h.slice(0, -1));
   };
-  const apply = (s: Suggestion) =>
-    s.kind === "synonym"
-      ? saveSynonyms([...synonyms, s.apply])
-      : saveCurations([...curations, s.apply]);
+  /** A suggested pin joins the curation of its query where there is one, first among its pins. */
+  const apply = (s: Suggestion) => {
+    if (s.kind === "synonym") return saveSynonyms([...synonyms, s.apply]);
+    const pin = s.apply;
+    const at = curations.findIndex((c) =>
+      c.match === pin.match && leverQueryKey(c.query) === leverQueryKey(pin.query)
+    );
+    if (at < 0) return saveCurations([...curations, pin]);
+    return saveCurations(curations.map((c, i) =>
+      i === at
+        ? {
+          ...c,
+          pin: [...new Set([...pin.pin, ...c.pin])].slice(0, p.limits.pins),
+          hide: c.hide.filter((u) => !pin.pin.includes(u)),
+        }
+        : c
+    ));
+  };
+  const open = (id: Tab) => {
+    setTab(id);
+    setStatus(null); // what was said of the last tab's change is not about this one
+  };
 
   return (
     <Panel
@@ -105,7 +128,7 @@ export function LeversPanel(
             aria-selected={tab === id}
             aria-controls={`levers-${id}`}
             class={tab === id ? "tab selected" : "tab"}
-            onClick={() => setTab(id)}
+            onClick={() => open(id)}
           >
             {label}
           </button>

@@ -47,6 +47,8 @@ export interface Brief {
 export interface Preview {
   before: Brief;
   after: Brief;
+  /** What a save would warn of the pins the draft adds (a page the site does not have). */
+  warnings?: PinWarning[];
 }
 
 /** Replaces a list; answers it as stored (with ids) and, for curations, its warnings. */
@@ -89,8 +91,22 @@ export const dismiss = (siteId: string, s: Suggestion) =>
     }),
   );
 
-/** An error of a list's field in words an owner reads ("synonyms[3].words[1] …" → "Word 2 …"). */
-export function fieldMessage(e: unknown): string {
+type ListKind = "synonyms" | "curations" | "answers";
+const ENTRY: Record<ListKind, string> = {
+  synonyms: "synonym",
+  curations: "curation",
+  answers: "answer pin",
+};
+
+/**
+ * An error of a list's field in words an owner reads ("synonyms[3].words[1] …" → "Word 2 …"):
+ * the entry it is about goes without saying, any other is named by `name` (its query), else by
+ * its number; "(curations[0])", the API's pointer to an entry already named, is left out.
+ */
+export function fieldMessage(
+  e: unknown,
+  name?: (kind: ListKind, i: number) => string | undefined,
+): string {
   if (!(e instanceof HttpError)) return "Something went wrong. Try again.";
   return e.message.replace(/^(synonyms|curations|answers)\[\d+\]\.?/, "")
     .replace(
@@ -100,8 +116,20 @@ export function fieldMessage(e: unknown): string {
           Number(i) + 1
         }`,
     )
+    .replace(/ \((synonyms|curations|answers)\[\d+\]\)/g, "")
+    .replace(/\b(synonyms|curations|answers)\[(\d+)\]/g, (_, k: ListKind, i) => {
+      const query = name?.(k, Number(i));
+      return query ? `the ${ENTRY[k]} for “${query}”` : `${ENTRY[k]} ${Number(i) + 1}`;
+    })
     .replace(/^\s*/, "").replace(/^./, (c) => c.toUpperCase());
 }
+
+/**
+ * A query as no two entries may share: case, accents and spacing folded (the server folds as
+ * much and more, so two queries equal here are equal there; it has the last word on save).
+ */
+export const leverQueryKey = (q: string) =>
+  q.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().trim().split(/\s+/).join(" ");
 
 /** Comma- or line-separated items, trimmed, empty ones dropped. */
 export const items = (text: string) => text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean);

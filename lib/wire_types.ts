@@ -167,12 +167,15 @@ export interface SelfCheckRun {
   worst: { question: string; expected: string; got: string }[];
 }
 
-/** A pin of a page the site no longer has: skipped for visitors, reported to the owner. */
+/**
+ * A pin of a page the site no longer has (skipped for visitors), or of a section its page no
+ * longer has (the result links the page's top): reported to the owner.
+ */
 export interface PinWarning {
   curation: string;
   query: string;
   url: string;
-  reason: "page_not_found";
+  reason: "page_not_found" | "section_not_found";
   message: string;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Curations of a site: for a query (exact, or contained as whole words) pages pinned in
- * order on page 1 and pages hidden. Checked entry by entry, and compiled into the lookup a
+ * order on page 1 and pages hidden; a pin or hide may name a section of a page
+ * (`/api.html#custom-filters`, checked against the site's pages by targets.ts). Checked entry by entry, and compiled into the lookup a
  * search makes: what to pin and hide for one query.
  */
 import { invalid } from "../errors.ts";
@@ -13,6 +14,12 @@ import type { Curation } from "../wire_types.ts";
 import type { Placement } from "../search/engine/mod.ts";
 
 export type { Curation };
+
+/** The page a pin or hide names: its URL before any "#section". */
+export const pageOf = (url: string) => {
+  const at = url.indexOf("#");
+  return at > 0 ? url.slice(0, at) : url;
+};
 
 /** A list of site-relative paths (at most `max`, none twice), or a 400 naming the bad one. */
 export function sitePaths(value: unknown, param: string, max: number): string[] {
@@ -38,6 +45,15 @@ function entry(value: unknown, param: string): Curation & { given?: string } {
   const hide = sitePaths(o.hide, `${param}.hide`, LIMITS.hides);
   const both = hide.findIndex((h) => pin.includes(h));
   if (both >= 0) throw invalid(`${param}.hide[${both}]`, `${param}.hide[${both}] is also pinned.`);
+  // A hidden page never shows, so a pin of one of its sections could never hold.
+  const under = hide.findIndex((h) => !h.includes("#") && pin.some((u) => pageOf(u) === h));
+  if (under >= 0) {
+    const u = pin.find((u) => pageOf(u) === hide[under]);
+    throw invalid(
+      `${param}.hide[${under}]`,
+      `${param}.hide[${under}] hides the page whose section ${u} is pinned.`,
+    );
+  }
   if (!pin.length && !hide.length) {
     throw invalid(`${param}.pin`, `${param} pins or hides at least one page.`);
   }
@@ -53,7 +69,8 @@ export function checkCurations(body: unknown): Curation[] {
   oneEachQuery(
     out,
     "curations",
-    (i, j) => `curations[${i}] curates the same query as curations[${j}].`,
+    (_, j) =>
+      `There is a curation for “${out[j].query}” already (curations[${j}]): edit that one instead.`,
   );
   return out.map(({ given: _, ...c }) => c);
 }

@@ -12,34 +12,18 @@ import { leversFor } from "./levers.ts";
 import { LIMITS } from "./limits.ts";
 import { checkSynonyms, compileSynonyms, type Synonym } from "./synonyms.ts";
 import { text } from "./check.ts";
+import { checkTargets, targetsOf } from "./targets.ts";
 import { compileNames, withNames } from "./url_names.ts";
 import type { PinWarning } from "../wire_types.ts";
 
 export type { PinWarning };
 
-/** A pin the search skips: its page is not on the site (any more). */
-/** Pages looked up at once while checking pins. */
+/** Pages looked up at once while checking an answer pin's sources. */
 const LOOKUPS = 20;
 
-/** The pins of `list` whose page the site does not have. */
-export async function deadPins(s: Services, site: string, list: Curation[]): Promise<PinWarning[]> {
-  const urls = [...new Set(list.flatMap((c) => c.pin))];
-  const missing = new Set<string>();
-  for (let i = 0; i < urls.length; i += LOOKUPS) {
-    const batch = urls.slice(i, i + LOOKUPS);
-    const metas = await Promise.all(batch.map((u) => s.pages.meta(site, u)));
-    metas.forEach((m, j) => m || missing.add(batch[j]));
-  }
-  return list.flatMap((c) =>
-    c.pin.filter((u) => missing.has(u)).map((url) => ({
-      curation: c.id,
-      query: c.query,
-      url,
-      reason: "page_not_found" as const,
-      message: `The pin of ${url} for "${c.query}" is skipped: the site has no such page.`,
-    }))
-  );
-}
+/** The pins of a stored list whose page (or section) the site does not have (any more). */
+export const deadPins = (s: Services, site: string, list: Curation[]) =>
+  checkTargets(s, site, list, { known: targetsOf(list), all: true });
 
 /** A site's synonyms. */
 export async function getSynonyms(s: Services, site: Site) {
@@ -58,11 +42,16 @@ export async function getCurations(s: Services, site: Site) {
   return { curations, warnings: await deadPins(s, site.id, curations), limits: LIMITS };
 }
 
-/** Replaces a site's curations from a PUT body (nothing stored when an entry is bad). */
+/**
+ * Replaces a site's curations from a PUT body: nothing stored when an entry is bad or names a
+ * section the site does not have (one stored before and gone since is only a warning).
+ */
 export async function putCurations(s: Services, site: Site, body: unknown) {
   const list = checkCurations(body);
+  const known = targetsOf((await s.levers.current(site.id)).curations);
+  const warnings = await checkTargets(s, site.id, list, { known, all: true });
   const { curations } = await s.levers.putCurations(site.id, list);
-  return { curations, warnings: await deadPins(s, site.id, curations), limits: LIMITS };
+  return { curations, warnings, limits: LIMITS };
 }
 
 /** A site's answer pins. */
@@ -107,7 +96,8 @@ const brief = (r: SearchResult) => ({
 
 /**
  * A query's first results as searches show them now (`before`) and with the lists of the body
- * (`after`; a list left out stays as stored). Checks the lists as PUT does; spends no quota.
+ * (`after`; a list left out stays as stored), and the warnings of pins the body adds. Checks
+ * the lists as PUT does; spends no quota.
  */
 export async function preview(s: Services, site: Site, body: unknown) {
   await s.previewLimit.hit(site.id); // two searches each, with lists nobody saved
@@ -123,6 +113,11 @@ export async function preview(s: Services, site: Site, body: unknown) {
   const curations: Curation[] = o.curations === undefined
     ? stored.curations
     : checkCurations({ curations: o.curations });
+  // Targets checked as a save checks them; only those no stored curation names are looked up.
+  const warnings = o.curations === undefined ? [] : await checkTargets(s, site.id, curations, {
+    known: targetsOf(stored.curations),
+    all: false,
+  });
   // The URL names a crawl published hold in both, as in every search.
   const after = leversFor({
     versions: stored.versions,
@@ -135,5 +130,5 @@ export async function preview(s: Services, site: Site, body: unknown) {
     s.indexes.search(site.id, { query: q, perPage: PREVIEW_RESULTS, ...leversFor(stored, q) }),
     s.indexes.search(site.id, { query: q, perPage: PREVIEW_RESULTS, ...after }),
   ]);
-  return { q, before: brief(now), after: brief(next) };
+  return { q, before: brief(now), after: brief(next), warnings };
 }

@@ -34,6 +34,7 @@ export { prepareIndex, rank, type Ranked, type RankOptions, readAhead } from "./
 export type { Correction } from "./query/accumulate.ts";
 export { type Alternatives, type Expand, MAX_ALTERNATIVES } from "./query/expand.ts";
 export type { Placement } from "./query/curated.ts";
+export { namesAnchor } from "./presentation/sections.ts";
 export {
   DEFAULT_RANKING,
   priorOf,

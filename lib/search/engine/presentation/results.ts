@@ -8,7 +8,7 @@ import { rank } from "../query/rank.ts";
 import type { Correction } from "../query/accumulate.ts";
 import type { Expand } from "../query/expand.ts";
 import { DEFAULT_RANKING, type Ranking } from "../query/weights.ts";
-import { curate, curatedLimit, type Placement } from "../query/curated.ts";
+import { curate, curatedLimit, type Placement, type SectionPlacement } from "../query/curated.ts";
 import { sealForLookup, shownAt, type ShownDoc, type SiteDb, textAt } from "../store/site_db.ts";
 import { headingLength } from "../store/packed_sections.ts";
 import type { FacetValue } from "../store/filter_postings.ts";
@@ -30,6 +30,7 @@ import {
   MAX_SECTIONS,
   namesMore,
   outnamesTitle,
+  sectionNamed,
   type Titled,
   titled,
   withAnchor,
@@ -160,6 +161,27 @@ function describe(doc: ShownDoc): string {
   return text.slice(0, cut > 80 ? cut : 157) + "…";
 }
 
+/**
+ * A result's link and sections as a curation places them: a pinned section linked (the top of
+ * the page when it has no such section any more), a hidden section never linked nor listed.
+ */
+function placeSections(
+  doc: ShownDoc,
+  placed: { pin?: string; hide?: string[] },
+  shown: { anchor: string; sections: SectionHit[] },
+): { anchor: string; sections: SectionHit[] } {
+  let { anchor, sections } = shown;
+  if (placed.pin !== undefined) anchor = sectionNamed(doc.sections, placed.pin) ?? "";
+  if (placed.hide?.length) {
+    const off = placed.hide.map((f) => sectionNamed(doc.sections, f))
+      .filter((a): a is string => a !== undefined);
+    if (off.includes(anchor)) anchor = "";
+    const urls = new Set(off.map((a) => withAnchor(doc.id, a)));
+    sections = sections.filter((x) => !urls.has(x.url));
+  }
+  return { anchor, sections };
+}
+
 /** Ranked, highlighted results for a query: page `page` of `perPage`, the site's levers applied. */
 export function search(db: SiteDb, options: SearchOptions): SearchResult {
   const { query: q, page = 1, perPage = 10, placement, expand, filters } = options;
@@ -180,9 +202,9 @@ export function search(db: SiteDb, options: SearchOptions): SearchResult {
     matches: counting || (!!only && !!placement),
   });
   const { corrections, matched, words } = ranked;
-  let { ids, found: total, pinned } = placement
+  let { ids, found: total, pinned, sections: placed } = placement
     ? curate(db, ranked, placement, perPage)
-    : { ...ranked, pinned: undefined };
+    : { ...ranked, pinned: undefined, sections: undefined as SectionPlacement | undefined };
   let facets: SearchResult["facets"];
   if (ranked.matches) {
     // Every match as the curation leaves it (pins in, hidden out): what facets count, and
@@ -252,6 +274,11 @@ export function search(db: SiteDb, options: SearchOptions): SearchResult {
         sections = [...later.sections, ...sections.filter((s) => !seen.has(s.url))]
           .slice(0, MAX_SECTIONS);
       }
+    }
+    const pin = pinned?.has(id) ? placed?.pinned.get(id) : undefined;
+    const hide = placed?.hidden.get(id);
+    if (pin !== undefined || hide) {
+      ({ anchor, sections } = placeSections(doc, { pin, hide }, { anchor, sections }));
     }
     const highlights = [
       title.matches.length ? { field: "title", snippet: doc.title, matches: title.matches } : null,

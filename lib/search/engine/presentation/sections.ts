@@ -19,6 +19,29 @@ export const withAnchor = (url: string, anchor: string) =>
   anchor ? `${url}#${anchor.replace(/[\s"<>`]/g, encodeURIComponent)}` : url;
 
 /**
+ * Whether a fragment someone typed or copied (`custom-filters`, `caf%C3%A9`) names a section's
+ * anchor: as it stands, as a result's URL writes it, or percent-decoded.
+ */
+export function namesAnchor(anchor: string, fragment: string): boolean {
+  if (!anchor || !fragment) return false;
+  if (fragment === anchor || withAnchor("", anchor) === `#${fragment}`) return true;
+  try {
+    return decodeURIComponent(fragment) === anchor;
+  } catch {
+    return false; // a stray "%" decodes to nothing
+  }
+}
+
+/** The anchor of a page's section that `fragment` names (namesAnchor), if it has one. */
+export function sectionNamed(lines: SectionLines, fragment: string): string | undefined {
+  for (let i = 0; i < lines.count; i++) {
+    const anchor = anchorAt(lines, i);
+    if (namesAnchor(anchor, fragment)) return anchor;
+  }
+  return undefined;
+}
+
+/**
  * How well a heading names the query: its distinct query words, and how many are whole words,
  * each weighted as `Matcher.weightOf` says (a word that only qualifies the query counts least).
  */

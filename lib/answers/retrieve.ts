@@ -22,7 +22,7 @@ import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import type { SourceText } from "./summarizer.ts";
 import { type Expand } from "../search/mod.ts";
-import { languageOf, priorOf, squash } from "../search/engine/mod.ts";
+import { languageOf, namesAnchor, priorOf, squash } from "../search/engine/mod.ts";
 import { SLICE_MS, Slices } from "../slices.ts";
 
 export type SourceRef =
@@ -328,6 +328,21 @@ function withAnchor(ref: SourceRef, anchor: string): SourceRef {
   return { ...ref, url: `${ref.url}#${encodeURIComponent(anchor)}` };
 }
 
+/**
+ * Per page, the fragments of the sections a curation hides for the question ("/api#limits"):
+ * an answer never reads them, as a result never links them.
+ */
+function fragmentsOf(hidden: ReadonlySet<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const url of hidden) {
+    const at = url.indexOf("#");
+    if (at <= 0) continue;
+    const page = url.slice(0, at);
+    out.set(page, [...out.get(page) ?? [], url.slice(at + 1)]);
+  }
+  return out;
+}
+
 /** Candidate pages and documents, with their sections. */
 async function gather(
   s: Services,
@@ -403,10 +418,15 @@ async function gather(
   add("page", lists[1]);
   add("document", lists[2]);
   add("document", lists[3]);
+  const hiddenSections = fragmentsOf(hidden);
   for (const [c, d] of texts) {
     await slices.pause();
     c.sections = sectionsOf(`${site.id}\0${c.key}`, d);
     if (c.ref.type === "page" && c.rank < FAR_PAGES) await reachFar(s, site, c, d, question);
+    const unlinked = c.ref.type === "page" ? hiddenSections.get(c.ref.url) : undefined;
+    if (unlinked) {
+      c.sections = c.sections.filter((x) => !unlinked.some((f) => namesAnchor(x.anchor, f)));
+    }
   }
   // The pages an earlier answer used stay in the running for a follow-up.
   const missing = used.filter((id) =>

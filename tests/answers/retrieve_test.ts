@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { retrieve } from "../../lib/answers/retrieve.ts";
 import { citedSources, extractiveAnswer } from "../../lib/answers/extractive.ts";
-import { createSite, OPERATOR, putPages, startApp } from "../helpers.ts";
+import { admin, createSite, OPERATOR, putPages, startApp } from "../helpers.ts";
 
 /** A small shop site: the answer to each question sits under one heading of one page. */
 export const SHOP = [
@@ -218,5 +218,38 @@ Deno.test("retrieve - a how-to question is answered from the section named for t
   );
   assert.equal(found.matched, true);
   assert.equal(found.texts[0].heading, "Writing a glaze recipe for a kiln");
+  t.close();
+});
+
+Deno.test("retrieve - a section a curation hides for the question is never read for its answer", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "pro");
+  await putPages(t, site, [
+    {
+      url: "/api.html",
+      title: "API reference",
+      headings: ["Custom filters", "Rate limits"],
+      body:
+        "API reference\nCustom filters\nNarrow results with custom filters: a category, a brand, a year.\n" +
+        "Rate limits\nA key may send ten requests a second; custom filters count once.",
+      sections: [
+        { heading: "Custom filters", anchor: "custom-filters" },
+        { heading: "Rate limits", anchor: "rate-limits" },
+      ],
+    } as Parameters<typeof putPages>[2][number],
+  ]);
+  const ask = async () =>
+    await retrieve(t.services, (await t.services.sites.get(site.id))!, "custom filters");
+  assert.equal((await ask()).texts[0].heading, "Custom filters");
+  const res = await t.call(`/api/admin/sites/${site.id}/curations`, {
+    ...admin(site.adminKey, {
+      curations: [{ query: "custom filters", hide: ["/api.html#custom-filters"] }],
+    }),
+    method: "PUT",
+  });
+  assert.equal(res.status, 200, await res.text());
+  const after = await ask();
+  assert.ok(after.texts.length > 0, "the page's other sections still answer");
+  assert.ok(after.texts.every((x) => x.anchor !== "custom-filters"), JSON.stringify(after.texts));
   t.close();
 });

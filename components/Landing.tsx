@@ -18,6 +18,15 @@ const LINKS: [string, string, string][] = [
   ["/docs/api", "API reference", "Search, summaries, the admin API and the error envelope."],
 ];
 
+// The two tags as README.md and docs/api.md ("Browser scripts") give them.
+const WIDGET_TAG = `<script async src="https://YOUR-SITESEARCH-HOST/widget.js"
+  data-key="pk_YOUR_PUBLIC_KEY"
+  data-results-page="/search-results"
+  data-live="true"></script>`;
+const RESULTS_TAG = `<script defer src="https://YOUR-SITESEARCH-HOST/results.js"
+  data-key="pk_YOUR_PUBLIC_KEY"
+  data-summary="true"></script>`;
+
 /** `demo`: the demo is served here (never in production mode), so the page may point at it. */
 export function Landing({ demo }: { demo: boolean }) {
   return (
@@ -62,8 +71,15 @@ export function Landing({ demo }: { demo: boolean }) {
       </section>
       <section aria-labelledby="embed">
         <h2 id="embed">Add it to a site</h2>
-        <pre class="code"><code>{`<script async src="https://YOUR-SITESEARCH-HOST/widget.js"
-  data-key="pk_YOUR_PUBLIC_KEY" data-results-page="/search-results"></script>`}</code></pre>
+        <p>
+          In the site-wide <code>&lt;head&gt;</code>, on every page: the search bar.
+        </p>
+        <pre class="code"><code>{WIDGET_TAG}</code></pre>
+        <p>
+          In the <code>&lt;head&gt;</code> of a page published at{" "}
+          <code>/search-results</code>: the results and the AI answer.
+        </p>
+        <pre class="code"><code>{RESULTS_TAG}</code></pre>
       </section>
     </>
   );

@@ -1,19 +1,20 @@
 /** The page shell of the service's own pages: head, header with navigation, footer. */
 import type { ComponentChildren } from "preact";
 import { t } from "../widget/client/strings.ts";
-import type { Locale } from "../widget/i18n/index.ts";
+import type { Locale, TextKey } from "../widget/i18n/index.ts";
 import { STRINGS_ID } from "../islands/hydrate.ts";
 import { scriptJson } from "./Island.tsx";
 
-const NAV: [string, string][] = [
-  ["/", "Home"],
-  ["/dashboard", "Dashboard"],
-  ["/docs/api", "API reference"],
+// Worded in the page's language: the hosted results page is a visitor's page in the site's.
+const NAV: [string, TextKey][] = [
+  ["/", "navHome"],
+  ["/dashboard", "navDashboard"],
+  ["/docs/api", "navApiReference"],
 ];
 /** Only where the demo is served: production has no /demo/, and no demo results to show. */
-const DEMO_NAV: [string, string][] = [
-  ["/search-results", "Results demo"],
-  ["/demo/", "Demo site"],
+const DEMO_NAV: [string, TextKey][] = [
+  ["/search-results", "navResultsDemo"],
+  ["/demo/", "navDemoSite"],
 ];
 
 export function Layout(
@@ -53,15 +54,15 @@ export function Layout(
           <a class="brand" href="/">
             <span class="logo" aria-hidden="true">◎</span> SiteSearch
           </a>
-          <nav aria-label="Main">
+          <nav aria-label={t("navLabel")}>
             {[...NAV, ...(props.demo ? DEMO_NAV : [])].map(([href, label]) => (
-              <a href={href} aria-current={props.path === href ? "page" : undefined}>{label}</a>
+              <a href={href} aria-current={props.path === href ? "page" : undefined}>{t(label)}</a>
             ))}
           </nav>
         </header>
         <main id="main">{props.children}</main>
         <footer class="foot">
-          SiteSearch: hosted site search with AI answers. <a href="/docs/api">API reference</a>
+          {t("footerTagline")} <a href="/docs/api">{t("navApiReference")}</a>
         </footer>
       </body>
     </html>

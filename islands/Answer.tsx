@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /** The AI answer: streamed from /api/summarize with its sources, follow-ups and feedback. */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { AnswerSource } from "../lib/wire_types.ts";
+import { type AnswerSource, MAX_FEEDBACK_COMMENT_CHARS } from "../lib/wire_types.ts";
 import { sendFeedback, summarize } from "../widget/client/answers.ts";
 import { answerFailure, t } from "../widget/client/strings.ts";
 import { publicApi, resultHref } from "./api.ts";
@@ -26,7 +26,8 @@ interface Turn {
   status: "streaming" | "done" | "error";
   error?: string;
   turn?: number;
-  feedback?: "sending" | "sent" | "failed";
+  /** `comment`: voted down, and asked (optionally) what was missing. */
+  feedback?: "sending" | "comment" | "sent" | "failed";
 }
 
 /** Answer text with its [n] citations as small links to the cited pages (text, never HTML). */
@@ -64,12 +65,48 @@ function Thumb({ down }: { down?: boolean }) {
   );
 }
 
+/** After a thumbs down: what was missing, optional, then Send or Skip (Escape skips too). */
+function FeedbackComment({ id, onDone }: { id: string; onDone: (comment: string) => void }) {
+  const [text, setText] = useState("");
+  const area = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => area.current?.focus(), []);
+  return (
+    <form
+      class="feedback-comment"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onDone(text);
+      }}
+    >
+      <label for={id}>{t("feedbackComment")}</label>
+      <textarea
+        id={id}
+        ref={area}
+        rows={3}
+        dir="auto"
+        maxLength={MAX_FEEDBACK_COMMENT_CHARS}
+        value={text}
+        onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
+        onKeyDown={(e) => e.key === "Escape" && onDone("")}
+      />
+      <div class="feedback-actions">
+        <button type="submit" class="button small primary">{t("send")}</button>
+        <button type="button" class="button small" onClick={() => onDone("")}>{t("skip")}</button>
+      </div>
+    </form>
+  );
+}
+
 export function AnswerBox(p: AnswerProps) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [conversation, setConversation] = useState<{ id: string; open: boolean } | null>(null);
   const [followup, setFollowup] = useState("");
   const abort = useRef<AbortController | null>(null);
   const asked = useRef("");
+  // On a phone the answer starts folded to its first lines, so results show on the first screen.
+  const [folded, setFolded] = useState(true);
+  /** Each turn's bare vote down, sent at once; a comment follows it, so it replaces it. */
+  const downVotes = useRef(new Map<number, Promise<boolean>>());
 
   const update = (i: number, change: (turn: Turn) => Turn) =>
     setTurns((all) => all.map((x, j) => (j === i ? change(x) : x)));
@@ -111,6 +148,8 @@ export function AnswerBox(p: AnswerProps) {
     asked.current = q;
     abort.current?.abort();
     setConversation(null);
+    setFolded(true);
+    downVotes.current.clear();
     setTurns([{ question: q, text: "", sources: [], status: "streaming" }]);
     ask(q, null, 0);
   };
@@ -133,13 +172,43 @@ export function AnswerBox(p: AnswerProps) {
   const vote = async (i: number, helpful: boolean) => {
     const turn = turns[i].turn;
     if (!conversation || turn === undefined) return;
+    const send = (comment?: string) =>
+      sendFeedback(publicApi(p.apiKey), {
+        conversationId: conversation.id,
+        turn,
+        helpful,
+        comment,
+      });
+    if (!helpful) {
+      // The vote counts at once; the comment box asks, optionally, what was missing.
+      downVotes.current.set(i, send());
+      return update(i, (x) => ({ ...x, feedback: "comment" }));
+    }
     update(i, (x) => ({ ...x, feedback: "sending" }));
-    const taken = await sendFeedback(publicApi(p.apiKey), {
-      conversationId: conversation.id,
-      turn,
-      helpful,
-    });
+    const taken = await send();
     update(i, (x) => ({ ...x, feedback: taken ? "sent" : "failed" }));
+  };
+
+  /** After a vote down: the comment, if any, with the same vote; else the bare vote's outcome. */
+  const comment = async (i: number, text: string) => {
+    const turn = turns[i].turn;
+    const first = downVotes.current.get(i) ?? Promise.resolve(false);
+    if (!conversation || turn === undefined) return;
+    update(i, (x) => ({ ...x, feedback: "sending" }));
+    let taken = await first;
+    if (text.trim()) {
+      taken = await sendFeedback(publicApi(p.apiKey), {
+        conversationId: conversation.id,
+        turn,
+        helpful: false,
+        comment: text,
+      });
+    }
+    update(i, (x) => ({ ...x, feedback: taken ? "sent" : "failed" }));
+    // The box and its buttons are gone: focus stays with the answer's thanks.
+    requestAnimationFrame(() =>
+      document.getElementById(`feedback-${i}`)?.focus({ preventScroll: true })
+    );
   };
 
   if (!p.enabled || !p.q) return <div class="answer-slot" />;
@@ -149,7 +218,7 @@ export function AnswerBox(p: AnswerProps) {
     x.status === "done" && (x.answered === false || (!x.candidates && x.sources.length === 0));
   const answered = turns.some((x) => x.status === "done" && !none(x));
   return (
-    <section class="answer" aria-labelledby="answer-title">
+    <section class={folded ? "answer folded" : "answer"} aria-labelledby="answer-title">
       <h2 id="answer-title">
         <svg viewBox="0 0 24 24" class="icon spark" aria-hidden="true">
           <path d="M12 2l2.2 6.6L21 11l-6.8 2.4L12 20l-2.2-6.6L3 11l6.8-2.4L12 2z" />
@@ -186,11 +255,18 @@ export function AnswerBox(p: AnswerProps) {
             : null}
           {x.status === "done" && !none(x) && x.turn !== undefined
             ? (
-              <p class="feedback">
+              <div class="feedback" id={`feedback-${i}`} tabindex={-1}>
                 {x.feedback === "sent"
                   ? t("thanks")
                   : x.feedback === "failed"
                   ? t("feedbackFailed")
+                  : x.feedback === "comment"
+                  ? (
+                    <FeedbackComment
+                      id={`feedback-comment-${i}`}
+                      onDone={(c) => comment(i, c)}
+                    />
+                  )
                   : (
                     <>
                       {t("helpful")}
@@ -209,11 +285,23 @@ export function AnswerBox(p: AnswerProps) {
                       ))}
                     </>
                   )}
-              </p>
+              </div>
             )
             : null}
         </div>
       ))}
+      {turns.length && turns[0].status !== "error" && !none(turns[0])
+        ? (
+          <button
+            type="button"
+            class="button small more"
+            aria-expanded={!folded}
+            onClick={() => setFolded(!folded)}
+          >
+            {t(folded ? "showMore" : "showLess")}
+          </button>
+        )
+        : null}
       {conversation?.open && !busy && answered
         ? (
           <form class="followup" onSubmit={sendFollowup}>

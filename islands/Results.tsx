@@ -1,6 +1,8 @@
 /// <reference lib="dom" />
 /** The results list with highlights and pagination; rendered on the server, then live. */
 import { useEffect, useRef, useState } from "preact/hooks";
+import { withoutRepeat } from "../widget/client/repeats.ts";
+import { corrected, parts } from "../widget/client/search.ts";
 import { friendly, t, tn } from "../widget/client/strings.ts";
 import { type Hit, publicApi, resultHref } from "./api.ts";
 import { goToQuery, onQuery } from "./bus.ts";
@@ -15,6 +17,8 @@ export interface ResultsProps {
   /** The server's first answer; null when there was no query or it failed. */
   results: Hit[] | null;
   found: number;
+  /** The query as the server ran it when it corrected a word (meta.corrections), else null. */
+  fixed: string | null;
   error: string | null;
   /** The page's own URL for a query and page (links work without JavaScript). */
   hrefBase: string;
@@ -34,6 +38,7 @@ export function Results(p: ResultsProps) {
     page: p.page,
     results: p.results,
     found: p.found,
+    fixed: p.fixed,
     error: p.error,
     loading: false,
     facets: p.facets,
@@ -49,6 +54,7 @@ export function Results(p: ResultsProps) {
           page,
           results: null,
           found: 0,
+          fixed: null,
           error: null,
           loading: false,
           facets: {},
@@ -68,7 +74,16 @@ export function Results(p: ResultsProps) {
           narrow,
         );
         const { found, facets = {} } = d.meta;
-        setView({ q, page, results: d.results, found, error: null, loading: false, facets });
+        setView({
+          q,
+          page,
+          results: d.results,
+          found,
+          fixed: corrected(q, d),
+          error: null,
+          loading: false,
+          facets,
+        });
       } catch (e) {
         if (ctl.signal.aborted) {
           return;
@@ -78,6 +93,7 @@ export function Results(p: ResultsProps) {
           page,
           results: null,
           found: 0,
+          fixed: null,
           error: friendly(e),
           loading: false,
           facets: {},
@@ -155,6 +171,9 @@ export function Results(p: ResultsProps) {
         )
         : null}
       <p class={view.error ? "status error" : "status"} role="status">{status}</p>
+      {view.fixed && !view.loading
+        ? <p class="fix">{t("showingResultsFor", { corrected: view.fixed })}</p>
+        : null}
       {view.results && view.results.length > 0
         ? (
           <ol class="hits" start={(view.page - 1) * p.perPage + 1}>
@@ -162,9 +181,9 @@ export function Results(p: ResultsProps) {
               const link = resultHref(hit.url, p.baseUrl);
               const title = hit.highlights?.find((h) => h.field === "title") ??
                 { snippet: hit.title, matches: [] };
-              const snippet = hit.highlights?.find((h) => h.field === "body") ??
-                hit.highlights?.find((h) => h.field === "description") ??
-                { snippet: hit.description ?? "", matches: [] };
+              // The description, then the body's snippet, unless one only repeats the other.
+              const all = parts(hit);
+              const { description, body } = withoutRepeat(all.description, all.body);
               const position = (view.page - 1) * p.perPage + i + 1;
               return (
                 <li class="hit">
@@ -183,9 +202,20 @@ export function Results(p: ResultsProps) {
                       : <Marked h={title} />}
                   </h3>
                   <p class="path" dir="ltr">{hit.url}</p>
-                  <p class="snippet" dir="auto">
-                    <Marked h={snippet} />
-                  </p>
+                  {description
+                    ? (
+                      <p class="desc" dir="auto">
+                        <Marked h={description} />
+                      </p>
+                    )
+                    : null}
+                  {body
+                    ? (
+                      <p class="snippet" dir="auto">
+                        <Marked h={body} />
+                      </p>
+                    )
+                    : null}
                 </li>
               );
             })}

@@ -9,6 +9,9 @@ import type { PageHit } from "./search/engine/mod.ts";
 /** The longest query the API takes, in characters (`q`, a curation's or an answer pin's query). */
 export const MAX_QUERY_CHARS = 200;
 
+/** The longest comment a visitor's vote on an answer carries (`POST /api/feedback`). */
+export const MAX_FEEDBACK_COMMENT_CHARS = 500;
+
 export type { Highlight, SectionHit } from "./search/engine/mod.ts";
 
 /** One result of `GET /api/search`: the engine's, and what a click on it sends back. */

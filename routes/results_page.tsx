@@ -9,6 +9,7 @@ import { Hono } from "hono";
 import { Island } from "../components/Island.tsx";
 import { pageResponse, renderPage } from "../components/render.tsx";
 import { failureLine, T } from "../components/T.tsx";
+import { corrected } from "../widget/client/search.ts";
 import { t } from "../widget/client/strings.ts";
 import type { Hit } from "../islands/api.ts";
 import { demoPublicKey } from "../lib/demo/site.ts";
@@ -84,7 +85,12 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
     let facets: Record<string, { value: string; count: number }[]> = {};
     let site: Site | null = null;
     let error: string | null = null;
-    let data = { found: 0, hits: null as Hit[] | null, perPage: DEFAULT_PER_PAGE };
+    let data = {
+      found: 0,
+      hits: null as Hit[] | null,
+      perPage: DEFAULT_PER_PAGE,
+      fixed: null as string | null,
+    };
     if (!key) error = "Give a site's public key as ?key=pk_… to search it.";
     else if (!isPublicKey(key)) error = failure(lang, invalidSearchKey());
     else if (q) {
@@ -102,7 +108,12 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
         });
         site = found.site;
         facets = found.response.meta.facets ?? {};
-        data = { found: found.found, hits: found.response.results, perPage: found.perPage };
+        data = {
+          found: found.found,
+          hits: found.response.results,
+          perPage: found.perPage,
+          fixed: corrected(q, found.response),
+        };
       } catch (e) {
         error = failure(lang, e);
       }
@@ -139,6 +150,7 @@ export function resultsPageRoutes(s: Services, demoMode: boolean) {
               baseUrl,
               results: data.hits,
               found: data.found,
+              fixed: data.fixed,
               error,
               hrefBase,
               facetNames,

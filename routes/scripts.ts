@@ -1,6 +1,6 @@
 /**
- * GET /widget.js, /results.js, /sse.js (a module they import) and /i18n/<lang>.json (a language's
- * strings): built files for any origin, with a content ETag.
+ * GET /widget.js, /results.js, /sse.js and /answer.js (modules they import) and /i18n/<lang>.json
+ * (a language's strings): built files for any origin, with a content ETag.
  */
 import { Hono } from "hono";
 import { DomainError } from "../lib/errors.ts";
@@ -9,7 +9,13 @@ import type { Services } from "../lib/services.ts";
 import { staticFiles } from "../widget/i18n/all.ts";
 
 const STATIC = new URL("../static/", import.meta.url);
-const FILES = ["widget.js", "results.js", "sse.js", ...staticFiles().map(([path]) => path)];
+const FILES = [
+  "widget.js",
+  "results.js",
+  "sse.js",
+  "answer.js",
+  ...staticFiles().map(([path]) => path),
+];
 /** Short, so a new release reaches every site within minutes. */
 const CACHE_CONTROL = "public, max-age=300";
 

@@ -63,7 +63,15 @@ export const ISLAND_BUNDLES: Bundle[] = [
   },
 ];
 
-const ALL = [...BUNDLES, SSE_MODULE, ...ISLAND_BUNDLES];
+/** The results page's AI answer as a module, which results.js imports when answers are on. */
+export const ANSWER_MODULE: Bundle = {
+  entry: "widget/answer.ts",
+  out: "static/answer.js",
+  budget: BUDGET,
+  dirs: ["widget"],
+};
+
+const ALL = [...BUNDLES, SSE_MODULE, ANSWER_MODULE, ...ISLAND_BUNDLES];
 
 /** Bump when the build itself changes in a way that changes the output. */
 const BUILD_FORMAT = "iife-minify-2";
@@ -230,6 +238,7 @@ export async function build(root: URL = ROOT): Promise<Built[]> {
   const sizes: Built[] = [];
   for (const b of BUNDLES) sizes.push(await buildScript(b, root));
   sizes.push(await buildScript(SSE_MODULE, root, "esm"));
+  sizes.push(await buildScript(ANSWER_MODULE, root, "esm"));
   sizes.push(...await buildIslands(root));
   sizes.push(...await buildTables(root));
   return sizes;

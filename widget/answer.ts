@@ -1,15 +1,20 @@
 /// <reference lib="dom" />
 /**
  * The AI answer on the results page: a streamed summary, its sources, follow-up turns,
- * a thumbs up or down under each answer, and a plain line when no answer can be shown.
+ * a thumbs up or down under each answer, and a plain line when no answer can be shown. Built
+ * as a module of its own (static/answer.js), which results.js imports when the site has answers
+ * on, so results.js stays within its size budget; the page hands it its locale and adopts its CSS.
  */
-import type { AnswerSource } from "../lib/wire_types.ts";
+import { type AnswerSource, MAX_FEEDBACK_COMMENT_CHARS } from "../lib/wire_types.ts";
 import { sendFeedback, summarize } from "./client/answers.ts";
 import { ApiFailure, isAbort } from "./client/http.ts";
 import type { Api } from "./client/search.ts";
 import { answerFailure, t } from "./client/strings.ts";
 import { safeUrl } from "./config.ts";
 import { append, el, icon, on } from "./dom.ts";
+
+export { setLocale } from "./client/strings.ts";
+export { ANSWER as css } from "./styles.ts";
 
 /** The most of an answer ever shown (spec: up to 1,600 characters). */
 const MAX_CHARS = 1600;
@@ -35,7 +40,7 @@ export function conversation(
   const ctrl = new AbortController();
   let id = "";
   let busy = false;
-  const turns = el("div", {});
+  const turns = el("div", { class: "turns" });
   const input = el("input", {
     type: "text",
     class: "input",
@@ -51,7 +56,16 @@ export function conversation(
     el("button", { type: "submit", class: "btn" }, t("ask")),
   );
   const note = el("p", { class: "note", hidden: true }, t("aiDisclaimer"));
-  const node = el("div", {}, turns, form, note);
+  // On a phone the answer starts folded to its first lines, so results show on the first screen.
+  const more = el("button", { type: "button", class: "btn ghost more", "aria-expanded": "false" });
+  const node = el("div", { class: "fold" }, turns, more, form, note);
+  const fold = (folded: boolean) => {
+    node.classList.toggle("fold", folded);
+    more.setAttribute("aria-expanded", String(!folded));
+    more.textContent = t(folded ? "showMore" : "showLess");
+  };
+  fold(true);
+  on(more, "click", () => fold(!node.classList.contains("fold")));
 
   const ask = async (q: string, mode: "initial" | "followup") => {
     busy = true;
@@ -105,6 +119,7 @@ export function conversation(
         turn.appendChild(thumbs(api, id, result.turn));
       }
       note.hidden = none;
+      if (none && mode === "initial") more.hidden = true; // one plain line: nothing folded away
       const left = result.turnsRemaining;
       form.hidden = none || !(opts.followups && result.conversationEnabled === true && id &&
         (typeof left !== "number" || left > 0));
@@ -116,6 +131,7 @@ export function conversation(
       text.classList.remove("busy");
       turn.removeAttribute("aria-busy");
       text.replaceChildren(answerFailure(err));
+      if (mode === "initial") more.hidden = true;
       form.hidden = mode === "initial" || !opts.followups;
     }
   };
@@ -130,12 +146,55 @@ export function conversation(
   return { node, busy: () => busy, abort: () => ctrl.abort() };
 }
 
-/** "Was this helpful?" with a thumbs up and down that post to /api/feedback, then a thank-you. */
+/**
+ * "Was this helpful?" with a thumbs up and down that post to /api/feedback, then a thank-you. A
+ * thumbs down first asks, optionally, what was missing; the vote counts at once, and a comment
+ * sent after it replaces it with the same vote and the comment.
+ */
 function thumbs(api: Api, conversationId: string, turn: number): HTMLElement {
-  const box = el("div", { class: "fb" }, t("helpful"));
-  const vote = (helpful: boolean) => {
+  const box = el("div", { class: "fb", tabindex: "-1", "aria-live": "polite" }, t("helpful"));
+  // A lost vote is not worth an error; a comment goes once the bare vote has landed.
+  const vote = (helpful: boolean, comment?: string) =>
+    sendFeedback(api, { conversationId, turn, helpful, comment });
+  const thanks = () => {
     box.replaceChildren(t("thanks"));
-    sendFeedback(api, { conversationId, turn, helpful }); // a lost vote is not worth an error
+    box.focus({ preventScroll: true }); // the focused button or field is gone: focus stays here
+  };
+  const comment = () => {
+    const voted = vote(false);
+    const id = `fbc-${conversationId}-${turn}`;
+    const area = el("textarea", {
+      id,
+      class: "fbtext",
+      rows: "3",
+      maxlength: String(MAX_FEEDBACK_COMMENT_CHARS),
+      dir: "auto",
+    });
+    const skip = el("button", { type: "button", class: "btn ghost" }, t("skip"));
+    const form = el(
+      "form",
+      { class: "fbc" },
+      el("label", { for: id }, t("feedbackComment")),
+      area,
+      el(
+        "div",
+        { class: "fbact" },
+        el("button", { type: "submit", class: "btn" }, t("send")),
+        skip,
+      ),
+    );
+    on(form, "submit", (e: Event) => {
+      e.preventDefault();
+      const text = area.value.trim();
+      thanks();
+      if (text) voted.then(() => vote(false, text));
+    });
+    on(skip, "click", thanks);
+    on(area, "keydown", (e: KeyboardEvent) => {
+      if (e.key === "Escape") thanks();
+    });
+    box.replaceChildren(form);
+    area.focus();
   };
   for (const helpful of [true, false]) {
     const label = t(helpful ? "yes" : "no");
@@ -145,7 +204,7 @@ function thumbs(api: Api, conversationId: string, turn: number): HTMLElement {
       "aria-label": label,
       title: label,
     }, icon(THUMB, helpful ? "icon" : "icon down"));
-    on(b, "click", () => vote(helpful));
+    on(b, "click", () => helpful ? (thanks(), vote(true)) : comment());
     box.appendChild(b);
   }
   return box;

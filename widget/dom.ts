@@ -64,13 +64,8 @@ export function ready(fn: () => unknown): void {
 
 const sheets = new Map<string, CSSStyleSheet>();
 
-/**
- * A shadow root styled by a constructable stylesheet, which a strict CSP allows (no inline
- * `<style>`, no `style=""`). Browsers without them get a `<style>` element instead.
- */
-export function shadowHost(css: string, kind: string, theme: string): [HTMLElement, ShadowRoot] {
-  const host = el("div", { "data-sitesearch": kind });
-  const root = host.attachShadow({ mode: "open" });
+/** Adds `css` to a shadow root's styles, as shadowHost does. */
+export function adopt(root: ShadowRoot, css: string): void {
   try {
     let sheet = sheets.get(css);
     if (!sheet) {
@@ -78,10 +73,20 @@ export function shadowHost(css: string, kind: string, theme: string): [HTMLEleme
       sheet.replaceSync(css);
       sheets.set(css, sheet);
     }
-    root.adoptedStyleSheets = [sheet];
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, sheet];
   } catch {
     root.appendChild(el("style", {}, css));
   }
+}
+
+/**
+ * A shadow root styled by a constructable stylesheet, which a strict CSP allows (no inline
+ * `<style>`, no `style=""`). Browsers without them get a `<style>` element instead.
+ */
+export function shadowHost(css: string, kind: string, theme: string): [HTMLElement, ShadowRoot] {
+  const host = el("div", { "data-sitesearch": kind });
+  const root = host.attachShadow({ mode: "open" });
+  adopt(root, css);
   if (theme === "auto") followPage(host, root);
   else host.setAttribute("data-theme", theme);
   return [host, root];

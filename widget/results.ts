@@ -6,13 +6,14 @@
  * `data-filters="section,category"`, those names' facets as chips that filter the results
  * (each chosen one a `filter=name:value` in the URL, so a filtered search can be shared).
  */
-import { type AnswerView, conversation } from "./answer.ts";
+import type { AnswerView } from "./answer.ts";
 import { MAX_QUERY_CHARS, type SearchHit as Hit, type SearchResponse } from "../lib/wire_types.ts";
 import { ApiFailure, isAbort } from "./client/http.ts";
 import { type Api, api, corrected, parts } from "./client/search.ts";
-import { friendly, langAttrs, t, tn, useLocaleOf } from "./client/strings.ts";
+import { withoutRepeat } from "./client/repeats.ts";
+import { currentLocale, friendly, langAttrs, t, tn, useLocaleOf } from "./client/strings.ts";
 import { baseConfig, ownScript, readable, safeUrl } from "./config.ts";
-import { el, icon, marked, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
+import { adopt, el, icon, marked, on, ready, report, SEARCH_ICON, shadowHost } from "./dom.ts";
 import { RESULTS } from "./styles.ts";
 
 type Config = ReturnType<typeof baseConfig> & {
@@ -61,6 +62,20 @@ function mount(config: Config, client: Api) {
 
   // Summaries: only with data-summary="true", and only when GET /api/site says they are on.
   const site = config.summary ? client.site().catch(() => null) : Promise.resolve(null);
+  // The answer's code and styles (answer.js), fetched the first time an answer shows.
+  let answerJs: Promise<typeof import("./answer.ts")> | null = null;
+  const answerModule = () =>
+    answerJs ??= import(new URL("/answer.js", client.origin).href).then(
+      (m: typeof import("./answer.ts")) => {
+        m.setLocale(currentLocale());
+        adopt(root, m.css);
+        return m;
+      },
+      (err) => {
+        answerJs = null; // another question may try again
+        throw err;
+      },
+    );
   const answers = new Map<string, AnswerView>();
   let answering = "";
   const showAnswer = async (q: string) => {
@@ -74,6 +89,8 @@ function mount(config: Config, client: Api) {
     const info = q ? await site : null;
     if (answering !== q) return;
     if (!info?.aiSummaries) return void (answer.hidden = true);
+    const { conversation } = await answerModule();
+    if (answering !== q) return;
     let conv = answers.get(q);
     if (!conv) {
       conv = conversation(client, q, {
@@ -266,7 +283,9 @@ const failed: AnswerView = { node: el("div", {}), busy: () => false, abort: () =
 
 /** One result: title linking to its page, its path, description and highlighted snippet. */
 function hit(h: Hit, baseUrl: string, clicked: () => void): HTMLElement {
-  const { title, description, body } = parts(h);
+  const all = parts(h);
+  const { title } = all;
+  const { description, body } = withoutRepeat(all.description, all.body);
   const href = safeUrl(h.url, baseUrl);
   const heading = marked(title.snippet || String(h.url ?? ""), title.matches);
   const link = href ? el("a", { href }, heading) : null;
@@ -281,10 +300,8 @@ function hit(h: Hit, baseUrl: string, clicked: () => void): HTMLElement {
     description
       ? el("p", { class: "desc", dir: "auto" }, marked(description.snippet, description.matches))
       : null,
-    // The body's snippet, unless it only repeats the description (the start of the text).
-    body && body.snippet !== description?.snippet
-      ? el("p", { class: "snip", dir: "auto" }, marked(body.snippet, body.matches))
-      : null,
+    // The body's snippet; one that only repeats the description was left out above.
+    body ? el("p", { class: "snip", dir: "auto" }, marked(body.snippet, body.matches)) : null,
   );
 }
 

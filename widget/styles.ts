@@ -36,7 +36,7 @@ color:var(--fg);text-align:start;-webkit-text-size-adjust:100%}
 mark{background:var(--mk);color:var(--mkf);border-radius:2px;padding:0 .05em}
 .sr{position:absolute!important;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip-path:inset(50%);white-space:nowrap;border:0}
 .icon{width:1.15em;height:1.15em;fill:currentColor;flex:none}
-button,input{font:inherit;color:inherit;margin:0;letter-spacing:inherit}
+button,input,textarea{font:inherit;color:inherit;margin:0;letter-spacing:inherit}
 a{color:var(--a)}
 :focus-visible{outline:2px solid var(--a);outline-offset:2px}
 kbd{font:inherit;font-size:.72em;line-height:1;padding:.3em .45em;border:1px solid var(--bd);border-bottom-width:2px;border-radius:4px;color:var(--mu);background:var(--bg)}
@@ -119,7 +119,11 @@ export const RESULTS = BASE +
 .notice .btn{margin-inline-start:.75em;font-size:.9em}
 .answer{padding:1em 1.15em;border:1px solid color-mix(in srgb,var(--a) 35%,var(--bd));border-radius:calc(var(--r) + 2px);background:color-mix(in srgb,var(--a) 5%,var(--bg))}
 .badge{display:flex;align-items:center;gap:.4em;margin:0;font-size:.78em;font-weight:700;letter-spacing:.05em;text-transform:uppercase;color:var(--a)}
-.uq{margin:1.1em 0 0;padding-top:1em;border-top:1px solid var(--bd);font-weight:600}
+`;
+
+/** The answer inside the results page's box, with answer.js (the module the page loads for it). */
+export const ANSWER =
+  `.uq{margin:1.1em 0 0;padding-top:1em;border-top:1px solid var(--bd);font-weight:600}
 .atext{margin:.45em 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
 .atext.busy::after{content:"\\258D";color:var(--a);animation:blink 1s steps(2,start) infinite}
 @keyframes blink{to{visibility:hidden}}
@@ -137,4 +141,14 @@ a.cite:hover{background:var(--a);color:var(--af)}
 .note{margin:.8em 0 0;font-size:.78em;color:var(--mu)}
 .fb{display:flex;flex-wrap:wrap;align-items:center;gap:.4em;margin:.6em 0 0;font-size:.82em;color:var(--mu)}.fb .btn{height:44px;min-width:44px;padding:0 .6em;font-size:1em}
 .thumb .down{transform:rotate(180deg)}
+.fb:focus{outline:none}
+.fbc{display:flex;flex-direction:column;gap:.45em;width:100%;font-size:1.1em}
+.fbc label{color:var(--fg);font-weight:600}
+.fbtext{width:100%;min-height:4.6em;padding:.5em .7em;border:1px solid var(--bd);border-radius:var(--r);background:var(--bg);color:var(--fg);resize:vertical}
+.fbtext:focus{border-color:var(--a);outline:none;box-shadow:0 0 0 3px color-mix(in srgb,var(--a) 25%,transparent)}
+.fbact{display:flex;flex-wrap:wrap;gap:.5em}
+.more{display:none}
+@media (max-width:600px){.fold .atext{display:-webkit-box;-webkit-line-clamp:4;-webkit-box-orient:vertical;overflow:hidden}
+.fold .srcs,.fold .fb,.fold .follow,.fold .note,.fold .turns>:not(:first-child){display:none!important}
+.more{display:inline-flex;align-items:center;height:44px;margin-top:.4em;padding:0 .2em;border:0;font-size:.92em}}
 `;

@@ -8,9 +8,10 @@ import { en, type Lang, LANGS } from "../../widget/i18n/index.ts";
 /** Messages spelled as in English on purpose: the language writes the word the same way. */
 export const SAME_AS_ENGLISH: Partial<Record<Lang, (keyof typeof en)[]>> = {
   fr: ["page", "source", "sourceDocument", "sourcePage", "sources", "suggestions"],
+  de: ["navDashboard"],
   es: ["no"],
-  it: ["no"],
-  nl: ["filters", "sourceDocument"],
+  it: ["navDashboard", "no"],
+  nl: ["filters", "navDashboard", "sourceDocument"],
 };
 
 /** The English pieces a page in `lang` must not show, longest first (so a phrase beats a word). */

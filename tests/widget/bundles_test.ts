@@ -8,7 +8,7 @@ const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
 
 /** The built files: the scripts, the SSE module, the islands' modules and the strings tables. */
 async function builtFiles(): Promise<string[]> {
-  const out = ["static/widget.js", "static/results.js", "static/sse.js"];
+  const out = ["static/widget.js", "static/results.js", "static/sse.js", "static/answer.js"];
   for await (const e of Deno.readDir(new URL(ISLANDS_DIR + "/", ROOT))) {
     out.push(`${ISLANDS_DIR}/${e.name}`);
   }

@@ -100,6 +100,8 @@ browserSuite("browser - every visitor string in the site's language", async (t, 
           // results.js: the count, the hits, the pager, the answer with its sources and thumbs.
           await page.locator(`${RESULTS} .hit`).first().waitFor();
           await page.locator(`${RESULTS} .atext:not(.busy)`).first().waitFor();
+          // On a phone the answer starts folded: opened, it shows its sources and thumbs too.
+          if (width <= 600) await page.locator(`${RESULTS} button.more`).click();
           await page.locator(`${RESULTS} .fb`).waitFor();
           // widget.js: the live bar's list for a typed query.
           await page.locator(`${BAR} input`).pressSequentially("zephyr ket", { delay: 40 });
@@ -130,7 +132,10 @@ browserSuite("browser - every visitor string in the site's language", async (t, 
           await page.locator(`#search-suggestions[data-query="zephyr ket"]`).waitFor({
             state: "attached",
           });
-          const islands = await visibleStrings(page, ".results-page, .skip");
+          const islands = await visibleStrings(
+            page,
+            ".results-page, .skip, header.top, footer.foot",
+          );
           assert.deepEqual(
             englishLeaks(islands, lang as Lang),
             [],

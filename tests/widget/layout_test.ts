@@ -94,10 +94,16 @@ browserSuite("browser - right at 390 and 1280 px, light and dark", async (t, exe
           await page.locator(`${RESULTS} .hit`).first().waitFor();
           await page.locator(`${RESULTS} .atext:not(.busy)`).first().waitFor();
           assert.ok((await overflow(page)) <= 0, `the page scrolls sideways at ${width} px`);
+          // On a phone the answer starts folded; Show more opens it (thumbs and all).
+          const folded = await page.locator(`${RESULTS} button.more`).isVisible();
+          assert.equal(folded && width > 600, false, "folded only on a phone");
+          const more = folded ? [`${RESULTS} button.more`] : [];
+          if (folded) await page.locator(more[0]).click();
           // The results page's buttons sit inside its panel, and are big enough to touch.
           const panel = await box(page, `${RESULTS} .rp`);
           const thumbs = (await page.locator(`${RESULTS} .fb .btn`).count()) > 0;
-          for (const sel of [`${RESULTS} .rform .btn`, ...thumbs ? [`${RESULTS} .fb .btn`] : []]) {
+          const buttons = [`${RESULTS} .rform .btn`, ...more];
+          for (const sel of [...buttons, ...thumbs ? [`${RESULTS} .fb .btn`] : []]) {
             const b = await box(page, sel);
             assert.ok(inside(b, panel), `${sel} leaves its panel at ${width} px`);
             assert.ok(b.height >= 44 && b.width >= 44, `${sel} is ${b.width}×${b.height}`);

@@ -1,6 +1,10 @@
 /// <reference lib="dom" />
 /** AI answers from the browser: a streamed POST /api/summarize, and the visitor's vote on one. */
-import type { AnswerDone, AnswerMeta } from "../../lib/wire_types.ts";
+import {
+  type AnswerDone,
+  type AnswerMeta,
+  MAX_FEEDBACK_COMMENT_CHARS,
+} from "../../lib/wire_types.ts";
 import { ApiFailure, call, failureOf } from "./http.ts";
 import type { Api } from "./search.ts";
 
@@ -59,16 +63,20 @@ export async function summarize(
   throw new ApiFailure(500, "STREAM_INCOMPLETE");
 }
 
-/** POST /api/feedback: the visitor's vote on an answer's turn; false when it was not taken. */
+/**
+ * POST /api/feedback: the visitor's vote on an answer's turn, with what they wrote (trimmed,
+ * cut to the bound in whole characters, left out when empty); false when it was not taken.
+ */
 export async function sendFeedback(
   api: Api,
-  vote: { conversationId: string; turn: number; helpful: boolean },
+  vote: { conversationId: string; turn: number; helpful: boolean; comment?: string },
 ): Promise<boolean> {
+  const comment = [...(vote.comment ?? "").trim()].slice(0, MAX_FEEDBACK_COMMENT_CHARS).join("");
   try {
     const res = await call(new URL("/api/feedback", api.origin).href, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-API-Key": api.key },
-      body: JSON.stringify(vote),
+      body: JSON.stringify({ ...vote, comment: comment || undefined }),
       credentials: "omit",
     });
     await res.body?.cancel();

@@ -84,6 +84,20 @@ export const en = {
   no: "No",
   thanks: "Thanks for the feedback.",
   feedbackFailed: "The feedback could not be sent.",
+  // A thumbs-down's comment, and a long answer folded on a phone
+  feedbackComment: "What was missing or wrong? (optional)",
+  send: "Send",
+  skip: "Skip",
+  showMore: "Show more",
+  showLess: "Show less",
+  // The service's own header and footer around the hosted results page
+  navLabel: "Main",
+  navHome: "Home",
+  navDashboard: "Dashboard",
+  navApiReference: "API reference",
+  navResultsDemo: "Results demo",
+  navDemoSite: "Demo site",
+  footerTagline: "SiteSearch: hosted site search with AI answers.",
 } as const satisfies Record<string, string | Plural>;
 
 type English = typeof en;

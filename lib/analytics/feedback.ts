@@ -7,8 +7,6 @@ import type { Clock } from "../clock.ts";
 import { DomainError } from "../errors.ts";
 import { conversationTurns, turnQuestion } from "../answers/conversations.ts";
 
-/** The longest comment kept (docs/api.md: comment ≤ 500 characters). */
-export const MAX_COMMENT_CHARS = 500;
 /** Votes are kept past the longest report period (analytics' MAX_DAYS), then expire. */
 const VOTE_TTL_MS = 180 * 86_400_000;
 /** Comments a summary lists. */

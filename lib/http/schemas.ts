@@ -1,9 +1,8 @@
 /** One zod schema per request shape, shared by routes and tests. */
-import { MAX_QUERY_CHARS } from "../wire_types.ts";
+import { MAX_FEEDBACK_COMMENT_CHARS as MAX_COMMENT_CHARS, MAX_QUERY_CHARS } from "../wire_types.ts";
 import { z } from "zod";
 import { invalid } from "../errors.ts";
 import { PLAN_NAMES } from "../limits/plans.ts";
-import { MAX_COMMENT_CHARS } from "../analytics/feedback.ts";
 import { DEFAULT_DAYS, DEFAULT_LIMIT, MAX_DAYS, MAX_LIMIT } from "../analytics/report.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "../crawl/patterns.ts";
 import { FILTER_LIMITS, FILTER_NAME, filtersError } from "../sites/filters.ts";

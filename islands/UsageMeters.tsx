@@ -55,6 +55,16 @@ export function axisTop(n: number): number {
   return [1, 2, 5, 10].map((m) => m * step).find((v) => v >= n) ?? n;
 }
 
+/** Every date of the month `date` ("2026-12-02") falls in, as "2026-12-01" … "2026-12-31". */
+function monthDays(date: string): string[] {
+  const [y, m] = date.split("-").map(Number);
+  const n = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  return Array.from(
+    { length: n },
+    (_, i) => `${date.slice(0, 8)}${String(i + 1).padStart(2, "0")}`,
+  );
+}
+
 /**
  * Finished searches (bars) and AI answers (narrow bars) per day, as an SVG with a text
  * alternative. The axes are HTML beside it, so their text keeps its size at any width.
@@ -65,10 +75,13 @@ function DayChart({ days }: { days: DayRow[] }) {
   const answers = days.reduce((n, d) => n + d.answers, 0);
   // At least 2, so that the middle gridline (app.css) has a whole number.
   const top = axisTop(Math.max(2, ...days.map((d) => Math.max(d.searches, d.answers))));
-  const step = w / Math.max(days.length, 1);
-  const marks = days.length > 2
-    ? [days[0], days[Math.floor((days.length - 1) / 2)], days[days.length - 1]]
-    : days;
+  // The month's every day has its slot, so its first day is one bar at the left, not a block.
+  const slots = Math.max(days.length, days[0] ? monthDays(days[0].date).length : 1);
+  const step = w / slots;
+  const month = days[0] ? monthDays(days[0].date) : [];
+  const marks = month.length > 2
+    ? [month[0], month[Math.floor((month.length - 1) / 2)], month[month.length - 1]]
+    : days.map((d) => d.date);
   const empty = total === 0 && answers === 0;
   return (
     <figure class="chart">
@@ -118,7 +131,7 @@ function DayChart({ days }: { days: DayRow[] }) {
             : null}
         </div>
         <div class="x-axis" aria-hidden="true">
-          {marks.map((d) => <span key={d.date}>{shortDate(d.date)}</span>)}
+          {marks.map((d) => <span key={d}>{shortDate(d)}</span>)}
         </div>
       </div>
       <figcaption>

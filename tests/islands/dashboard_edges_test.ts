@@ -75,7 +75,8 @@ browserSuite(
           const today = new Date();
           const month = today.toLocaleString("en", { month: "short", timeZone: "UTC" });
           assert.equal(dates[0], `${month} 1`, "the month starts on the 1st");
-          assert.equal(dates.at(-1), `${month} ${today.getUTCDate()}`, "and runs to today");
+          const last = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() + 1, 0));
+          assert.equal(dates.at(-1), `${month} ${last.getUTCDate()}`, "and runs to its last day");
           await page.locator("#usage").screenshot({ path: shot("usage-empty") });
           await ctx.close();
         },
@@ -92,6 +93,11 @@ browserSuite(
           assert.deepEqual(await chart.locator(".y-axis span").allTextContents(), ["10", "5", "0"]);
           const label = await chart.locator("svg").getAttribute("aria-label");
           assert.match(label!, /This month: 7 finished searches/);
+          // Each day of the month has its slot: the days so far never fill the chart as a block.
+          const widths = await chart.locator("rect.bar:not(.answers)").evaluateAll((rs) =>
+            rs.map((r) => Number(r.getAttribute("width")))
+          );
+          assert.ok(widths.every((w) => w <= 600 / 28), `bars ${widths.join(", ")} of 600`);
           await page.locator("#usage").screenshot({ path: shot("usage-days") });
           await ctx.close();
         },

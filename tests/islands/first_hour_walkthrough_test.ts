@@ -104,7 +104,7 @@ browserSuite("browser - a new owner's first hour, walked through", async (t, exe
   };
   const results = (q: string) => `/search-results?key=${site.publicKey}&q=${encodeURIComponent(q)}`;
   const sideways = (page: Page) =>
-    page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
+    page.evaluate(() => document.scrollingElement!.scrollWidth - globalThis.innerWidth);
 
   try {
     await t.step("the crawl stores one page per document and keeps the site's scheme", async () => {

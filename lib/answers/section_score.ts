@@ -51,6 +51,8 @@ const K1 = 1.2;
  * (the same content words, phrased alike) the section scores 1 + this times as much.
  */
 const SAME_QUESTION = 6;
+/** How sure a heading that is the question's words exactly, not asking it, is to answer it. */
+const TASK_NAMED = 0.5;
 
 /** How much a name the site states for a word counts against the word itself. */
 const STATED = 0.6;
@@ -375,7 +377,13 @@ export async function scoreRound<C extends Candidate>(
     const alike = r.asks && named === 0 && cover >= MIN_ALIKE_COVER
       ? jaccard(phrasing(r.section.heading, r.c.lang), r.asked.phrasing)
       : 0;
-    const same = r.asks ? Math.max(named * (0.5 + 0.5 * phrased), ALIKE * alike) : 0;
+    // A heading made of the question's words and no others names the task it asks about
+    // ("Using a callable" for "How do I use a callable?"): half as sure as one asking it.
+    const same = r.asks
+      ? Math.max(named * (0.5 + 0.5 * phrased), ALIKE * alike)
+      : named === 1
+      ? TASK_NAMED
+      : 0;
     score *= (0.3 + cover) ** 2 * (1 + 1.5 * named) * (1 + 0.3 * phrased) * (1 + 0.5 * phrases);
     score *= 1 + SAME_QUESTION * same ** 2;
     score *= r.form;

@@ -253,3 +253,33 @@ Deno.test("retrieve - a section a curation hides for the question is never read 
   assert.ok(after.texts.every((x) => x.anchor !== "custom-filters"), JSON.stringify(after.texts));
   t.close();
 });
+
+Deno.test("retrieve - a heading that is the question's words and no others answers it before a heading that only mentions them", async () => {
+  const t = await startApp();
+  const site = await createSite(t, "basic");
+  await putPages(t, site, [
+    {
+      url: "/reference",
+      title: "Frobnicator testing tools",
+      headings: ["assertGlazed(expected, message, frobnicator, *args)"],
+      body: "Frobnicator testing tools\nassertGlazed(expected, message, frobnicator, *args)\n" +
+        "Asserts that calling the frobnicator with args glazes the pot; the frobnicator and its " +
+        "message are checked, a frobnicator that raises fails the test, and any frobnicator " +
+        "used this way is a frobnicator of the test's own.",
+    },
+    {
+      url: "/guide",
+      title: "Firing pots",
+      headings: ["Using a frobnicator"],
+      body: "Firing pots\nUsing a frobnicator\n" +
+        "Clip it to the kiln's door before the firing, and set its dial to the cone you fire to.",
+    },
+  ]);
+  const found = await retrieve(
+    t.services,
+    (await t.services.sites.get(site.id))!,
+    "How do I use a frobnicator?",
+  );
+  assert.equal(found.texts[0].heading, "Using a frobnicator");
+  t.close();
+});

@@ -6,6 +6,7 @@
  * failed and skipped URLs grouped by reason, each group saying in words what it means and
  * what to do, its URLs a page at a time.
  */
+import { Slashed } from "./slashes.tsx";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { jsonBody, requestJson } from "./api.ts";
 import { adminPath, failure, fmt, Status, type StatusValue } from "./ui.tsx";
@@ -279,7 +280,9 @@ function ReasonGroup(
               {items.map((x) => (
                 <li>
                   <span class="row-main">
-                    <span class="path">{x.url}</span>
+                    <span class="path">
+                      <Slashed text={x.url} />
+                    </span>
                     {x.duplicateOf ? <span class="muted">same as {x.duplicateOf}</span> : null}
                   </span>
                 </li>
@@ -551,7 +554,9 @@ export function CrawlPanel(
                   ? "Crawl finished"
                   : `Crawl ${job.status}`}
               </strong>{" "}
-              <span class="path">{job.url}</span>
+              <span class="path">
+                <Slashed text={job.url} />
+              </span>
             </p>
             {/* A crawl that failed or stopped shows how far it got, never a full bar. */}
             <progress

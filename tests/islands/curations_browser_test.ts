@@ -188,6 +188,35 @@ browserSuite("browser - curations in the search tuning panel", async (t, executa
       assert.deepEqual(phone.errors, []);
       await phone.ctx.close();
     });
+
+    await t.step(
+      "a long list grows with Show more on a phone, never as a box scrolling inside",
+      async () => {
+        const synonyms = Array.from(
+          { length: 25 },
+          (_, i) => ({ words: [`kiln${i}`, `oven${i}`] }),
+        );
+        const put = await app.call(`/api/admin/sites/${site.id}/synonyms`, {
+          method: "PUT",
+          headers: { Authorization: `Bearer ${site.adminKey}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ synonyms }),
+        });
+        assert.equal(put.status, 200, await put.text());
+        const phone = await dashboard(browser, app.origin, cookie, 390);
+        await phone.panel.locator("[role=tab]", { hasText: "Synonyms" }).click();
+        const rows = phone.panel.locator("ul.rows > li");
+        await rows.first().waitFor();
+        assert.equal(await rows.count(), 20);
+        const list = phone.panel.locator("ul.rows");
+        const inner = await list.evaluate((el) => el.scrollHeight - el.clientHeight);
+        assert.equal(inner, 0, "the list does not scroll inside itself");
+        await phone.panel.locator("button", { hasText: "Show more" }).click();
+        assert.equal(await rows.count(), 25);
+        assert.equal(await phone.panel.locator("button", { hasText: "Show more" }).count(), 0);
+        assert.deepEqual(phone.errors, []);
+        await phone.ctx.close();
+      },
+    );
   } finally {
     await browser.close();
     await app.close();

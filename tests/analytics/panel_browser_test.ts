@@ -14,6 +14,7 @@ import {
   loadPlaywright,
   makeSite,
   serveApp,
+  sessionCookie,
 } from "../widget/browser_helpers.ts";
 
 const SHOTS = "/tmp/shots-analytics";
@@ -80,14 +81,7 @@ browserSuite("browser - the analytics panel an owner reads", async (t, executabl
     await vote.body?.cancel();
 
     const open = async (width: number): Promise<Page> => {
-      const res = await app.call("/dashboard/session", {
-        method: "POST",
-        headers: { Origin: app.origin, "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ key: site.adminKey }),
-        redirect: "manual",
-      });
-      await res.body?.cancel();
-      const value = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+      const value = await sessionCookie(app.call, app.origin, site.adminKey);
       const ctx = await browser.newContext({ viewport: { width, height: 900 } });
       await ctx.addCookies([{ name: "sitesearch_session", value, url: app.origin }]);
       const page = await ctx.newPage();

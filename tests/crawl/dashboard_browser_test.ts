@@ -16,6 +16,7 @@ import {
   loadPlaywright,
   makeSite,
   SCREENSHOTS,
+  sessionCookie,
 } from "../widget/browser_helpers.ts";
 
 /** The app on 127.0.0.1; `allowLoopback` as CRAWL_ALLOW_LOOPBACK sets it. */
@@ -78,14 +79,7 @@ browserSuite("crawl dashboard - settings, progress and URL lists", async (t, exe
   /** A page of the dashboard, signed in with the site's admin key. */
   const dashboard = async (a: typeof app, key: string): Promise<[BrowserContext, Page]> => {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
-    const res = await a.call("/dashboard/session", {
-      method: "POST",
-      headers: { Origin: a.origin, "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ key }),
-      redirect: "manual",
-    });
-    await res.body?.cancel();
-    const value = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+    const value = await sessionCookie(a.call, a.origin, key);
     await ctx.addCookies([{ name: "sitesearch_session", value, url: a.origin }]);
     const page = await ctx.newPage();
     page.on("pageerror", (e) => errors.push(String(e)));

@@ -20,6 +20,7 @@ import {
   resultsTag,
   SCREENSHOTS,
   serveHost,
+  sessionCookie,
   widgetTag,
 } from "../widget/browser_helpers.ts";
 
@@ -88,14 +89,7 @@ browserSuite("browser - the islands results page and the dashboard", async (t, e
   });
   /** A session cookie for a context, from a sign-in as the browser's form would send it. */
   const signedIn = async (ctx: BrowserContext, key: string) => {
-    const res = await call("/dashboard/session", {
-      method: "POST",
-      headers: { Origin: origin, "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ key }),
-      redirect: "manual",
-    });
-    await res.body?.cancel();
-    const value = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+    const value = await sessionCookie(call, origin, key);
     await ctx.addCookies([{ name: "sitesearch_session", value, url: origin }]);
   };
   const hydrated = (page: Page) => page.waitForSelector("html[data-islands=hydrated]");

@@ -14,6 +14,7 @@ import {
   makeSite,
   SCREENSHOTS,
   serveApp,
+  sessionCookie,
 } from "../widget/browser_helpers.ts";
 
 /** A docs site whose pages have anchored sections, as a crawl stores them. */
@@ -67,14 +68,7 @@ browserSuite("browser - curations in the search tuning panel", async (t, executa
   };
   try {
     assert.deepEqual((await staleBundles()).map((b) => b.out), [], "run deno task build");
-    const res = await app.call("/dashboard/session", {
-      method: "POST",
-      headers: { Origin: app.origin, "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ key: site.adminKey }),
-      redirect: "manual",
-    });
-    await res.body?.cancel();
-    const cookie = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+    const cookie = await sessionCookie(app.call, app.origin, site.adminKey);
     const { ctx, panel, errors } = await dashboard(browser, app.origin, cookie, 1280);
     const before = await first("filters");
     assert.notEqual(before, "/api.html#custom-filters");

@@ -14,6 +14,7 @@ import {
   makeSite,
   SCREENSHOTS,
   serveApp,
+  sessionCookie,
 } from "../widget/browser_helpers.ts";
 
 const PAGES = [
@@ -38,14 +39,7 @@ browserSuite(
     const shot = (name: string) => new URL(`dashboard-${name}.png`, SCREENSHOTS).pathname;
     const errors: string[] = [];
     const signedIn = async (key: string, width = 1280): Promise<[BrowserContext, Page]> => {
-      const res = await app.call("/dashboard/session", {
-        method: "POST",
-        headers: { Origin: app.origin, "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ key }),
-        redirect: "manual",
-      });
-      await res.body?.cancel();
-      const value = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+      const value = await sessionCookie(app.call, app.origin, key);
       const ctx = await browser.newContext({ viewport: { width, height: 900 } });
       await ctx.addCookies([{ name: "sitesearch_session", value, url: app.origin }]);
       const page = await ctx.newPage();

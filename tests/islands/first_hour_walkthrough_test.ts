@@ -18,6 +18,7 @@ import {
   CHROMIUM_ARGS,
   loadPlaywright,
   SCREENSHOTS,
+  sessionCookie,
 } from "../widget/browser_helpers.ts";
 
 const HOME = html(
@@ -87,14 +88,7 @@ browserSuite("browser - a new owner's first hour, walked through", async (t, exe
   const open = async (width: number, path: string, signedIn = false): Promise<Page> => {
     const ctx = await browser.newContext({ viewport: { width, height: 900 } });
     if (signedIn) {
-      const res = await call("/dashboard/session", {
-        method: "POST",
-        headers: { Origin: origin, "Content-Type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ key: site.adminKey }),
-        redirect: "manual",
-      });
-      await res.body?.cancel();
-      const value = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+      const value = await sessionCookie(call, origin, site.adminKey);
       await ctx.addCookies([{ name: "sitesearch_session", value, url: origin }]);
     }
     const page = await ctx.newPage();

@@ -16,6 +16,7 @@ import {
   CHROMIUM_ARGS,
   loadPlaywright,
   SCREENSHOTS,
+  sessionCookie,
 } from "../widget/browser_helpers.ts";
 
 /** Paths of the kind an owner's site has: folders, file names with dots, a guide per topic. */
@@ -106,14 +107,7 @@ browserSuite("browser - a new owner's first steps", async (t, executablePath) =>
     width: number,
     ctx?: BrowserContext,
   ): Promise<[BrowserContext, Page]> => {
-    const res = await call("/dashboard/session", {
-      method: "POST",
-      headers: { Origin: origin, "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ key: site.adminKey }),
-      redirect: "manual",
-    });
-    await res.body?.cancel();
-    const value = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+    const value = await sessionCookie(call, origin, site.adminKey);
     ctx ??= await browser.newContext({ viewport: { width, height: 900 } });
     ctx.on("page", (p) => p.on("pageerror", (e) => errors.push(String(e))));
     await ctx.addCookies([{ name: "sitesearch_session", value, url: origin }]);
@@ -332,14 +326,7 @@ browserSuite("browser - a new owner's first steps", async (t, executablePath) =>
         await phone.close();
 
         const ops = await browser.newContext({ viewport: { width: 390, height: 900 } });
-        const res = await call("/dashboard/session", {
-          method: "POST",
-          headers: { Origin: origin, "Content-Type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({ key: OPERATOR }),
-          redirect: "manual",
-        });
-        await res.body?.cancel();
-        const value = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+        const value = await sessionCookie(call, origin, OPERATOR);
         await ops.addCookies([{ name: "sitesearch_session", value, url: origin }]);
         const list = await ops.newPage();
         list.on("pageerror", (e) => errors.push(String(e)));

@@ -13,6 +13,7 @@ import {
   makeSite,
   SCREENSHOTS,
   serveApp,
+  sessionCookie,
 } from "../widget/browser_helpers.ts";
 import { SHOP } from "../levers/helpers.ts";
 
@@ -32,14 +33,7 @@ browserSuite("browser - the search tuning panel of the dashboard", async (t, exe
     // Visitors searched "hooodie" three times: a suggestion to make.
     for (let i = 0; i < 3; i++) await search("hooodie");
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const res = await app.call("/dashboard/session", {
-      method: "POST",
-      headers: { Origin: app.origin, "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ key: site.adminKey }),
-      redirect: "manual",
-    });
-    await res.body?.cancel();
-    const cookie = /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+    const cookie = await sessionCookie(app.call, app.origin, site.adminKey);
     await ctx.addCookies([{ name: "sitesearch_session", value: cookie, url: app.origin }]);
     const page: Page = await ctx.newPage();
     page.on("pageerror", (e) => errors.push(String(e)));

@@ -221,3 +221,19 @@ export function resultsTag(api: string, key: string, attrs: Record<string, strin
 export const BAR = "[data-sitesearch=bar]";
 export const OPTION = `${BAR} [role=option]`;
 export const RESULTS = "[data-sitesearch=results]";
+
+/** The dashboard's session cookie for `key`, signed in as the browser's form would send it. */
+export async function sessionCookie(
+  call: (path: string, init?: RequestInit) => Promise<Response>,
+  origin: string,
+  key: string,
+): Promise<string> {
+  const res = await call("/dashboard/session", {
+    method: "POST",
+    headers: { Origin: origin, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ key }),
+    redirect: "manual",
+  });
+  await res.body?.cancel();
+  return /sitesearch_session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1];
+}

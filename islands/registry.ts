@@ -3,11 +3,17 @@
  * (components/Island.tsx, components/render.tsx). Each bundle's boot script hydrates its own
  * half, so the public results page never ships the dashboard's panels.
  */
+import { ANALYTICS_ISLANDS } from "./analytics_islands.ts";
 import { DASHBOARD_ISLANDS } from "./dashboard_islands.ts";
 import { OPERATOR_ISLANDS } from "./operator_islands.ts";
 import { RESULTS_ISLANDS } from "./results_islands.ts";
 
-export const ISLANDS = { ...RESULTS_ISLANDS, ...DASHBOARD_ISLANDS, ...OPERATOR_ISLANDS } as const;
+export const ISLANDS = {
+  ...RESULTS_ISLANDS,
+  ...DASHBOARD_ISLANDS,
+  ...ANALYTICS_ISLANDS,
+  ...OPERATOR_ISLANDS,
+} as const;
 
 export type IslandName = keyof typeof ISLANDS;
 
@@ -15,6 +21,7 @@ export type IslandName = keyof typeof ISLANDS;
 export function bundleOf(name: string): string | null {
   if (name in RESULTS_ISLANDS) return "islands/boot_results.js";
   if (name in DASHBOARD_ISLANDS) return "islands/boot_dashboard.js";
+  if (name in ANALYTICS_ISLANDS) return "islands/boot_analytics.js";
   if (name in OPERATOR_ISLANDS) return "islands/boot_operator.js";
   return null;
 }

@@ -56,6 +56,12 @@ export const ISLAND_BUNDLES: Bundle[] = [
     dirs: ISLAND_DIRS,
   },
   {
+    entry: "islands/boot_analytics.ts",
+    out: `${ISLANDS_DIR}/boot_analytics.js`,
+    budget: BUDGET,
+    dirs: ISLAND_DIRS,
+  },
+  {
     entry: "islands/boot_operator.ts",
     out: `${ISLANDS_DIR}/boot_operator.js`,
     budget: BUDGET,

@@ -30,7 +30,7 @@ Deno.test("bundles - the results page's modules carry none of the dashboard's pa
   const shipped = results + (await Promise.all(shared.map((c) => read(`${ISLANDS_DIR}/${c}`))))
     .join("");
   const dashboard = await read(`${ISLANDS_DIR}/boot_dashboard.js`) +
-    await read(`${ISLANDS_DIR}/boot_operator.js`);
+    await read(`${ISLANDS_DIR}/boot_analytics.js`) + await read(`${ISLANDS_DIR}/boot_operator.js`);
   // Words only the dashboard's panels say: in its bundles, never in the results page's.
   for (const word of ["Save limits", "Rotate"]) {
     assert.ok(dashboard.includes(word), `the dashboard says ${word}`);

@@ -69,6 +69,34 @@ export class CrawlTwins {
     if (!this.kept.has(hash)) this.kept.set(hash, twin);
   }
 
+  /**
+   * Records, for a hash met first under another URL, the URL an earlier crawl stored it under
+   * (still held, not met yet in this crawl): a re-crawl keeps the page where it is.
+   */
+  adopt(hash: string, twin: Twin) {
+    this.kept.set(hash, twin);
+    this.adopted.add(hash);
+  }
+  /** Hashes whose stored URL an earlier crawl chose (adopt). */
+  private adopted = new Set<string>();
+
+  /**
+   * The hashes adopted for `path` other than `hash`, each with its best twin set aside: the
+   * page at `path` is about to change, and the page it held goes under that twin first.
+   */
+  *leaving(path: string, hash: string): Generator<{ hash: string; to: Twin }> {
+    for (const h of this.adopted) {
+      const kept = this.kept.get(h);
+      const group = this.aside.get(h);
+      if (h === hash || kept?.path !== path || !group?.size) continue;
+      const to = [...group.values()].reduce((a, b) => (this.better(b, a) ? b : a));
+      group.delete(to.path);
+      this.kept.set(h, to);
+      this.adopted.delete(h);
+      yield { hash: h, to };
+    }
+  }
+
   /** Forgets the URL recorded for a hash whose page could not be stored after all. */
   release(hash: string, path: string) {
     if (this.kept.get(hash)?.path === path) this.kept.delete(hash);
@@ -91,14 +119,22 @@ export class CrawlTwins {
     }
   }
 
-  /** Each group of twins: the URL stored now, the one to keep, and the others. */
-  *groups(): Generator<{ hash: string; kept: Twin; best: Twin; others: Twin[] }> {
+  /**
+   * Each group of twins: the URL stored now, the one to keep, and the others. `met` says
+   * whether this crawl met a URL: one an earlier crawl chose that this one never met is gone
+   * from the site, and keeps the page only where no twin was met.
+   */
+  *groups(
+    met: (path: string) => boolean = () => true,
+  ): Generator<{ hash: string; kept: Twin; best: Twin; others: Twin[] }> {
     for (const [hash, group] of this.aside) {
       const kept = this.kept.get(hash);
       if (!kept) continue;
       if (!group.size) continue;
       const all = [kept, ...[...group.values()].filter((t) => t.path !== kept.path)];
-      const best = all.reduce((a, b) => (this.better(b, a) ? b : a));
+      const gone = this.adopted.has(hash) && !met(kept.path);
+      const best = all.filter((t) => !gone || t !== kept)
+        .reduce((a, b) => (this.better(b, a) ? b : a));
       yield { hash, kept, best, others: all.filter((t) => t !== best) };
     }
   }

@@ -82,6 +82,25 @@ export class CrawlHistory {
     } while (cursor);
   }
 
+  /**
+   * A page an earlier crawl stored, still held, whose content hash is `hash`, other than at
+   * `except`: the URL a page met under another URL was kept under last time.
+   */
+  holder(hash: string, except: string): { path: string; url: string; canonical: boolean } | null {
+    if (!this.byHash) {
+      this.byHash = new Map();
+      for (const [path, rec] of this.prev) {
+        if (rec.hash && this.existing.has(path)) this.byHash.set(rec.hash, path);
+      }
+    }
+    const path = this.byHash.get(hash);
+    const rec = path === undefined ? undefined : this.prev.get(path);
+    if (path === undefined || path === except || rec?.hash !== hash) return null;
+    return { path, url: rec.url, canonical: rec.canon === 1 };
+  }
+  /** Content hash → a held page's path, made on first use (holder). */
+  private byHash: Map<string, string> | null = null;
+
   /** The validators to send for a page, when a 304 for it would be of use. */
   conditional(u: URL, path: string, mode: "sitemap" | "links"): Record<string, string> {
     const rec = this.prev.get(path);

@@ -96,7 +96,17 @@ export class CrawlStore {
         report.gone.add(path);
         return false;
       }
+      // Stored under another URL by an earlier crawl and not met yet: it stays there.
+      const held = input === "unchanged" ? null : this.d.history.holder(twin.hash, path);
+      if (held && !report.claimed.has(held.path)) {
+        twins.adopt(twin.hash, held);
+        twins.setAside(twin.hash, me);
+        report.gone.add(path);
+        return false;
+      }
       twins.keep(twin.hash, me);
+      // A page adopted here that now changes: what it held first goes under its twin.
+      for (const { to } of twins.leaving(path, twin.hash)) await this.copy(path, to);
     }
     report.claim(path);
     let status: "created" | "updated" | "unchanged" = "unchanged";
@@ -144,7 +154,7 @@ export class CrawlStore {
    */
   async settleTwins() {
     const { twins, report } = this.d;
-    for (const g of twins.groups()) {
+    for (const g of twins.groups((path) => report.claimed.has(path))) {
       const at = g.best.path === g.kept.path || await this.move(g.kept, g.best) ? g.best : g.kept;
       for (const t of [g.best, ...g.others]) {
         if (t.path !== at.path) report.note(t.url, "duplicate", t.path, at.url);
@@ -154,8 +164,17 @@ export class CrawlStore {
 
   /** Moves a stored page to its twin's path; false when it is no longer there to move. */
   private async move(from: Twin, to: Twin): Promise<boolean> {
+    if (!(await this.copy(from.path, to))) return false;
+    await this.d.s.pages.remove(this.d.site.id, from.path);
+    this.d.report.claimed.delete(from.path);
+    await this.d.refresher.changed();
+    return true;
+  }
+
+  /** Writes the page stored at `from` under its twin `to` as well; false when it is not there. */
+  private async copy(from: string, to: Twin): Promise<boolean> {
     const { s, site, report, history } = this.d;
-    const page = await s.pages.get(site.id, from.path);
+    const page = await s.pages.get(site.id, from);
     if (!page) return false;
     const input: PageInput = {
       url: to.path,
@@ -169,12 +188,10 @@ export class CrawlStore {
     };
     // The twin is written before the page leaves: one page more for a moment, never one less.
     await this.serially(() => s.pages.upsert(site.id, input, PLANS[site.plan].maxPages + 1));
-    await s.pages.remove(site.id, from.path);
-    report.claimed.delete(from.path);
     report.claimed.add(to.path);
     report.gone.delete(to.path);
     report.listed.add(to.path);
-    await history.moved(from.path, to.path, to.url);
+    await history.moved(from, to.path, to.url);
     await this.d.refresher.changed();
     return true;
   }

@@ -161,3 +161,56 @@ Deno.test("crawl origin - a site crawled over http links its results to http://h
   t.close();
   await fx.close();
 });
+
+Deno.test("crawl duplicates - a re-crawl that meets the twin first leaves the page where it is; a twin that changes or goes away loses nothing", async () => {
+  // The crawl starts at /start.html, which the site links less than its twin /manual.html.
+  const manual = page("Manual", "Every command of the kettle.", ["/tips.html"]);
+  const fx = serveSite(
+    new Map<string, Route>([
+      ["/start.html", manual],
+      ["/manual.html", manual],
+      ["/tips.html", page("Tips", "Descale monthly.", ["/manual.html", "/start.html"])],
+      ["/more.html", page("More", "Cups.", ["/manual.html"])],
+    ]),
+  );
+  fx.routes.set("/tips.html", page("Tips", "Descale monthly.", ["/manual.html", "/more.html"]));
+  const t = await startApp({ crawl: CRAWL });
+  const site = await createSite(t, "pro");
+  try {
+    const first = await crawl(t, site, `${fx.origin}/start.html`);
+    assert.equal(first.status, "done");
+    assert.deepEqual(await pageUrls(t, site), ["/manual.html", "/more.html", "/tips.html"]);
+
+    const again = await crawl(t, site, `${fx.origin}/start.html`);
+    assert.equal(again.counts.indexed, 0, JSON.stringify(again.counts));
+    assert.equal(again.counts.unchanged, first.counts.indexed);
+    assert.deepEqual(await pageUrls(t, site), ["/manual.html", "/more.html", "/tips.html"]);
+    assert.deepEqual(duplicates(again), [["/start.html", "/manual.html"]]);
+
+    // The two URLs part: each keeps its own page.
+    fx.routes.set(
+      "/manual.html",
+      page("Manual", "Every command, and the new timer.", ["/tips.html"]),
+    );
+    await crawl(t, site, `${fx.origin}/start.html`);
+    assert.deepEqual(await pageUrls(t, site), [
+      "/manual.html",
+      "/more.html",
+      "/start.html",
+      "/tips.html",
+    ]);
+
+    // The URL kept goes away while its twin stays: the page moves to the twin.
+    fx.routes.set("/manual.html", manual);
+    await crawl(t, site, `${fx.origin}/start.html`);
+    fx.routes.delete("/manual.html");
+    fx.routes.set("/tips.html", page("Tips", "Descale monthly.", ["/more.html"]));
+    fx.routes.set("/more.html", page("More", "Cups.", []));
+    await crawl(t, site, `${fx.origin}/start.html`);
+    const urls = await pageUrls(t, site);
+    assert.ok(urls.includes("/start.html") && !urls.includes("/manual.html"), urls.join(" "));
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});

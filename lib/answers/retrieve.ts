@@ -6,7 +6,7 @@
  * best first, each numbered by its page or document. A follow-up is scored with the
  * conversation's earlier questions and sources too, weighted towards the new question.
  */
-import { type SectionedPage, splitQuestions, splitSections } from "./sections.ts";
+import type { SectionedPage } from "./sections.ts";
 import { sectionsOf } from "./section_cache.ts";
 import {
   type Candidate as Scorable,
@@ -444,8 +444,10 @@ async function gather(
       lang: languageOf(p.lang),
       rank: PAGES,
       usedBefore: true,
-      sections: splitSections({ ...p, body: p.body.slice(0, MAX_TEXT_PER_SOURCE) })
-        .flatMap(splitQuestions),
+      sections: sectionsOf(`${site.id}\0page:${p.url}`, {
+        ...p,
+        body: p.body.slice(0, MAX_TEXT_PER_SOURCE),
+      }),
     });
   });
   return [...out.values()];

@@ -16,29 +16,9 @@ import {
   serveApp,
   sessionCookie,
 } from "../widget/browser_helpers.ts";
+import { ANCHORED_DOCS } from "../fixtures/anchored_docs.ts";
 
-/** A docs site whose pages have anchored sections, as a crawl stores them. */
-const DOCS = [
-  {
-    url: "/api.html",
-    title: "API reference",
-    body: "API reference\nSearch endpoint\nSend a query and get results.\n" +
-      "Custom filters\nNarrow results by your own fields: a category, a brand, a year.\n" +
-      "Rate limits\nHow many requests a key may send.",
-    sections: [
-      { heading: "Search endpoint", anchor: "search-endpoint" },
-      { heading: "Custom filters", anchor: "custom-filters" },
-      { heading: "Rate limits", anchor: "rate-limits" },
-    ],
-  },
-  {
-    url: "/guide.html",
-    title: "Getting started",
-    body: "Getting started\nInstall the widget, then add filters to your results page.\n" +
-      "Filters\nThe built-in filters of every page.",
-    sections: [{ heading: "Filters", anchor: "filters" }],
-  },
-];
+const DOCS = ANCHORED_DOCS;
 
 async function dashboard(browser: Browser, origin: string, cookie: string, width: number) {
   const ctx = await browser.newContext({ viewport: { width, height: 900 } });

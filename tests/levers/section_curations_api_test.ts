@@ -1,28 +1,11 @@
 import assert from "node:assert/strict";
 import { admin, createSite, search, startApp, type TestApp, type TestSite } from "../helpers.ts";
 import { lever } from "./helpers.ts";
+import { ANCHORED_DOCS } from "../fixtures/anchored_docs.ts";
 
-/** A docs site whose pages have anchored sections, as a crawl stores them. */
+/** The anchored docs, and a page without sections. */
 const DOCS = [
-  {
-    url: "/api.html",
-    title: "API reference",
-    body: "API reference\nSearch endpoint\nSend a query and get results.\n" +
-      "Custom filters\nNarrow results by your own fields: a category, a brand, a year.\n" +
-      "Rate limits\nHow many requests a key may send.",
-    sections: [
-      { heading: "Search endpoint", anchor: "search-endpoint" },
-      { heading: "Custom filters", anchor: "custom-filters" },
-      { heading: "Rate limits", anchor: "rate-limits" },
-    ],
-  },
-  {
-    url: "/guide.html",
-    title: "Getting started",
-    body: "Getting started\nInstall the widget, then add filters to your results page.\n" +
-      "Filters\nThe built-in filters of every page.",
-    sections: [{ heading: "Filters", anchor: "filters" }],
-  },
+  ...ANCHORED_DOCS,
   {
     url: "/faq.html",
     title: "Questions",
@@ -165,7 +148,7 @@ Deno.test("curations api - a stored section its page lost since is a warning, no
     ...admin(site.adminKey, {
       pages: [{
         ...DOCS[0],
-        sections: DOCS[0].sections!.filter((x) => x.anchor !== "custom-filters"),
+        sections: ANCHORED_DOCS[0].sections.filter((x) => x.anchor !== "custom-filters"),
       }],
     }),
     method: "PUT",

@@ -131,6 +131,48 @@ export interface CrawlJobJson {
   failed?: { url: string; reason: string }[];
   startedAt?: string;
   finishedAt?: string | null;
+  /** What started it: an owner, the schedule, a re-fetch of named URLs, IndexNow, the sitemap watch. */
+  trigger?: "manual" | "schedule" | "refetch" | "indexnow" | "watch" | string;
+  /** For a re-fetch: how many URLs it names. */
+  urls?: number;
+}
+
+/** `POST /api/admin/sites/:id/recrawl`'s answer: how many of the named URLs are queued. */
+export interface RefetchJson {
+  queued: number;
+}
+
+/** Why a URL is or is not searchable (`GET /api/admin/sites/:id/urls/status?url=…`). */
+export interface UrlStatusJson {
+  url: string;
+  searchable: boolean;
+  /**
+   * `indexed`, `robots`, `noindex`, `canonical`, `excluded`, `not_included`, `too_large`,
+   * `not_html`, `http_<status>`, `redirect`, `not_linked`, `not_crawled` or `off_site`.
+   */
+  reason: string;
+  /** What it means and what to do about it, in a sentence or two. */
+  detail: string;
+  /** When a crawl last fetched it (ISO), or null. */
+  lastFetched: string | null;
+  /** The URL it defers to (`canonical`) or redirects to (`redirect`). */
+  canonical?: string;
+}
+
+/** The sitemap watch, as `GET /api/admin/sites/:id/crawl` answers it under `watch`. */
+export interface SitemapWatchJson {
+  /** The sitemap watched (the site's last crawl started from it), or null: nothing is watched. */
+  sitemap: string | null;
+  /** How often it is read: every 15 minutes on paid plans, daily on Free. */
+  every: "15m" | "daily";
+  /** When it was last read (ISO), or null. */
+  lastLookedAt: string | null;
+  /** When it is read next (ISO), or null. */
+  nextAt: string | null;
+  /** What the last look found: pages changed (fetched), added, removed; null before the first. */
+  found: { changed: number; added: number; removed: number } | null;
+  /** Why the last look could not read the sitemap, in words, or null. */
+  error: string | null;
 }
 
 /** An owner's synonym: a two-way group, or a one-way mapping (`word` also finds `means`). */

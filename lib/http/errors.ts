@@ -42,6 +42,8 @@ export const ERRORS = {
   EVENT_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   PREVIEW_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   SIGN_IN_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  // Not in docs/api.md's table: a site with too many re-fetches of named URLs waiting.
+  REFETCH_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   // Not in docs/api.md's table: requests the HTTP server refuses before the app sees them.
   URI_TOO_LONG: { status: 414, type: "invalid_request_error" },
   HEADER_FIELDS_TOO_LARGE: { status: 431, type: "invalid_request_error" },

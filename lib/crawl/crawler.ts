@@ -47,6 +47,7 @@ import {
 import { urlFilter } from "./patterns.ts";
 import { noteCrawlHost } from "./hosts.ts";
 import { UrlLedger } from "./url_ledger.ts";
+import { MAX_WATCHED_SITEMAPS, watchAfterCrawl } from "./watch_record.ts";
 
 export interface CrawlRequest {
   url: string;
@@ -72,6 +73,8 @@ export interface CrawlState {
   complete: boolean;
   /** Page URLs queued that may be stored, and those settled (CrawlReport.pages). */
   pages?: { queued: number; settled: number };
+  /** The sitemaps the crawl started from (its start URL, or those robots.txt names): watched after. */
+  roots?: string[];
 }
 
 export const initialState = (): CrawlState => ({
@@ -137,6 +140,7 @@ export class Crawl {
   private ledger: UrlLedger;
   private begun = false;
   private loaded = false;
+  private roots: string[] = [];
 
   constructor(
     private s: Services,
@@ -216,6 +220,7 @@ export class Crawl {
       siteKey: discovery.siteKey,
       complete: report.complete,
       pages: { ...report.pages },
+      ...(this.roots.length ? { roots: this.roots } : {}),
     };
   }
 
@@ -232,6 +237,7 @@ export class Crawl {
     discovery.siteKey = state.siteKey;
     report.complete = state.complete;
     if (state.pages) report.pages = { ...state.pages };
+    this.roots = state.roots ?? [];
     const quiet = (set: Set<string>, v: string) =>
       set instanceof TrackedSet ? set.quietAdd(v) : set.add(v);
     for (const [url, m] of marks.urls) {
@@ -287,11 +293,21 @@ export class Crawl {
       await this.names.publish();
       await this.refresher.finish();
       await this.ledger.flush();
-      if (!this.req.named && this.report.complete) await this.ledger.prune(this.metPaths());
+      if (!this.req.named) await this.followSitemaps();
       return true;
     } finally {
       clearInterval(tick);
     }
+  }
+
+  /** After a crawl of the whole site: stale URL records go, and its sitemaps are watched. */
+  private async followSitemaps() {
+    if (this.report.complete) await this.ledger.prune(this.metPaths());
+    await watchAfterCrawl(this.s, this.site, {
+      sitemaps: this.roots,
+      sitemapOnly: this.discovery.mode === "sitemap",
+      origin: new URL(this.req.url).origin,
+    });
   }
 
   /** Whether this crawl met a path of the site (seen, listed, stored or found gone). */
@@ -350,6 +366,7 @@ export class Crawl {
     if (sitemap || isGzip(res.body)) {
       discovery.mode = "sitemap";
       discovery.sitemaps.add(res.url);
+      this.roots = [res.url];
       if (!(await discovery.readSitemap(res, 0))) {
         throw new CrawlStartError("The start URL is XML but not a sitemap.");
       }
@@ -364,7 +381,12 @@ export class Crawl {
     report.listed.add(pathOf(start));
     // Pages robots.txt's sitemaps list but no link reaches are crawled too.
     const final = new URL(res.url);
-    discovery.addSitemaps((await this.robots.get(final)).rules.sitemaps);
+    const named = (await this.robots.get(final)).rules.sitemaps;
+    discovery.addSitemaps(named);
+    this.roots = named.filter((loc) => {
+      const u = URL.parse(loc.trim());
+      return u !== null && siteKeyOf(u) === discovery.siteKey;
+    }).slice(0, MAX_WATCHED_SITEMAPS);
     store.reserve();
     let kept = false;
     try {

@@ -257,3 +257,24 @@ export class CrawlHistory {
     await this.s.kv.delete(["crawllinks", this.siteId, path]);
   }
 }
+
+/** What an earlier crawl of `origin` recorded per stored path: the sitemap lastmod and listed path. */
+export async function* crawledPaths(
+  s: Services,
+  siteId: string,
+  origin: string,
+): AsyncGenerator<{ path: string; lastmod?: number; from?: string }> {
+  for await (const e of s.kv.list<CrawledRecord>({ prefix: ["crawled", siteId, origin] })) {
+    yield { path: e.key[3] as string, lastmod: e.value.lastmod, from: e.value.from };
+  }
+}
+
+/** Removes a page a crawl of `origin` stored, with its record and links; true when it was held. */
+export async function forgetCrawled(s: Services, siteId: string, origin: string, path: string) {
+  const removed = await s.pages.remove(siteId, path);
+  const links = linksKey(siteId, origin, path);
+  const op = s.kv.atomic().delete(crawledKey(siteId, origin, path)).delete(links);
+  for await (const e of s.kv.list({ prefix: links })) op.delete(e.key);
+  await op.commit();
+  return removed;
+}

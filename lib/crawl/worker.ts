@@ -1,7 +1,8 @@
 /**
  * An instance's crawl worker: it sweeps for crawl jobs to take (runner.ts) at its start and
- * every SWEEP_MS, and keeps the sites' scheduled re-crawls going (an hourly Deno.cron where
- * the runtime has it, else a timer whose hourly turn one instance claims in KV).
+ * every SWEEP_MS, keeps the sites' scheduled re-crawls going (an hourly Deno.cron where the
+ * runtime has it, else a timer whose hourly turn one instance claims in KV), and takes its
+ * turn at the sitemap watch every minute (watch.ts; the per-minute cron's wake-up too).
  */
 import {
   crawlWorker,
@@ -13,6 +14,7 @@ import {
   whileRunning,
 } from "./jobs.ts";
 import { SWEEP_MS } from "./job_record.ts";
+import { watchTurn } from "./watch.ts";
 import { DomainError } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -23,6 +25,8 @@ const TICK_MS = 3600_000;
 /** How often each instance looks whether the hourly check is due (one instance claims it). */
 const TICK_CHECK_MS = 60_000;
 const TICK_KEY = ["config", "recrawlTick"];
+/** How often an instance offers to take the sitemap watch's turn (one instance a minute takes it). */
+const WATCH_CHECK_MS = 60_000;
 const iso = (t: number) => new Date(t).toISOString();
 
 /**
@@ -110,8 +114,9 @@ export function startCrawlWorker(
   const logged = (what: string) => (err: unknown) =>
     s.log({ level: "error", msg: `${what} failed`, error: String(err) });
   const sweep = () => sweepCrawls(s).catch(logged("crawl sweep"));
+  const watch = () => watchTurn(s).catch(logged("sitemap watch"));
   void sweep();
-  const timers = [setInterval(sweep, SWEEP_MS)];
+  const timers = [setInterval(sweep, SWEEP_MS), setInterval(watch, WATCH_CHECK_MS)];
   if (!opts.cron) {
     const tick = () => recrawlTick(s).catch(logged("scheduled re-crawl"));
     void tick();
@@ -121,6 +126,7 @@ export function startCrawlWorker(
   return {
     recrawlDue: async () => void await recrawlDue(s),
     wake: async (ms) => {
+      await watch();
       await sweep();
       await whileRunning(s, ms);
     },

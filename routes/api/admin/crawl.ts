@@ -23,6 +23,7 @@ import {
 } from "../../../lib/http/schemas.ts";
 import { refetchUrls } from "../../../lib/crawl/refetch.ts";
 import { urlStatus } from "../../../lib/crawl/url_status.ts";
+import { sitemapWatchOf } from "../../../lib/crawl/watch_record.ts";
 import type { Services } from "../../../lib/services.ts";
 
 const BODY_LIMIT = 16 * 1024;
@@ -44,7 +45,11 @@ export function adminCrawlRoutes(s: Services) {
 
   app.get("/api/admin/sites/:id/crawl", async (c) => {
     const target = await site(c);
-    return c.json({ jobs: await listCrawlJobs(s, target.id) });
+    const [jobs, watch] = await Promise.all([
+      listCrawlJobs(s, target.id),
+      sitemapWatchOf(s, target),
+    ]);
+    return c.json({ jobs, watch });
   });
 
   app.get("/api/admin/sites/:id/crawl/:jobId", async (c) => {

@@ -7,15 +7,12 @@
  */
 import { DomainError } from "../errors.ts";
 import { sitesCrawlingHost } from "../crawl/hosts.ts";
-import { refetchUrls } from "../crawl/refetch.ts";
+import { MAX_REFETCH_URLS, refetchUrls } from "../crawl/refetch.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import { countHostPing } from "./host_limit.ts";
 import { checkKeyFile } from "./key_check.ts";
 import type { IndexNowPing } from "./protocol.ts";
-
-/** URLs refetchUrls takes in one call. */
-const REFETCH_CHUNK = 1_000;
 
 /** What a ping queued: URLs in all (counted once per site) and the sites that queued any. */
 export interface PingOutcome {
@@ -41,7 +38,7 @@ export async function indexNowPing(s: Services, ping: IndexNowPing): Promise<Pin
   let queued = 0, queuedSites = 0;
   let refused: DomainError | null = null;
   for (const site of sites) {
-    const r = await refetchSite(s, site, ping.urls);
+    const r = await refetchSite(s, site, ping);
     queued += r.queued;
     if (r.queued > 0) queuedSites++;
     refused ??= r.refused;
@@ -60,13 +57,13 @@ function schemeOf(sites: Site[], host: string): string {
   return "https:";
 }
 
-/** Queues the URLs for one site in chunks, stopping at its first 429. */
-async function refetchSite(s: Services, site: Site, urls: string[]) {
+/** Queues the ping's URLs for one site in chunks, stopping at its first 429. */
+async function refetchSite(s: Services, site: Site, ping: IndexNowPing) {
   let queued = 0;
-  for (let at = 0; at < urls.length; at += REFETCH_CHUNK) {
+  for (let at = 0; at < ping.urls.length; at += MAX_REFETCH_URLS) {
     try {
       const r = await refetchUrls(s, site, {
-        urls: urls.slice(at, at + REFETCH_CHUNK),
+        urls: ping.urls.slice(at, at + MAX_REFETCH_URLS),
         trigger: "indexnow",
       });
       queued += r.queued;
@@ -74,8 +71,17 @@ async function refetchSite(s: Services, site: Site, urls: string[]) {
       if (err instanceof DomainError && err.code === "REFETCH_RATE_LIMIT_EXCEEDED") {
         return { queued, refused: err };
       }
-      throw err;
+      throw err instanceof DomainError ? asPingParam(err, ping, at) : err;
     }
   }
   return { queued, refused: null };
+}
+
+/** A refusal of `urls[i]` of one chunk, said of the ping's own field (`urlList[at + i]`, `url`). */
+function asPingParam(err: DomainError, ping: IndexNowPing, at: number): DomainError {
+  const i = /^urls\[(\d+)\]$/.exec(err.details.param ?? "")?.[1];
+  if (i === undefined) return err;
+  const param = ping.form === "get" ? "url" : `urlList[${at + Number(i)}]`;
+  const message = err.message.replaceAll(`urls[${i}]`, param);
+  return new DomainError(err.code, message, { ...err.details, param });
 }

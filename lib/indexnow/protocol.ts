@@ -10,7 +10,7 @@ import { DomainError, invalid } from "../errors.ts";
 /** URLs one POST may list (the protocol's maximum). */
 export const MAX_URLS = 10_000;
 /** Characters of one URL (ours: a page's URL longer than this is no page we keep). */
-export const MAX_URL_CHARS = 2_048;
+export const MAX_URL_CHARS = 2_000;
 /** The key's schema: 8 to 128 of a-z, A-Z, 0-9 and "-". */
 export const KEY_PATTERN = /^[A-Za-z0-9-]{8,128}$/;
 
@@ -23,6 +23,8 @@ export interface IndexNowPing {
   keyLocation: string | null;
   /** Absolute URLs, without fragments, each once, in the order listed. */
   urls: string[];
+  /** The form it came in: a POST's `urlList`, or a GET's one `url` (what refusals name). */
+  form: "post" | "get";
 }
 
 /** The POST form's body as a ping. */
@@ -30,7 +32,13 @@ export function pingFromBody(
   b: { host: string; key: string; keyLocation?: string | null; urlList: string[] },
 ): IndexNowPing {
   const urls = b.urlList.map((raw, i) => httpUrl(raw, `urlList[${i}]`));
-  return checked({ host: hostOf(b.host), key: b.key, keyLocation: b.keyLocation, urls });
+  return checked({
+    host: hostOf(b.host),
+    key: b.key,
+    keyLocation: b.keyLocation,
+    urls,
+    form: "post",
+  });
 }
 
 /** The GET form's query as a ping: one URL, on its own host. */
@@ -43,7 +51,7 @@ export function pingFromQuery(
     key: q.key,
     keyLocation: q.keyLocation,
     urls: [url],
-    one: true,
+    form: "get",
   });
 }
 
@@ -70,8 +78,7 @@ function checked(p: {
   key: string;
   keyLocation?: string | null;
   urls: URL[];
-  /** The GET form: its one URL is the parameter `url`. */
-  one?: boolean;
+  form: IndexNowPing["form"];
 }): IndexNowPing {
   const keyFile = p.keyLocation ? httpUrl(p.keyLocation, "keyLocation") : null;
   // The protocol's own example key ends in a space: white space around a key is no part of it.
@@ -90,7 +97,7 @@ function checked(p: {
   const folder = keyFile ? keyFile.pathname.slice(0, keyFile.pathname.lastIndexOf("/") + 1) : "/";
   const seen = new Set<string>();
   p.urls.forEach((u, i) => {
-    const param = p.one ? "url" : `urlList[${i}]`;
+    const param = p.form === "get" ? "url" : `urlList[${i}]`;
     if (u.host !== p.host) {
       throw notOnHost(param, `${param} is not on ${p.host}: ${JSON.stringify(u.href)}.`);
     }
@@ -102,7 +109,13 @@ function checked(p: {
     }
     seen.add(u.href);
   });
-  return { host: p.host, key, keyLocation: keyFile?.href ?? null, urls: [...seen] };
+  return {
+    host: p.host,
+    key,
+    keyLocation: keyFile?.href ?? null,
+    urls: [...seen],
+    form: p.form,
+  };
 }
 
 const notOnHost = (param: string, message: string) =>

@@ -99,7 +99,7 @@ Deno.test("indexnow - a good key by POST or GET re-fetches the pages at once for
     const two = await createSite(t, "pro", "Blog mirror");
     await crawl(t, one, fx.origin);
     await crawl(t, two, fx.origin);
-    assert.deepEqual(await found(t, one, "kettles"), ["/posts/kettles"]);
+    assert.deepEqual(await found(t, one, "boil"), ["/posts/kettles"]);
     const host = new URL(fx.origin).host;
 
     fx.routes.set("/posts/kettles", html("Kettles", "<p>Our kettles now whistle a tune.</p>"));
@@ -140,7 +140,7 @@ Deno.test("indexnow - a page deleted on the site and pinged is gone from search"
     const res = await get(t, { url: `${fx.origin}/posts/teapots`, key: KEY });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     await within10s(t, site, "porcelain", (p) => p.length === 0);
-    assert.deepEqual(await found(t, site, "kettles"), ["/posts/kettles"]);
+    assert.deepEqual(await found(t, site, "boil"), ["/posts/kettles"]);
   } finally {
     t.close();
     await fx.close();
@@ -256,6 +256,12 @@ Deno.test("indexnow - URLs of another host, and bodies the protocol does not tak
     // None of these reached the site, nor the other host.
     assert.deepEqual(since(fx, before), []);
     assert.deepEqual(other.paths(), []);
+
+    // A URL the crawler would not keep (its path is too long) is named as the ping names it.
+    const long = `${fx.origin}/${"a".repeat(1_200)}`;
+    const tooLong = await post(t, { host, key: KEY, urlList: [page, long] });
+    assert.deepEqual([tooLong.status, tooLong.body.error.param], [400, "urlList[1]"]);
+    assert.match(tooLong.body.error.message, /^urlList\[1\]/);
   } finally {
     t.close();
     await fx.close();
@@ -304,6 +310,56 @@ Deno.test("indexnow - past 60 pings a minute a host gets 429 with Retry-After; o
     clock.advance(45_000);
     assert.equal((await ping("busy.localhost")).status, 422);
   } finally {
+    t.close();
+  }
+});
+
+Deno.test("indexnow - a site with too many re-fetches waiting lets the others take the ping; when all have, 429", async () => {
+  const fx = blog();
+  const t = await startApp({ crawl: CRAWL });
+  const one = await createSite(t, "business", "Blog");
+  const two = await createSite(t, "pro", "Blog mirror");
+  /** Whether any crawl or re-fetch of the site is still live. */
+  const live = async (site: TestSite) => {
+    const res = await t.call(`/api/admin/sites/${site.id}/crawl`, admin(site.adminKey));
+    const { jobs } = await res.json();
+    return jobs.some((j: { status: string }) => j.status === "queued" || j.status === "running");
+  };
+  /** Asks the owner's re-fetch of a page that never answers, until the site refuses more. */
+  const fill = async (site: TestSite) => {
+    for (let i = 0; i < 100; i++) {
+      const res = await t.call(
+        `/api/admin/sites/${site.id}/recrawl`,
+        admin(site.adminKey, { urls: ["/posts/slow"] }),
+      );
+      await res.body?.cancel();
+      if (res.status === 429) return;
+      assert.equal(res.status, 202);
+    }
+    assert.fail("the site never refused a re-fetch");
+  };
+  try {
+    await crawl(t, one, fx.origin);
+    await crawl(t, two, fx.origin);
+    fx.routes.set("/posts/slow", { stall: "headers" });
+    const host = new URL(fx.origin).host;
+    const ping = () => post(t, { host, key: KEY, urlList: [`${fx.origin}/posts/teapots`] });
+
+    await fill(one);
+    const taken = await ping();
+    assert.equal(taken.status, 202, JSON.stringify(taken.body));
+    assert.deepEqual(taken.body, { queued: 1, sites: 1 });
+
+    await fill(two);
+    const refused = await ping();
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error.code, "REFETCH_RATE_LIMIT_EXCEEDED");
+    assert.ok(Number(refused.retryAfter) > 0);
+  } finally {
+    await fx.close(); // the stalled requests end, and the re-fetches with them
+    for (let i = 0; i < 500 && (await live(one) || await live(two)); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     t.close();
   }
 });

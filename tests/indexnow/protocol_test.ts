@@ -47,6 +47,7 @@ Deno.test("indexnow protocol - the protocol's own POST example reads as a ping o
       "https://www.example.com/folder/url2",
       "http://www.example.com/url3",
     ],
+    form: "post",
   });
 });
 

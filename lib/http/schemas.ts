@@ -320,9 +320,11 @@ export const IndexNowBody = z.object({
     .max(300, "host is too long"),
   key: indexNowKey,
   keyLocation: indexNowUrl("keyLocation").nullish(),
-  urlList: z.array(z.string({ error: "urlList holds URL strings" }).max(INDEXNOW_MAX_URL_CHARS), {
-    error: "urlList is required (an array of URLs)",
-  }).min(1, "urlList must not be empty")
+  urlList: z.array(
+    z.string({ error: "urlList holds URL strings" })
+      .max(INDEXNOW_MAX_URL_CHARS, `a URL is at most ${INDEXNOW_MAX_URL_CHARS} characters`),
+    { error: "urlList is required (an array of URLs)" },
+  ).min(1, "urlList must not be empty")
     .max(INDEXNOW_MAX_URLS, `urlList holds at most ${INDEXNOW_MAX_URLS} URLs`),
 });
 

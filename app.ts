@@ -27,6 +27,7 @@ import { sessionAuth } from "./lib/http/session.ts";
 import { pageRoutes } from "./routes/pages.tsx";
 import { demoRoutes } from "./routes/demo.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { indexNowRoutes } from "./routes/indexnow.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 
 export type { AppOptions };
@@ -72,6 +73,7 @@ export function createApp(
   app.route("/", adminAnalyticsRoutes(s));
   app.route("/", adminStatsRoutes(s));
   app.route("/", adminLeverRoutes(s));
+  app.route("/", indexNowRoutes(s));
   app.route("/", pageRoutes(s, opts.demo !== false));
   // Production serves no demo site (it would create one on the first visit).
   if (opts.demo !== false) app.route("/", demoRoutes(s));

@@ -45,6 +45,12 @@ const WHEN: Record<ErrorCode, string> = {
     "The site already has ten re-fetches of named URLs waiting or running; wait a few seconds.",
   PREVIEW_RATE_LIMIT_EXCEEDED:
     "Too many previews of unsaved synonyms or curations for one site in a minute.",
+  INDEXNOW_KEY_NOT_VALID: "IndexNow: the key file is missing, or its text is not the key.",
+  INDEXNOW_KEY_MALFORMED: "IndexNow: the key is not 8 to 128 of a-z, A-Z, 0-9 and -.",
+  INDEXNOW_URL_NOT_ON_HOST:
+    "IndexNow: a URL (or keyLocation) is not on host, or not under the key file's folder.",
+  INDEXNOW_HOST_NOT_CRAWLED: "IndexNow: no site here crawls that host.",
+  INDEXNOW_RATE_LIMIT_EXCEEDED: "IndexNow: too many pings for one host in a minute.",
   URI_TOO_LONG: "The request line is too long.",
   HEADER_FIELDS_TOO_LARGE: "The request's headers are too large.",
   INTERNAL_ERROR: "A bug on our side; the body never carries details.",

@@ -7,6 +7,8 @@ import type { ErrorCode } from "../lib/errors.ts";
 import { DEFAULT_PER_PAGE, MAX_PAGE } from "../lib/http/schemas.ts";
 import { MAX_QUERY_CHARS } from "../lib/wire_types.ts";
 import { LIMITS } from "../lib/levers/limits.ts";
+import { MAX_URLS } from "../lib/indexnow/protocol.ts";
+import { PINGS_PER_MINUTE } from "../lib/indexnow/host_limit.ts";
 
 /** Who may call an endpoint: the public key, a site admin key (or the operator), the operator. */
 export type Auth = "public" | "admin" | "operator" | "none";
@@ -477,6 +479,58 @@ export const GROUPS: EndpointGroup[] = [
         path: "/api/admin/stats",
         auth: "operator",
         summary: "The process's own figures: memory, indexes, HTTP connections.",
+      },
+    ],
+  },
+  {
+    id: "indexnow",
+    title: "IndexNow",
+    intro:
+      `For a CMS or a deploy hook: pages of a host that changed, fetched again at once for every site crawling that host. No key of ours: the host's key file (its text is the key, at /<key>.txt or keyLocation) vouches for the ping. ${PINGS_PER_MINUTE} pings a minute per host.`,
+    endpoints: [
+      {
+        method: "POST",
+        path: "/indexnow",
+        auth: "none",
+        summary:
+          "Up to 10,000 URLs of one host: 202 {queued, sites}; 403 key file missing or other text; 422 key off schema, a URL off the host or no site crawls it; 429 too many pings.",
+        params: [
+          ["host", "required; host name (and port) every URL is on"],
+          ["key", "required; 8 to 128 of a-z, A-Z, 0-9 and -"],
+          ["keyLocation", "optional; the key file's URL on host; covers URLs under its folder"],
+          ["urlList", `required; 1 to ${MAX_URLS.toLocaleString("en")} http(s) URLs on host`],
+        ],
+        body: {
+          host: "www.example.com",
+          key: "5f1c0a7e-indexnow-key-0042",
+          urlList: ["https://www.example.com/blog/new-post"],
+        },
+        errors: [
+          "INDEXNOW_KEY_NOT_VALID",
+          "INDEXNOW_KEY_MALFORMED",
+          "INDEXNOW_URL_NOT_ON_HOST",
+          "INDEXNOW_HOST_NOT_CRAWLED",
+          "INDEXNOW_RATE_LIMIT_EXCEEDED",
+          "REFETCH_RATE_LIMIT_EXCEEDED",
+        ],
+      },
+      {
+        method: "GET",
+        path: "/indexnow",
+        auth: "none",
+        summary: "One URL, its host the URL's; answered as the POST is.",
+        params: [
+          ["url", "required; the page's http(s) URL"],
+          ["key", "required; as above"],
+          ["keyLocation", "optional; as above"],
+        ],
+        query: "url=https%3A%2F%2Fwww.example.com%2Fblog%2Fnew-post&key=5f1c0a7e-indexnow-key-0042",
+        errors: [
+          "INDEXNOW_KEY_NOT_VALID",
+          "INDEXNOW_KEY_MALFORMED",
+          "INDEXNOW_HOST_NOT_CRAWLED",
+          "INDEXNOW_RATE_LIMIT_EXCEEDED",
+        ],
       },
     ],
   },

@@ -44,6 +44,13 @@ export const ERRORS = {
   SIGN_IN_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   // Not in docs/api.md's table: a site with too many re-fetches of named URLs waiting.
   REFETCH_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
+  // IndexNow's answers, as its protocol names them: 403 key not valid, 422 a URL not on the host
+  // or a key off its schema (and a host no site here crawls), 429 too many pings for one host.
+  INDEXNOW_KEY_NOT_VALID: { status: 403, type: "permission_error" },
+  INDEXNOW_KEY_MALFORMED: { status: 422, type: "invalid_request_error" },
+  INDEXNOW_URL_NOT_ON_HOST: { status: 422, type: "invalid_request_error" },
+  INDEXNOW_HOST_NOT_CRAWLED: { status: 422, type: "invalid_request_error" },
+  INDEXNOW_RATE_LIMIT_EXCEEDED: { status: 429, type: "rate_limit_error" },
   // Not in docs/api.md's table: requests the HTTP server refuses before the app sees them.
   URI_TOO_LONG: { status: 414, type: "invalid_request_error" },
   HEADER_FIELDS_TOO_LARGE: { status: 431, type: "invalid_request_error" },

@@ -6,6 +6,10 @@ import { PLAN_NAMES } from "../limits/plans.ts";
 import { DEFAULT_DAYS, DEFAULT_LIMIT, MAX_DAYS, MAX_LIMIT } from "../analytics/report.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "../crawl/patterns.ts";
 import { FILTER_LIMITS, FILTER_NAME, filtersError } from "../sites/filters.ts";
+import {
+  MAX_URL_CHARS as INDEXNOW_MAX_URL_CHARS,
+  MAX_URLS as INDEXNOW_MAX_URLS,
+} from "../indexnow/protocol.ts";
 
 /** Parses `data` or throws INVALID_PARAMETER naming the first bad field. */
 export function parse<T extends z.ZodType>(schema: T, data: unknown, prefix = ""): z.output<T> {
@@ -301,4 +305,37 @@ export const ClickEvent = z.object({
 export const AnalyticsParams = z.object({
   days: wholeNumber("days", 1, MAX_DAYS).optional().transform((n) => n ?? DEFAULT_DAYS),
   limit: wholeNumber("limit", 1, MAX_LIMIT).optional().transform((n) => n ?? DEFAULT_LIMIT),
+});
+
+const indexNowUrl = (name: string) =>
+  z.string({ error: `${name} must be a URL string` }).min(1, `${name} must not be empty`)
+    .max(INDEXNOW_MAX_URL_CHARS, `${name} must be at most ${INDEXNOW_MAX_URL_CHARS} characters`);
+// Generous past the protocol's 128: a key off its schema is the protocol's 422, not a 400.
+const indexNowKey = z.string({ error: "key is required" }).min(1, "key must not be empty")
+  .max(1_000, "key is too long");
+
+/** POST /indexnow: the IndexNow protocol's body (fields it does not name are ignored). */
+export const IndexNowBody = z.object({
+  host: z.string({ error: "host is required" }).min(1, "host must not be empty")
+    .max(300, "host is too long"),
+  key: indexNowKey,
+  keyLocation: indexNowUrl("keyLocation").nullish(),
+  urlList: z.array(
+    z.string({ error: "urlList holds URL strings" })
+      .max(INDEXNOW_MAX_URL_CHARS, `a URL is at most ${INDEXNOW_MAX_URL_CHARS} characters`),
+    { error: "urlList is required (an array of URLs)" },
+  ).min(1, "urlList must not be empty")
+    .max(INDEXNOW_MAX_URLS, `urlList holds at most ${INDEXNOW_MAX_URLS} URLs`),
+});
+
+/** One query parameter given once, as its value (absent: "is required", unless optional). */
+const onceOf = <T extends z.ZodType<unknown, string>>(name: string, value: T) =>
+  z.array(z.string(), { error: `${name} is required` }).max(1, `${name} must be given once`)
+    .transform((v) => v[0]).pipe(value);
+
+/** GET /indexnow's query (`c.req.queries()`): url and key, keyLocation optional, each once. */
+export const IndexNowQuery = z.object({
+  url: onceOf("url", indexNowUrl("url")),
+  key: onceOf("key", indexNowKey),
+  keyLocation: onceOf("keyLocation", indexNowUrl("keyLocation")).optional(),
 });

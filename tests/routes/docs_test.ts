@@ -78,7 +78,8 @@ Deno.test("docs - the reference documents every API route the app serves, and ev
     );
     const served = new Set(
       t.app.routes.filter((r) =>
-        (r.path.startsWith("/api/") || r.path === "/healthz") && r.method !== "ALL" &&
+        (r.path.startsWith("/api/") || ["/healthz", "/indexnow"].includes(r.path)) &&
+        r.method !== "ALL" &&
         !r.path.includes("*")
       ).map((r) => `${r.method} ${r.path}`),
     );
@@ -153,6 +154,8 @@ Deno.test("docs - signed in, the curl lines carry the site's public key and id, 
       ["post-api-admin-sites-id-levers-preview", 200],
       ["get-api-admin-sites-id-suggestions", 200],
       ["post-api-feedback", 404], // the example's conversation id is a placeholder
+      ["post-indexnow", 422], // no site here crawls the example's host
+      ["get-indexnow", 422],
     ];
     for (const [anchor, status] of expected) assert.equal(await run(anchor), status, anchor);
     // The search example now finds the page the pages example stored.

@@ -59,8 +59,16 @@ export function RefetchField(p: { siteId: string }) {
         : null;
       if (!param) return setStatus({ kind: "error", text: refetchFailure(err) });
       const item = param[1] === undefined ? undefined : items[Number(param[1])];
+      // A message that starts with the parameter's name says the URL instead.
       const message = refetchFailure(err);
-      refuse(item ? `Line ${item.line} (${item.url}): ${message}` : message);
+      const named = item && message.replace(/^urls\[\d+\]/, item.url);
+      refuse(
+        !item
+          ? message
+          : named !== message
+          ? `Line ${item.line}: ${named}`
+          : `Line ${item.line} (${item.url}): ${message}`,
+      );
     }
   };
   return (

@@ -22,7 +22,7 @@ const LABELS: Record<string, string> = {
   not_included: "Outside your include patterns",
   too_large: "Too large to index",
   not_html: "Not a web page",
-  redirect: "Redirects elsewhere",
+  redirect: "Redirects",
   not_linked: "No link to it found",
   not_crawled: "Not crawled yet",
   off_site: "Not on this site",

@@ -27,13 +27,13 @@ export function WatchLine({ watch }: { watch: SitemapWatchJson }) {
   }
   return (
     <p class={`watch help${watch.error ? " error" : ""}`} data-watch="sitemap">
-      <span class="path">
-        <Slashed text={watch.sitemap} />
-      </span>
       Sitemap watched {watch.every === "daily"
         ? "daily (every 15 minutes on paid plans)"
         : "every 15 minutes (daily on Free)"}: {lastLook(watch)}
       {watch.nextAt ? `; next look ${fromNow(watch.nextAt)}` : ""}.
+      <span class="path">
+        <Slashed text={watch.sitemap} />
+      </span>
     </p>
   );
 }

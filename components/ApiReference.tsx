@@ -41,6 +41,8 @@ const WHEN: Record<ErrorCode, string> = {
   EVENT_RATE_LIMIT_EXCEEDED: "Too many click events from one address in a minute.",
   SIGN_IN_RATE_LIMIT_EXCEEDED:
     "Too many failed sign-ins or wrong admin tokens from one address in a minute.",
+  REFETCH_RATE_LIMIT_EXCEEDED:
+    "The site already has ten re-fetches of named URLs waiting or running; wait a few seconds.",
   PREVIEW_RATE_LIMIT_EXCEEDED:
     "Too many previews of unsaved synonyms or curations for one site in a minute.",
   URI_TOO_LONG: "The request line is too long.",

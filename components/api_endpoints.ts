@@ -299,6 +299,25 @@ export const GROUPS: EndpointGroup[] = [
         params: [["kind", "skipped or failed"], ["cursor", "from the previous answer"]],
         query: "kind=skipped",
       },
+      {
+        method: "POST",
+        path: `${SITE}/recrawl`,
+        auth: "admin",
+        summary:
+          "Re-fetch named pages now, beside any running crawl; answers 202 {queued}. Changed pages are searchable within seconds; pages now gone leave the index.",
+        params: [["urls", "required; 1 to 1,000 paths or URLs of the site's host"]],
+        body: { urls: ["/pricing", "https://www.example.com/blog/launch"] },
+        errors: ["REFETCH_RATE_LIMIT_EXCEEDED"],
+      },
+      {
+        method: "GET",
+        path: `${SITE}/urls/status`,
+        auth: "admin",
+        summary:
+          "Why a URL is or is not searchable: reason, a sentence on what to do, when it was last fetched.",
+        params: [["url", "required; a path or URL of the site"]],
+        query: "url=/pricing",
+      },
     ],
   },
   {

@@ -45,6 +45,8 @@ import {
   TrackedSet,
 } from "./checkpoint.ts";
 import { urlFilter } from "./patterns.ts";
+import { noteCrawlHost } from "./hosts.ts";
+import { UrlLedger } from "./url_ledger.ts";
 
 export interface CrawlRequest {
   url: string;
@@ -54,6 +56,11 @@ export interface CrawlRequest {
   include?: string[];
   /** URL patterns never crawled. */
   exclude?: string[];
+  /**
+   * Only the URLs queued with the job are fetched (refetch.ts): no start URL, no link or
+   * canonical followed, and only pages found gone are removed.
+   */
+  named?: boolean;
 }
 
 /** What a crawl knows besides its marks (checkpoint.ts), saved with the job after every step. */
@@ -127,6 +134,7 @@ export class Crawl {
   private store: CrawlStore;
   private pages: PageCrawler;
   private twins: CrawlTwins;
+  private ledger: UrlLedger;
   private begun = false;
   private loaded = false;
 
@@ -149,11 +157,13 @@ export class Crawl {
     });
     const track = (flag: number) =>
       log ? new TrackedSet((p, on) => log.path(p, flag, on)) : new Set<string>();
+    const siteKey = (): string => this.discovery.siteKey;
+    const ledger = this.ledger = new UrlLedger(s.kv, site.id, siteKey, s.clock);
     const report = this.report = new CrawlReport(sink, {
       listed: track(PATH_LISTED),
       claimed: track(PATH_CLAIMED),
       gone: track(PATH_GONE),
-    });
+    }, ledger);
     const history = this.history = new CrawlHistory(s, site.id, req.url);
     const names = this.names = new CrawlNames(s, site.id, req.url);
     const refresher = this.refresher = new IndexRefresher(s.indexes, site.id, tuning.refreshEvery);
@@ -177,6 +187,7 @@ export class Crawl {
       seen: log ? new TrackedSet((u, on) => on && log.seen(u)) : undefined,
       maxPages: req.maxPages,
       twins,
+      closed: req.named,
     });
     const store = this.store = new CrawlStore(
       { s, site, report, history, refresher, discovery, twins },
@@ -246,7 +257,12 @@ export class Crawl {
   /** Runs until nothing is left (true) or `deadline` (ms, Date.now) passes (false). */
   async step(deadline: number): Promise<boolean> {
     // Pages show in search within about a second even while the crawl is busy elsewhere.
-    const tick = setInterval(() => this.refresher.refreshIfPending(), 1000);
+    const tick = setInterval(() => {
+      this.refresher.refreshIfPending();
+      this.ledger.flush().catch((err) =>
+        this.s.log({ level: "warn", msg: "crawl URL records not written", error: String(err) })
+      );
+    }, 1000);
     try {
       if (!this.loaded) {
         await this.history.load();
@@ -270,10 +286,25 @@ export class Crawl {
       await this.history.removeGone(this.report, this.refresher);
       await this.names.publish();
       await this.refresher.finish();
+      await this.ledger.flush();
+      if (!this.req.named && this.report.complete) await this.ledger.prune(this.metPaths());
       return true;
     } finally {
       clearInterval(tick);
     }
+  }
+
+  /** Whether this crawl met a path of the site (seen, listed, stored or found gone). */
+  private metPaths(): (path: string) => boolean {
+    const { discovery, report } = this;
+    const met = new Set<string>();
+    for (const href of discovery.seen) {
+      const u = URL.parse(href);
+      if (u && siteKeyOf(u) === discovery.siteKey) met.add(pathOf(u));
+    }
+    return (path) =>
+      met.has(path) || report.claimed.has(path) || report.listed.has(path) ||
+      report.gone.has(path);
   }
 
   async close() {
@@ -349,6 +380,7 @@ export class Crawl {
 
   /** Result links keep the scheme and host the site answered from (docs/api.md). */
   private async recordOrigin(origin: string) {
+    await noteCrawlHost(this.s, this.site.id, origin);
     if (this.site.crawlOrigin === origin) return;
     await this.s.sites.update(this.site.id, (x) => ({ ...x, crawlOrigin: origin }));
     this.site.crawlOrigin = origin;
@@ -357,11 +389,19 @@ export class Crawl {
   private async runTask(task: CrawlTask): Promise<void> {
     this.signal?.throwIfAborted();
     if (task.kind === "sitemap") await this.discovery.crawlSitemap(task.url, task.depth);
+    else if (this.req.named && this.refusedNamed(task.url)) this.report.pages.settled++;
     else if (!(await this.keepUnmodified(task)) && !(await this.pages.crawl(task))) {
       return; // set aside for a free page slot: still to do
     }
     // In the turn its last count was made (no await between): a checkpoint holds both or neither.
     this.log?.done(task);
+  }
+
+  /** A named URL the site's patterns leave out: noted, and gone from the index if it was there. */
+  private refusedNamed(u: URL): boolean {
+    const refused = this.discovery.refusal(u);
+    if (refused) this.report.note(u.href, refused, pathOf(u));
+    return refused !== null;
   }
 
   /**
@@ -382,7 +422,7 @@ export class Crawl {
     this.twins.keep(twin.hash, { path, ...twin });
     report.claim(path);
     if (links) discovery.follow(path, await history.savedLinks(path));
-    report.stored(path, "unchanged");
+    report.stored(path, "unchanged", false);
     report.pages.settled++;
     return true;
   }

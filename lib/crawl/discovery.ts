@@ -46,6 +46,8 @@ export class CrawlDiscovery {
       maxPages: number;
       /** Where the links between the site's pages are counted. */
       twins?: CrawlTwins;
+      /** Nothing new is queued: the crawl fetches only the URLs it was given. */
+      closed?: boolean;
     },
   ) {
     this.seen = d.seen ?? new Set();
@@ -65,6 +67,7 @@ export class CrawlDiscovery {
   /** A link, sitemap entry or canonical target: queued once if it belongs to the site. */
   discover(href: string, lastmod?: number) {
     const { report } = this.d;
+    if (this.d.closed) return;
     const u = URL.parse(href.trim());
     if (u) u.hash = "";
     const key = u?.href ?? href;

@@ -8,6 +8,7 @@ import type { CrawlState } from "./crawler.ts";
 import type { Services } from "../services.ts";
 
 export type CrawlStatus = "queued" | "running" | "done" | "failed" | "interrupted";
+export type CrawlTrigger = "manual" | "schedule" | "refetch" | "indexnow" | "watch";
 
 export interface CrawlJob {
   id: string;
@@ -18,8 +19,13 @@ export interface CrawlJob {
   /** The patterns this crawl applies (its own include, else the site's; both excludes). */
   include: string[];
   exclude: string[];
-  /** Started by an admin call or by the site's re-crawl schedule. */
-  trigger: "manual" | "schedule";
+  /**
+   * Started by an admin call, the site's re-crawl schedule, or, for a job that fetches only
+   * named URLs (`urls`), a re-fetch call, an IndexNow ping or the sitemap watch.
+   */
+  trigger: CrawlTrigger;
+  /** A job that fetches only the URLs it names, this many (refetch.ts), and nothing else. */
+  urls?: number;
   counts: CrawlCounts;
   /** Pages done out of the pages this crawl may store (docs/api.md). */
   progress: CrawlProgress;
@@ -93,6 +99,12 @@ export const recentKey = (site: string, at: number, id: string) => ["crawlrecent
 /** A site's live job: one at a time, and the list every instance sweeps for jobs to take. */
 export const LOCK_PREFIX = ["crawllock"];
 export const lockKey = (site: string) => [...LOCK_PREFIX, site];
+/**
+ * A live job that fetches named URLs: beside the site's one crawl, several at once, swept
+ * like it (its key is under the same prefix, its value the job's id).
+ */
+export const refetchLockPrefix = (site: string) => [...LOCK_PREFIX, site, "urls"];
+export const refetchLockKey = (site: string, job: string) => [...refetchLockPrefix(site), job];
 export const siteCrawlKey = (site: string) => ["crawlsite", site];
 export const TTL = { expireIn: JOB_TTL_MS };
 
@@ -118,6 +130,7 @@ export async function deletePrefix(kv: Deno.Kv, prefix: Deno.KvKey) {
 
 /** Frees the site for a new crawl, if `jobId` still holds it. */
 export async function releaseLock(s: Services, siteId: string, jobId: string) {
+  await s.kv.delete(refetchLockKey(siteId, jobId));
   const lock = await s.kv.get<string>(lockKey(siteId));
   if (lock.value === jobId) await s.kv.atomic().check(lock).delete(lockKey(siteId)).commit();
 }

@@ -24,6 +24,7 @@ import {
   jobView,
   lockKey,
   recentKey,
+  refetchLockPrefix,
   SAMPLE_LISTED,
   type SiteCrawlInfo,
   siteCrawlKey,
@@ -292,10 +293,14 @@ export async function crawlSettingsOf(s: Services, site: Site) {
   };
 }
 
-/** Stops a site's live crawl for good (the site is being deleted). True when one was live. */
+/** Stops a site's live crawl and re-fetches for good (the site is being deleted). True when one was live. */
 export async function stopSiteCrawl(s: Services, siteId: string): Promise<boolean> {
+  const live: string[] = [];
+  for await (const e of s.kv.list<string>({ prefix: refetchLockPrefix(siteId) })) {
+    live.push(e.value);
+  }
   const lock = await s.kv.get<string>(lockKey(siteId));
-  if (!lock.value) return false;
-  await stopJob(s, siteId, lock.value, "The site was deleted.");
-  return true;
+  if (lock.value) live.push(lock.value);
+  for (const id of live) await stopJob(s, siteId, id, "The site was deleted.");
+  return live.length > 0;
 }

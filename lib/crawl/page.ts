@@ -137,6 +137,7 @@ export class PageCrawler {
     const finalPath = pathOf(final);
     if (finalPath !== path) {
       report.gone.add(path);
+      report.redirected(u.href, final.href);
       discovery.seen.add(final.href); // a later link to the target itself needs no second fetch
     }
     // A URL that redirects to a page names it (lib/meaning/url_names.ts).
@@ -186,6 +187,7 @@ export class PageCrawler {
       // The page names the one it defers to; then, with no await between, it is counted.
       await this.d.names.note(finalPath, pathOf(canonical), "canonical");
       report.note(u.href, "canonical", finalPath);
+      report.defers(u.href, canonical.href);
       discovery.discover(canonical.href);
       return false;
     }

@@ -4,6 +4,7 @@
  * which decides what becomes of the pages an earlier crawl stored.
  */
 import { TrackedSet } from "./checkpoint.ts";
+import type { UrlLedger } from "./url_ledger.ts";
 
 export interface CrawlCounts {
   discovered: number;
@@ -59,10 +60,14 @@ export class CrawlReport {
   /** Page URLs queued that the crawl may store, and those settled (progress before the page cap). */
   pages = { queued: 0, settled: 0 };
 
-  /** `sets` lets a resumable crawl hand in sets that record their changes. */
+  /**
+   * `sets` lets a resumable crawl hand in sets that record their changes; `ledger` keeps what
+   * became of each URL for the owner's "why is this page not searchable?".
+   */
   constructor(
     private sink: CrawlSink,
     sets?: { listed: Set<string>; claimed: Set<string>; gone: Set<string> },
+    private ledger?: UrlLedger,
   ) {
     this.counts = sink.counts;
     this.listed = sets?.listed ?? new Set();
@@ -75,7 +80,23 @@ export class CrawlReport {
     const kind = isFailure(reason) ? "failed" : "skipped";
     this.counts[kind]++;
     this.sink.item(kind, url, reason, duplicateOf);
+    this.ledger?.note(url, reason, duplicateOf);
     if (gonePath !== null) this.gone.add(gonePath);
+  }
+
+  /** The page is stored under `path` now, moved there from its twin's URL (duplicates.ts). */
+  heldAt(path: string) {
+    this.ledger?.indexed(path, true);
+  }
+
+  /** `url` names `to` its canonical URL: the one to index instead (noted skipped already). */
+  defers(url: string, to: string) {
+    this.ledger?.note(url, "canonical", to);
+  }
+
+  /** `url` answered with a redirect to `to`, a page of the site, which is judged on its own. */
+  redirected(url: string, to: string) {
+    this.ledger?.note(url, "redirect", to);
   }
 
   /**
@@ -94,9 +115,13 @@ export class CrawlReport {
     else this.claimed.delete(path);
   }
 
-  /** Counts a claimed page stored, and saves its claim: one step, never one without the other. */
-  stored(path: string, status: "indexed" | "unchanged") {
+  /**
+   * Counts a claimed page stored, and saves its claim: one step, never one without the other.
+   * `fetched` false: kept as it was without a fetch (its sitemap lastmod is the one recorded).
+   */
+  stored(path: string, status: "indexed" | "unchanged", fetched = true) {
     this.counts[status]++;
+    this.ledger?.indexed(path, fetched);
     if (this.claimed instanceof TrackedSet) this.claimed.announce(path);
     else this.claimed.add(path);
   }

@@ -140,6 +140,7 @@ export class JobRunner {
           maxPages: job.maxPages,
           include: job.include,
           exclude: job.exclude,
+          named: job.urls !== undefined,
         },
         sink,
         { ...DEFAULT_TUNING, ...job.tuning },
@@ -209,7 +210,8 @@ export class JobRunner {
           job.finishedAt = iso(s.clock());
           job.runner = null;
           await this.#flush({ final: true });
-          if (job.status === "done") await this.#afterDone();
+          // A re-fetch of a few pages is no new crawl of the site: nothing follows it.
+          if (job.status === "done" && job.urls === undefined) await this.#afterDone();
         }
       }
     } catch (err) {

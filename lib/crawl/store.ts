@@ -189,6 +189,7 @@ export class CrawlStore {
     // The twin is written before the page leaves: one page more for a moment, never one less.
     await this.serially(() => s.pages.upsert(site.id, input, PLANS[site.plan].maxPages + 1));
     report.claimed.add(to.path);
+    report.heldAt(to.path);
     report.gone.delete(to.path);
     report.listed.add(to.path);
     await history.moved(from, to.path, to.url);

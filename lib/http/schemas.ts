@@ -251,6 +251,19 @@ export const CrawlUrlsParams = z.object({
     .optional(),
 });
 
+/** Body of POST /api/admin/sites/:id/recrawl: the site's own URLs to fetch now. */
+export const Refetch = z.object({
+  urls: z.array(z.string({ error: "each of urls must be a string" }), {
+    error: "urls must be a list of the site's URLs",
+  }).min(1, "urls must name at least one URL of the site")
+    .max(1000, "urls takes at most 1,000 URLs"),
+}).strict();
+
+/** Query of GET /api/admin/sites/:id/urls/status. */
+export const UrlStatusParams = z.object({
+  url: z.string({ error: "url is required: a path such as /about or a URL of the site" }),
+});
+
 /** Query of POST /api/admin/sites/:id/documents. */
 export const DocumentParams = z.object({
   title: z.string().trim().min(1, "title must not be empty").max(500).optional(),

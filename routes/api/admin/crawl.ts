@@ -1,6 +1,7 @@
 /**
  * Admin API for crawls: start one (202, runs in the background), follow it, page through
- * its skipped or failed URLs, list recent ones.
+ * its skipped or failed URLs, list recent ones; re-fetch named URLs now; say why a URL is
+ * or is not searchable.
  */
 import { type Context, Hono } from "hono";
 import { adminTarget } from "../../../lib/http/auth.ts";
@@ -13,10 +14,20 @@ import {
 } from "../../../lib/crawl/jobs.ts";
 import { DomainError } from "../../../lib/errors.ts";
 import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.ts";
-import { CrawlUrlsParams, parse, StartCrawl } from "../../../lib/http/schemas.ts";
+import {
+  CrawlUrlsParams,
+  parse,
+  Refetch,
+  StartCrawl,
+  UrlStatusParams,
+} from "../../../lib/http/schemas.ts";
+import { refetchUrls } from "../../../lib/crawl/refetch.ts";
+import { urlStatus } from "../../../lib/crawl/url_status.ts";
 import type { Services } from "../../../lib/services.ts";
 
 const BODY_LIMIT = 16 * 1024;
+/** 1,000 URLs of up to 2,000 characters. */
+const REFETCH_BODY_LIMIT = 2 * 1024 * 1024 + 16 * 1024;
 
 export function adminCrawlRoutes(s: Services) {
   const app = new Hono<AppEnv>();
@@ -53,7 +64,21 @@ export function adminCrawlRoutes(s: Services) {
     return c.json(page);
   });
 
+  app.post("/api/admin/sites/:id/recrawl", async (c) => {
+    const target = await site(c);
+    const { urls } = parse(Refetch, await readJson(c, REFETCH_BODY_LIMIT));
+    return c.json(await refetchUrls(s, target, { urls, trigger: "refetch" }), 202);
+  });
+
+  app.get("/api/admin/sites/:id/urls/status", async (c) => {
+    const target = await site(c);
+    const { url } = parse(UrlStatusParams, c.req.query());
+    return c.json(await urlStatus(s, target, url));
+  });
+
   allowOnly(app, "/api/admin/sites/:id/crawl", ["GET", "POST"]);
+  allowOnly(app, "/api/admin/sites/:id/recrawl", ["POST"]);
+  allowOnly(app, "/api/admin/sites/:id/urls/status", ["GET"]);
   allowOnly(app, "/api/admin/sites/:id/crawl/:jobId", ["GET"]);
   allowOnly(app, "/api/admin/sites/:id/crawl/:jobId/urls", ["GET"]);
   return app;

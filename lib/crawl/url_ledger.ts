@@ -1,0 +1,134 @@
+/**
+ * What crawls learned of each URL of a site, kept so that "why is this page not searchable?"
+ * has an answer for every URL a crawl met (url_status.ts): per site path, the last reason a
+ * crawl gave it (`indexed`, or why not), when it was last fetched, and where it pointed (a
+ * redirect's target, the page a duplicate defers to). A crawl notes as it goes and writes a
+ * batch a second; a crawl that saw the whole site drops the records of paths it never met,
+ * so what is kept stays bounded by what the site links to.
+ */
+import { pathOf, siteKeyOf } from "./http.ts";
+import { commitBatches, keyFits } from "../storage/kv_limits.ts";
+
+/** One URL's record: reason, when (ms) the crawl last met it, whether it was fetched then. */
+export interface UrlRecord {
+  r: string;
+  /** When a crawl last fetched it (ms); absent when no crawl did (robots, patterns, limits). */
+  at?: number;
+  /** A redirect's target, or the URL a duplicate's page is stored under. */
+  to?: string;
+}
+
+/** Reasons a crawl gives a URL it did not fetch: the record keeps the last fetch's time. */
+const UNFETCHED = new Set([
+  "robots",
+  "excluded",
+  "not_included",
+  "page_limit",
+  "discovery_limit",
+  "sitemap_limit",
+  "invalid_url",
+  "off_site",
+  "blocked_address",
+]);
+/** Paths longer than this are not kept (crawls keep none longer). */
+const MAX_PATH = 1000;
+/** Targets are kept this long at most, within one small value. */
+const MAX_TO = 2000;
+
+export const ledgerPrefix = (site: string) => ["crawlurlstate", site];
+const ledgerKey = (site: string, path: string) => [...ledgerPrefix(site), path];
+
+/** A site's record for one path, or null when no crawl met it. */
+export async function readUrlRecord(kv: Deno.Kv, site: string, path: string) {
+  const key = ledgerKey(site, path);
+  return keyFits(key) ? (await kv.get<UrlRecord>(key)).value : null;
+}
+
+/** One crawl's notes, written in batches. */
+export class UrlLedger {
+  private pending = new Map<string, { reason: string; to?: string; fetched: boolean }>();
+  /** Paths that redirected in this crawl: met again as their target's duplicate, still redirects. */
+  private redirects = new Set<string>();
+  private writing: Promise<void> = Promise.resolve();
+
+  /** `siteKey`: the site crawled (siteKeyOf), known once the start URL answered. */
+  constructor(
+    private kv: Deno.Kv,
+    private siteId: string,
+    private siteKey: () => string,
+    private clock: () => number,
+  ) {}
+
+  /** What became of `url` (absolute); URLs of other sites are not kept. */
+  note(url: string, reason: string, to?: string) {
+    const u = URL.parse(url);
+    if (!u || siteKeyOf(u) !== this.siteKey()) return;
+    const path = pathOf(u);
+    if (path.length > MAX_PATH) return;
+    if (reason === "redirect") this.redirects.add(path);
+    else if (reason === "duplicate" && this.redirects.has(path)) return;
+    this.notePath(path, reason, to);
+  }
+
+  /** A page stored at `path`; `fetched` false when kept unfetched (its sitemap lastmod unchanged). */
+  indexed(path: string, fetched: boolean) {
+    if (path.length > MAX_PATH) return;
+    if (fetched) this.notePath(path, "indexed");
+    else if (!this.pending.has(path)) this.pending.set(path, { reason: "indexed", fetched: false });
+  }
+
+  private notePath(path: string, reason: string, to?: string) {
+    this.pending.set(path, {
+      reason,
+      fetched: !UNFETCHED.has(reason),
+      ...(to ? { to: to.slice(0, MAX_TO) } : {}),
+    });
+  }
+
+  /** Writes the notes taken so far, one batch at a time; a failure is left to the caller. */
+  flush(): Promise<void> {
+    this.writing = this.writing.then(() => this.write(), () => this.write());
+    return this.writing;
+  }
+
+  private async write() {
+    if (!this.pending.size) return;
+    const notes = [...this.pending];
+    this.pending.clear();
+    const now = this.clock();
+    // Unfetched now, a URL keeps the time of its last fetch.
+    const old = await Promise.all(
+      notes.map(([path, n]) =>
+        n.fetched ? null : this.kv.get<UrlRecord>(ledgerKey(this.siteId, path))
+      ),
+    );
+    const writes: [Deno.KvKey, unknown][] = notes.map(([path, n], i) => {
+      const at = n.fetched ? now : old[i]?.value?.at;
+      const rec: UrlRecord = { r: n.reason, ...(at ? { at } : {}), ...(n.to ? { to: n.to } : {}) };
+      return [ledgerKey(this.siteId, path), rec];
+    });
+    for (const batch of commitBatches(writes)) {
+      const op = this.kv.atomic();
+      for (const [k, v] of batch) op.set(k, v);
+      await op.commit();
+    }
+  }
+
+  /** Drops the records of paths `met` says no crawl of the whole site met this time. */
+  async prune(met: (path: string) => boolean) {
+    await this.flush();
+    let batch: Deno.KvKey[] = [];
+    const drop = async () => {
+      const op = this.kv.atomic();
+      for (const k of batch) op.delete(k);
+      await op.commit();
+      batch = [];
+    };
+    for await (const e of this.kv.list({ prefix: ledgerPrefix(this.siteId) })) {
+      if (met(e.key[2] as string)) continue;
+      batch.push(e.key);
+      if (batch.length === 500) await drop();
+    }
+    if (batch.length) await drop();
+  }
+}

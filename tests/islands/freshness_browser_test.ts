@@ -174,7 +174,8 @@ browserSuite(
             "Queued 2 pages; changes show in search within seconds.",
           ).waitFor();
           assert.equal(await error.count(), 0, "the refused line's message is gone");
-          await page.locator("[data-crawl-title]", { hasText: "Re-fetch of 2 pages" }).waitFor();
+          await page.locator("[data-crawl-title]", { hasText: "Re-fetch of 2 pages finished" })
+            .waitFor({ timeout: 15_000 });
         },
       );
 
@@ -257,7 +258,7 @@ browserSuite(
 
       await t.step("on a phone the panels fit, nothing scrolls sideways", async () => {
         const phone = await open(390);
-        await phone.locator("[data-watch]").waitFor();
+        await phone.locator("[data-crawl-title]").waitFor();
         await phone.getByLabel("URL or path").fill("/draft.html");
         await phone.getByRole("button", { name: "Check" }).click();
         await phone.locator(`[data-url-status="noindex"]`).waitFor();

@@ -7,7 +7,13 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { requestJson } from "./api.ts";
 import { CrawlPanel, type CrawlSettings } from "./CrawlPanel.tsx";
 import type { CrawlJobJson, SitemapWatchJson } from "../lib/wire_types.ts";
-import { followStatus, queuedWords, refetch, refetchFailure, urlStatus } from "./freshness_api.ts";
+import {
+  followStatus,
+  queuedWords,
+  readUrlStatus,
+  refetch,
+  refetchFailure,
+} from "./freshness_api.ts";
 import { ago } from "./when.ts";
 import { Slashed } from "./slashes.tsx";
 import { adminPath, failure, fmt, Panel, Status, type StatusValue } from "./ui.tsx";
@@ -93,7 +99,7 @@ function Pages(
     note(url, "Queuing…");
     try {
       // The fetch before this one, so the follow can tell when the new one has landed.
-      const before = (await urlStatus(p.siteId, url).catch(() => null))?.lastFetched ?? null;
+      const before = (await readUrlStatus(p.siteId, url).catch(() => null))?.lastFetched ?? null;
       const r = await refetch(p.siteId, [url]);
       setStatus({ kind: "ok", text: queuedWords(r.queued) });
       note(url, "Queued: fetching…");

@@ -7,7 +7,13 @@
  */
 import { useState } from "preact/hooks";
 import type { UrlStatusJson } from "../lib/wire_types.ts";
-import { followStatus, queuedWords, refetch, refetchFailure, urlStatus } from "./freshness_api.ts";
+import {
+  followStatus,
+  queuedWords,
+  readUrlStatus,
+  refetch,
+  refetchFailure,
+} from "./freshness_api.ts";
 import { Slashed } from "./slashes.tsx";
 import { failure, Status, type StatusValue } from "./ui.tsx";
 import { dateTime } from "./when.ts";
@@ -120,7 +126,7 @@ export function UrlStatusBox(p: {
     setError(null);
     setStatus({ kind: "busy", text: "Checking…" });
     try {
-      setResult(await urlStatus(p.siteId, asked));
+      setResult(await readUrlStatus(p.siteId, asked));
       setStatus(null);
     } catch (err) {
       setResult(null);

@@ -49,7 +49,7 @@ export async function refetch(siteId: string, urls: string[]): Promise<RefetchJs
 }
 
 /** Why `url` is or is not searchable. */
-export const urlStatus = (siteId: string, url: string) =>
+export const readUrlStatus = (siteId: string, url: string) =>
   adminJson<UrlStatusJson>(adminPath(siteId, `/urls/status?url=${encodeURIComponent(url)}`));
 
 /** "Queued N pages; …": what a 202 means to the owner. */
@@ -84,7 +84,7 @@ export async function followStatus(
   let last: UrlStatusJson | null = null;
   for (let i = 0; i < FOLLOW_TRIES; i++) {
     await new Promise((r) => setTimeout(r, FOLLOW_MS));
-    last = await urlStatus(o.siteId, o.url);
+    last = await readUrlStatus(o.siteId, o.url);
     if (last.lastFetched && last.lastFetched !== o.before) break;
   }
   return last!;

@@ -6,7 +6,15 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { requestJson } from "./api.ts";
 import { CrawlPanel, type CrawlSettings } from "./CrawlPanel.tsx";
-import type { CrawlJobJson } from "../lib/wire_types.ts";
+import type { CrawlJobJson, SitemapWatchJson } from "../lib/wire_types.ts";
+import {
+  followStatus,
+  queuedWords,
+  readUrlStatus,
+  refetch,
+  refetchFailure,
+} from "./freshness_api.ts";
+import { ago } from "./when.ts";
 import { Slashed } from "./slashes.tsx";
 import { adminPath, failure, fmt, Panel, Status, type StatusValue } from "./ui.tsx";
 
@@ -48,6 +56,9 @@ function Pages(
   const [confirm, setConfirm] = useState<string | null>(null);
   const [status, setStatus] = useState<StatusValue>(null);
   const [limit, setLimit] = useState(ROWS_STEP);
+  /** What a row's re-fetch came to, by URL: queued, then searchable or why not. */
+  const [notes, setNotes] = useState<Record<string, string>>({});
+  const note = (url: string, text: string) => setNotes((n) => ({ ...n, [url]: text }));
   const load = async (more: boolean) => {
     try {
       const q = more && cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
@@ -84,6 +95,23 @@ function Pages(
       setStatus({ kind: "error", text: failure(e) });
     }
   };
+  const refetchRow = async (url: string) => {
+    note(url, "Queuing…");
+    try {
+      // The fetch before this one, so the follow can tell when the new one has landed.
+      const before = (await readUrlStatus(p.siteId, url).catch(() => null))?.lastFetched ?? null;
+      const r = await refetch(p.siteId, [url]);
+      setStatus({ kind: "ok", text: queuedWords(r.queued) });
+      note(url, "Queued: fetching…");
+      const now = await followStatus({ siteId: p.siteId, url, before });
+      const fetched = now.lastFetched ? `fetched ${ago(now.lastFetched)}` : "not fetched yet";
+      note(url, now.searchable ? `Searchable, ${fetched}.` : `Not searchable: ${now.detail}`);
+      if (now.lastFetched !== before) void load(false);
+    } catch (e) {
+      note(url, "");
+      setStatus({ kind: "error", text: refetchFailure(e) });
+    }
+  };
   const f = filter.trim().toLowerCase();
   const matching = f
     ? pages.filter((x) => (x.title + " " + x.url).toLowerCase().includes(f))
@@ -117,6 +145,7 @@ function Pages(
               <span class="path" dir="ltr">
                 <Slashed text={x.url} />
               </span>
+              {notes[x.url] ? <span class="row-note" data-refetch-note>{notes[x.url]}</span> : null}
             </span>
             {confirm === x.url
               ? (
@@ -130,14 +159,24 @@ function Pages(
                 </span>
               )
               : (
-                <button
-                  type="button"
-                  class="button small"
-                  aria-label={`Delete ${x.url}`}
-                  onClick={() => setConfirm(x.url)}
-                >
-                  Delete…
-                </button>
+                <span class="row-actions">
+                  <button
+                    type="button"
+                    class="button small"
+                    aria-label={`Re-fetch ${x.url}`}
+                    onClick={() => refetchRow(x.url)}
+                  >
+                    Re-fetch
+                  </button>
+                  <button
+                    type="button"
+                    class="button small"
+                    aria-label={`Delete ${x.url}`}
+                    onClick={() => setConfirm(x.url)}
+                  >
+                    Delete…
+                  </button>
+                </span>
               )}
           </li>
         ))}
@@ -254,6 +293,8 @@ export function ContentPanel(p: {
   documents: DocRow[];
   lastCrawl: CrawlJobJson | null;
   crawlSettings: CrawlSettings;
+  /** The sitemap watch; when not given, the crawl section reads it. */
+  watch?: SitemapWatchJson | null;
   /** False while the first-run steps hold the crawl form (one form on the page). */
   crawlHere?: boolean;
 }) {
@@ -283,6 +324,8 @@ export function ContentPanel(p: {
                 siteId={p.siteId}
                 last={p.lastCrawl}
                 settings={p.crawlSettings}
+                freshness
+                watch={p.watch}
                 onProgress={() => setReload((n) => n + 1)}
               />
             )}

@@ -10,7 +10,9 @@ import { Slashed } from "./slashes.tsx";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { jsonBody, requestJson } from "./api.ts";
 import { adminPath, failure, fmt, Status, type StatusValue } from "./ui.tsx";
-import type { CrawlJobJson } from "../lib/wire_types.ts";
+import type { CrawlJobJson, SitemapWatchJson } from "../lib/wire_types.ts";
+import { REFETCH_QUEUED_EVENT } from "./freshness_api.ts";
+import { WatchLine } from "./WatchLine.tsx";
 
 /** What the form starts from: the last crawl's URL and page cap, the site's patterns and schedule. */
 export interface CrawlSettings {
@@ -209,6 +211,27 @@ function fieldOf(message: string): [Field, string] | null {
   return [field, name + message.slice(m[0].length)];
 }
 
+const pages = (n: number) => `${fmt(n)} ${n === 1 ? "page" : "pages"}`;
+
+/** What started a job other than the owner's crawl, in words; null for a crawl. */
+function triggerWords(job: CrawlJobJson): string | null {
+  const n = job.urls ?? job.progress?.total ?? 0;
+  if (job.trigger === "refetch") return `Re-fetch of ${pages(n)}`;
+  if (job.trigger === "indexnow") return `IndexNow ping: ${pages(n)}`;
+  if (job.trigger === "watch") return "Sitemap watch";
+  if (job.trigger === "schedule") return "Scheduled crawl";
+  return null;
+}
+
+/** A job's heading: what it is and where it stands. */
+function jobTitle(job: CrawlJobJson, running: boolean): string {
+  const what = triggerWords(job);
+  if (!what) {
+    return running ? "Crawling" : job.status === "done" ? "Crawl finished" : `Crawl ${job.status}`;
+  }
+  return `${what}${running ? " running" : job.status === "done" ? " finished" : `: ${job.status}`}`;
+}
+
 /** Checks the form as the API will, so most mistakes are explained before a request. */
 function check(v: { url: string; maxPages: string }, planMax: number) {
   const errors: Partial<Record<Field, string>> = {};
@@ -335,6 +358,10 @@ export function CrawlPanel(
     siteId: string;
     last: CrawlJobJson | null;
     settings: CrawlSettings;
+    /** Shows the sitemap watch and follows re-fetches (not in the first steps: no pages yet). */
+    freshness?: boolean;
+    /** The sitemap watch; when not given, read with the crawl list once the panel is up. */
+    watch?: SitemapWatchJson | null;
     /** Called while a crawl runs (the page list refreshes) and when it ends. */
     onProgress: (running: boolean) => void;
   },
@@ -350,6 +377,7 @@ export function CrawlPanel(
   const [schemeNote, setSchemeNote] = useState(false);
   const [job, setJob] = useState<CrawlJobJson | null>(p.last);
   const [status, setStatus] = useState<StatusValue>(null);
+  const [watch, setWatch] = useState<SitemapWatchJson | null>(p.watch ?? null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const polls = useRef(0);
   const follow = (id: string) => {
@@ -370,9 +398,34 @@ export function CrawlPanel(
       }
     }, POLL_MS);
   };
+  /** Reads the latest job and the watch; follows the job if it runs (a re-fetch just queued). */
+  const refresh = async (followLatest: boolean) => {
+    try {
+      const r = await requestJson<{ jobs: CrawlJobJson[]; watch?: SitemapWatchJson }>(
+        adminPath(p.siteId, "/crawl"),
+      );
+      if (r.watch) setWatch(r.watch);
+      const latest = r.jobs[0];
+      if (!followLatest || !latest) return;
+      clearTimeout(timer.current);
+      setJob(latest);
+      polls.current = 0;
+      if (RUNNING.has(latest.status)) follow(latest.id);
+      else p.onProgress(false);
+    } catch (e) {
+      setStatus({ kind: "error", text: failure(e) });
+    }
+  };
   useEffect(() => {
     if (p.last && RUNNING.has(p.last.status)) follow(p.last.id);
-    return () => clearTimeout(timer.current);
+    if (p.freshness && p.watch === undefined) refresh(false);
+    // A re-fetch queued elsewhere on the page (the pages list, the freshness panel) is a job here.
+    const queued = () => void refresh(true);
+    if (p.freshness) addEventListener(REFETCH_QUEUED_EVENT, queued);
+    return () => {
+      clearTimeout(timer.current);
+      removeEventListener(REFETCH_QUEUED_EVENT, queued);
+    };
   }, []);
 
   /** Saves patterns and schedule; false (with the messages shown) when refused. */
@@ -543,17 +596,12 @@ export function CrawlPanel(
         </div>
       </form>
       <Status value={status} />
+      {p.freshness && watch ? <WatchLine watch={watch} /> : null}
       {job
         ? (
           <div class="crawl" data-crawl-status={job.status} aria-live="polite">
             <p>
-              <strong>
-                {running
-                  ? "Crawling"
-                  : job.status === "done"
-                  ? "Crawl finished"
-                  : `Crawl ${job.status}`}
-              </strong>{" "}
+              <strong data-crawl-title>{jobTitle(job, running)}</strong>{" "}
               <span class="path">
                 <Slashed text={job.url} />
               </span>

@@ -5,6 +5,7 @@
  */
 import { ANALYTICS_ISLANDS } from "./analytics_islands.ts";
 import { DASHBOARD_ISLANDS } from "./dashboard_islands.ts";
+import { FRESHNESS_ISLANDS } from "./freshness_islands.ts";
 import { OPERATOR_ISLANDS } from "./operator_islands.ts";
 import { RESULTS_ISLANDS } from "./results_islands.ts";
 
@@ -12,6 +13,7 @@ export const ISLANDS = {
   ...RESULTS_ISLANDS,
   ...DASHBOARD_ISLANDS,
   ...ANALYTICS_ISLANDS,
+  ...FRESHNESS_ISLANDS,
   ...OPERATOR_ISLANDS,
 } as const;
 
@@ -22,6 +24,7 @@ export function bundleOf(name: string): string | null {
   if (name in RESULTS_ISLANDS) return "islands/boot_results.js";
   if (name in DASHBOARD_ISLANDS) return "islands/boot_dashboard.js";
   if (name in ANALYTICS_ISLANDS) return "islands/boot_analytics.js";
+  if (name in FRESHNESS_ISLANDS) return "islands/boot_freshness.js";
   if (name in OPERATOR_ISLANDS) return "islands/boot_operator.js";
   return null;
 }

@@ -268,6 +268,12 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
           }}
         />
         {firstRun ? null : content}
+        {firstRun ? null : (
+          <Island
+            name="FreshnessPanel"
+            props={{ siteId: site.id, siteOrigin: URL.parse(crawlSettings.url)?.origin ?? null }}
+          />
+        )}
         <Island
           name="LeversPanel"
           props={{

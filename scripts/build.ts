@@ -62,6 +62,12 @@ export const ISLAND_BUNDLES: Bundle[] = [
     dirs: ISLAND_DIRS,
   },
   {
+    entry: "islands/boot_freshness.ts",
+    out: `${ISLANDS_DIR}/boot_freshness.js`,
+    budget: BUDGET,
+    dirs: ISLAND_DIRS,
+  },
+  {
     entry: "islands/boot_operator.ts",
     out: `${ISLANDS_DIR}/boot_operator.js`,
     budget: BUDGET,

@@ -20,16 +20,17 @@ export function WatchLine({ watch }: { watch: SitemapWatchJson }) {
   if (!watch.sitemap) {
     return (
       <p class="help" data-watch="none">
-        No sitemap to watch: crawl from your sitemap's URL and its changes are picked up without a
-        full re-crawl.
+        No sitemap to watch: crawl from your sitemap's URL (or name it in robots.txt) and its
+        changes are picked up without a full re-crawl.
       </p>
     );
   }
   return (
     <p class={`watch help${watch.error ? " error" : ""}`} data-watch="sitemap">
-      Sitemap watched {watch.every === "daily"
-        ? "daily (every 15 minutes on paid plans)"
-        : "every 15 minutes (daily on Free)"}: {lastLook(watch)}
+      Sitemap watched{" "}
+      {watch.every === "daily" ? "daily (every 15 minutes on paid plans)" : "every 15 minutes"}:
+      {" "}
+      {lastLook(watch)}
       {watch.nextAt ? `; next look ${fromNow(watch.nextAt)}` : ""}.
       <span class="path">
         <Slashed text={watch.sitemap} />

@@ -12,6 +12,7 @@ import { pageResponse, renderPage } from "../components/render.tsx";
 import { SignIn } from "../components/SignIn.tsx";
 import { analyticsReport, DEFAULT_DAYS } from "../lib/analytics/report.ts";
 import { crawlSettingsOf, listCrawlJobs } from "../lib/crawl/jobs.ts";
+import { sitemapWatchOf } from "../lib/crawl/watch_record.ts";
 import { allowOnly, type AppEnv, readBody } from "../lib/http/middleware.ts";
 import { DomainError } from "../lib/errors.ts";
 import { signInAttempt } from "../lib/http/sign_in_limit.ts";
@@ -166,6 +167,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
     curations,
     answers,
     runs,
+    watch,
   ] = await Promise.all([
     siteUsage(s, site),
     analyticsReport(s.kv, s.clock, site.id, DEFAULT_DAYS),
@@ -178,6 +180,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
     getCurations(s, site),
     getAnswerPins(s, site),
     selfCheckRuns(s, site),
+    sitemapWatchOf(s, site),
   ]);
   const view = publicView(site, s.clock());
   const documentCount = documents?.documents.length ?? 0;
@@ -217,6 +220,7 @@ async function siteView(s: Services, site: Site, operator: boolean, origin: stri
           [],
         lastCrawl: crawls[0] ?? null,
         crawlSettings,
+        watch,
         crawlHere: !firstRun,
       }}
     />

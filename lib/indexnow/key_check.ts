@@ -28,6 +28,8 @@ export interface KeyFileCheck {
 
 interface Verdict {
   ok: boolean;
+  /** Until when (clock ms) it holds: KV may keep an expired key visible a while after expireIn. */
+  until?: number;
   /** Why the key was refused, for the 403's message. */
   why?: string;
 }
@@ -36,9 +38,11 @@ interface Verdict {
 export async function checkKeyFile(s: Services, check: KeyFileCheck): Promise<void> {
   const memo = ["indexnow_key", await sha256Hex(`${check.keyFile}\n${check.key}`)];
   let verdict = (await s.kv.get<Verdict>(memo)).value;
-  if (!verdict) {
-    verdict = await readKeyFile(s, check);
-    await s.kv.set(memo, verdict, { expireIn: verdict.ok ? GOOD_FOR_MS : BAD_FOR_MS });
+  if (!verdict || (verdict.until ?? 0) <= s.clock()) {
+    const ms = (v: Verdict) => v.ok ? GOOD_FOR_MS : BAD_FOR_MS;
+    const read = await readKeyFile(s, check);
+    verdict = { ...read, until: s.clock() + ms(read) };
+    await s.kv.set(memo, verdict, { expireIn: ms(read) });
   }
   if (!verdict.ok) {
     throw new DomainError(
@@ -65,8 +69,7 @@ async function readKeyFile(s: Services, check: KeyFileCheck): Promise<Verdict> {
     bodyTimeoutMs: TIMEOUT_MS,
     headers: { Accept: "text/plain, */*;q=0.5" },
     beforeHop: (u) => u.host === check.host ? null : "redirect_off_host",
-  });
-  await fetcher.close();
+  }).finally(() => fetcher.close());
   if (!res.ok) return { ok: false, why: `the key file could not be read (${res.reason}).` };
   if (res.status !== 200) return { ok: false, why: `the key file answered ${res.status}.` };
   const text = new TextDecoder().decode(res.body).trim();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { admin, createSite, search, startApp, type TestApp, type TestSite } from "../helpers.ts";
-import { html, type Route, serveSite } from "../fixtures/crawl_site.ts";
+import { BIG_PAGE_BYTES, html, type Route, serveSite } from "../fixtures/crawl_site.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
 const CRAWL = { allowLoopback: true, delayMs: 0, resolve: noDns };
@@ -199,3 +199,66 @@ Deno.test("freshness - re-fetch refuses what is not the site's, and bounds what 
     await fx.close();
   }
 });
+
+Deno.test("freshness - urls/status: excluded, not included, too large, and not crawled past the page limit", async () => {
+  const fx = serveSite();
+  const links = ["/docs/a", "/blog/b", "/private/x", "/huge"].map((p) => `<a href="${p}">${p}</a>`)
+    .join(" ");
+  fx.routes.set("/", html("Home", `<p>Welcome. ${links}</p>`));
+  fx.routes.set("/docs/a", html("Doc A", "<p>Docs.</p>"));
+  fx.routes.set("/blog/b", html("Blog B", "<p>Blog.</p>"));
+  fx.routes.set("/private/x", html("Private", "<p>Private.</p>"));
+  fx.routes.set("/huge", {
+    headers: { "Content-Type": "text/html" },
+    body: "<html><body><p>" + "huge ".repeat(BIG_PAGE_BYTES / 5) + "</p></body></html>",
+  });
+  const t = await startApp({ crawl: CRAWL });
+  try {
+    const site = await createSite(t, "business");
+    const res = await t.call(
+      `/api/admin/sites/${site.id}/crawl`,
+      admin(site.adminKey, {
+        url: fx.origin + "/",
+        include: ["/", "/docs/**", "/private/**", "/huge"],
+        exclude: ["/private/**"],
+      }),
+    );
+    assert.equal(res.status, 202);
+    await waitDone(t, site, (await res.json()).job.id);
+    for (
+      const [url, reason] of [
+        ["/docs/a", "indexed"],
+        ["/blog/b", "not_included"],
+        ["/private/x", "excluded"],
+        ["/huge", "too_large"],
+      ]
+    ) {
+      const { body } = await status(t, site, url);
+      assert.equal(body.reason, reason, `${url}: ${JSON.stringify(body)}`);
+    }
+
+    const small = await createSite(t, "business");
+    const capped = await t.call(
+      `/api/admin/sites/${small.id}/crawl`,
+      admin(small.adminKey, { url: fx.origin + "/", maxPages: 1 }),
+    );
+    await waitDone(t, small, (await capped.json()).job.id);
+    const { body } = await status(t, small, "/docs/a");
+    assert.equal(body.reason, "not_crawled", JSON.stringify(body));
+    assert.match(body.detail, /page limit/);
+    assert.equal(body.lastFetched, null);
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});
+
+async function waitDone(t: TestApp, site: TestSite, id: string) {
+  for (let i = 0; i < 500; i++) {
+    const path = `/api/admin/sites/${site.id}/crawl/${id}`;
+    const j = await (await t.call(path, admin(site.adminKey))).json();
+    if (j.status !== "queued" && j.status !== "running") return j;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("crawl did not end");
+}

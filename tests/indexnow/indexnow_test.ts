@@ -363,3 +363,27 @@ Deno.test("indexnow - a site with too many re-fetches waiting lets the others ta
     t.close();
   }
 });
+
+Deno.test("indexnow - a key file taken down stops vouching once the remembered verdict runs out", async () => {
+  const fx = blog();
+  const clock = manualClock(Date.now());
+  const t = await startApp({ crawl: CRAWL, clock });
+  try {
+    const site = await createSite(t, "business", "Blog");
+    await crawl(t, site, fx.origin);
+    const host = new URL(fx.origin).host;
+    const ping = { host, key: KEY, urlList: [`${fx.origin}/posts/kettles`] };
+    assert.equal((await post(t, ping)).status, 202);
+    fx.routes.delete(`/${KEY}.txt`);
+    // Still within the ten minutes a good verdict is kept: no second read of the file.
+    clock.advance(9 * 60_000);
+    assert.equal((await post(t, ping)).status, 202);
+    clock.advance(60_000 + 1);
+    const refused = await post(t, ping);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.error.code, "INDEXNOW_KEY_NOT_VALID");
+  } finally {
+    t.close();
+    await fx.close();
+  }
+});

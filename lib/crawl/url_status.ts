@@ -7,6 +7,7 @@ import { readUrlRecord, type UrlRecord } from "./url_ledger.ts";
 import { pathOf, siteKeyOf } from "./http.ts";
 import { urlFilter } from "./patterns.ts";
 import { crawlOriginOf } from "./refetch.ts";
+import { probeUrl } from "./url_probe.ts";
 import { type CrawlJob, isLive, jobKey, lockKey, siteCrawlKey } from "./job_record.ts";
 import { invalid } from "../errors.ts";
 import { siteBaseUrl } from "../sites/base_url.ts";
@@ -30,6 +31,10 @@ const FOLDED: Record<string, string> = {
   blocked_address: "not_crawled",
   off_site: "redirect",
 };
+
+/** A crawl reason as the answer's list has it (a page that could not be read is "too large"). */
+const folded = (reason: string) =>
+  FOLDED[reason] ?? (reason.startsWith("parse_") ? "too_large" : reason);
 
 /** What each reason means for the owner, and what to do about it. */
 function detailOf(reason: string, rec: UrlRecord | null): string {
@@ -132,12 +137,17 @@ export async function urlStatus(s: Services, site: Site, raw: string): Promise<U
   if (page) return answer("indexed", rec?.r === "indexed" ? rec : null, true);
   if (rec) {
     if (rec.r === "indexed") return answer("not_crawled", rec);
-    return answer(FOLDED[rec.r] ?? (rec.r.startsWith("parse_") ? "too_large" : rec.r), rec);
+    return answer(folded(rec.r), rec);
   }
-  // Never met: the site's patterns may leave it out; else no crawl found a link to it, or none
-  // has finished since it began.
+  // Never met: the site's patterns may leave it out; else the page, looked at now, may give its
+  // own reason; else no crawl found a link to it, or none has finished since it began.
   const refused = urlFilter(site.settings.include ?? [], site.settings.exclude ?? [])?.(u);
   if (refused) return answer(refused, null);
+  const probe = await probeUrl(s, u);
+  if (probe.reason !== "ok") {
+    const seen: UrlRecord = { r: probe.reason, ...(probe.to ? { to: probe.to } : {}) };
+    return answer(folded(probe.reason), seen);
+  }
   return answer(await crawledWhole(s, site.id) ? "not_linked" : "not_crawled", null);
 }
 

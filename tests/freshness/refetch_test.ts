@@ -10,6 +10,8 @@ import { BIG_PAGE_BYTES, html, type Route, serveSite } from "../fixtures/crawl_s
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
 const CRAWL = { allowLoopback: true, delayMs: 0, resolve: noDns };
 
+const NOINDEX = '<meta name="robots" content="noindex">';
+
 /** A small site with one URL for every reason a page is not searchable. */
 function blogSite(otherOrigin: string): Map<string, Route> {
   const links = ["/alpha", "/beta", "/gone", "/secret", "/quiet", "/copy", "/moved", "/data.bin"]
@@ -37,6 +39,8 @@ function blogSite(otherOrigin: string): Map<string, Route> {
       body: "\u0000\u0001bin",
     }],
     ["/orphan", html("Orphan", "<p>Nobody links to this page.</p>")],
+    ["/secret-unlinked", html("Secret", "<p>Unlinked and disallowed.</p>")],
+    ["/draft-unlinked", html("Draft", "<p>Unlinked draft.</p>", { head: NOINDEX })],
   ]);
 }
 
@@ -97,6 +101,10 @@ Deno.test("freshness - urls/status gives every URL's reason, and a re-fetch make
       ["/moved", "redirect", false],
       ["/data.bin", "not_html", false],
       ["/orphan", "not_linked", false],
+      // Never linked, looked at now: each URL's own reason.
+      ["/secret-unlinked", "robots", false],
+      ["/draft-unlinked", "noindex", false],
+      ["/never-published", "http_404", false],
       [other.origin + "/x", "off_site", false],
     ];
     for (const [url, reason, searchable] of expect) {

@@ -143,6 +143,8 @@ export async function urlStatus(s: Services, site: Site, raw: string): Promise<U
   // own reason; else no crawl found a link to it, or none has finished since it began.
   const refused = urlFilter(site.settings.include ?? [], site.settings.exclude ?? [])?.(u);
   if (refused) return answer(refused, null);
+  // A site never crawled and without a domain has no host of its own to look at.
+  if (!origin) return answer("not_crawled", null);
   const probe = await probeUrl(s, u);
   if (probe.reason !== "ok") {
     const seen: UrlRecord = { r: probe.reason, ...(probe.to ? { to: probe.to } : {}) };

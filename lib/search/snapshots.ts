@@ -20,6 +20,7 @@ import {
   encodeSiteDb,
   encodeTail,
   type Extras,
+  freeBytes,
   type PassageBlocks,
   type SiteDb,
   SiteName,
@@ -130,6 +131,8 @@ export function packIndex(idx: SavedIndex, extras: Extras = {}): Uint8Array<Arra
   out.set(beside, 4);
   out.set(db, start);
   out.set(tail, start + db.length);
+  // Copied: the codec's bytes and the rest are freed now, not at V8's next collection.
+  for (const part of [beside, db, tail]) freeBytes(part);
   return out;
 }
 
@@ -278,8 +281,8 @@ export class Snapshots {
   /**
    * Saves an index unless a snapshot of its version is already there or another save of the
    * site is under way (here or on another instance). `encode` (packIndex at a moment the
-   * index is not changing) runs only once a save is sure to happen. True when this call
-   * wrote the snapshot.
+   * index is not changing) runs only once a save is sure to happen, and answers bytes the save
+   * alone holds (they are freed once written). True when this call wrote the snapshot.
    */
   save(site: string, version: number, encode: () => Promise<Encoded>): Promise<boolean> {
     if (this.saving.has(site)) return Promise.resolve(false);
@@ -345,6 +348,8 @@ export class Snapshots {
         statedBytes: statedLength(bytes),
         savedAt: this.now(),
       };
+      // Written: the copy `encode` made for this save is freed now, not at a later collection.
+      freeBytes(bytes);
       // The site must still exist (a deleted site's version key is gone), and no other save
       // may have flipped the head meanwhile.
       const ver = await this.kv.get(versionKey(this.prefix, site));

@@ -68,3 +68,4 @@ export {
   mergeEquivalences,
   mineEquivalences,
 } from "./analysis/equivalences.ts";
+export { freeBytes } from "./store/free_bytes.ts";

@@ -43,6 +43,8 @@ const STATED_VERSION = 2;
 const STATED_READ = [1, 2];
 const HEADER = 16;
 
+import { freeBytes } from "./store/free_bytes.ts";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -75,11 +77,19 @@ const padded = (len: number) => len + ((8 - (len & 7)) & 7);
 
 class Writer {
   blocks: Uint8Array[] = [];
+  /** Blocks made for the snapshot alone: freed once copied (free_bytes.ts). */
+  private made: Uint8Array[] = [];
 
   constructor(private magic = MAGIC, private version = CODEC_VERSION) {}
 
   put(a: ArrayBufferView) {
     this.blocks.push(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+  }
+
+  /** Puts bytes made only to be written here (never the index's own arrays). */
+  putMade(a: ArrayBufferView) {
+    this.put(a);
+    this.made.push(this.blocks[this.blocks.length - 1]);
   }
 
   finish(): Uint8Array<ArrayBuffer> {
@@ -97,6 +107,7 @@ class Writer {
     dv.setUint32(4, this.version, true);
     dv.setUint32(12, size, true);
     dv.setUint32(8, checksum(out, HEADER), true);
+    for (const m of this.made.splice(0)) freeBytes(m);
     return out;
   }
 }
@@ -108,15 +119,15 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   const { index } = db;
   const n = index.slots;
   const c = toColumns(db.docs.entries(), n);
-  for (const a of [c.flags, c.codeShare, c.sectionCount, c.sectionFrom, c.sectionAt]) w.put(a);
-  w.put(c.starts);
-  w.put(c.text);
-  w.put(c.digests);
+  for (const a of [c.flags, c.codeShare, c.sectionCount, c.sectionFrom, c.sectionAt]) w.putMade(a);
+  w.putMade(c.starts);
+  w.putMade(c.text);
+  w.putMade(c.digests);
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
     // Terms are letters and digits (never a lone surrogate): UTF-8 gives them back as they are.
-    w.put(encoder.encode(p.table.blob));
+    w.putMade(encoder.encode(p.table.blob));
     w.put(p.table.starts);
     w.put(p.offsets);
     w.put(p.ids);
@@ -144,7 +155,7 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   // documents as a list or a bitset (filter_postings.ts).
   const filters = db.filters.encode(n);
   w.put(filters.words);
-  w.put(encoder.encode(JSON.stringify({
+  w.putMade(encoder.encode(JSON.stringify({
     alphabet: [...db.alphabet],
     langs: [...db.langs],
     filters: filters.names,

@@ -9,6 +9,7 @@ import { type PackedSections, soundSections } from "./packed_sections.ts";
 import { soundText } from "./packed_text.ts";
 import { bufferBytes, MAP_ENTRY_BYTES, stringBytes } from "./held_bytes.ts";
 import { DIGEST_BYTES, hex } from "./text_digest.ts";
+import { freeBytes } from "./free_bytes.ts";
 
 /** What a stored document holds (site_db.ts); its body packed (packed_text.ts). */
 export interface StoredDoc {
@@ -330,8 +331,13 @@ export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocCo
   const flags = new Uint8Array(n), codeShare = new Float64Array(n);
   const sectionCount = new Uint32Array(n), sectionFrom = new Uint32Array(n + 1);
   const starts = new Uint32Array(n * TEXTS + 1), digests = new Uint8Array(n * DIGEST_BYTES);
-  const parts: Uint8Array[] = [], offsets: Int32Array[] = [];
+  const parts: Uint8Array[] = [], offsets: Int32Array[] = [], encoded: Uint8Array[] = [];
   let bytes = 0, sectionAts = 0, next = 0;
+  const encode = (s: string) => {
+    const b = encoder.encode(s);
+    encoded.push(b);
+    return b;
+  };
   const add = (b: Uint8Array) => {
     parts.push(b);
     starts[++next] = bytes += b.length;
@@ -343,10 +349,10 @@ export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocCo
     if (d.codeShare !== undefined) [f, codeShare[id]] = [f | F_CODE_SHARE, d.codeShare];
     if (d.description !== undefined) f |= F_DESCRIPTION;
     for (const s of [d.id, d.title, d.description ?? "", d.headings, d.lang]) {
-      add(encoder.encode(s));
+      add(encode(s));
     }
-    add(encoder.encode(d.sections?.headings ?? ""));
-    add(encoder.encode(d.sections?.anchors ?? ""));
+    add(encode(d.sections?.headings ?? ""));
+    add(encode(d.sections?.anchors ?? ""));
     add(d.body);
     if (d.sections) {
       f |= F_SECTIONS;
@@ -366,6 +372,8 @@ export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocCo
   const text = new Uint8Array(bytes), sectionAt = new Int32Array(sectionAts);
   let at = 0;
   for (const p of parts) text.set(p, at), at += p.length;
+  // The strings encoded here are copied: freed now (free_bytes.ts); the pages' bodies are kept.
+  for (const p of encoded) freeBytes(p);
   at = 0;
   for (const o of offsets) sectionAt.set(o, at), at += o.length;
   return { flags, codeShare, sectionCount, sectionFrom, sectionAt, starts, text, digests };

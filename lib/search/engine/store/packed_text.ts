@@ -23,6 +23,8 @@ const BLOCK = 8192;
 const MIN_DEFLATED = 512;
 const HEAD = 12;
 
+import { freeBytes } from "./free_bytes.ts";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -43,6 +45,7 @@ export function packText(text: string): Uint8Array {
     const out = new Uint8Array(1 + utf8.length);
     out[0] = RAW;
     out.set(utf8, 1);
+    freeBytes(utf8);
     return out;
   }
   const blocks: Uint8Array[] = [], units: number[] = [];
@@ -65,7 +68,9 @@ export function packText(text: string): Uint8Array {
     out.set(b, table + end);
     setU32(out, HEAD + 8 * i, end += b.length);
     setU32(out, HEAD + 8 * i + 4, units[i]);
+    freeBytes(b);
   });
+  freeBytes(utf8);
   return out;
 }
 

@@ -2,9 +2,10 @@
  * A crawl job's record in KV and what every part of a job shares: its shape (docs/api.md's,
  * plus what a step needs to go on), its keys, its limits and a few small helpers.
  */
-import type { CrawlCounts, CrawlProgress } from "./report.ts";
+import { type CrawlCounts, type CrawlProgress, emptyCounts } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
 import type { CrawlState } from "./crawler.ts";
+import { newId } from "../sites/keys.ts";
 import type { Services } from "../services.ts";
 
 export type CrawlStatus = "queued" | "running" | "done" | "failed" | "interrupted";
@@ -110,6 +111,29 @@ export const TTL = { expireIn: JOB_TTL_MS };
 
 export const isLive = (j: CrawlJob) => j.status === "queued" || j.status === "running";
 export const iso = (t: number) => new Date(t).toISOString();
+
+/** What makes one job differ from another when it is created; the rest starts the same. */
+export type NewJob =
+  & Pick<CrawlJob, "siteId" | "url" | "maxPages" | "include" | "exclude" | "trigger" | "state">
+  & Partial<Pick<CrawlJob, "urls" | "counts" | "progress" | "tuning">>;
+
+/** A new job's record, waiting for a lease (leases.ts) from `now` on. */
+export function newJob(fields: NewJob, now: number): CrawlJob {
+  return {
+    id: newId("cj"),
+    status: "queued",
+    counts: emptyCounts(),
+    progress: { done: 0, total: 0 },
+    reasons: {},
+    startedAt: iso(now),
+    finishedAt: null,
+    error: null,
+    heartbeatAt: now,
+    step: 0,
+    runner: null,
+    ...fields,
+  };
+}
 
 /** The job as ended "interrupted" now, with `error`. */
 export function interrupted(job: CrawlJob, now: number, error = job.error): CrawlJob {

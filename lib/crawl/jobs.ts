@@ -7,7 +7,7 @@
  * the saved marks without fetching stored pages again. A new crawl of the site, asked for
  * while a job's lease has lapsed, replaces it ("interrupted").
  */
-import { type CrawlCounts, type CrawlProgress, emptyCounts } from "./report.ts";
+import type { CrawlCounts, CrawlProgress } from "./report.ts";
 import type { CrawlTuning } from "./tuning.ts";
 import { initialState } from "./crawler.ts";
 import { MAX_PATTERN, MAX_PATTERNS, patternError } from "./patterns.ts";
@@ -18,11 +18,11 @@ import {
   type CrawlJobView,
   interrupted,
   isLive,
-  iso,
   itemPrefix,
   jobKey,
   jobView,
   lockKey,
+  newJob,
   recentKey,
   refetchLockPrefix,
   SAMPLE_LISTED,
@@ -32,7 +32,6 @@ import {
 } from "./job_record.ts";
 import { isClaimable, isStale, stopJob, sweepCrawls, type Worker, workerOf } from "./leases.ts";
 import { busy, DomainError, invalid } from "../errors.ts";
-import { newId } from "../sites/keys.ts";
 import { checkUrl } from "./net/guard.ts";
 import { PLANS } from "../limits/plans.ts";
 import type { Services } from "../services.ts";
@@ -108,27 +107,17 @@ export async function startCrawlJob(
   }
   const now = s.clock();
   const settings = site.settings;
-  const job: CrawlJob = {
-    id: newId("cj"),
+  const job = newJob({
     siteId: site.id,
-    status: "queued",
     url: req.url,
     maxPages: Math.min(req.maxPages ?? Infinity, PLANS[site.plan].maxPages),
     include: req.include ?? settings.include ?? [],
     exclude: [...new Set([...(settings.exclude ?? []), ...(req.exclude ?? [])])],
     trigger: opts.trigger ?? "manual",
-    counts: emptyCounts(),
-    progress: { done: 0, total: 0 },
-    reasons: {},
-    startedAt: iso(now),
-    finishedAt: null,
-    error: null,
-    heartbeatAt: now,
-    step: 0,
-    runner: null,
     state: initialState(),
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
-  };
+  }, now);
+
   for (let attempt = 0; attempt < 10; attempt++) {
     const lock = await s.kv.get<string>(lockKey(site.id));
     const op = s.kv.atomic().check(lock);

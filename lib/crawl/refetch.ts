@@ -7,10 +7,9 @@
  * changed all come here.
  */
 import {
-  type CrawlJob,
   type CrawlTrigger,
-  iso,
   jobKey,
+  newJob,
   recentKey,
   refetchLockKey,
   refetchLockPrefix,
@@ -24,7 +23,6 @@ import { emptyCounts } from "./report.ts";
 import { sweepCrawls } from "./leases.ts";
 import { commitBatches, keyFits } from "../storage/kv_limits.ts";
 import { DomainError, invalid } from "../errors.ts";
-import { newId } from "../sites/keys.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 
@@ -138,10 +136,8 @@ async function checkRoom(s: Services, siteId: string, adding: number) {
 /** Creates the job: its URLs as marks still to do, then the record that waits for a lease. */
 async function startNamedJob(s: Services, site: Site, urls: URL[], req: RefetchRequest) {
   const now = s.clock();
-  const job: CrawlJob = {
-    id: newId("cj"),
+  const job = newJob({
     siteId: site.id,
-    status: "queued",
     url: urls[0].href,
     maxPages: urls.length,
     include: site.settings.include ?? [],
@@ -150,13 +146,6 @@ async function startNamedJob(s: Services, site: Site, urls: URL[], req: RefetchR
     urls: urls.length,
     counts: { ...emptyCounts(), discovered: urls.length },
     progress: { done: 0, total: urls.length },
-    reasons: {},
-    startedAt: iso(now),
-    finishedAt: null,
-    error: null,
-    heartbeatAt: now,
-    step: 0,
-    runner: null,
     // Begun already: the URLs are its tasks, and what it does not meet is not known gone. The
     // watch's pages come from a sitemap: their lastmods, not their links, are kept for later.
     state: {
@@ -166,7 +155,8 @@ async function startNamedJob(s: Services, site: Site, urls: URL[], req: RefetchR
       complete: false,
       pages: { queued: urls.length, settled: 0 },
     },
-  };
+  }, now);
+
   const marks: [Deno.KvKey, UrlMark][] = urls.map((u) => {
     const lastmod = req.lastmods?.get(u.href);
     return [[...urlPrefix(site.id, job.id), u.href], {

@@ -4,7 +4,8 @@
  * being) searchable.
  */
 import assert from "node:assert/strict";
-import { admin, createSite, search, startApp, type TestApp, type TestSite } from "../helpers.ts";
+import { admin, createSite, startApp, type TestApp, type TestSite } from "../helpers.ts";
+import { crawlToEnd, jobEnd, searchUntil } from "../fixtures/waits.ts";
 import { BIG_PAGE_BYTES, html, type Route, serveSite } from "../fixtures/crawl_site.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
@@ -44,20 +45,6 @@ function blogSite(otherOrigin: string): Map<string, Route> {
   ]);
 }
 
-async function crawlAndWait(t: TestApp, site: TestSite, url: string) {
-  const res = await t.call(`/api/admin/sites/${site.id}/crawl`, admin(site.adminKey, { url }));
-  assert.equal(res.status, 202);
-  const { job } = await res.json();
-  for (let i = 0; i < 500; i++) {
-    const j =
-      await (await t.call(`/api/admin/sites/${site.id}/crawl/${job.id}`, admin(site.adminKey)))
-        .json();
-    if (j.status !== "queued" && j.status !== "running") return j;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("crawl did not end");
-}
-
 const status = async (t: TestApp, site: TestSite, url: string) => {
   const res = await t.call(
     `/api/admin/sites/${site.id}/urls/status?url=${encodeURIComponent(url)}`,
@@ -69,18 +56,6 @@ const status = async (t: TestApp, site: TestSite, url: string) => {
 const refetch = (t: TestApp, site: TestSite, urls: unknown) =>
   t.call(`/api/admin/sites/${site.id}/recrawl`, admin(site.adminKey, { urls }));
 
-/** Polls search until `ok` holds of the result URLs; answers how long it took (ms). */
-async function until(t: TestApp, site: TestSite, q: string, ok: (urls: string[]) => boolean) {
-  const start = Date.now();
-  while (Date.now() - start < 10_000) {
-    const res = await search(t, site.publicKey, `q=${encodeURIComponent(q)}`);
-    const urls = res.body.results.map((r: { url: string }) => new URL(r.url, "http://x").pathname);
-    if (ok(urls)) return Date.now() - start;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`search for ${q} did not change within 10 s`);
-}
-
 Deno.test("freshness - urls/status gives every URL's reason, and a re-fetch makes changes searchable within 10 s", async () => {
   const other = serveSite(new Map([["/x", html("Partner", "<p>Elsewhere.</p>")]]));
   const fx = serveSite();
@@ -88,7 +63,7 @@ Deno.test("freshness - urls/status gives every URL's reason, and a re-fetch make
   const t = await startApp({ crawl: CRAWL });
   try {
     const site = await createSite(t, "business");
-    const job = await crawlAndWait(t, site, fx.origin + "/");
+    const job = await crawlToEnd(t, site, { url: fx.origin + "/" });
     assert.equal(job.status, "done", JSON.stringify(job));
 
     const expect: [string, string, boolean][] = [
@@ -128,9 +103,10 @@ Deno.test("freshness - urls/status gives every URL's reason, and a re-fetch make
     const res = await refetch(t, site, ["/alpha"]);
     assert.equal(res.status, 202);
     assert.deepEqual(await res.json(), { queued: 1 });
-    const took = await until(t, site, "jasmine", (urls) => urls.includes("/alpha"));
-    assert.ok(took < 10_000);
-    await until(t, site, "boils", (urls) => !urls.includes("/alpha"));
+    const asked = Date.now();
+    await searchUntil(t, site, "jasmine", (urls) => urls.includes("/alpha"));
+    assert.ok(Date.now() - asked < 10_000);
+    await searchUntil(t, site, "boils", (urls) => !urls.includes("/alpha"));
     const fetched = fx.requests.slice(before).map((r) => r.path);
     assert.deepEqual(fetched.filter((p) => p !== "/robots.txt"), ["/alpha"]);
 
@@ -141,14 +117,14 @@ Deno.test("freshness - urls/status gives every URL's reason, and a re-fetch make
       html("Alpha", "<p>Jasmine.</p>", { head: '<meta name="robots" content="noindex">' }),
     );
     assert.equal((await refetch(t, site, [fx.origin + "/beta", "/alpha"])).status, 202);
-    await until(t, site, "grinder", (urls) => !urls.includes("/beta"));
-    await until(t, site, "jasmine", (urls) => !urls.includes("/alpha"));
+    await searchUntil(t, site, "grinder", (urls) => !urls.includes("/beta"));
+    await searchUntil(t, site, "jasmine", (urls) => !urls.includes("/alpha"));
     assert.equal((await status(t, site, "/beta")).body.reason, "http_404");
     assert.equal((await status(t, site, "/alpha")).body.reason, "noindex");
 
     // The unlinked page, re-fetched by name, is searchable (and says so).
     assert.equal((await refetch(t, site, ["/orphan"])).status, 202);
-    await until(t, site, "nobody", (urls) => urls.includes("/orphan"));
+    await searchUntil(t, site, "nobody", (urls) => urls.includes("/orphan"));
     assert.equal((await status(t, site, "/orphan")).body.reason, "indexed");
   } finally {
     t.close();
@@ -167,7 +143,7 @@ Deno.test("freshness - re-fetch refuses what is not the site's, and bounds what 
     const early = await refetch(t, site, ["/alpha"]);
     assert.equal(early.status, 400);
     assert.match((await early.json()).error.message, /not been crawled/);
-    await crawlAndWait(t, site, fx.origin + "/");
+    await crawlToEnd(t, site, { url: fx.origin + "/" });
 
     const cases: [unknown, string][] = [
       [[], "urls"],
@@ -197,10 +173,10 @@ Deno.test("freshness - re-fetch refuses what is not the site's, and bounds what 
     const site2 = await createSite(t, "business");
     const fx2 = serveSite();
     for (const [p, r] of blogSite("http://127.0.0.2:9")) fx2.routes.set(p, r);
-    await crawlAndWait(t, site2, fx2.origin + "/");
+    await crawlToEnd(t, site2, { url: fx2.origin + "/" });
     fx2.routes.set("/alpha", html("Alpha", "<p>Hibiscus infusion.</p>"));
     assert.equal((await refetch(t, site2, ["/alpha"])).status, 202);
-    await until(t, site2, "hibiscus", (urls) => urls.includes("/alpha"));
+    await searchUntil(t, site2, "hibiscus", (urls) => urls.includes("/alpha"));
     await fx2.close();
   } finally {
     t.close();
@@ -232,7 +208,7 @@ Deno.test("freshness - urls/status: excluded, not included, too large, and not c
       }),
     );
     assert.equal(res.status, 202);
-    await waitDone(t, site, (await res.json()).job.id);
+    await jobEnd(t, site, (await res.json()).job.id);
     for (
       const [url, reason] of [
         ["/docs/a", "indexed"],
@@ -250,7 +226,7 @@ Deno.test("freshness - urls/status: excluded, not included, too large, and not c
       `/api/admin/sites/${small.id}/crawl`,
       admin(small.adminKey, { url: fx.origin + "/", maxPages: 1 }),
     );
-    await waitDone(t, small, (await capped.json()).job.id);
+    await jobEnd(t, small, (await capped.json()).job.id);
     const { body } = await status(t, small, "/docs/a");
     assert.equal(body.reason, "not_crawled", JSON.stringify(body));
     assert.match(body.detail, /page limit/);
@@ -260,13 +236,3 @@ Deno.test("freshness - urls/status: excluded, not included, too large, and not c
     await fx.close();
   }
 });
-
-async function waitDone(t: TestApp, site: TestSite, id: string) {
-  for (let i = 0; i < 500; i++) {
-    const path = `/api/admin/sites/${site.id}/crawl/${id}`;
-    const j = await (await t.call(path, admin(site.adminKey))).json();
-    if (j.status !== "queued" && j.status !== "running") return j;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("crawl did not end");
-}

@@ -8,47 +8,20 @@ import {
   admin,
   createSite,
   manualClock,
-  search,
   startApp,
   type TestApp,
   type TestSite,
 } from "../helpers.ts";
 import { html, serveSite, urlsetWithLastmod } from "../fixtures/crawl_site.ts";
+import { crawlToEnd, foundPaths, searchUntil } from "../fixtures/waits.ts";
 import { watchDue } from "../../lib/crawl/watch.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
 const CRAWL = { allowLoopback: true, delayMs: 0, resolve: noDns };
 const xml = (body: string) => ({ headers: { "Content-Type": "application/xml" }, body });
 
-async function crawlAndWait(t: TestApp, site: TestSite, url: string) {
-  const res = await t.call(`/api/admin/sites/${site.id}/crawl`, admin(site.adminKey, { url }));
-  assert.equal(res.status, 202);
-  const { job } = await res.json();
-  for (let i = 0; i < 500; i++) {
-    const path = `/api/admin/sites/${site.id}/crawl/${job.id}`;
-    const j = await (await t.call(path, admin(site.adminKey))).json();
-    if (j.status !== "queued" && j.status !== "running") return j;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("crawl did not end");
-}
-
 const watchOf = async (t: TestApp, site: TestSite) =>
   (await (await t.call(`/api/admin/sites/${site.id}/crawl`, admin(site.adminKey))).json()).watch;
-
-async function found(t: TestApp, site: TestSite, q: string): Promise<string[]> {
-  const res = await search(t, site.publicKey, `q=${encodeURIComponent(q)}`);
-  return res.body.results.map((r: { url: string }) => new URL(r.url, "http://x").pathname);
-}
-
-async function until(t: TestApp, site: TestSite, q: string, ok: (urls: string[]) => boolean) {
-  const start = Date.now();
-  while (Date.now() - start < 10_000) {
-    if (ok(await found(t, site, q))) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`search for ${q} did not change within 10 s`);
-}
 
 Deno.test("sitemap watch - a changed lastmod, a new entry and a removed one, without a full re-crawl", async () => {
   const clock = manualClock(Date.now());
@@ -70,7 +43,7 @@ Deno.test("sitemap watch - a changed lastmod, a new entry and a removed one, wit
   const t = await startApp({ crawl: CRAWL, clock });
   try {
     const site = await createSite(t, "business");
-    const job = await crawlAndWait(t, site, fx.origin + "/sitemap.xml");
+    const job = await crawlToEnd(t, site, { url: fx.origin + "/sitemap.xml" });
     assert.equal(job.status, "done");
     assert.equal(job.counts.indexed, 3);
 
@@ -94,10 +67,10 @@ Deno.test("sitemap watch - a changed lastmod, a new entry and a removed one, wit
     clock.advance(15 * 60_000 + 1000);
     assert.equal(await watchDue(t.services), 1);
 
-    await until(t, site, "oolong", (urls) => urls.includes("/alpha"));
-    await until(t, site, "froths", (urls) => urls.includes("/delta"));
-    assert.deepEqual(await found(t, site, "grinder"), []);
-    assert.deepEqual(await found(t, site, "saffron"), [], "unlisted changes wait for a crawl");
+    await searchUntil(t, site, "oolong", (urls) => urls.includes("/alpha"));
+    await searchUntil(t, site, "froths", (urls) => urls.includes("/delta"));
+    assert.deepEqual(await foundPaths(t, site, "grinder"), []);
+    assert.deepEqual(await foundPaths(t, site, "saffron"), [], "unlisted changes wait for a crawl");
     const fetched = fx.requests.slice(requests).map((r) => r.path).filter((p) =>
       p !== "/robots.txt"
     ).sort();
@@ -125,7 +98,7 @@ Deno.test("sitemap watch - a changed lastmod, a new entry and a removed one, wit
     assert.equal(await watchDue(t.services), 1);
     const failed = await watchOf(t, site);
     assert.match(failed.error, /could not be read \(HTTP 500\)/);
-    assert.deepEqual(await found(t, site, "oolong"), ["/alpha"]);
+    assert.deepEqual(await foundPaths(t, site, "oolong"), ["/alpha"]);
   } finally {
     t.close();
     await fx.close();
@@ -141,13 +114,13 @@ Deno.test("sitemap watch - daily on Free; a site crawled without a sitemap has n
   const t = await startApp({ crawl: CRAWL, clock });
   try {
     const free = await createSite(t, "free");
-    await crawlAndWait(t, free, fx.origin + "/sitemap.xml");
+    await crawlToEnd(t, free, { url: fx.origin + "/sitemap.xml" });
     const w = await watchOf(t, free);
     assert.equal(w.every, "daily");
     assert.equal(Date.parse(w.nextAt), clock() + 24 * 3600_000);
 
     const links = await createSite(t, "business");
-    await crawlAndWait(t, links, fx.origin + "/");
+    await crawlToEnd(t, links, { url: fx.origin + "/" });
     assert.deepEqual(await watchOf(t, links), {
       sitemap: null,
       every: "15m",

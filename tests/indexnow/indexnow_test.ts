@@ -8,11 +8,11 @@ import {
   admin,
   createSite,
   manualClock,
-  search,
   startApp,
   type TestApp,
   type TestSite,
 } from "../helpers.ts";
+import { crawlToEnd, foundPaths, searchUntil } from "../fixtures/waits.ts";
 import { type FixtureSite, html, serveSite } from "../fixtures/crawl_site.ts";
 
 const noDns = (host: string) => Promise.reject(new Error(`no DNS in tests (${host})`));
@@ -30,47 +30,6 @@ function blog(): FixtureSite {
       [`/${KEY}.txt`, { headers: { "Content-Type": "text/plain" }, body: `${KEY}\n` }],
     ]),
   );
-}
-
-/** Crawls `origin` for the site through the admin API, until the crawl ends. */
-async function crawl(t: TestApp, site: TestSite, origin: string) {
-  const res = await t.call(
-    `/api/admin/sites/${site.id}/crawl`,
-    admin(site.adminKey, {
-      url: `${origin}/`,
-    }),
-  );
-  const { job } = await res.json();
-  assert.equal(res.status, 202);
-  for (let i = 0; i < 500; i++) {
-    const r = await t.call(`/api/admin/sites/${site.id}/crawl/${job.id}`, admin(site.adminKey));
-    const now = await r.json();
-    if (now.status !== "queued" && now.status !== "running") {
-      assert.equal(now.status, "done", JSON.stringify(now));
-      return now;
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error("crawl did not finish");
-}
-
-/** Paths of the results for `q`. */
-async function found(t: TestApp, site: TestSite, q: string): Promise<string[]> {
-  const { status, body } = await search(t, site.publicKey, `q=${encodeURIComponent(q)}`);
-  assert.equal(status, 200, JSON.stringify(body));
-  return body.results.map((r: { url: string }) => new URL(r.url, "http://x").pathname);
-}
-
-/** Polls search until `ok` holds of the result paths for `q`, for at most 10 s. */
-async function within10s(t: TestApp, site: TestSite, q: string, ok: (paths: string[]) => boolean) {
-  const end = Date.now() + 10_000;
-  let paths: string[] = [];
-  while (Date.now() < end) {
-    paths = await found(t, site, q);
-    if (ok(paths)) return paths;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`search for ${JSON.stringify(q)} still answers ${JSON.stringify(paths)} after 10 s`);
 }
 
 /** POSTs a ping as JSON; the status, Retry-After and body. */
@@ -97,9 +56,9 @@ Deno.test("indexnow - a good key by POST or GET re-fetches the pages at once for
   try {
     const one = await createSite(t, "business", "Blog");
     const two = await createSite(t, "pro", "Blog mirror");
-    await crawl(t, one, fx.origin);
-    await crawl(t, two, fx.origin);
-    assert.deepEqual(await found(t, one, "boil"), ["/posts/kettles"]);
+    await crawlToEnd(t, one, { url: `${fx.origin}/` });
+    await crawlToEnd(t, two, { url: `${fx.origin}/` });
+    assert.deepEqual(await foundPaths(t, one, "boil"), ["/posts/kettles"]);
     const host = new URL(fx.origin).host;
 
     fx.routes.set("/posts/kettles", html("Kettles", "<p>Our kettles now whistle a tune.</p>"));
@@ -108,7 +67,7 @@ Deno.test("indexnow - a good key by POST or GET re-fetches the pages at once for
     assert.equal(posted.status, 202, JSON.stringify(posted.body));
     assert.deepEqual(posted.body, { queued: 2, sites: 2 });
     for (const site of [one, two]) {
-      assert.deepEqual(await within10s(t, site, "whistle", (p) => p.length > 0), [
+      assert.deepEqual(await searchUntil(t, site, "whistle", (p) => p.length > 0), [
         "/posts/kettles",
       ]);
     }
@@ -120,7 +79,7 @@ Deno.test("indexnow - a good key by POST or GET re-fetches the pages at once for
     const got = await get(t, { url: `${fx.origin}/posts/teapots`, key: KEY });
     assert.equal(got.status, 202, JSON.stringify(got.body));
     assert.deepEqual(got.body, { queued: 2, sites: 2 });
-    await within10s(t, one, "stoneware", (p) => p.includes("/posts/teapots"));
+    await searchUntil(t, one, "stoneware", (p) => p.includes("/posts/teapots"));
     // A burst of pings reads the key file once: the verdict is remembered.
     assert.equal(since(fx, before).filter((p) => p === `/${KEY}.txt`).length, 1);
   } finally {
@@ -134,13 +93,13 @@ Deno.test("indexnow - a page deleted on the site and pinged is gone from search"
   const t = await startApp({ crawl: CRAWL });
   try {
     const site = await createSite(t, "business");
-    await crawl(t, site, fx.origin);
-    assert.deepEqual(await found(t, site, "porcelain"), ["/posts/teapots"]);
+    await crawlToEnd(t, site, { url: `${fx.origin}/` });
+    assert.deepEqual(await foundPaths(t, site, "porcelain"), ["/posts/teapots"]);
     fx.routes.delete("/posts/teapots");
     const res = await get(t, { url: `${fx.origin}/posts/teapots`, key: KEY });
     assert.equal(res.status, 202, JSON.stringify(res.body));
-    await within10s(t, site, "porcelain", (p) => p.length === 0);
-    assert.deepEqual(await found(t, site, "boil"), ["/posts/kettles"]);
+    await searchUntil(t, site, "porcelain", (p) => p.length === 0);
+    assert.deepEqual(await foundPaths(t, site, "boil"), ["/posts/kettles"]);
   } finally {
     t.close();
     await fx.close();
@@ -152,7 +111,7 @@ Deno.test("indexnow - a key the key file does not hold is 403 and fetches no pag
   const t = await startApp({ crawl: CRAWL });
   try {
     const site = await createSite(t, "business");
-    await crawl(t, site, fx.origin);
+    await crawlToEnd(t, site, { url: `${fx.origin}/` });
     const host = new URL(fx.origin).host;
     const page = `${fx.origin}/posts/kettles`;
     const before = fx.requests.length;
@@ -193,7 +152,7 @@ Deno.test("indexnow - a key file in a folder vouches for that folder's URLs only
   const t = await startApp({ crawl: CRAWL });
   try {
     const site = await createSite(t, "business");
-    await crawl(t, site, fx.origin);
+    await crawlToEnd(t, site, { url: `${fx.origin}/` });
     const host = new URL(fx.origin).host;
     const keyLocation = `${fx.origin}/posts/key.txt`;
     const outside = await post(t, {
@@ -214,7 +173,7 @@ Deno.test("indexnow - a key file in a folder vouches for that folder's URLs only
       urlList: [`${fx.origin}/posts/kettles`],
     });
     assert.equal(inside.status, 202, JSON.stringify(inside.body));
-    await within10s(t, site, "copper", (p) => p.includes("/posts/kettles"));
+    await searchUntil(t, site, "copper", (p) => p.includes("/posts/kettles"));
   } finally {
     t.close();
     await fx.close();
@@ -227,7 +186,7 @@ Deno.test("indexnow - URLs of another host, and bodies the protocol does not tak
   const t = await startApp({ crawl: CRAWL });
   try {
     const site = await createSite(t, "business");
-    await crawl(t, site, fx.origin);
+    await crawlToEnd(t, site, { url: `${fx.origin}/` });
     const host = new URL(fx.origin).host;
     const page = `${fx.origin}/posts/kettles`;
     const before = fx.requests.length;
@@ -339,8 +298,8 @@ Deno.test("indexnow - a site with too many re-fetches waiting lets the others ta
     assert.fail("the site never refused a re-fetch");
   };
   try {
-    await crawl(t, one, fx.origin);
-    await crawl(t, two, fx.origin);
+    await crawlToEnd(t, one, { url: `${fx.origin}/` });
+    await crawlToEnd(t, two, { url: `${fx.origin}/` });
     fx.routes.set("/posts/slow", { stall: "headers" });
     const host = new URL(fx.origin).host;
     const ping = () => post(t, { host, key: KEY, urlList: [`${fx.origin}/posts/teapots`] });
@@ -370,7 +329,7 @@ Deno.test("indexnow - a key file taken down stops vouching once the remembered v
   const t = await startApp({ crawl: CRAWL, clock });
   try {
     const site = await createSite(t, "business", "Blog");
-    await crawl(t, site, fx.origin);
+    await crawlToEnd(t, site, { url: `${fx.origin}/` });
     const host = new URL(fx.origin).host;
     const ping = { host, key: KEY, urlList: [`${fx.origin}/posts/kettles`] };
     assert.equal((await post(t, ping)).status, 202);

@@ -11,6 +11,8 @@ import { MAX_SITEMAPS, SEEN_PER_PAGE } from "./discovery.ts";
 import { pathOf, siteKeyOf, USER_AGENT } from "./http.ts";
 import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseSitemap } from "./sitemap.ts";
 import { urlFilter } from "./patterns.ts";
+import { CrawlReport, emptyCounts } from "./report.ts";
+import { RobotsCache } from "./robots_rules.ts";
 import { ledgerPrefix } from "./url_ledger.ts";
 import { DEFAULT_TUNING, hopLimits } from "./tuning.ts";
 import { GuardedFetcher } from "./net/fetch.ts";
@@ -172,11 +174,18 @@ async function readSitemaps(s: Services, site: Site, rec: WatchRecord) {
   const seen = new Set<string>();
   let error: string | null = null;
   const todo = rec.sitemaps.map((href) => ({ href, depth: 0 }));
+  // robots.txt is obeyed for sitemaps as a crawl obeys it (RFC 9309).
+  const report = new CrawlReport({ counts: emptyCounts(), item: () => {} });
+  const robots = new RobotsCache({ crawl: s.crawl, fetcher, tuning: DEFAULT_TUNING, report });
   try {
     while (todo.length && seen.size < MAX_SITEMAPS && urls.size < cap) {
       const { href, depth } = todo.shift()!;
       if (seen.has(href)) continue;
       seen.add(href);
+      if (!(await robots.get(new URL(href))).rules.isAllowed(pathOf(new URL(href)))) {
+        error = `robots.txt does not allow reading the sitemap ${href}; nothing was removed.`;
+        continue;
+      }
       const res = await fetcher.fetch(href, {
         headers: { Accept: "application/xml,text/xml;q=0.9,*/*;q=0.5" },
         maxBytes: MAX_SITEMAP_BYTES,

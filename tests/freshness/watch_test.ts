@@ -92,6 +92,17 @@ Deno.test("sitemap watch - a changed lastmod, a new entry and a removed one, wit
     );
     assert.deepEqual((await watchOf(t, site)).found, { changed: 0, added: 0, removed: 0 });
 
+    // A sitemap robots.txt now disallows is not read: it says so and removes nothing.
+    fx.routes.set("/robots.txt", {
+      headers: { "Content-Type": "text/plain" },
+      body: "User-agent: *\nDisallow: /sitemap.xml\n",
+    });
+    clock.advance(15 * 60_000 + 1000);
+    assert.equal(await watchDue(t.services), 1);
+    assert.match((await watchOf(t, site)).error, /robots\.txt does not allow/);
+    assert.deepEqual(await foundPaths(t, site, "oolong"), ["/alpha"]);
+    fx.routes.delete("/robots.txt");
+
     // A sitemap that fails says so and removes nothing.
     fx.routes.set("/sitemap.xml", { status: 500, body: "down" });
     clock.advance(15 * 60_000 + 1000);

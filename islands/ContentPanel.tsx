@@ -159,7 +159,7 @@ function Pages(
                 </span>
               )
               : (
-                <span class="row-actions">
+                <span class="row-actions stacked">
                   <button
                     type="button"
                     class="button small"

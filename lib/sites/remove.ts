@@ -3,7 +3,8 @@
  * under [space, siteId, …] (pages, bodies, documents, conversations, counters, crawl
  * jobs and history, …); the key spaces are found by skipping through KV one space at a
  * time, so a space added later is swept too. The lookups keyed by the keys themselves
- * (public keys, admin key hashes) are found by their value, the site's id.
+ * (public keys, admin key hashes) are found by their value, the site's id; those keyed by a
+ * host or a time (crawl hosts, the sitemap watch's due list) by the site's id last in the key.
  */
 import type { Site } from "./store.ts";
 import type { Services } from "../services.ts";
@@ -23,6 +24,15 @@ export async function removeSiteData(kv: Deno.Kv, site: Site): Promise<number> {
     for await (const e of kv.list<string>({ prefix: [space] })) {
       if (e.value !== site.id) continue;
       await kv.atomic().check(e).delete(e.key).commit();
+      removed++;
+    }
+  }
+  // Lookups keyed first by something else, naming the site last: the hosts crawls fetch from
+  // (IndexNow's lookup) and the sitemap watch's due times.
+  for (const space of ["crawlhost", "sitemapdue"]) {
+    for await (const e of kv.list({ prefix: [space] })) {
+      if (e.key.at(-1) !== site.id) continue;
+      await kv.delete(e.key);
       removed++;
     }
   }

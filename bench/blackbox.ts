@@ -17,6 +17,7 @@
 import { percentile } from "./corpus.ts";
 import { haveWrk, wrk } from "./wrk.ts";
 import { rssMb } from "./server.ts";
+import { bare } from "./front_box.ts";
 import { EVAL_DIR } from "./eval_sets.ts";
 
 const OPERATOR = "op_blackbox_" + "x".repeat(24);
@@ -277,24 +278,15 @@ export async function blackBoxSearch() {
   );
 }
 
-/** Requests per second of a bare Deno.serve answering `body` (bench/bare_server.ts). */
+/** Requests per second of a bare Deno.serve answering `body` (front_box.ts's bare server). */
 async function bareServe(body: Uint8Array): Promise<number> {
-  const file = await Deno.makeTempFile();
-  await Deno.writeFile(file, body);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("./bare_server.ts", import.meta.url).pathname, file],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!/http:\/\/\S+/.test(out)) out += (await reader.read()).value ?? "";
+  const dir = await Deno.makeTempDir();
+  const server = await bare(body, dir);
   try {
-    return (await wrk(/http:\/\/\S+/.exec(out)![0], ["/"], 50, 10)).rps;
+    return (await wrk(server.origin, ["/"], 50, 10)).rps;
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await Deno.remove(file);
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
   }
 }
 

@@ -59,8 +59,8 @@ async function mainTs(name: string, dir: string | undefined, kvDir: string, page
   return { server, path, bytes };
 }
 
-/** bench/bare_server.ts in its own process, sending `bytes`. */
-async function bare(bytes: Uint8Array, kvDir: string) {
+/** bench/bare_server.ts in its own process, sending `bytes` (its file kept in `kvDir`). */
+export async function bare(bytes: Uint8Array, kvDir: string) {
   const file = `${kvDir}/answer.json`;
   await Deno.writeFile(file, bytes);
   const child = new Deno.Command(Deno.execPath(), {

@@ -4,13 +4,8 @@
  * one URL or path a line, checked before sending; a line the API refuses is named by its number.
  */
 import { useState } from "preact/hooks";
-import {
-  FreshnessFailure,
-  MAX_REFETCH,
-  queuedWords,
-  refetch,
-  refetchFailure,
-} from "./freshness_api.ts";
+import { MAX_REFETCH, queuedWords, refetch, refetchFailure } from "./freshness_api.ts";
+import { HttpError } from "./api.ts";
 import { fmt, Status, type StatusValue } from "./ui.tsx";
 
 const EXAMPLE = ["/pricing", "https://www.example.com/docs/setup"].join("\n");
@@ -54,7 +49,7 @@ export function RefetchField(p: { siteId: string }) {
       const r = await refetch(p.siteId, items.map((x) => x.url));
       setStatus({ kind: "ok", text: queuedWords(r.queued) });
     } catch (err) {
-      const param = err instanceof FreshnessFailure && err.code !== "REFETCH_RATE_LIMIT_EXCEEDED"
+      const param = err instanceof HttpError && err.code !== "REFETCH_RATE_LIMIT_EXCEEDED"
         ? /^urls(?:\[(\d+)\])?$/.exec(err.param ?? "")
         : null;
       if (!param) return setStatus({ kind: "error", text: refetchFailure(err) });

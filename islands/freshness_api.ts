@@ -2,13 +2,12 @@
 /**
  * The dashboard's calls for an index that follows the site: re-fetch named URLs now, ask why a
  * URL is or is not searchable, and follow one URL's status until a re-fetch has reached it.
- * Failures keep the envelope's `param` and `retry_after`, so a message can name the line or say
- * when to try again.
+ * Failures carry the envelope's `param` and `retry_after` (HttpError), so a message can name the
+ * line or say when to try again.
  */
-import { call, failureOf } from "../widget/client/http.ts";
-import { HttpError, jsonBody } from "./api.ts";
+import { HttpError, jsonBody, requestJson } from "./api.ts";
 import { adminPath } from "./ui.tsx";
-import type { ErrorJson, RefetchJson, UrlStatusJson } from "../lib/wire_types.ts";
+import type { RefetchJson, UrlStatusJson } from "../lib/wire_types.ts";
 
 /** Said on the page after a re-fetch is queued, so the crawl section shows its job. */
 export const REFETCH_QUEUED_EVENT = "sitesearch:refetch-queued";
@@ -16,41 +15,19 @@ export const REFETCH_QUEUED_EVENT = "sitesearch:refetch-queued";
 /** The most URLs one re-fetch names (the API's bound). */
 export const MAX_REFETCH = 1_000;
 
-/** A failed call with what the error envelope adds: the parameter at fault, seconds to wait. */
-export class FreshnessFailure extends HttpError {
-  constructor(
-    base: HttpError,
-    readonly param: string | null,
-    readonly retryAfter: number | null,
-  ) {
-    super(base.status, base.code, base.message);
-  }
-}
-
-async function adminJson<T>(path: string, init: RequestInit = {}): Promise<T> {
-  const res = await call(path, { credentials: "same-origin", ...init });
-  if (res.ok) return await res.json() as T;
-  const envelope = await res.clone().json().catch(() => null) as
-    | { error?: Partial<ErrorJson> }
-    | null;
-  const err = envelope?.error;
-  throw new FreshnessFailure(
-    await failureOf(res),
-    err?.param ?? null,
-    typeof err?.retry_after === "number" ? err.retry_after : null,
-  );
-}
-
 /** Queues `urls` (paths or absolute URLs of the site) to be fetched now, and says so on the page. */
 export async function refetch(siteId: string, urls: string[]): Promise<RefetchJson> {
-  const r = await adminJson<RefetchJson>(adminPath(siteId, "/recrawl"), jsonBody("POST", { urls }));
+  const r = await requestJson<RefetchJson>(
+    adminPath(siteId, "/recrawl"),
+    jsonBody("POST", { urls }),
+  );
   dispatchEvent(new CustomEvent(REFETCH_QUEUED_EVENT));
   return r;
 }
 
 /** Why `url` is or is not searchable. */
 export const readUrlStatus = (siteId: string, url: string) =>
-  adminJson<UrlStatusJson>(adminPath(siteId, `/urls/status?url=${encodeURIComponent(url)}`));
+  requestJson<UrlStatusJson>(adminPath(siteId, `/urls/status?url=${encodeURIComponent(url)}`));
 
 /** "Queued N pages; …": what a 202 means to the owner. */
 export const queuedWords = (n: number) =>
@@ -65,7 +42,7 @@ export function retryWords(seconds: number | null): string {
 
 /** A failed re-fetch in words: too many waiting says when to try again. */
 export const refetchFailure = (e: unknown) =>
-  e instanceof FreshnessFailure && e.code === "REFETCH_RATE_LIMIT_EXCEEDED"
+  e instanceof HttpError && e.code === "REFETCH_RATE_LIMIT_EXCEEDED"
     ? `Too many re-fetches are waiting for this site. ${retryWords(e.retryAfter)}`
     : e instanceof HttpError
     ? e.message

@@ -16,23 +16,15 @@ import { CrawlDiscovery, SEEN_PER_PAGE } from "./discovery.ts";
 import { CrawlTwins } from "./duplicates.ts";
 import { CrawlHistory } from "./history.ts";
 import { CrawlNames } from "./names.ts";
-import {
-  isGzip,
-  isHtmlType,
-  isSitemapType,
-  mediaType,
-  pathOf,
-  siteKeyOf,
-  USER_AGENT,
-} from "./http.ts";
+import { isGzip, isHtmlType, isSitemapType, mediaType, pathOf, siteKeyOf } from "./http.ts";
 import { PageCrawler } from "./page.ts";
 import { CrawlQueue, type CrawlTask } from "./queue.ts";
 import { IndexRefresher } from "./refresh.ts";
 import { CrawlReport, type CrawlSink } from "./report.ts";
 import { RobotsCache } from "./robots_rules.ts";
 import { CrawlStore } from "./store.ts";
-import { type CrawlTuning, hopLimits } from "./tuning.ts";
-import { GuardedFetcher } from "./net/fetch.ts";
+import { botFetcher, type CrawlTuning, hopLimits } from "./tuning.ts";
+import type { GuardedFetcher } from "./net/fetch.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
 import { MAX_SITEMAP_BYTES } from "./sitemap.ts";
@@ -151,12 +143,8 @@ export class Crawl {
     private signal?: AbortSignal,
     private log?: CrawlLog,
   ) {
-    const fetcher = this.fetcher = new GuardedFetcher({
-      allowLoopback: s.crawl.allowLoopback,
-      resolve: s.crawl.resolve,
-      userAgent: USER_AGENT,
+    const fetcher = this.fetcher = botFetcher(s.crawl, {
       concurrency: tuning.concurrency,
-      delayMs: s.crawl.delayMs,
       caCerts: tuning.caCerts,
     });
     const track = (flag: number) =>

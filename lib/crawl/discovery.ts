@@ -9,7 +9,7 @@ import type { CrawlReport } from "./report.ts";
 import type { RobotsCache } from "./robots_rules.ts";
 import { type CrawlTuning, hopLimits } from "./tuning.ts";
 import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
-import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseSitemap } from "./sitemap.ts";
+import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseLastmod, parseSitemap } from "./sitemap.ts";
 import type { UrlFilter } from "./patterns.ts";
 import type { CrawlTwins } from "./duplicates.ts";
 
@@ -175,11 +175,4 @@ export class CrawlDiscovery {
     const robots = await this.d.robots.get(next);
     return robots.rules.isAllowed(pathOf(next)) ? null : "robots";
   }
-}
-
-/** A sitemap <lastmod> (W3C datetime) in ms, or undefined when absent or unreadable. */
-function parseLastmod(text: string | undefined): number | undefined {
-  if (!text) return undefined;
-  const t = Date.parse(text);
-  return Number.isNaN(t) ? undefined : t;
 }

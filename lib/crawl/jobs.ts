@@ -30,7 +30,7 @@ import {
   siteCrawlKey,
   TTL,
 } from "./job_record.ts";
-import { isClaimable, isStale, stopJob, sweepCrawls, type Worker, workerOf } from "./leases.ts";
+import { isClaimable, isStale, kick, stopJob, type Worker, workerOf } from "./leases.ts";
 import { busy, DomainError, invalid } from "../errors.ts";
 import { checkUrl } from "./net/guard.ts";
 import { PLANS } from "../limits/plans.ts";
@@ -188,13 +188,6 @@ async function watchJob(
     // The KV closed: the job stands as last seen.
   }
   return structuredClone(last);
-}
-
-/** Has this instance sweep for jobs to take, without waiting for it. */
-function kick(s: Services) {
-  sweepCrawls(s).catch((err) =>
-    s.log({ level: "error", msg: "crawl sweep failed", error: String(err) })
-  );
 }
 
 /** The job, after asking this instance to take it if it waits for a lease or its lease lapsed. */

@@ -131,6 +131,13 @@ export function sweepCrawls(s: Services): Promise<string[]> {
   return worker.sweeping = run().finally(() => worker.sweeping = null);
 }
 
+/** Has this instance sweep for jobs to take, without waiting for it (a job was just made). */
+export function kick(s: Services) {
+  sweepCrawls(s).catch((err) =>
+    s.log({ level: "error", msg: "crawl sweep failed", error: String(err) })
+  );
+}
+
 async function sweepOnce(s: Services, worker: Worker): Promise<string[]> {
   const taken: string[] = [];
   for await (const lock of s.kv.list<string>({ prefix: LOCK_PREFIX })) {

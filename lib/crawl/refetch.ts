@@ -20,7 +20,7 @@ import {
 import { type UrlMark, urlPrefix } from "./checkpoint.ts";
 import { pathOf, siteKeyOf } from "./http.ts";
 import { emptyCounts } from "./report.ts";
-import { sweepCrawls } from "./leases.ts";
+import { kick } from "./leases.ts";
 import { commitBatches, keyFits } from "../storage/kv_limits.ts";
 import { DomainError, invalid } from "../errors.ts";
 import type { Services } from "../services.ts";
@@ -82,14 +82,16 @@ export async function refetchUrls(
   });
   await checkRoom(s, site.id, byOrigin.size);
   for (const urls of byOrigin.values()) await startNamedJob(s, site, urls, req);
-  sweepCrawls(s).catch((err) =>
-    s.log({ level: "error", msg: "crawl sweep failed", error: String(err) })
-  );
+  kick(s);
   return { queued: met.size };
 }
 
-/** `raw` as an absolute URL of the site crawled from `origin` (http and https of a host are one). */
-function siteUrl(raw: string, origin: string, param: string): URL {
+/**
+ * A path (`/about`, read against `base`) or an absolute http(s) URL, as an owner types one:
+ * trimmed, at most 2,000 characters, no user name or password, no fragment; else a 400 naming
+ * `param`.
+ */
+export function readSiteUrl(raw: string, base: string, param: string): URL {
   const text = typeof raw === "string" ? raw.trim() : "";
   if (!text) throw invalid(param, `${param} is empty: give a path such as /about or a URL.`);
   if (text.length > MAX_URL_CHARS) {
@@ -99,12 +101,18 @@ function siteUrl(raw: string, origin: string, param: string): URL {
     );
   }
   const u = text.startsWith("/") && !text.startsWith("//")
-    ? URL.parse(text, origin)
+    ? URL.parse(text, base)
     : URL.parse(text);
   if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || u.username || u.password) {
     throw invalid(param, `${param} must be a path such as /about or an http(s) URL of the site.`);
   }
   u.hash = "";
+  return u;
+}
+
+/** `raw` as an absolute URL of the site crawled from `origin` (http and https of a host are one). */
+function siteUrl(raw: string, origin: string, param: string): URL {
+  const u = readSiteUrl(raw, origin, param);
   if (siteKeyOf(u) !== siteKeyOf(new URL(origin))) {
     throw invalid(
       param,

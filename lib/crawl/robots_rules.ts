@@ -24,7 +24,8 @@ export class RobotsCache {
       crawl: CrawlConfig;
       fetcher: GuardedFetcher;
       tuning: CrawlTuning;
-      report: CrawlReport;
+      /** A crawl's report, told when robots.txt hides the site for now (then nothing is removed). */
+      report?: CrawlReport;
       signal?: AbortSignal;
     },
   ) {}
@@ -63,7 +64,7 @@ export class RobotsCache {
       return { rules, explicit: true };
     }
     // A server error or no answer means "disallow all" for now, which hides the site.
-    if (verdict === "disallow_all") this.d.report.complete = false;
+    if (verdict === "disallow_all" && this.d.report) this.d.report.complete = false;
     const allow = verdict === "allow_all";
     return { rules: { isAllowed: () => allow, crawlDelay: null, sitemaps: [] }, explicit: false };
   }

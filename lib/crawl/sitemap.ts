@@ -110,3 +110,10 @@ export async function decodeSitemapBody(
   if (bytes.byteLength > MAX_SITEMAP_BYTES) throw new Error("too_large");
   return decoderFor(contentType).decode(bytes);
 }
+
+/** A sitemap <lastmod> (W3C datetime) in ms, or undefined when absent or unreadable. */
+export function parseLastmod(text: string | undefined): number | undefined {
+  if (!text) return undefined;
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? undefined : t;
+}

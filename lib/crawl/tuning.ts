@@ -1,4 +1,6 @@
 /** How hard a crawl pushes: parallelism, deadlines and size caps, with their defaults. */
+import { GuardedFetcher } from "./net/fetch.ts";
+import { USER_AGENT } from "./http.ts";
 
 export interface CrawlTuning {
   /** Requests in flight at once per host. */
@@ -44,4 +46,22 @@ export interface CrawlConfig {
   delayMs: number;
   /** Resolves a host name to addresses; tests inject one so no DNS packet leaves. */
   resolve?: (host: string) => Promise<string[]>;
+}
+
+/**
+ * The crawler's guarded fetcher for `crawl`'s settings, as SiteSearchBot: a crawl's, and the
+ * single fetches beside crawls (a sitemap watch, a URL looked at, an IndexNow key file).
+ */
+export function botFetcher(
+  crawl: CrawlConfig,
+  o: { concurrency: number; delayMs?: number; caCerts?: string[] },
+): GuardedFetcher {
+  return new GuardedFetcher({
+    allowLoopback: crawl.allowLoopback,
+    resolve: crawl.resolve,
+    userAgent: USER_AGENT,
+    concurrency: o.concurrency,
+    delayMs: o.delayMs ?? crawl.delayMs,
+    caCerts: o.caCerts,
+  });
 }

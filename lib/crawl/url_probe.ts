@@ -4,19 +4,9 @@
  * page's own reason rather than only "no link leads there". Nothing is stored: the page is
  * indexed only by a crawl or a re-fetch. Bounded like a crawl's fetch, with shorter deadlines.
  */
-import {
-  decodeHtml,
-  isBinary,
-  isHtmlType,
-  mediaType,
-  pathOf,
-  USER_AGENT,
-  xRobotsTag,
-} from "./http.ts";
-import { CrawlReport, emptyCounts } from "./report.ts";
+import { decodeHtml, isBinary, isHtmlType, mediaType, pathOf, xRobotsTag } from "./http.ts";
 import { RobotsCache } from "./robots_rules.ts";
-import { DEFAULT_TUNING } from "./tuning.ts";
-import { GuardedFetcher } from "./net/fetch.ts";
+import { botFetcher, DEFAULT_TUNING } from "./tuning.ts";
 import { ParseError, parsePage } from "../parsing/sandbox.ts";
 import type { Services } from "../services.ts";
 
@@ -31,17 +21,9 @@ const TUNING = { ...DEFAULT_TUNING, headersTimeoutMs: 5_000, bodyTimeoutMs: 10_0
 
 /** Judges `u` as a crawl would, fetching its robots.txt and the page (no redirect followed). */
 export async function probeUrl(s: Services, u: URL): Promise<Probe> {
-  const fetcher = new GuardedFetcher({
-    allowLoopback: s.crawl.allowLoopback,
-    resolve: s.crawl.resolve,
-    userAgent: USER_AGENT,
-    concurrency: 1,
-    delayMs: 0,
-  });
+  const fetcher = botFetcher(s.crawl, { concurrency: 1, delayMs: 0 });
   try {
-    const report = new CrawlReport({ counts: emptyCounts(), item: () => {} });
-    const robots = await new RobotsCache({ crawl: s.crawl, fetcher, tuning: TUNING, report })
-      .get(u);
+    const robots = await new RobotsCache({ crawl: s.crawl, fetcher, tuning: TUNING }).get(u);
     if (!robots.rules.isAllowed(pathOf(u))) return { reason: "robots" };
     let to: string | undefined;
     const res = await fetcher.fetch(u.href, {

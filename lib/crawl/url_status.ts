@@ -6,16 +6,13 @@
 import { readUrlRecord, type UrlRecord } from "./url_ledger.ts";
 import { pathOf, siteKeyOf } from "./http.ts";
 import { urlFilter } from "./patterns.ts";
-import { crawlOriginOf } from "./refetch.ts";
+import { crawlOriginOf, readSiteUrl } from "./refetch.ts";
 import { probeUrl } from "./url_probe.ts";
 import { type CrawlJob, isLive, jobKey, lockKey, siteCrawlKey } from "./job_record.ts";
-import { invalid } from "../errors.ts";
 import { siteBaseUrl } from "../sites/base_url.ts";
 import type { UrlStatusJson } from "../wire_types.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
-
-const MAX_URL_CHARS = 2000;
 
 /** Crawl reasons the answer's list has no word of its own for, and the one it uses. */
 const FOLDED: Record<string, string> = {
@@ -99,26 +96,10 @@ function notCrawled(crawlReason: string | undefined): string {
   }
 }
 
-/** `raw` (a path or an absolute URL) as an absolute URL, against the site's base. */
-function parseTarget(raw: string, base: string): URL {
-  const text = raw.trim();
-  if (!text) throw invalid("url", "url is required: a path such as /about or a URL of the site.");
-  if (text.length > MAX_URL_CHARS) {
-    throw invalid("url", `url must be at most ${MAX_URL_CHARS.toLocaleString("en")} characters.`);
-  }
-  const relative = text.startsWith("/") && !text.startsWith("//");
-  const u = relative ? URL.parse(text, base || "https://site.invalid") : URL.parse(text);
-  if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) {
-    throw invalid("url", "url must be a path such as /about or an http(s) URL.");
-  }
-  u.hash = "";
-  return u;
-}
-
 /** Why `raw` is or is not searchable on `site`. */
 export async function urlStatus(s: Services, site: Site, raw: string): Promise<UrlStatusJson> {
   const origin = await crawlOriginOf(s, site) ?? siteBaseUrl(site);
-  const u = parseTarget(raw, origin);
+  const u = readSiteUrl(raw, origin || "https://site.invalid", "url");
   const url = origin || !raw.trim().startsWith("/") ? u.href : pathOf(u);
   const answer = (reason: string, rec: UrlRecord | null, searchable = false): UrlStatusJson => ({
     url,

@@ -8,14 +8,12 @@
 import { crawledPaths, forgetCrawled } from "./history.ts";
 import { MAX_LIVE_REFETCHES, MAX_REFETCH_URLS, refetchUrls } from "./refetch.ts";
 import { MAX_SITEMAPS, SEEN_PER_PAGE } from "./discovery.ts";
-import { pathOf, siteKeyOf, USER_AGENT } from "./http.ts";
-import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseSitemap } from "./sitemap.ts";
+import { pathOf, siteKeyOf } from "./http.ts";
+import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseLastmod, parseSitemap } from "./sitemap.ts";
 import { urlFilter } from "./patterns.ts";
-import { CrawlReport, emptyCounts } from "./report.ts";
 import { RobotsCache } from "./robots_rules.ts";
 import { ledgerPrefix } from "./url_ledger.ts";
-import { DEFAULT_TUNING, hopLimits } from "./tuning.ts";
-import { GuardedFetcher } from "./net/fetch.ts";
+import { botFetcher, DEFAULT_TUNING, hopLimits } from "./tuning.ts";
 import { dueKey, everyMs, watchKey, type WatchRecord } from "./watch_record.ts";
 import { DomainError } from "../errors.ts";
 import { PLANS } from "../limits/plans.ts";
@@ -162,21 +160,14 @@ async function queue(s: Services, site: Site, urls: string[], lastmods: Map<stri
 
 /** Every page URL the watched sitemaps list (with its lastmod), and why a read failed, if one did. */
 async function readSitemaps(s: Services, site: Site, rec: WatchRecord) {
-  const fetcher = new GuardedFetcher({
-    allowLoopback: s.crawl.allowLoopback,
-    resolve: s.crawl.resolve,
-    userAgent: USER_AGENT,
-    concurrency: DEFAULT_TUNING.concurrency,
-    delayMs: s.crawl.delayMs,
-  });
+  const fetcher = botFetcher(s.crawl, { concurrency: DEFAULT_TUNING.concurrency });
   const cap = PLANS[site.plan].maxPages * SEEN_PER_PAGE;
   const urls = new Map<string, number | undefined>();
   const seen = new Set<string>();
   let error: string | null = null;
   const todo = rec.sitemaps.map((href) => ({ href, depth: 0 }));
   // robots.txt is obeyed for sitemaps as a crawl obeys it (RFC 9309).
-  const report = new CrawlReport({ counts: emptyCounts(), item: () => {} });
-  const robots = new RobotsCache({ crawl: s.crawl, fetcher, tuning: DEFAULT_TUNING, report });
+  const robots = new RobotsCache({ crawl: s.crawl, fetcher, tuning: DEFAULT_TUNING });
   try {
     while (todo.length && seen.size < MAX_SITEMAPS && urls.size < cap) {
       const { href, depth } = todo.shift()!;
@@ -214,8 +205,7 @@ async function readSitemaps(s: Services, site: Site, rec: WatchRecord) {
         if (parsed.kind === "index") {
           if (depth + 1 <= MAX_DEPTH) todo.push({ href: u.href, depth: depth + 1 });
         } else if (urls.size < cap) {
-          const t = lastmod ? Date.parse(lastmod) : NaN;
-          urls.set(u.href, Number.isNaN(t) ? undefined : t);
+          urls.set(u.href, parseLastmod(lastmod));
         }
       }
     }

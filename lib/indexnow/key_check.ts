@@ -6,8 +6,7 @@
  * burst of pings fetches the file once.
  */
 import { DomainError } from "../errors.ts";
-import { USER_AGENT } from "../crawl/http.ts";
-import { GuardedFetcher } from "../crawl/net/fetch.ts";
+import { botFetcher } from "../crawl/tuning.ts";
 import { sha256Hex } from "../sites/keys.ts";
 import type { Services } from "../services.ts";
 
@@ -55,13 +54,7 @@ export async function checkKeyFile(s: Services, check: KeyFileCheck): Promise<vo
 
 /** Fetches the key file and compares its text, trimmed, with the key. */
 async function readKeyFile(s: Services, check: KeyFileCheck): Promise<Verdict> {
-  const fetcher = new GuardedFetcher({
-    allowLoopback: s.crawl.allowLoopback,
-    resolve: s.crawl.resolve,
-    userAgent: USER_AGENT,
-    concurrency: 1,
-    delayMs: s.crawl.delayMs,
-  });
+  const fetcher = botFetcher(s.crawl, { concurrency: 1 });
   const res = await fetcher.fetch(check.keyFile, {
     maxBytes: MAX_KEY_FILE_BYTES,
     maxRedirects: 2,

@@ -4,7 +4,14 @@ import type { ErrorJson } from "../../lib/wire_types.ts";
 
 /** A failed call: `status` 0 when the network failed; `code` is the API's error code. */
 export class ApiFailure extends Error {
-  constructor(readonly status: number, readonly code: string, message = code) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message = code,
+    /** The envelope's `param` (the field at fault) and `retry_after` (seconds), when given. */
+    readonly param: string | null = null,
+    readonly retryAfter: number | null = null,
+  ) {
     super(message);
   }
 }
@@ -30,6 +37,8 @@ export async function failureOf(res: Response): Promise<ApiFailure> {
     res.status,
     err?.code ?? `HTTP_${res.status}`,
     err?.message ?? `The request failed (${res.status}).`,
+    err?.param ?? null,
+    typeof err?.retry_after === "number" ? err.retry_after : null,
   );
 }
 

@@ -7,7 +7,7 @@
  */
 export { SearchIndexes } from "./indexes.ts";
 export { IndexBudget } from "./budget.ts";
-export { SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
+export { noteSearch, SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
 export { warmSearch, warmWhileQuiet } from "./warm.ts";
 export { ResultCache } from "./result_cache.ts";
 export { Snapshots } from "./snapshots.ts";

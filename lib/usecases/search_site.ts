@@ -7,7 +7,7 @@
 import { invalidSearchKey } from "../errors.ts";
 import { PLANS } from "../limits/plans.ts";
 import { rateLimitHeaders } from "../limits/too_many.ts";
-import { ResultCache } from "../search/mod.ts";
+import { noteSearch, ResultCache } from "../search/mod.ts";
 import type { Services } from "../services.ts";
 import { acceptsPublicKey, originError, type Site } from "../sites/store.ts";
 import type { SearchResponse } from "../wire_types.ts";
@@ -84,6 +84,9 @@ export function searchSite(
 ): Promise<SearchAnswer & { response: SearchResponse }>;
 /** Searches a site for a visitor or a server; throws the DomainError that refuses it. */
 export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
+  // Work that runs while no one searches (the deep warm-up, a pass) stands aside from here on,
+  // not from the index read three KV round trips later (search/activity.ts).
+  noteSearch();
   // The key names the site; whether it still opens it (a rotated key in its grace period
   // included), and from this origin, the quota decides on a read at most 1 s old.
   const cached = await s.sites.byPublicKeyCached(ask.key, KEY_HINT_MS);

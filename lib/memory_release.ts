@@ -23,3 +23,6 @@ export const releaseNow = (): Promise<void> => current.now();
 
 /** Frees what was dropped, once the current request is answered. */
 export const releaseSoon = (): void => current.soon();
+
+/** Whether dropped memory is freed when said (a host plugged in), not at V8's next collection. */
+export const releasesMemory = (): boolean => current !== NOTHING;

@@ -6,7 +6,7 @@
  */
 import { normalizeQuery } from "./keys.ts";
 import { constantTimeEqual } from "../sites/keys.ts";
-import { hmacSha256 } from "./hmac.ts";
+import { hmacSha256, type Mac } from "./hmac.ts";
 
 const SECRET_KEY = ["config", "clickSecret"];
 /** 128 bits of the MAC, base64url: short on the wire, far past guessing. */
@@ -15,7 +15,7 @@ const TOKEN_CHARS = 22;
 export class ClickTokens {
   #secret: Promise<string> | null = null;
   /** The MAC under the secret, made once it is read. */
-  #mac: ((message: Uint8Array) => Uint8Array) | null = null;
+  #mac: Mac | null = null;
 
   constructor(private kv: Deno.Kv) {}
 
@@ -35,7 +35,7 @@ export class ClickTokens {
     return this.#secret;
   }
 
-  async #macOf(): Promise<(message: Uint8Array) => Uint8Array> {
+  async #macOf(): Promise<Mac> {
     return this.#mac ??= hmacSha256(encoder.encode(await this.#load()));
   }
 
@@ -55,11 +55,37 @@ export class ClickTokens {
 }
 
 const encoder = new TextEncoder();
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/** A token's message and MAC, reused: a search signs its results one after another. */
+let message = new Uint8Array(512);
+const digest = new Uint8Array(32);
 
-function token(mac: (m: Uint8Array) => Uint8Array, siteId: string, q: string, url: string) {
+function token(mac: Mac, siteId: string, q: string, url: string) {
   // JSON keeps the three parts apart whatever characters they hold.
-  return mac(encoder.encode(JSON.stringify([siteId, q, url]))).subarray(0, 16).toBase64({
-    alphabet: "base64url",
-    omitPadding: true,
-  });
+  const text = JSON.stringify([siteId, q, url]);
+  const length = utf8Into(text); // first: it may grow `message`
+  mac.into(message, length, digest);
+  return base64url16(digest);
+}
+
+/** `text` as UTF-8 at the start of `message` (grown when short); how many bytes it took. */
+function utf8Into(text: string): number {
+  if (message.length < text.length * 3) message = new Uint8Array(text.length * 3);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return encoder.encodeInto(text, message).written;
+    message[i] = c;
+  }
+  return text.length;
+}
+
+/** The first 16 bytes of `bytes` in base64url without padding (22 characters). */
+function base64url16(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < 15; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out += BASE64URL[n >>> 18] + BASE64URL[(n >>> 12) & 63] + BASE64URL[(n >>> 6) & 63] +
+      BASE64URL[n & 63];
+  }
+  return out + BASE64URL[bytes[15] >>> 2] + BASE64URL[(bytes[15] & 3) << 4];
 }

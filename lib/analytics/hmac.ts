@@ -2,7 +2,8 @@
  * HMAC-SHA-256 under one key, for many short messages: the key's inner and outer blocks are
  * hashed once, so a message of up to 55 bytes costs three compressions, where node:crypto's
  * createHmac spends several times that in object creation and op calls. A search signs each
- * of its results with it (click_tokens.ts); a test compares its digests with node:crypto's.
+ * of its results with it (click_tokens.ts) into buffers it reuses; a test compares its
+ * digests with node:crypto's.
  */
 
 const K = new Int32Array([
@@ -122,26 +123,63 @@ function compress(state: Int32Array, block: Uint8Array, at: number) {
   state[7] = (state[7] + h) | 0;
 }
 
-/** SHA-256 of `message`, continued from `state` after `done` bytes (whole blocks) were hashed. */
-function finish(state: Int32Array, done: number, message: Uint8Array): Uint8Array {
-  const s = state.slice();
-  const padded = new Uint8Array(Math.ceil((message.length + 9) / 64) * 64);
-  padded.set(message);
-  padded[message.length] = 0x80;
-  const bits = (done + message.length) * 8;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(bits / 2 ** 32));
-  view.setUint32(padded.length - 4, bits >>> 0);
-  for (let at = 0; at < padded.length; at += 64) compress(s, padded, at);
-  const out = new Uint8Array(32);
-  const o = new DataView(out.buffer);
-  for (let i = 0; i < 8; i++) o.setInt32(4 * i, s[i]);
-  return out;
+/** A message padded to whole blocks, reused by every digest (grown for a longer one). */
+let padded = new Uint8Array(256);
+
+/**
+ * SHA-256 of the first `length` bytes of `message`, continued from `state` after `done` bytes
+ * (whole blocks) were hashed; its eight words are written to `out`. Nothing is allocated: a
+ * search signs each of its results, and typed arrays made per digest cost more than hashing.
+ */
+function finish(
+  state: Int32Array,
+  done: number,
+  message: Uint8Array,
+  length: number,
+  out: Int32Array,
+) {
+  const size = Math.ceil((length + 9) / 64) * 64;
+  if (padded.length < size) padded = new Uint8Array(size);
+  if (length === message.length) padded.set(message);
+  else for (let i = 0; i < length; i++) padded[i] = message[i];
+  padded[length] = 0x80;
+  padded.fill(0, length + 1, size - 8);
+  const bits = (done + length) * 8, high = Math.floor(bits / 2 ** 32), low = bits >>> 0;
+  for (let i = 0; i < 4; i++) {
+    padded[size - 8 + i] = (high >>> (24 - 8 * i)) & 0xff;
+    padded[size - 4 + i] = (low >>> (24 - 8 * i)) & 0xff;
+  }
+  for (let i = 0; i < 8; i++) out[i] = state[i];
+  for (let at = 0; at < size; at += 64) compress(out, padded, at);
+}
+
+/** The eight words of a digest as its 32 bytes, into `out` from `at`. */
+function wordsInto(words: Int32Array, out: Uint8Array, at = 0) {
+  for (let i = 0; i < 8; i++) {
+    const w = words[i], j = at + 4 * i;
+    out[j] = w >>> 24;
+    out[j + 1] = (w >>> 16) & 0xff;
+    out[j + 2] = (w >>> 8) & 0xff;
+    out[j + 3] = w & 0xff;
+  }
+}
+
+/** An HMAC-SHA-256 under one key. */
+export interface Mac {
+  /** The MAC of `message`, as a new array of 32 bytes. */
+  (message: Uint8Array): Uint8Array;
+  /** The MAC of `message`'s first `length` bytes, written to `out` (32 bytes): nothing allocated. */
+  into(message: Uint8Array, length: number, out: Uint8Array): void;
 }
 
 /** The HMAC-SHA-256 of messages under `key`. */
-export function hmacSha256(key: Uint8Array): (message: Uint8Array) => Uint8Array {
-  const k = key.length > 64 ? finish(INITIAL, 0, key) : key;
+export function hmacSha256(key: Uint8Array): Mac {
+  const words = new Int32Array(8), inner = new Uint8Array(32);
+  let k = key;
+  if (key.length > 64) {
+    finish(INITIAL, 0, key, key.length, words);
+    wordsInto(words, k = new Uint8Array(32));
+  }
   const keyed = (pad: number) => {
     const block = new Uint8Array(64).fill(pad);
     for (let i = 0; i < k.length; i++) block[i] ^= k[i];
@@ -149,6 +187,16 @@ export function hmacSha256(key: Uint8Array): (message: Uint8Array) => Uint8Array
     compress(state, block, 0);
     return state;
   };
-  const inner = keyed(0x36), outer = keyed(0x5c);
-  return (message) => finish(outer, 64, finish(inner, 64, message));
+  const innerState = keyed(0x36), outerState = keyed(0x5c);
+  const into = (message: Uint8Array, length: number, out: Uint8Array) => {
+    finish(innerState, 64, message, length, words);
+    wordsInto(words, inner);
+    finish(outerState, 64, inner, 32, words);
+    wordsInto(words, out);
+  };
+  return Object.assign((message: Uint8Array) => {
+    const out = new Uint8Array(32);
+    into(message, message.length, out);
+    return out;
+  }, { into });
 }

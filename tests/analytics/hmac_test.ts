@@ -22,3 +22,16 @@ Deno.test("hmac - every digest equals node:crypto's, for keys and messages of ev
     "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
   );
 });
+
+Deno.test("hmac - into writes the MAC of a message's first bytes, and two keys' MACs interleaved never mix", () => {
+  const a = hmacSha256(new TextEncoder().encode("first key")), b = hmacSha256(new Uint8Array(100));
+  const out = new Uint8Array(32);
+  for (const length of [0, 20, 55, 56, 300]) {
+    const buffer = crypto.getRandomValues(new Uint8Array(length + 17)); // bytes past `length` too
+    a.into(buffer, length, out);
+    const fromB = b(buffer.subarray(0, length)); // between a's MAC and its check
+    assert.deepEqual(out, a(buffer.slice(0, length)), `a, ${length} bytes`);
+    const theirs = createHmac("sha256", new Uint8Array(100)).update(buffer.subarray(0, length));
+    assert.deepEqual(fromB, new Uint8Array(theirs.digest()), `b, ${length} bytes`);
+  }
+});

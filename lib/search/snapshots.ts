@@ -118,7 +118,7 @@ function headDigestBytes(bytes: Uint8Array): number {
  */
 export function packIndex(idx: SavedIndex, extras: Extras = {}): Uint8Array<ArrayBuffer> {
   const beside = encoder.encode(JSON.stringify({
-    names: idx.names.entries(),
+    names: idx.names.saved(),
     builtWith: idx.builtWith,
     builtPages: idx.builtPages,
   }));

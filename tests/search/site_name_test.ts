@@ -53,3 +53,33 @@ Deno.test("site name - titles holding NUL and other control characters count and
     assert.equal(n.key(), "\n", "nothing left counted once every page went");
   }
 });
+
+Deno.test("site name - what a snapshot keeps gives back the same facts without counting a page, and pages come and go from it", () => {
+  const names = new SiteName();
+  for (let i = 0; i < 6; i++) names.add(...page(i), "de");
+  names.add("/plain", "A title with no separator", "de");
+  // Through JSON, as a snapshot holds it.
+  const back = SiteName.from(JSON.parse(JSON.stringify(names.saved())));
+  assert.equal(back.key(), names.key());
+  assert.equal(back.size, 7);
+  assert.deepEqual(back.saved(), names.saved(), "saved again unchanged, no page made a Map entry");
+  assert.deepEqual(back.entries(), names.entries());
+  // A page that goes, one that comes: counted as they would be in the SiteName saved.
+  for (const n of [names, back]) {
+    n.remove("/p0");
+    n.add("/p9", "Topic 9 — Other docs", "fr");
+  }
+  assert.equal(back.key(), names.key());
+  assert.deepEqual(back.entries(), names.entries());
+  for (let i = 1; i < 6; i++) back.remove(`/p${i}`);
+  assert.equal(back.current(), "", "two pages left: no shared name");
+  assert.equal(back.size, 2);
+});
+
+Deno.test("site name - what is not a SiteName's saved form is refused, not half read", () => {
+  for (
+    const bad of [{ urls: ["/a"], held: [], counts: [] }, { urls: "/a", held: [], counts: [] }, {}]
+  ) {
+    assert.throws(() => SiteName.from(bad as never), /site names/);
+  }
+});

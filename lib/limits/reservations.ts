@@ -114,7 +114,9 @@ async function tryExchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats) {
     leaseWritten: false,
     leaseUntil: 0,
   };
-  const counters = taken > 0 || back;
+  // A deleted site's counters went with it: units given back (an instance's timer may fire
+  // after the deletion) are not written again, or its counters would outlive it.
+  const counters = site !== null && (taken > 0 || back);
   if (!counters && !leaseOpen && !x.leaseOpen) return out; // nothing to write
   // Units kept through a re-read of the site under a lease that still runs: a read, no write.
   if (!counters && leaseOpen && x.leaseOpen && x.leaseLasts) return out;

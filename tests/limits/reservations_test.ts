@@ -341,3 +341,37 @@ Deno.test("quota reservations - waves of 50 concurrent searches 2 ms apart are m
     await t.close();
   }
 });
+
+Deno.test("reservations - units given back after the site was deleted write no counters again, and the lease goes", async () => {
+  // No timer gives the units back during the test: close() does, when the test says.
+  const long = 60_000;
+  const t = await instances(1, "pro", {}, {
+    idleMs: long,
+    trustMs: long,
+    drainMs: long,
+    ampleIdleMs: long,
+    warmMs: long,
+  });
+  try {
+    const [quota] = t.quotas;
+    await quota.admit(t.site.id, anyKey); // this instance now holds a block of the site's units
+    const left = async () => {
+      const found: Deno.KvKey[] = [];
+      for await (const e of t.kv.list({ prefix: [] })) {
+        if (e.key[1] === t.site.id) found.push(e.key);
+      }
+      return found;
+    };
+    assert.ok(
+      (await left()).some((k) => k[0] === "qmin"),
+      "the block is counted while the site lives",
+    );
+    // The site and its counters are deleted while the block is held, as deleting a site does.
+    await t.sites.delete(t.site);
+    for (const key of await left()) await t.kv.delete(key);
+    await quota.close(); // gives every unused unit back now, as its idle timer would (200 ms)
+    assert.deepEqual(await left(), [], "nothing of the deleted site is written again");
+  } finally {
+    await t.close();
+  }
+});

@@ -153,10 +153,10 @@ function finish(
   for (let at = 0; at < size; at += 64) compress(out, padded, at);
 }
 
-/** The eight words of a digest as its 32 bytes, into `out` from `at`. */
-function wordsInto(words: Int32Array, out: Uint8Array, at = 0) {
+/** The eight words of a digest as its 32 bytes, into `out`. */
+function wordsInto(words: Int32Array, out: Uint8Array) {
   for (let i = 0; i < 8; i++) {
-    const w = words[i], j = at + 4 * i;
+    const w = words[i], j = 4 * i;
     out[j] = w >>> 24;
     out[j + 1] = (w >>> 16) & 0xff;
     out[j + 2] = (w >>> 8) & 0xff;

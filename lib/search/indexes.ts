@@ -218,9 +218,9 @@ export class SearchIndexes {
    * Whether a loose index is compacted as soon as a build or catch-up leaves it so, rather than
    * by its save a second later. Compacting leaves the columns it replaces as garbage: at once
    * only where the host frees that when told (memory_release.ts), or where no save follows.
-   * Otherwise each upsert of a burst compacted anew for V8 to collect seconds later: 2,400 pages
-   * upserted in ten requests left RSS 63-65 MB per 1,000 pages higher 2 s after, 53-60 when the
-   * save alone compacts (external memory 59-64 MB against 19).
+   * Otherwise each upsert of a burst would compact anew for V8 to collect seconds later: 2,400
+   * pages upserted in ten requests leave RSS 63-65 MB per 1,000 pages higher 2 s after that way,
+   * 48-60 when the save alone compacts (external memory 59-64 MB against 19-36).
    */
   private compactsNow = () => !this.snapshots || releasesMemory();
 

@@ -120,6 +120,11 @@ const { app, services, early } = createApp({
     ...(crawlDelayMs === undefined ? {} : { delayMs: crawlDelayMs }), // default: services.ts
   },
 });
+// The indexes in use before a restart are opened again now, before their visitors come back
+// (search/working_set.ts); the list is written every minute and when the process stops.
+for (const set of services.workingSets) {
+  void set.restore().finally(() => set.start());
+}
 const demo = production ? null : await ensureDemoSite(services);
 const worker = startCrawlWorker(services, {
   staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
@@ -258,7 +263,7 @@ function spawnWorkers(port: number) {
 /**
  * Stops within Deploy's 5 s: no new connections; answers being sent finish (a stream still
  * going after STREAM_GRACE_MS ends with a retry-able `error` event); crawl leases handed back;
- * quota units given back and analytics written out; KV closed.
+ * quota units given back, analytics and the working sets written out; KV closed.
  */
 const STREAM_GRACE_MS = 2500;
 /** Past this, the process exits whatever is left: before Deploy's SIGKILL at 5 s. */
@@ -282,7 +287,7 @@ async function stop() {
     bounded(worker.shutdown(), STREAM_GRACE_MS + 500),
   ]);
   await bounded(serverClosed, 1000); // the streams' last bytes written
-  await bounded(services.close(), 500); // quota units given back, analytics written out
+  await bounded(services.close(), 500); // quota units given back, analytics and working sets written
   kv.close();
   await stdoutLines.flush(); // the last requests' log lines
   Deno.exit(0);

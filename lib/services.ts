@@ -9,7 +9,7 @@ import { jsonLogger, type Logger } from "./http/middleware.ts";
 import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
-import { IndexBudget, ResultCache, SearchIndexes, Snapshots } from "./search/mod.ts";
+import { IndexBudget, ResultCache, SearchIndexes, Snapshots, WorkingSet } from "./search/mod.ts";
 import { SiteStore } from "./sites/store.ts";
 import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
@@ -97,7 +97,15 @@ export interface Services {
   shutdown: Shutdown;
   /** The HTTP server's counters (connections, evictions, refusals), set when main.ts runs it. */
   httpFront?: () => Record<string, number>;
-  /** Gives back unused quota reservations and writes out counts held in memory (shutdown). */
+  /**
+   * The sites whose page and document indexes this instance holds, kept in KV for the next
+   * instance to open before their visitors come (main.ts restores and starts them).
+   */
+  workingSets: WorkingSet[];
+  /**
+   * Gives back unused quota reservations, writes out counts held in memory and the working
+   * sets (shutdown).
+   */
   close(): Promise<void>;
 }
 
@@ -130,6 +138,11 @@ export function createServices(opts: AppOptions): Services {
       budget,
       snapshots: opts.indexSnapshots ? new Snapshots(kv, clock, store.prefix) : undefined,
     });
+  const indexes = indexesOf(pages), documentIndexes = indexesOf(documents);
+  const workingSets = [
+    new WorkingSet(kv, indexes, pages.prefix),
+    new WorkingSet(kv, documentIndexes, documents.prefix),
+  ];
   return {
     kv,
     clock,
@@ -137,10 +150,10 @@ export function createServices(opts: AppOptions): Services {
     operatorTokenHash,
     sites,
     pages,
-    indexes: indexesOf(pages),
+    indexes,
     resultCache: new ResultCache(opts.resultCacheBytes),
     documents,
-    documentIndexes: indexesOf(documents),
+    documentIndexes,
     quota,
     credits: new Credits(kv, clock),
     conversations: new Conversations(kv, clock),
@@ -158,9 +171,10 @@ export function createServices(opts: AppOptions): Services {
     sessions: new Sessions(kv, clock, sites, operatorTokenHash),
     levers,
     shutdown: new Shutdown(),
+    workingSets,
     async close() {
       levers.close();
-      await Promise.all([quota.close(), analytics.close()]);
+      await Promise.all([quota.close(), analytics.close(), ...workingSets.map((w) => w.close())]);
     },
   };
 }

@@ -10,6 +10,7 @@ import { STALE_MS } from "../clock.ts";
 import type { PageStore } from "../sites/pages.ts";
 import {
   addDoc,
+  CODEC_VERSION,
   type Doc,
   docAt,
   type Expand,
@@ -244,15 +245,54 @@ export class SearchIndexes {
       this.sites.set(site, p);
       return p;
     }
-    p = this.open(site);
+    p = this.opening(site);
+    this.sites.set(site, p);
+    return p;
+  }
+
+  /** Opens a site's index and keeps it once open (unless dropped meanwhile). */
+  private opening(site: string): Promise<SiteIndex> {
+    const p = this.open(site);
     p.then((idx) => {
       if (this.sites.get(site) !== p) return; // dropped while it was being built
       this.built.set(site, idx);
       this.evict(site);
       this.prepare(site, idx);
     }, () => this.sites.delete(site));
-    this.sites.set(site, p);
     return p;
+  }
+
+  /** Sites whose index is in memory, the most recently used first (at most `limit`). */
+  inUse(limit: number): string[] {
+    const out: string[] = [];
+    for (const site of [...this.sites.keys()].reverse()) {
+      if (out.length >= limit) break;
+      if (this.built.has(site)) out.push(site);
+    }
+    return out;
+  }
+
+  /**
+   * Opens sites' indexes from their snapshots before anyone searches them (a restarted
+   * instance's working set, working_set.ts), one at a time in the order given, while their
+   * snapshots fit in `bytes` and in what the budget has free. A site with no usable snapshot
+   * (deleted, never saved) is skipped, never built. Each goes in as the least recently used,
+   * so a site searched meanwhile is never evicted for it. Resolves to how many were opened.
+   */
+  async reopen(sites: readonly string[], bytes: number): Promise<number> {
+    if (!this.snapshots) return 0;
+    let opened = 0, left = Math.min(bytes, this.budget.bytes - this.budget.used());
+    for (const site of sites) {
+      if (this.sites.has(site)) continue;
+      const head = await this.snapshots.head(site).catch(() => null);
+      const usable = head?.codec === CODEC_VERSION && head.size <= left;
+      if (!usable || this.sites.has(site)) continue;
+      const p = this.opening(site);
+      this.sites = new Map([[site, p], ...this.sites]);
+      if (await p.then(() => true, () => false)) opened++;
+      left -= head!.size;
+    }
+    return opened;
   }
 
   /** Replays changes since the index's version; rebuilds if the log has a gap. */

@@ -2,9 +2,10 @@
  * The one way to use KV: a write that loses SQLite's lock to another process on the same
  * file ("database is locked") is retried; a store that cannot keep what it is given (disk
  * I/O error, read-only or immutable file, file deleted) answers 503 before a write would be
- * lost. A local file is checked before every operation, and once it fails the KV is left
- * alone until the file is usable again: SQLite touching an immutable shared-memory file
- * kills the process with SIGBUS, reads included.
+ * lost. A local file is checked before every write and after it, and before reads (which
+ * rely on a check made within READ_PROBE_MS); once it fails the KV is left alone until the file
+ * is usable again: SQLite touching an immutable shared-memory file kills the process with
+ * SIGBUS, reads included.
  */
 import { busy, DomainError, isLocked, isStorageFault, storageUnavailable } from "../errors.ts";
 
@@ -52,11 +53,22 @@ interface Store {
   files: KvFile[];
   down: unknown | null;
   recovering?: ReturnType<typeof setInterval>;
+  /** When the files were last found usable (performance.now()). */
+  probedAt: number;
 }
+
+/**
+ * How long reads rely on the last probe of the files. A probe is three writes of inode times
+ * on the event loop (~12 µs, and up to milliseconds behind the file system's journal while
+ * SQLite commits), and one search reads KV several times. A file frozen between a probe and
+ * SQLite's read is a race either way (the read runs later, on KV's own thread): this widens it
+ * by at most this long. Writes probe before and after, every time.
+ */
+export const READ_PROBE_MS = 5;
 
 const stores = new WeakMap<Deno.Kv, Store>();
 const storeOf = (kv: Deno.Kv): Store =>
-  stores.get(kv) ?? { kv, log: stderrLog, files: [], down: null };
+  stores.get(kv) ?? { kv, log: stderrLog, files: [], down: null, probedAt: -Infinity };
 
 const isLocalFile = (path: string) => path !== ":memory:" && !path.includes("://");
 
@@ -111,11 +123,16 @@ function probe(files: KvFile[]): unknown | null {
  * Throws a 503 unless the store's file is usable. Once it is not, nothing more is asked of
  * the KV (not even to close: SQLite would write on closing) until the file is usable again.
  */
-function check(store: Store) {
+function check(store: Store, read = false) {
   if (store.down !== null) throw storageUnavailable(store.down);
   if (!store.files.length) return;
+  const now = performance.now();
+  if (read && now - store.probedAt < READ_PROBE_MS) return;
   const fault = probe(store.files);
-  if (fault === null) return;
+  if (fault === null) {
+    store.probedAt = now;
+    return;
+  }
   store.down = fault;
   const path = store.files[0].path;
   store.log({ level: "error", event: "storage_down", path, error: String(fault) });
@@ -202,11 +219,11 @@ export function resilientKv(kv: Deno.Kv, log?: Log): Deno.Kv {
     if (log) known.log = log;
     return kv;
   }
-  const store: Store = { kv, log: log ?? stderrLog, files: [], down: null };
+  const store: Store = { kv, log: log ?? stderrLog, files: [], down: null, probedAt: -Infinity };
   const proxy = new Proxy(kv, {
     get(_, prop) {
       const read = <A extends unknown[], R>(f: (kv: Deno.Kv, ...a: A) => R) => (...a: A): R => {
-        check(store);
+        check(store, true);
         return f(store.kv, ...a);
       };
       switch (prop) {

@@ -16,3 +16,8 @@ export function noteSearch() {
 /** Whether no search came for `quietMs`. */
 export const searchesPaused = (quietMs = SEARCH_QUIET_MS) =>
   performance.now() - searchedAt >= quietMs;
+
+/** Resolves once no search came for `quietMs` (looked at every `quietMs`). */
+export async function searchesPause(quietMs = SEARCH_QUIET_MS): Promise<void> {
+  while (!searchesPaused(quietMs)) await new Promise((r) => setTimeout(r, quietMs));
+}

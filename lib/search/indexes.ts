@@ -28,7 +28,7 @@ import {
 import type { Snapshots } from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import { noteSearch, searchesPaused } from "./activity.ts";
+import { noteSearch, searchesPause, searchesPaused } from "./activity.ts";
 import { releaseNow, releasesMemory, releaseSoon } from "../memory_release.ts";
 import { inSlices } from "../slices.ts";
 import {
@@ -277,20 +277,23 @@ export class SearchIndexes {
    * instance's working set, working_set.ts), one at a time in the order given, while their
    * snapshots fit in `bytes` and in what the budget has free. A site with no usable snapshot
    * (deleted, never saved) is skipped, never built. Each goes in as the least recently used,
-   * so a site searched meanwhile is never evicted for it. Resolves to how many were opened.
+   * so a site searched meanwhile is never evicted for it. The first goes at once, each other
+   * once no search came for a moment: a search's KV reads would wait behind a load's on KV's
+   * one thread. Resolves to how many were opened.
    */
   async reopen(sites: readonly string[], bytes: number): Promise<number> {
     if (!this.snapshots) return 0;
-    let opened = 0, left = Math.min(bytes, this.budget.bytes - this.budget.used());
-    for (const site of sites) {
+    let opened = 0, share = bytes;
+    for (const [i, site] of sites.entries()) {
+      if (i > 0) await searchesPause();
       if (this.sites.has(site)) continue;
       const head = await this.snapshots.head(site).catch(() => null);
-      const usable = head?.codec === CODEC_VERSION && head.size <= left;
-      if (!usable || this.sites.has(site)) continue;
+      const room = Math.min(share, this.budget.bytes - this.budget.used());
+      if (head?.codec !== CODEC_VERSION || head.size > room || this.sites.has(site)) continue;
       const p = this.opening(site);
       this.sites = new Map([[site, p], ...this.sites]);
       if (await p.then(() => true, () => false)) opened++;
-      left -= head!.size;
+      share -= head.size;
     }
     return opened;
   }

@@ -1,7 +1,7 @@
 /** A restarted instance opens the indexes its predecessor held, before anyone searches them. */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { SearchIndexes, Snapshots, WorkingSet } from "../../lib/search/mod.ts";
+import { noteSearch, SearchIndexes, Snapshots, WorkingSet } from "../../lib/search/mod.ts";
 
 const TOPICS = ["kettle", "teapot", "saucer"];
 
@@ -119,5 +119,24 @@ Deno.test("working set - nothing held writes nothing, and an unchanged list is n
   assert.deepEqual((await kv.get(key)).value, { sites: [site("saucer"), site("teapot")] });
   await ix.idle();
   ix.discard();
+  kv.close();
+});
+
+Deno.test("working set - after the first site a restore waits while searches come, and goes on once they pause", async () => {
+  const { kv, instance } = await rig();
+  const before = instance();
+  for (const topic of TOPICS) await before.search(site(topic), { query: topic });
+  await before.flush();
+  const after = instance();
+  // Searches keep coming (of other sites) for 600 ms.
+  const searching = setInterval(noteSearch, 50);
+  noteSearch();
+  const restored = after.reopen(TOPICS.map(site), Infinity);
+  await new Promise((r) => setTimeout(r, 600));
+  assert.deepEqual(after.inUse(10), [site(TOPICS[0])], "only the first, at once");
+  clearInterval(searching);
+  assert.equal(await restored, 3);
+  assert.equal(after.loaded, 3);
+  await Promise.all([before.idle(), after.idle()]);
   kv.close();
 });

@@ -9,6 +9,7 @@ import type { Admitted, Verify } from "../../lib/limits/block.ts";
 import { type QuotaTiming, SearchQuota } from "../../lib/limits/quota.ts";
 import { minuteKey, monthKey } from "../../lib/limits/reservations.ts";
 import { SiteStore } from "../../lib/sites/store.ts";
+import { resilientKv } from "../../lib/storage/kv_retry.ts";
 import { minuteWindow, monthWindow } from "../../lib/clock.ts";
 import type { LimitOverrides, PlanName } from "../../lib/limits/plans.ts";
 import { manualClock } from "../helpers.ts";
@@ -25,7 +26,10 @@ async function instances(
 ) {
   const path = await Deno.makeTempFile({ suffix: ".kv" });
   const clock = manualClock();
-  const kvs = await Promise.all(Array.from({ length: n }, () => Deno.openKv(path)));
+  // As services.ts opens them: a write that meets another connection's lock (one opening the
+  // fresh file) is retried, as it is in the service.
+  const kvs = (await Promise.all(Array.from({ length: n }, () => Deno.openKv(path))))
+    .map((kv) => resilientKv(kv, () => {}));
   const sites = new SiteStore(kvs[0], clock);
   const { site } = await sites.create({ name: "Shared", plan });
   await sites.update(site.id, (s) => ({ ...s, limits }));

@@ -25,7 +25,7 @@ import {
   statedEquivalences,
   statedSettled,
 } from "./engine/mod.ts";
-import type { Snapshots } from "./snapshots.ts";
+import type { SnapshotHead, Snapshots } from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
 import { noteSearch, searchesPause, searchesPaused } from "./activity.ts";
@@ -186,13 +186,16 @@ export class SearchIndexes {
     await Promise.all(this.saving);
   }
 
-  /** Opens a site's index: its snapshot when one is usable, else a build from KV. */
-  private async open(site: string): Promise<SiteIndex> {
+  /**
+   * Opens a site's index: its snapshot when one is usable, else a build from KV. `known`: the
+   * snapshot's head when the caller has just read it.
+   */
+  private async open(site: string, known?: SnapshotHead): Promise<SiteIndex> {
     const started = performance.now();
     // The snapshot's head is read beside the version: a load is one KV round trip shorter.
     const [{ version }, head] = await Promise.all([
       this.pages.version(site),
-      this.snapshots?.head(site).catch(() => null) ?? null,
+      known ?? this.snapshots?.head(site).catch(() => null) ?? null,
     ]);
     const saved = await this.snapshots?.loadAt(site, head, version).catch(() => null);
     if (saved) {
@@ -251,8 +254,8 @@ export class SearchIndexes {
   }
 
   /** Opens a site's index and keeps it once open (unless dropped meanwhile). */
-  private opening(site: string): Promise<SiteIndex> {
-    const p = this.open(site);
+  private opening(site: string, known?: SnapshotHead): Promise<SiteIndex> {
+    const p = this.open(site, known);
     p.then((idx) => {
       if (this.sites.get(site) !== p) return; // dropped while it was being built
       this.built.set(site, idx);
@@ -290,7 +293,7 @@ export class SearchIndexes {
       const head = await this.snapshots.head(site).catch(() => null);
       const room = Math.min(share, this.budget.bytes - this.budget.used());
       if (head?.codec !== CODEC_VERSION || head.size > room || this.sites.has(site)) continue;
-      const p = this.opening(site);
+      const p = this.opening(site, head);
       this.sites = new Map([[site, p], ...this.sites]);
       if (await p.then(() => true, () => false)) opened++;
       share -= head.size;

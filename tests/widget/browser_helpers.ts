@@ -12,16 +12,13 @@ export const SCREENSHOTS = new URL("../.screenshots/", import.meta.url);
  * Imports playwright-core. Its bundled `is-wsl` probes /proc/sys/fs/binfmt_misc/WSLInterop at
  * import time, and Deno grants reads under /proc/sys only with --allow-all, so the import
  * throws under the test task's narrower flags. With __IS_WSL_TEST__ set, is-wsl defers the
- * probe to a function that only playwright's `open()` helper (never used here) calls.
+ * probe to a function that only playwright's `open()` helper (never used here) calls. The
+ * variable stays set: `deno test --parallel` runs files on threads of one process, whose
+ * environment they share, so restoring it could unset it under another file's import.
  */
 export async function loadPlaywright(): Promise<typeof import("playwright-core")> {
-  const had = Deno.env.get("__IS_WSL_TEST__");
   Deno.env.set("__IS_WSL_TEST__", "1");
-  try {
-    return await import("playwright-core");
-  } finally {
-    if (had === undefined) Deno.env.delete("__IS_WSL_TEST__");
-  }
+  return await import("playwright-core");
 }
 
 /** Chromium's path: $CHROMIUM_PATH, else the usual Debian and Chrome locations; null if none. */

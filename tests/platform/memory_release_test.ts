@@ -22,12 +22,21 @@ Deno.test("without FFI permission there is nothing to trim with, and no prompt",
     `import { mallocTrim } from "${module}";\nconsole.log(String(mallocTrim()));\n`,
   );
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", "--allow-read", file],
+    // The probe lives outside the project: name its import map, or the engine's bare imports fail.
+    args: [
+      "run",
+      "--no-prompt",
+      "--config",
+      new URL("../../deno.json", import.meta.url).pathname,
+      "--allow-read",
+      file,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();
   await Deno.remove(dir, { recursive: true });
-  assert.equal(new TextDecoder().decode(out.stdout).trim(), "null");
+  const said = new TextDecoder().decode(out.stderr);
+  assert.equal(new TextDecoder().decode(out.stdout).trim(), "null", said);
 });
 
 Deno.test("trims twice once indexes stop churning, never while they churn", async () => {

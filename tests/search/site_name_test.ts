@@ -83,3 +83,48 @@ Deno.test("site name - what is not a SiteName's saved form is refused, not half 
     assert.throws(() => SiteName.from(bad as never), /site names/);
   }
 });
+
+/** The leading name and language as read off every count, first counted most (the definition). */
+function byReading(names: SiteName): [string, string] {
+  const { counts } = names.saved();
+  let name = ["", 0] as [string, number], lang = ["", 0] as [string, number];
+  for (const [a, n] of counts) {
+    if (a[0] === "@") lang = n > lang[1] ? [a, n] : lang;
+    else name = n > name[1] ? [a, n] : name;
+  }
+  const shared = name[1] >= 3 && name[1] * 2 >= names.size;
+  return [shared ? name[0] : "", lang[0].slice(1)];
+}
+
+Deno.test("site name - the facts kept as pages come and go are those read off every count, ties and all", () => {
+  // One counted first, passed, then caught up with: the first counted leads again.
+  const tied = new SiteName();
+  tied.add("/a", "A", "de");
+  tied.add("/b", "B", "en");
+  tied.add("/c", "C", "en");
+  assert.equal(tied.language(), "en");
+  tied.add("/d", "D", "de");
+  assert.equal(tied.language(), "de");
+  let x = 7;
+  const rand = (n: number) => (x = (x * 1103515245 + 12345) % 2147483648) % n;
+  // Few names and languages, so counts tie, pass each other, fall to nothing and come back.
+  const suffixes = ["Acme docs", "Acme", "Guide", "Beta docs"];
+  const langs = ["", "en", "de", "fr-CA", "de_AT"];
+  for (let round = 0; round < 20; round++) {
+    const names = round % 2 ? SiteName.from(new SiteName().saved()) : new SiteName();
+    for (let step = 0; step < 400; step++) {
+      const url = `/p${rand(8)}`;
+      if (rand(4) === 0) names.remove(url);
+      else {
+        const title = rand(5) === 0 ? `Page ${rand(9)}` : `Page ${rand(9)} — ${suffixes[rand(4)]}`;
+        names.add(url, title, langs[rand(5)]);
+      }
+      assert.deepEqual([names.current(), names.language()], byReading(names), `step ${step}`);
+      if (step % 97 === 96) {
+        // A snapshot's form mid-way: the facts read back the same, and go on the same.
+        const again = SiteName.from(names.saved());
+        assert.deepEqual([again.current(), again.language()], byReading(names));
+      }
+    }
+  }
+});

@@ -87,26 +87,30 @@ export interface Scores {
 
 /** Adds (or takes away) `n` uses of a word as written, and of its parts when it is a dotted name. */
 function note(db: SiteDb, word: string, n: number) {
-  const add = (w: string) => {
-    const count = (db.vocab.get(w) ?? 0) + n;
-    if (count > 0) db.vocab.set(w, count);
-    else db.vocab.delete(w);
-    if (n > 0 && count === n) db.trigrams.add(w);
-    if (n > 0 && db.alphabet.size < MAX_ALPHABET && /[\u0080-\uffff]/.test(w)) {
-      for (const c of w) if (c.charCodeAt(0) > 0x7f) db.alphabet.add(c);
-    }
-  };
   const w = written(word);
-  add(w);
-  if (DOTTED.test(w)) { for (const part of w.split(DOTTED)) if (part) add(part); }
+  noteWritten(db, w, n);
+  if (DOTTED.test(w)) { for (const part of w.split(DOTTED)) if (part) noteWritten(db, part, n); }
 }
+
+/** Adds (or takes away) `n` uses of one word as written (a function, not a closure per word). */
+function noteWritten(db: SiteDb, w: string, n: number) {
+  const count = (db.vocab.get(w) ?? 0) + n;
+  if (count > 0) db.vocab.set(w, count);
+  else db.vocab.delete(w);
+  if (n > 0 && count === n) db.trigrams.add(w);
+  if (n > 0 && db.alphabet.size < MAX_ALPHABET && NON_ASCII.test(w)) {
+    for (const c of w) if (c.charCodeAt(0) > 0x7f) db.alphabet.add(c);
+  }
+}
+
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Notes (n = 1) or forgets (n = -1) the words as written of one field's text. */
 function noteWords(db: SiteDb, text: string, lang: string, n: number) {
   // Counted per field first: the vocabulary is touched once per distinct word.
   const seen = new Map<string, number>();
   for (const w of words(text, lang)) seen.set(w, (seen.get(w) ?? 0) + 1);
-  for (const [w, k] of seen) note(db, w, k * n);
+  seen.forEach((k, w) => note(db, w, k * n));
 }
 
 /**
@@ -177,7 +181,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
     if (typeof text !== "string") continue;
     const seen = new Map<string, number>();
     counted[f] = countTerms(text, lang, (w) => seen.set(w, (seen.get(w) ?? 0) + 1));
-    for (const [w, n] of seen) note(db, w, n);
+    seen.forEach((n, w) => note(db, w, n)); // no [word, count] array an entry
   }
   const id = db.index.add(counted);
   // Every document has the same keys in the same order (one shape, also when decoded).

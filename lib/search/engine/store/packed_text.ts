@@ -14,7 +14,7 @@
 import zlib from "node:zlib";
 import { type Turned, Turns } from "./second_chance.ts";
 
-const { deflateRawSync, inflateRawSync } = zlib;
+const { inflateRawSync } = zlib;
 
 const RAW = 0, DEFLATED = 1;
 /** UTF-8 bytes per block (fewer where a character would be cut). */
@@ -24,6 +24,7 @@ const MIN_DEFLATED = 512;
 const HEAD = 12;
 
 import { freeBytes } from "./free_bytes.ts";
+import { deflateBlock, reusableHandle } from "./block_deflate.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -54,7 +55,7 @@ export function packText(text: string): Uint8Array {
     let end = Math.min(utf8.length, at + BLOCK);
     while (end < utf8.length && (utf8[end] & 0xc0) === 0x80) end--;
     const part = utf8.subarray(at, end);
-    blocks.push(deflateRawSync(part));
+    blocks.push(deflateBlock(part));
     units.push(chars += utf16Length(part));
     at = end;
   }
@@ -329,37 +330,15 @@ function inflate(p: Uint8Array, first: number, last: number): string {
 const block = (p: Uint8Array, table: number, i: number) =>
   p.subarray(table + (i ? u32(p, HEAD + 8 * (i - 1)) : 0), table + u32(p, HEAD + 8 * i));
 
-/** The inflater's native handle and where it reports the room left (node:zlib's internals). */
-interface Handle {
-  reset(): void;
-  writeSync(
-    flush: number,
-    input: Uint8Array,
-    inOff: number,
-    inLen: number,
-    out: Uint8Array,
-    outOff: number,
-    outLen: number,
-  ): void;
-  onerror: (message: string) => void;
-}
-
 /**
  * One inflater reset for each block: `inflateRawSync` makes a stream, a native inflater and
  * its window per call, twice the cost of inflating 8 KiB. Where node:zlib's internals are not
  * as expected, each block is inflated the usual way.
  */
 function inflater() {
-  const z = zlib.createInflateRaw() as unknown as { _handle?: Handle; _writeState?: Uint32Array };
-  const handle = z._handle, state = z._writeState;
-  if (typeof handle?.writeSync !== "function" || typeof handle.reset !== "function") return null;
-  if (!(state instanceof Uint32Array)) return null;
-  // A bad block is this read's error, not the stream's: the stream would close the handle
-  // later, and Deno's close of a handle that failed does not return (2.9.6).
-  const failed = { message: "" };
-  handle.onerror = (message: string) => failed.message = message || "inflate failed";
+  const reusable = reusableHandle(zlib.createInflateRaw());
   // Blocks inflate side by side into `out`, grown when a read needs more.
-  return { handle, state, failed, out: new Uint8Array(2 * BLOCK + 1) };
+  return reusable && { ...reusable, out: new Uint8Array(2 * BLOCK + 1) };
 }
 
 const reused = inflater();

@@ -69,9 +69,11 @@ export class SiteName {
 
   /** Notes a page's title and declared language ("" when none). */
   add(url: string, title: string, lang = "") {
-    this.remove(url);
     const primary = lang.trim().toLowerCase().split(/[-_]/)[0];
-    this.note(url, joined([...affixes(title), ...(primary ? [`@${primary}`] : [])]));
+    const held = joined([...affixes(title), ...(primary ? [`@${primary}`] : [])]);
+    if (this.pages().get(url) === held) return; // a page updated, its title and language kept
+    this.remove(url);
+    this.note(url, held);
   }
 
   private note(url: string, held: string) {
@@ -86,8 +88,9 @@ export class SiteName {
   /**
    * Keeps the leader of `affix`'s kind as a scan of the counts would find it: the first (in
    * the Map's order) of those counted most. An affix new to the Map comes last, so it takes
-   * the lead only by passing the leader; a tie of two older ones, or the leader counting
-   * fewer, is left to a scan.
+   * the lead only by passing the leader; of two older ones that tie, the Map's order decides
+   * (affixes counted most came early, so that read is short); the leader counting fewer is
+   * left to a scan.
    */
   private counted(affix: string, count: number, isNew: boolean) {
     const kind = isLanguage(affix) ? "language" : "name";
@@ -97,7 +100,18 @@ export class SiteName {
       if (count > leader.count) leader.count = count;
       else this.leaders[kind] = null;
     } else if (count > leader.count) this.leaders[kind] = { affix, count };
-    else if (count === leader.count && !isNew) this.leaders[kind] = null;
+    else if (count === leader.count && !isNew && this.comesFirst(affix, leader.affix)) {
+      this.leaders[kind] = { affix, count };
+    }
+  }
+
+  /** Whether `a` comes before `b` in the counts' order (both are in it). */
+  private comesFirst(a: string, b: string): boolean {
+    for (const affix of this.counts.keys()) {
+      if (affix === a) return true;
+      if (affix === b) return false;
+    }
+    return false;
   }
 
   /** The leader of a kind, found by reading every count when it is not known. */

@@ -1,10 +1,10 @@
 /**
- * Deflating a page's text block by block with one native deflater, reset for each block.
- * `deflateRawSync` makes a stream, a native deflater (~256 KiB of zlib state) and a 16 KiB
- * output buffer per call, and returns a view of that buffer: packing 2,400 pages (~7,000
- * blocks) left ~110 MB of the process's memory behind until V8's next full collection, most of
- * what an ingest grew the process by. Where node:zlib's internals are not as expected, each
- * block is deflated the usual way.
+ * Deflating a page's text block by block with one native deflater, reset for each block, and
+ * the reusable node:zlib handle that packed_text.ts's inflater is made of too. `deflateRawSync`
+ * makes a stream, a native deflater (~256 KiB of zlib state) and a 16 KiB output buffer per
+ * call, and returns a view of that buffer, which the index's copy cannot free: 7,000 blocks
+ * packed in isolation held 114 MB until V8's next full collection. Where node:zlib's internals
+ * are not as expected, each block is deflated the usual way.
  */
 import zlib from "node:zlib";
 

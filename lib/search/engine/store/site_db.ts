@@ -181,7 +181,7 @@ export function addDoc(db: SiteDb, doc: Doc) {
     if (typeof text !== "string") continue;
     const seen = new Map<string, number>();
     counted[f] = countTerms(text, lang, (w) => seen.set(w, (seen.get(w) ?? 0) + 1));
-    seen.forEach((n, w) => note(db, w, n)); // no [word, count] array an entry
+    seen.forEach((n, w) => note(db, w, n)); // forEach: no [word, count] array per entry
   }
   const id = db.index.add(counted);
   // Every document has the same keys in the same order (one shape, also when decoded).

@@ -89,6 +89,11 @@ export const STEP_MS = 30_000;
 export const SWEEP_MS = 2000;
 /** Jobs one instance runs at once; the others wait for another instance or a free slot. */
 export const MAX_RUNNING = 8;
+/**
+ * Of those, jobs one site runs at once on an instance (its crawl and a re-fetch beside it):
+ * a site whose re-fetches hang on a page that never answers holds two slots, not all eight.
+ */
+export const MAX_RUNNING_PER_SITE = 2;
 export const FLUSH_MS = 1000;
 export const JOB_TTL_MS = 30 * 24 * 3600_000;
 export const MAX_ITEM_URL = 2000;

@@ -17,6 +17,7 @@ import {
   LEASE_LAPSE_MS,
   LOCK_PREFIX,
   MAX_RUNNING,
+  MAX_RUNNING_PER_SITE,
   releaseLock,
   STEP_MS,
   TTL,
@@ -30,11 +31,12 @@ export interface Worker {
   id: string;
   staleMs: number;
   stepMs: number;
-  /** Jobs this instance runs at once. */
+  /** Jobs this instance runs at once, in all and of one site. */
   maxRunning: number;
+  maxPerSite: number;
   running: Map<string, JobRunner>;
-  /** Jobs being claimed now: they hold a slot of `maxRunning` already. */
-  claiming: Set<string>;
+  /** Jobs being claimed now, with their site: they hold a slot already. */
+  claiming: Map<string, string>;
   /** Jobs that met storage down here, and when this instance may take them again. */
   backoff: Map<string, number>;
   /** The sweep under way, and whether another was asked for meanwhile. */
@@ -57,8 +59,9 @@ export function workerOf(s: Services): Worker {
     staleMs: LEASE_LAPSE_MS,
     stepMs: STEP_MS,
     maxRunning: MAX_RUNNING,
+    maxPerSite: MAX_RUNNING_PER_SITE,
     running: new Map(),
-    claiming: new Set(),
+    claiming: new Map(),
     backoff: new Map(),
     sweeping: null,
     again: false,
@@ -170,6 +173,14 @@ const w = (s: Services) => workers.get(s);
 /** How long an instance leaves a job alone after its storage failed here. */
 const STORAGE_RETRY_MS = 5000;
 
+/** Slots the site's jobs hold on this instance, running or being claimed. */
+function slotsOf(worker: Worker, siteId: string): number {
+  let n = 0;
+  for (const r of worker.running.values()) if (r.siteId === siteId) n++;
+  for (const id of worker.claiming.values()) if (id === siteId) n++;
+  return n;
+}
+
 /**
  * Takes the job's lease, if it is free or lapsed and this instance has room, and runs the
  * job here without waiting for it. Whether it was taken.
@@ -183,9 +194,10 @@ async function claim(
   if (!job || worker.closing || !isClaimable(s, job)) return false;
   if (worker.running.has(job.id) || worker.claiming.has(job.id)) return false;
   if (worker.running.size + worker.claiming.size >= worker.maxRunning) return false;
+  if (slotsOf(worker, job.siteId) >= worker.maxPerSite) return false;
   if ((worker.backoff.get(job.id) ?? 0) > Date.now()) return false;
   worker.backoff.delete(job.id);
-  worker.claiming.add(job.id);
+  worker.claiming.set(job.id, job.siteId);
   try {
     const site = await s.sites.get(job.siteId);
     if (!site) {

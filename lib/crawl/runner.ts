@@ -91,6 +91,11 @@ export class JobRunner {
     };
   }
 
+  /** The site the job crawls (an instance counts its slots per site). */
+  get siteId(): string {
+    return this.site.id;
+  }
+
   abort(reason: string) {
     this.#ctl.abort(new Error(reason));
   }

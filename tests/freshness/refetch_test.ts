@@ -169,7 +169,9 @@ Deno.test("freshness - re-fetch refuses what is not the site's, and bounds what 
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get("retry-after")) > 0);
     assert.equal((await refused.json()).error.code, "REFETCH_RATE_LIMIT_EXCEEDED");
-    // Another site is not held up by this one's queue.
+    // Another site is not held up by this one's queue: its crawl and re-fetch end long before
+    // the hung page's fetches time out (10 s) and free their slots.
+    const held = Date.now();
     const site2 = await createSite(t, "business");
     const fx2 = serveSite();
     for (const [p, r] of blogSite("http://127.0.0.2:9")) fx2.routes.set(p, r);
@@ -177,6 +179,8 @@ Deno.test("freshness - re-fetch refuses what is not the site's, and bounds what 
     fx2.routes.set("/alpha", html("Alpha", "<p>Hibiscus infusion.</p>"));
     assert.equal((await refetch(t, site2, ["/alpha"])).status, 202);
     await searchUntil(t, site2, "hibiscus", (urls) => urls.includes("/alpha"));
+    const waited = Date.now() - held;
+    assert.ok(waited < 6000, `the other site's crawl and re-fetch took ${waited} ms`);
     await fx2.close();
   } finally {
     t.close();

@@ -13,6 +13,7 @@ import {
   CODEC_VERSION,
   type Doc,
   docAt,
+  docCount,
   type Expand,
   heldBytes,
   keptHeadingsBytes,
@@ -349,7 +350,10 @@ export class SearchIndexes {
   private async catchUp(site: string, idx: SiteIndex): Promise<void> {
     const { version } = await this.pages.version(site);
     if (version === idx.version) return;
-    const urls = await this.pages.changesSince(site, idx.version, version);
+    const changed = await this.pages.changesSince(site, idx.version, version);
+    // An empty index (a new site's first pages) is built in one pass, the shared title part and
+    // language read first, not replayed and then built again once they show.
+    const urls = changed !== null && docCount(idx.db) > 0 ? changed : null;
     if (urls !== null) {
       // Read a group at a time: an upsert of 500 long pages is never all in memory at once.
       for (let from = 0; from < urls.length; from += CATCH_UP_GROUP) {
@@ -368,8 +372,8 @@ export class SearchIndexes {
       // Mostly pages added since its load: the next save makes its columns anew.
       if (idx.db.docs.loose) idx.loose = true;
     }
-    // Indexed again at a gap in the log, or when the shared title part or language changed
-    // (the first pages of a crawl show it).
+    // Indexed again at a gap in the log, when empty, or when the shared title part or language
+    // changed (the first pages of a crawl show it).
     const { names } = idx;
     const renamed = names.key() !== idx.builtWith &&
       (idx.builtPages < 10 || names.size >= 2 * idx.builtPages);

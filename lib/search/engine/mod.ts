@@ -22,6 +22,7 @@ export {
   createSiteDb,
   type Doc,
   docAt,
+  docCount,
   headingsText,
   heldBytes,
   removeDoc,

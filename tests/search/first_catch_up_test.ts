@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { type Page, PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes } from "../../lib/search/indexes.ts";
-import { docAt } from "../../lib/search/engine/mod.ts";
 
 /** A PageStore that counts the pages read one by one (a replay) and in full (a build). */
 class CountingStore extends PageStore {

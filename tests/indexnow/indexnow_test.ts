@@ -308,6 +308,10 @@ Deno.test("indexnow - a site with too many re-fetches waiting lets the others ta
     const taken = await ping();
     assert.equal(taken.status, 202, JSON.stringify(taken.body));
     assert.deepEqual(taken.body, { queued: 1, sites: 1 });
+    // The other site runs the ping's re-fetch beside the first one's hung ones; once it ended,
+    // the other site is filled too.
+    for (let i = 0; i < 500 && await live(two); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await live(two), false, "the ping's re-fetch ended");
 
     await fill(two);
     const refused = await ping();

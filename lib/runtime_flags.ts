@@ -30,6 +30,22 @@ export const V8_FLAGS = [
 ].join(",");
 
 /**
+ * glibc's malloc settings `deno task start` and `dev` run with (deno.json repeats them; a test
+ * checks it does, and that the server started by `deno task start` has them). They ask for no
+ * permission, and other C libraries and Deno Deploy ignore them. Without them glibc raises its
+ * mmap threshold to the largest block freed (an upsert's body, an index's packed bytes: several
+ * MB), after which every smaller ArrayBuffer is carved from the main heap, whose free top it
+ * returns only past twice that threshold; and each thread may take an arena of its own. In the
+ * black box (two runs each): RSS per 1,000 pages 2 s after an upsert 32 MB instead of 39–42,
+ * after the 200-site round 476–479 MB instead of 479–514; searches as fast.
+ */
+export const MALLOC_ENV = {
+  MALLOC_ARENA_MAX: "2",
+  MALLOC_MMAP_THRESHOLD_: "131072",
+  MALLOC_TRIM_THRESHOLD_: "131072",
+};
+
+/**
  * `deno task start:tuned` (PLATFORM_TUNING=on, lib/platform): `--expose-gc`, so that after a
  * large build or upsert the indexes free what it left at once, thoroughly, and glibc's trim
  * follows (an upsert of 200 sites × 200 pages peaked at 324 MB instead of 505); V8's own

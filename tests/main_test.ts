@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { html, serveSite, urlset } from "./fixtures/crawl_site.ts";
-import { TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "../lib/runtime_flags.ts";
+import { MALLOC_ENV, TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "../lib/runtime_flags.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** What Deno Deploy's permissions come down to for this app: no writing, no subprocesses. */
@@ -114,7 +114,9 @@ Deno.test("start - deno task start runs with least privilege (no FFI, no subproc
   const { tasks } = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));
   const flags = (task: string) => tasks[task].split(" ") as string[];
   const write = `--allow-write=${WRITE_PATHS.join(",")}`;
+  const malloc = Object.entries(MALLOC_ENV).map(([k, v]) => `${k}=${v}`);
   for (const task of ["start", "dev"]) {
+    assert.deepEqual(flags(task).slice(0, malloc.length), malloc, tasks[task]);
     assert.ok(flags(task).includes(`--v8-flags=${V8_FLAGS}`), tasks[task]);
     assert.ok(flags(task).includes(write), tasks[task]);
     for (const wide of ["-A", "--allow-all", "--allow-ffi", "--allow-write", "--allow-sys"]) {
@@ -126,6 +128,46 @@ Deno.test("start - deno task start runs with least privilege (no FFI, no subproc
   assert.ok(flags("start:tuned").includes(`--v8-flags=${TUNED_V8_FLAGS}`));
   assert.ok(flags("start:tuned").includes("--allow-ffi"));
   assert.equal(flags("start:tuned")[0], "PLATFORM_TUNING=on");
+});
+
+Deno.test("start - deno task start serves, its server holding the V8 flags and malloc settings of runtime_flags.ts", async () => {
+  const dir = await Deno.makeTempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["task", "start"],
+    cwd: ROOT,
+    env: { PORT: "0", HOSTNAME: "127.0.0.1", KV_PATH: `${dir}/kv`, OPENAI_API_KEY: "" },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  let out = "";
+  const pumping = (async () => {
+    for await (const text of child.stdout.pipeThrough(new TextDecoderStream())) out += text;
+  })();
+  try {
+    for (let i = 0; i < 600 && !/http:\/\/127\.0\.0\.1:\d+/.test(out); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const url = out.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0];
+    assert.ok(url, out);
+    const health = await fetch(`${url}/healthz`);
+    await health.body?.cancel();
+    assert.equal(health.status, 200);
+    // The task runner's child is the server (read through cat: no --allow-all here).
+    const cat = async (path: string) =>
+      new TextDecoder().decode((await new Deno.Command("cat", { args: [path] }).output()).stdout);
+    const server =
+      (await cat(`/proc/${child.pid}/task/${child.pid}/children`)).trim().split(" ")[0];
+    const environ = (await cat(`/proc/${server}/environ`)).split("\0");
+    for (const [k, v] of Object.entries(MALLOC_ENV)) assert.ok(environ.includes(`${k}=${v}`), k);
+    const cmdline = (await cat(`/proc/${server}/cmdline`)).split("\0").filter(Boolean);
+    assert.ok(cmdline.includes(`--v8-flags=${V8_FLAGS}`), cmdline.join(" "));
+    assert.ok(cmdline.at(-1)?.endsWith("main.ts"), cmdline.join(" "));
+  } finally {
+    child.kill("SIGINT");
+    await child.status;
+    await pumping;
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 /** The `--allow-*` flags of a deno.json task. */

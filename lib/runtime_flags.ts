@@ -36,8 +36,8 @@ export const V8_FLAGS = [
  * mmap threshold to the largest block freed (an upsert's body, an index's packed bytes: several
  * MB), after which every smaller ArrayBuffer is carved from the main heap, whose free top it
  * returns only past twice that threshold; and each thread may take an arena of its own. In the
- * black box (two runs each): RSS per 1,000 pages 2 s after an upsert 32 MB instead of 39–42,
- * after the 200-site round 476–479 MB instead of 479–514; searches as fast.
+ * black box (two runs each): RSS per 1,000 pages 2 s after an upsert 32–34 MB instead of 39–42,
+ * after the 200-site round 470–483 MB instead of 479–514; searches as fast.
  */
 export const MALLOC_ENV = {
   MALLOC_ARENA_MAX: "2",

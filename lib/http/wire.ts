@@ -15,9 +15,20 @@ function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
   return -1;
 }
 
-/** Header bytes as text, one character per byte (RFC 9110 section 5.5). */
-const LATIN1 = new TextDecoder("latin1");
-export const latin1 = (b: Uint8Array) => LATIN1.decode(b);
+/**
+ * Header bytes as text, one character per byte (RFC 9110 section 5.5: ISO-8859-1, which
+ * TextDecoder's "latin1", being windows-1252, is not), made in JavaScript without a call out.
+ */
+export function latin1(b: Uint8Array): string {
+  let out = "";
+  for (let at = 0; at < b.byteLength; at += CHARS_PER_CALL) {
+    const part = b.subarray(at, at + CHARS_PER_CALL);
+    out += String.fromCharCode.apply(null, part as unknown as number[]);
+  }
+  return out;
+}
+/** Arguments to one fromCharCode call, well within any engine's limit. */
+const CHARS_PER_CALL = 4096;
 
 /** A connection's unread bytes, and one read at a time from its socket. */
 export class Wire {
@@ -33,22 +44,24 @@ export class Wire {
 
   /** Reads once more into the unread bytes; false at end of stream or on a closed socket. */
   fill(): Promise<boolean> {
-    this.#filling ??= (async () => {
-      try {
-        const n = await this.conn.read(this.#scratch);
-        if (n === null) return false;
-        const next = new Uint8Array(this.#pending.byteLength + n);
+    // Not an async function: a read is the hot path of every request, and each layer of
+    // promises costs as much as the bookkeeping it wraps.
+    return this.#filling ??= this.conn.read(this.#scratch).then((n) => {
+      this.#filling = null;
+      if (n === null) return false;
+      const had = this.#pending.byteLength;
+      if (had === 0) this.#pending = this.#scratch.slice(0, n);
+      else {
+        const next = new Uint8Array(had + n);
         next.set(this.#pending);
-        next.set(this.#scratch.subarray(0, n), this.#pending.byteLength);
+        next.set(this.#scratch.subarray(0, n), had);
         this.#pending = next;
-        return true;
-      } catch {
-        return false;
-      } finally {
-        this.#filling = null;
       }
-    })();
-    return this.#filling;
+      return true;
+    }, () => {
+      this.#filling = null;
+      return false;
+    });
   }
 
   /** Consumes `n` unread bytes. */

@@ -318,6 +318,13 @@ Deno.test("conformance - field lines follow the grammar: no space before the col
       statuses: [200],
       seen: ["GET /ok"],
     },
+    {
+      // RFC 9110 5.5: obs-text is opaque, a byte each (not windows-1252, whose 0x80 is a euro)
+      name: "obs-text from 0x80 to 0x9f in a value",
+      send: `GET /ok HTTP/1.1\r\n${H}X-A: \x80\x9f\r\n\r\n`,
+      statuses: [200],
+      seen: ["GET /ok"],
+    },
   ]);
 });
 

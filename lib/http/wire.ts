@@ -17,9 +17,13 @@ function indexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
 
 /**
  * Header bytes as text, one character per byte (RFC 9110 section 5.5: ISO-8859-1, which
- * TextDecoder's "latin1", being windows-1252, is not), made in JavaScript without a call out.
+ * TextDecoder's "latin1", being windows-1252, is not).
  */
 export function latin1(b: Uint8Array): string {
+  // Most heads are ASCII, which UTF-8 decodes alike and natively; any other byte decodes to a
+  // character past 0x7f (itself or U+FFFD), so the check below sees it.
+  const ascii = utf8.decode(b);
+  if (!BEYOND_ASCII.test(ascii)) return ascii;
   let out = "";
   for (let at = 0; at < b.byteLength; at += CHARS_PER_CALL) {
     const part = b.subarray(at, at + CHARS_PER_CALL);
@@ -29,6 +33,9 @@ export function latin1(b: Uint8Array): string {
 }
 /** Arguments to one fromCharCode call, well within any engine's limit. */
 const CHARS_PER_CALL = 4096;
+/** BOM kept: a stripped one would leave ASCII behind that the bytes were not. */
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+const BEYOND_ASCII = /[\u0080-\uffff]/;
 
 /** A connection's unread bytes, and one read at a time from its socket. */
 export class Wire {

@@ -325,6 +325,19 @@ Deno.test("conformance - field lines follow the grammar: no space before the col
       statuses: [200],
       seen: ["GET /ok"],
     },
+    {
+      name: "a UTF-8 character in a value, two bytes of obs-text",
+      send: `GET /ok HTTP/1.1\r\n${H}X-A: \xc3\xa9\r\n\r\n`,
+      statuses: [200],
+      seen: ["GET /ok"],
+    },
+    {
+      // Bytes before the method are not a method, whatever a text decoder would make of them.
+      name: "a UTF-8 byte order mark before the request-line",
+      send: `\xef\xbb\xbfGET /ok HTTP/1.1\r\n${H}\r\n`,
+      statuses: [400],
+      seen: [],
+    },
   ]);
 });
 

@@ -79,6 +79,9 @@ export async function readHead(
 const tooLong = () => new Refusal(414, "The request-line is too long.");
 const tooLarge = () => new Refusal(431, "The request head is too large.");
 
+/** Lengths of the names parseHead reads: host, expect, connection, content-length, transfer-encoding. */
+const FRAMING_LENGTHS = new Set([4, 6, 10, 14, 17]);
+
 const REQUEST_LINE = /^([^ ]+) ([^ ]+) HTTP\/(\d)\.(\d)$/;
 /** Bytes a request-target may hold: RFC 3986's, plus [ ] ^ ` { | } that browsers send raw. */
 const TARGET_BYTES = /^(?:[!$&-;=?-\[\]-~]|%[0-9A-Fa-f]{2})*$/;
@@ -106,6 +109,7 @@ export function parseHead(bytes: Uint8Array, self: string, maxBodyBytes: number)
   for (let i = 1; i < lines.length; i++) {
     const f = fieldLine(lines[i]);
     headers.push(f);
+    if (!FRAMING_LENGTHS.has(f[0].length)) continue; // none of the names read below
     const name = f[0].toLowerCase();
     if (name === "host") {
       if (host !== null) throw new Refusal(400, "Host is sent more than once.");
@@ -126,7 +130,8 @@ export function parseHead(bytes: Uint8Array, self: string, maxBodyBytes: number)
     if (i >= 0) headers[i] = field;
     else headers.push(field);
   }
-  const closes = listElements(connection).some((t) => t.toLowerCase() === "close");
+  const closes = connection !== "" &&
+    listElements(connection).some((t) => t.toLowerCase() === "close");
   return {
     method,
     minor,
@@ -134,7 +139,7 @@ export function parseHead(bytes: Uint8Array, self: string, maxBodyBytes: number)
     headers,
     length: bodyLength(te, cl, minor, maxBodyBytes),
     close: closes || minor === 0,
-    expectContinue: minor === 1 &&
+    expectContinue: minor === 1 && expect !== "" &&
       listElements(expect).some((e) => e.toLowerCase() === "100-continue"),
   };
 }

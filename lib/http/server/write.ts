@@ -150,17 +150,28 @@ export interface EarlyAnswer {
  * combine", which Headers iterates in).
  */
 export async function writeEarly(slot: Slot, a: EarlyAnswer, keepAlive: boolean) {
-  const sorted = a.headers.map(([k, v]) => [k.toLowerCase(), v] as const)
-    .sort((x, y) => x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0);
-  let text = statusLine(a.status) + "\r\n", dated = false;
-  for (let i = 0; i < sorted.length; i++) {
-    const name = sorted[i][0];
-    let value = sorted[i][1];
-    while (i + 1 < sorted.length && sorted[i + 1][0] === name) value += ", " + sorted[++i][1];
-    if (name === "date") dated = true;
-    if (!HOP_BY_HOP.has(name)) text += `${name}: ${value}\r\n`;
+  // Names in lower case, in order by an insertion sort that keeps repeated names in the order
+  // sent: a handful of headers, sorted without an array per header.
+  const names: string[] = [], values: string[] = [];
+  for (const [k, v] of a.headers) {
+    const name = k.toLowerCase();
+    let i = names.length;
+    for (; i > 0 && names[i - 1] > name; i--) {
+      names[i] = names[i - 1];
+      values[i] = values[i - 1];
+    }
+    names[i] = name;
+    values[i] = v;
   }
-  text += ending(dated, keepAlive) + `content-length: ${a.body.byteLength}\r\n\r\n`;
+  let text = statusLine(a.status) + "\r\n", dated = false;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    let value = values[i];
+    while (i + 1 < names.length && names[i + 1] === name) value += ", " + values[++i];
+    if (name === "date") dated = true;
+    if (!HOP_BY_HOP.has(name)) text += name + ": " + value + "\r\n";
+  }
+  text += ending(dated, keepAlive) + "content-length: " + a.body.byteLength + "\r\n\r\n";
   await writeAll(slot, compose(slot, text, a.body));
 }
 

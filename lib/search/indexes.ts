@@ -7,7 +7,7 @@
  * it has settled; the least recently used go first when the memory budget is spent.
  */
 import { STALE_MS } from "../clock.ts";
-import type { PageStore } from "../sites/pages.ts";
+import type { PageStore, WrittenBodies } from "../sites/pages.ts";
 import {
   addDoc,
   CODEC_VERSION,
@@ -302,14 +302,17 @@ export class SearchIndexes {
     return opened;
   }
 
-  /** Replays changes since the index's version; rebuilds if the log has a gap. */
-  async refresh(site: string): Promise<void> {
+  /**
+   * Replays changes since the index's version; rebuilds if the log has a gap. `written`: the
+   * bodies the caller just stored, read from there rather than back from KV.
+   */
+  async refresh(site: string, written?: WrittenBodies): Promise<void> {
     const idx = await this.load(site);
     const [db, version] = [idx.db, idx.version];
     const run = idx.busy.then(() => {
       idx.checkedAt = this.clock();
       this.catchingUp.add(idx);
-      return this.catchUp(site, idx);
+      return this.catchUp(site, idx, written);
     });
     idx.busy = run.catch(() => {});
     await run.finally(() => {
@@ -347,7 +350,7 @@ export class SearchIndexes {
   }
 
   /** Brings an index to the site's current version: replays the log, or rebuilds at a gap. */
-  private async catchUp(site: string, idx: SiteIndex): Promise<void> {
+  private async catchUp(site: string, idx: SiteIndex, written?: WrittenBodies): Promise<void> {
     const { version } = await this.pages.version(site);
     if (version === idx.version) return;
     const changed = await this.pages.changesSince(site, idx.version, version);
@@ -358,7 +361,7 @@ export class SearchIndexes {
       // Read a group at a time: an upsert of 500 long pages is never all in memory at once.
       for (let from = 0; from < urls.length; from += CATCH_UP_GROUP) {
         const group = urls.slice(from, from + CATCH_UP_GROUP);
-        const pages = await Promise.all(group.map((u) => this.pages.get(site, u)));
+        const pages = await Promise.all(group.map((u) => this.pages.get(site, u, written)));
         await inSlices(group.keys(), (i) => {
           const url = group[i], page = pages[i];
           removeDoc(idx.db, url);

@@ -57,6 +57,13 @@ export interface IndexVersion {
 
 export type UpsertStatus = "created" | "updated" | "unchanged";
 
+/**
+ * Bodies a caller just stored, by URL with the hash they were stored under: a catch-up of this
+ * process's index takes a page's body from here when its stored hash is the same (the same
+ * text, whatever instance wrote since), instead of reading the chunks back from KV.
+ */
+export type WrittenBodies = Map<string, { hash: string; body: string }>;
+
 /** 15,000 UTF-16 units take at most 30,000 bytes in KV (V8 stores two bytes a unit), 60,000 as UTF-8. */
 const CHUNK_CHARS = 15_000;
 /** Room kept in the metadata value for the fields added after sections and headings are cut. */
@@ -121,8 +128,16 @@ export class PageStore {
       { version: 0, pages: 0 };
   }
 
-  /** Stores a page unless identical; refuses a new page beyond `maxPages`. */
-  async upsert(site: string, input: PageInput, maxPages: number): Promise<UpsertStatus> {
+  /**
+   * Stores a page unless identical; refuses a new page beyond `maxPages`. `written`, when
+   * given, is told the body stored (see WrittenBodies).
+   */
+  async upsert(
+    site: string,
+    input: PageInput,
+    maxPages: number,
+    written?: WrittenBodies,
+  ): Promise<UpsertStatus> {
     const filters = normalFilters(input.filters);
     // Cut to what fits one value as metadata will hold it (a placeholder hash and date);
     // the filters (at most FILTER_LIMITS) are kept whole, sections make room for them.
@@ -210,6 +225,7 @@ export class PageStore {
         .set(this.logKey(site, next.version), input.url, { expireIn: LOG_TTL_MS });
       if (chunks.length === 1) op.set([...this.bodyPrefix(site, input.url, hash), 0], chunks[0]);
       if ((await op.commit()).ok) {
+        written?.set(input.url, { hash, body: input.body });
         if (old.value) await this.deleteBody(site, input.url, old.value.hash);
         return old.value ? "updated" : "created";
       }
@@ -258,10 +274,12 @@ export class PageStore {
     return (await this.kv.get<PageMeta>(this.metaKey(site, url))).value;
   }
 
-  /** One page with its body, or null. */
-  async get(site: string, url: string): Promise<Page | null> {
+  /** One page with its body, or null; the body from `written` when it holds the stored one. */
+  async get(site: string, url: string, written?: WrittenBodies): Promise<Page | null> {
     const meta = (await this.kv.get<PageMeta>(this.metaKey(site, url))).value;
     if (!meta) return null;
+    const mine = written?.get(url);
+    if (mine?.hash === meta.hash) return { ...withHeadings(meta), body: mine.body };
     const parts: string[] = [];
     for await (const e of this.kv.list<string>({ prefix: this.bodyPrefix(site, url, meta.hash) })) {
       parts.push(e.value);

@@ -8,6 +8,7 @@ import { allowOnly, type AppEnv, readJson } from "../../../lib/http/middleware.t
 import { PLANS } from "../../../lib/limits/plans.ts";
 import { ListParams, PageItem, parse, sitePath, UpsertPages } from "../../../lib/http/schemas.ts";
 import type { Services } from "../../../lib/services.ts";
+import type { WrittenBodies } from "../../../lib/sites/pages.ts";
 
 /** 500 pages of up to 2 M characters would be 1 GB; a request this size is plenty per batch. */
 const PAGES_BODY_LIMIT = 32 * 1024 * 1024;
@@ -22,13 +23,15 @@ export function adminPageRoutes(s: Services) {
     const { pages } = parse(UpsertPages, await readJson(c, PAGES_BODY_LIMIT));
     const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
     const results = [];
+    // What was stored, for this process's index to take without reading it back.
+    const written: WrittenBodies = new Map();
     // One at a time: each is its own atomic commit, and a failure never undoes the others.
     for (const [i, raw] of pages.entries()) {
       try {
         const page = parse(PageItem, raw, `pages.${i}.`);
         // The site's filter names and values are bounded: the page keeps what fits.
         const { page: kept, warnings } = await withAdmittedFilters(s.kv, target.id, page);
-        const status = await s.pages.upsert(target.id, kept, PLANS[target.plan].maxPages);
+        const status = await s.pages.upsert(target.id, kept, PLANS[target.plan].maxPages, written);
         counts[status]++;
         results.push({ index: i, url: page.url, status, ...(warnings.length ? { warnings } : {}) });
       } catch (err) {
@@ -45,7 +48,7 @@ export function adminPageRoutes(s: Services) {
         });
       }
     }
-    if (counts.created + counts.updated > 0) await s.indexes.refresh(target.id);
+    if (counts.created + counts.updated > 0) await s.indexes.refresh(target.id, written);
     return c.json({ counts, results });
   });
 

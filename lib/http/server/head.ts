@@ -79,8 +79,9 @@ export async function readHead(
 const tooLong = () => new Refusal(414, "The request-line is too long.");
 const tooLarge = () => new Refusal(431, "The request head is too large.");
 
-/** Lengths of the names parseHead reads: host, expect, connection, content-length, transfer-encoding. */
-const FRAMING_LENGTHS = new Set([4, 6, 10, 14, 17]);
+/** The field names parseHead reads; other names are passed on without being lower-cased. */
+const FRAMING_NAMES = ["host", "transfer-encoding", "content-length", "connection", "expect"];
+const FRAMING_LENGTHS = new Set(FRAMING_NAMES.map((name) => name.length));
 
 const REQUEST_LINE = /^([^ ]+) ([^ ]+) HTTP\/(\d)\.(\d)$/;
 /** Bytes a request-target may hold: RFC 3986's, plus [ ] ^ ` { | } that browsers send raw. */

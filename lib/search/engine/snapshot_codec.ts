@@ -2,9 +2,9 @@
  * A site's index as bytes, for snapshots in KV, in the form it is searched in: the sealed
  * postings, the documents' columns (doc_store.ts) and the vocabulary as raw typed arrays.
  * A decoded index reads them in place, as views of the bytes it was given: a load copies
- * nothing and makes no object per page or word, and the index holds one buffer. Only each
- * field's terms become a string (one per field). A checksum covers everything after the
- * header; any damage, another version or another byte order throws.
+ * nothing and makes no object per page or word, and the index holds one buffer, its terms
+ * included. A checksum covers everything after the header; any damage, another version or
+ * another byte order throws.
  *
  * Layout: "SSDB", version, checksum, byte length (u32 each), then blocks, each a u32 byte
  * length, four bytes of padding and its bytes, padded to 8 (so every block starts 8-aligned
@@ -27,8 +27,10 @@ import type { PassageBlocks } from "./store/passage_blocks.ts";
  * (word_filter.ts, word_order.ts), so a load needs no pass to make them. 7: each page's text
  * digest (doc_store.ts), which the caches shared by every site's indexes are keyed by.
  * 8: each filter value's documents as a list of ids or a bitset, the shorter (doc_set.ts).
+ * 9: each field's terms as UTF-8 with byte starts, read in place (term_table.ts); the
+ * trigram bitmap at 43³ bits rather than 64³ (trigrams.ts).
  */
-export const CODEC_VERSION = 8;
+export const CODEC_VERSION = 9;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
@@ -126,8 +128,8 @@ export function encodeSiteDb(db: SiteDb): Uint8Array {
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
-    // Terms are letters and digits (never a lone surrogate): UTF-8 gives them back as they are.
-    w.putMade(encoder.encode(p.table.blob));
+    // The terms' UTF-8 and where each starts: a loaded table reads them in place.
+    w.put(p.table.bytes);
     w.put(p.table.starts);
     w.put(p.offsets);
     w.put(p.ids);
@@ -294,9 +296,9 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
   index.dead = new Uint8Array(Math.max(64, n));
   for (const f of FIELDS) {
     const p = index.fields[f];
-    const blob = r.text(), starts = r.u32();
+    const terms = r.typed(Uint8Array, -1), starts = r.u32();
     const count = starts.length - 1;
-    p.table = new TermTable(blob, starts);
+    p.table = new TermTable(terms, starts);
     if (count < 0 || !p.table.valid()) fail("terms out of order");
     p.offsets = r.u32(count + 1);
     // Ids in 16 bits or 32, as the seal made them: told by the block's size.

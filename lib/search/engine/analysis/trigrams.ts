@@ -1,20 +1,24 @@
 /**
  * Which three-letter sequences occur in a site's words (ASCII letters, digits and joiners,
- * with start and end marks): a bitmap of 64³ bits (32 KB) that lets typo correction skip
+ * with start and end marks): a bitmap of 43³ bits (10 KB), one for each sequence of three of
+ * those 40 characters and the two marks, that lets typo correction skip
  * candidates no word could have. Only ever set, so a removed word may leave its sequences
  * behind.
  */
 export const START = 2, END = 3;
 
-/** Character code → 6-bit code; -1 for any other character (counted as possible). */
+/** Character code → its code (1 to 42); -1 for any other character (counted as possible). */
 const CODE = new Int8Array(128).fill(-1);
 CODE[START] = 1;
 CODE[END] = 2;
-[..."abcdefghijklmnopqrstuvwxyz0123456789_.-'"].forEach((c, i) => CODE[c.charCodeAt(0)] = 3 + i);
+const LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_.-'";
+[...LETTERS].forEach((c, i) => CODE[c.charCodeAt(0)] = 3 + i);
 const code = (c: number) => (c < 128 ? CODE[c] : -1);
+/** Codes a sequence's place is counted in: 0 (unused), the two marks and the letters. */
+const CODES = 3 + LETTERS.length;
 
 /** Bytes of the bitmap. */
-export const TRIGRAM_BYTES = (64 * 64 * 64) >> 3;
+export const TRIGRAM_BYTES = (CODES * CODES * CODES + 7) >> 3;
 
 export class Trigrams {
   constructor(readonly bits: Uint8Array = new Uint8Array(TRIGRAM_BYTES)) {}
@@ -26,7 +30,7 @@ export class Trigrams {
     for (let i = 1; i <= word.length; i++) {
       const c = code(i < word.length ? word.charCodeAt(i) : END);
       if (c < 0) return;
-      const idx = (a * 64 + b) * 64 + c;
+      const idx = (a * CODES + b) * CODES + c;
       this.bits[idx >> 3] |= 1 << (idx & 7);
       [a, b] = [b, c];
     }
@@ -36,7 +40,7 @@ export class Trigrams {
   has(a: number, b: number, c: number): boolean {
     const x = code(a), y = code(b), z = code(c);
     if (x < 0 || y < 0 || z < 0) return true;
-    const idx = (x * 64 + y) * 64 + z;
+    const idx = (x * CODES + y) * CODES + z;
     return (this.bits[idx >> 3] & (1 << (idx & 7))) !== 0;
   }
 }

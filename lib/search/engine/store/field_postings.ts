@@ -1,10 +1,10 @@
 /**
- * One field's postings: a sealed part (sorted terms in one string, term_table.ts; each
+ * One field's postings: a sealed part (sorted terms as UTF-8 in one byte array, term_table.ts; each
  * term's documents and term frequencies as ranges of two typed arrays, ids ascending) and
  * a recent part (recent_postings.ts) for documents added since; lookups read both.
  */
-import { TermTable } from "./term_table.ts";
-import { bufferBytes, stringBytes } from "./held_bytes.ts";
+import { TermTable, TermTableBuilder } from "./term_table.ts";
+import { bufferBytes } from "./held_bytes.ts";
 import { Recent } from "./recent_postings.ts";
 
 /**
@@ -58,7 +58,7 @@ export class FieldPostings {
 
   /** Bytes held (a seal's arrays may be views of a larger buffer: each buffer counts once). */
   bytes(seen: Set<ArrayBufferLike>): number {
-    return stringBytes(this.table.blob) + bufferBytes(this.table.starts, seen) +
+    return bufferBytes(this.table.bytes, seen) + bufferBytes(this.table.starts, seen) +
       bufferBytes(this.offsets, seen) + bufferBytes(this.ids, seen) + bufferBytes(this.tfs, seen) +
       this.recent.bytes();
   }
@@ -183,7 +183,7 @@ export class FieldPostings {
     const cap = this.ids.length + rc.size;
     const ids = live <= 0x10000 ? new Uint16Array(cap) : new Uint32Array(cap);
     const tfs = new Uint16Array(cap);
-    const terms: string[] = [];
+    const terms = new TermTableBuilder();
     const offsets: number[] = [0];
     let n = 0, i = 0, j = 0;
     const old = this.table;
@@ -191,7 +191,6 @@ export class FieldPostings {
       const r = j < recent.length ? recent[j] : null;
       const order = i >= old.length ? 1 : r === null ? -1 : old.compare(i, r);
       const fromSealed = order <= 0;
-      const term = order < 0 ? old.at(i) : r!;
       const start = n;
       if (fromSealed) {
         for (let p = this.offsets[i]; p < this.offsets[i + 1]; p++) {
@@ -212,11 +211,13 @@ export class FieldPostings {
         j++;
       }
       if (n > start) {
-        terms.push(term);
+        // The term as the old table holds it (no string made), or the recent one.
+        if (order < 0) terms.copy(old, i - 1);
+        else terms.add(r!);
         offsets.push(n);
       }
     }
-    this.table = TermTable.from(terms);
+    this.table = terms.finish();
     this.offsets = Uint32Array.from(offsets);
     // Views, not copies: what dead documents held stays unused until the next seal.
     this.ids = ids.subarray(0, n);

@@ -157,7 +157,13 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
       await w.page.waitForTimeout(300); // past the debounce: the request for "cof" is in flight
       await input.pressSequentially("fee", { delay: 10 });
       await w.page.locator(`${OPTION} mark`).filter({ hasText: /^coffee$/i }).first().waitFor();
-      assert.deepEqual(aborted, ["cof"]);
+      // "cof" was in flight when the query changed; on a busy machine a keystroke of "fee" may
+      // come after the debounce too, and its request is as stale: what is aborted is stale only.
+      assert.ok(aborted.includes("cof"), `aborted: ${aborted}`);
+      assert.ok(
+        aborted.every((q) => "coffee".startsWith(q) && q !== "coffee"),
+        `aborted: ${aborted}`,
+      );
       await w.page.waitForTimeout(700);
       const marks = await w.page.locator(`${OPTION} mark`).allTextContents();
       assert.ok(marks.every((m) => /^coffee/i.test(m)), "the late answer for cof is not drawn");

@@ -150,7 +150,15 @@ export class Crawl {
     const track = (flag: number) =>
       log ? new TrackedSet((p, on) => log.path(p, flag, on)) : new Set<string>();
     const siteKey = (): string => this.discovery.siteKey;
-    const ledger = this.ledger = new UrlLedger(s.kv, site.id, siteKey, s.clock);
+    /** URLs the crawl keeps at most (discovery.ts). */
+    const kept = SEEN_PER_PAGE * req.maxPages;
+    const ledger = this.ledger = new UrlLedger({
+      kv: s.kv,
+      siteId: site.id,
+      siteKey,
+      clock: s.clock,
+      maxPastLimits: kept,
+    });
     const report = this.report = new CrawlReport(sink, {
       listed: track(PATH_LISTED),
       claimed: track(PATH_CLAIMED),
@@ -166,7 +174,7 @@ export class Crawl {
       report,
       signal,
     });
-    const twins = this.twins = new CrawlTwins(SEEN_PER_PAGE * req.maxPages, log);
+    const twins = this.twins = new CrawlTwins(kept, log);
     const queue = this.queue = new CrawlQueue(tuning.workers, log && ((t) => log.todo(t)));
     const discovery = this.discovery = new CrawlDiscovery({
       fetcher,

@@ -4,7 +4,9 @@
  * crawl gave it (`indexed`, or why not), when it was last fetched, and where it pointed (a
  * redirect's target, the page a duplicate defers to). A crawl notes as it goes and writes a
  * batch a second; a crawl that saw the whole site drops the records of paths it never met,
- * so what is kept stays bounded by what the site links to.
+ * so what is kept stays bounded by what the site links to. URLs a crawl met past its limits
+ * (more than it keeps) get records only as many as the URLs it keeps: one page of 300,000
+ * links would otherwise cost as many KV reads and writes on a 20-page plan.
  */
 import { pathOf, siteKeyOf } from "./http.ts";
 import { commitBatches, keyFits } from "../storage/kv_limits.ts";
@@ -30,6 +32,8 @@ const UNFETCHED = new Set([
   "off_site",
   "blocked_address",
 ]);
+/** Reasons a crawl gives a URL it met past its limits, whose records are bounded per crawl. */
+const PAST_LIMITS = new Set(["discovery_limit", "sitemap_limit"]);
 /** Paths longer than this are not kept (crawls keep none longer). */
 const MAX_PATH = 1000;
 /** Targets are kept this long at most, within one small value. */
@@ -50,17 +54,31 @@ export class UrlLedger {
   /** Paths that redirected in this crawl: met again as their target's duplicate, still redirects. */
   private redirects = new Set<string>();
   private writing: Promise<void> = Promise.resolve();
+  /** URLs noted past the crawl's limits so far. */
+  private pastLimits = 0;
+  private kv: Deno.Kv;
+  private siteId: string;
+  private siteKey: () => string;
+  private clock: () => number;
+  private maxPastLimits: number;
 
-  /** `siteKey`: the site crawled (siteKeyOf), known once the start URL answered. */
-  constructor(
-    private kv: Deno.Kv,
-    private siteId: string,
-    private siteKey: () => string,
-    private clock: () => number,
-  ) {}
+  constructor(o: {
+    kv: Deno.Kv;
+    siteId: string;
+    /** The site crawled (siteKeyOf), known once the start URL answered. */
+    siteKey: () => string;
+    clock: () => number;
+    /** Records at most for URLs met past the crawl's limits: as many as the URLs it keeps. */
+    maxPastLimits: number;
+  }) {
+    ({ kv: this.kv, siteId: this.siteId, siteKey: this.siteKey, clock: this.clock } = o);
+    this.maxPastLimits = o.maxPastLimits;
+  }
 
   /** What became of `url` (absolute); URLs of other sites are not kept. */
   note(url: string, reason: string, to?: string) {
+    // Past the limits the job counts them; the first of them keep a record each.
+    if (PAST_LIMITS.has(reason) && this.pastLimits++ >= this.maxPastLimits) return;
     const u = URL.parse(url);
     if (!u || siteKeyOf(u) !== this.siteKey()) return;
     const path = pathOf(u);

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { admin, createSite, startApp, type TestApp, type TestSite } from "../helpers.ts";
 import { html, serveSite } from "../fixtures/crawl_site.ts";
 import { MAX_SITEMAPS, SEEN_PER_PAGE } from "../../lib/crawl/discovery.ts";
+import { ledgerPrefix } from "../../lib/crawl/url_ledger.ts";
 
 const CRAWL = {
   allowLoopback: true,
@@ -48,6 +49,20 @@ Deno.test("bounded crawl - a page with 300,000 links: the crawl keeps 10 URLs pe
     );
     const { urls } = await listed.json();
     assert.ok(urls.some((u: { reason: string }) => u.reason === "discovery_limit"));
+    // What became of each URL is kept for as many past the limit as the crawl keeps, not for
+    // every link of the page: KV holds a bounded number of records for this crawl.
+    let records = 0;
+    for await (const _ of t.kv.list({ prefix: ledgerPrefix(s.id) })) records++;
+    assert.ok(records > 0 && records <= 2 * SEEN_PER_PAGE * 20 + 1, `${records} records`);
+    // A URL past the limit with no record of its own still gets an answer that says what to do.
+    const status = await t.call(
+      `/api/admin/sites/${s.id}/urls/status?url=${encodeURIComponent(`${site.origin}/l299999`)}`,
+      admin(s.adminKey),
+    );
+    assert.equal(status.status, 200);
+    const { searchable, detail } = await status.json();
+    assert.equal(searchable, false);
+    assert.ok(detail.length > 20, detail);
   } finally {
     t.close();
     await site.close();

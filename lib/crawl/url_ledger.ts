@@ -56,31 +56,25 @@ export class UrlLedger {
   private writing: Promise<void> = Promise.resolve();
   /** URLs noted past the crawl's limits so far. */
   private pastLimits = 0;
-  private kv: Deno.Kv;
-  private siteId: string;
-  private siteKey: () => string;
-  private clock: () => number;
-  private maxPastLimits: number;
 
-  constructor(o: {
-    kv: Deno.Kv;
-    siteId: string;
-    /** The site crawled (siteKeyOf), known once the start URL answered. */
-    siteKey: () => string;
-    clock: () => number;
-    /** Records at most for URLs met past the crawl's limits: as many as the URLs it keeps. */
-    maxPastLimits: number;
-  }) {
-    ({ kv: this.kv, siteId: this.siteId, siteKey: this.siteKey, clock: this.clock } = o);
-    this.maxPastLimits = o.maxPastLimits;
-  }
+  constructor(
+    private readonly o: {
+      kv: Deno.Kv;
+      siteId: string;
+      /** The site crawled (siteKeyOf), known once the start URL answered. */
+      siteKey: () => string;
+      clock: () => number;
+      /** Records at most for URLs met past the crawl's limits: as many as the URLs it keeps. */
+      maxPastLimits: number;
+    },
+  ) {}
 
   /** What became of `url` (absolute); URLs of other sites are not kept. */
   note(url: string, reason: string, to?: string) {
     // Past the limits the job counts them; the first of them keep a record each.
-    if (PAST_LIMITS.has(reason) && this.pastLimits++ >= this.maxPastLimits) return;
+    if (PAST_LIMITS.has(reason) && this.pastLimits++ >= this.o.maxPastLimits) return;
     const u = URL.parse(url);
-    if (!u || siteKeyOf(u) !== this.siteKey()) return;
+    if (!u || siteKeyOf(u) !== this.o.siteKey()) return;
     const path = pathOf(u);
     if (path.length > MAX_PATH) return;
     if (reason === "redirect") this.redirects.add(path);
@@ -113,20 +107,20 @@ export class UrlLedger {
     if (!this.pending.size) return;
     const notes = [...this.pending];
     this.pending.clear();
-    const now = this.clock();
+    const now = this.o.clock();
     // Unfetched now, a URL keeps the time of its last fetch.
     const old = await Promise.all(
       notes.map(([path, n]) =>
-        n.fetched ? null : this.kv.get<UrlRecord>(ledgerKey(this.siteId, path))
+        n.fetched ? null : this.o.kv.get<UrlRecord>(ledgerKey(this.o.siteId, path))
       ),
     );
     const writes: [Deno.KvKey, unknown][] = notes.map(([path, n], i) => {
       const at = n.fetched ? now : old[i]?.value?.at;
       const rec: UrlRecord = { r: n.reason, ...(at ? { at } : {}), ...(n.to ? { to: n.to } : {}) };
-      return [ledgerKey(this.siteId, path), rec];
+      return [ledgerKey(this.o.siteId, path), rec];
     });
     for (const batch of commitBatches(writes)) {
-      const op = this.kv.atomic();
+      const op = this.o.kv.atomic();
       for (const [k, v] of batch) op.set(k, v);
       await op.commit();
     }
@@ -137,12 +131,12 @@ export class UrlLedger {
     await this.flush();
     let batch: Deno.KvKey[] = [];
     const drop = async () => {
-      const op = this.kv.atomic();
+      const op = this.o.kv.atomic();
       for (const k of batch) op.delete(k);
       await op.commit();
       batch = [];
     };
-    for await (const e of this.kv.list({ prefix: ledgerPrefix(this.siteId) })) {
+    for await (const e of this.o.kv.list({ prefix: ledgerPrefix(this.o.siteId) })) {
       if (met(e.key[2] as string)) continue;
       batch.push(e.key);
       if (batch.length === 500) await drop();

@@ -7,7 +7,7 @@
  */
 export const START = 2, END = 3;
 
-/** Character code → its code (1 to 42); -1 for any other character (counted as possible). */
+/** Character code → its code (below CODES); -1 for any other character (counted as possible). */
 const CODE = new Int8Array(128).fill(-1);
 CODE[START] = 1;
 CODE[END] = 2;

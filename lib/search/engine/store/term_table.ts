@@ -13,19 +13,6 @@ const REMEMBERED = 64;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** UTF-8 bytes of a string of whole characters (a lone surrogate counts as U+FFFD's three). */
-function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c < 0xdc00 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n += 2, i++;
-    else n += 2;
-  }
-  return n;
-}
-
 /** Bytes a valid UTF-8 sequence takes after lead byte `b` (0: not a lead byte). */
 const tailOf = (b: number) =>
   b < 0x80 ? 0 : b < 0xc2 ? -1 : b < 0xe0 ? 1 : b < 0xf0 ? 2 : b < 0xf5 ? 3 : -1;
@@ -192,7 +179,8 @@ export class TermTableBuilder {
 
   /** Adds a term given as a string. */
   add(term: string) {
-    this.room(utf8Length(term));
+    // At most three UTF-8 bytes a UTF-16 unit (a surrogate pair's four for its two).
+    this.room(term.length * 3);
     this.used += encoder.encodeInto(term, this.bytes.subarray(this.used)).written;
     this.starts.push(this.used);
   }

@@ -174,11 +174,21 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
           "Shipping costs",
           "Shipping to Germany",
         ]);
+        // The server's answers are held until the narrowed list has been seen, so a busy machine
+        // whose request goes out and returns quickly cannot replace it before it is read.
+        let release!: () => void;
+        const held = new Promise<void>((r) => release = r);
+        await w.page.route("**/api/search?**", async (route: Route) => {
+          await held;
+          await route.continue().catch(() => {});
+        });
         await input.pressSequentially(" co", { delay: 20 });
-        const narrowed = await w.page.locator(`${BAR} [role=listbox]:not([data-query])`)
-          .locator(".t").allTextContents();
-        assert.deepEqual(narrowed, ["Shipping costs"]);
+        const narrowed = w.page.locator(`${BAR} [role=listbox]:not([data-query]) .t`);
+        await narrowed.first().waitFor();
+        assert.deepEqual(await narrowed.allTextContents(), ["Shipping costs"]);
+        release();
         await w.page.locator(`${BAR} [role=listbox][data-query="shipping co"]`).waitFor();
+        await w.page.unroute("**/api/search?**");
         assert.equal(sent.at(-1), "shipping co");
         assert.equal(await w.page.locator(`${OPTION} mark`).first().textContent(), "Shipping");
         await w.done();
@@ -405,6 +415,8 @@ browserSuite("browser - live search and widget manners", async (t, executablePat
         });
         const input = w.page.locator(`${BAR} input`);
         await input.pressSequentially("shiping costs", { delay: 20 });
+        // Every prefix's answer is rewritten too; the line read is the complete query's.
+        await w.page.locator(`${BAR} [role=listbox][data-query="shiping costs"]`).waitFor();
         const line = w.page.locator(`${BAR} .fix`);
         await line.waitFor();
         assert.equal(await line.textContent(), "Showing results for “shipping costs”");

@@ -309,7 +309,9 @@ export class SearchIndexes {
   async refresh(site: string, written?: WrittenBodies): Promise<void> {
     const idx = await this.load(site);
     const [db, version] = [idx.db, idx.version];
+    idx.waiting = (idx.waiting ?? 0) + 1;
     const run = idx.busy.then(() => {
+      idx.waiting!--;
       idx.checkedAt = this.clock();
       this.catchingUp.add(idx);
       return this.catchUp(site, idx, written);
@@ -388,8 +390,8 @@ export class SearchIndexes {
         packed: undefined, // the bytes of the index this replaces: not kept alive
       });
     }
-    // Many pages indexed: compacted now if loose (left to the save while searches come: it
-    // holds them ~100-250 ms a 2,000-page site), and what it left and the catch-up read freed.
+    // Many pages indexed: compacted now if loose (left to the save while searches come, which
+    // compacts in slices), and what it left and the catch-up read freed.
     if ((rebuilt ? idx.builtPages : urls.length) >= COMPACT_NOW_PAGES) {
       if (idx.loose && searchesPaused() && this.compactsNow()) compact(idx);
       await this.release(idx);

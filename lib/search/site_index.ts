@@ -12,12 +12,19 @@ import {
   passageColumns,
   prepareIndex,
   readAhead,
+  runSteps,
   seal,
   type SiteDb,
   SiteName,
   statedColumns,
 } from "./engine/mod.ts";
-import { type Encoded, type LoadedIndex, packIndex, unpackIndex, withExtras } from "./snapshots.ts";
+import {
+  type Encoded,
+  type LoadedIndex,
+  packingIndex,
+  unpackIndex,
+  withExtras,
+} from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
 import { searchesPaused } from "./activity.ts";
 import { releaseSoon } from "../memory_release.ts";
@@ -29,6 +36,8 @@ export interface SiteIndex {
   checkedAt: number;
   /** Serialises catch-ups so two never replay the same log at once. */
   busy: Promise<void>;
+  /** Catch-ups waiting for `busy` (a save standing aside for searches stops standing aside). */
+  waiting?: number;
   /** What the site's pages share (title part, language), and what the index was built with. */
   names: SiteName;
   builtWith: string;
@@ -58,7 +67,19 @@ export const COMPACT_NOW_PAGES = 100;
  * after a build or a catch-up of many pages that left it loose.
  */
 export function compact(idx: SiteIndex) {
-  const bytes = pack(idx);
+  runSteps(compacting(idx));
+}
+
+/**
+ * `compact` in steps, for the event loop to run between them (a 2,000-page index took ~150 ms
+ * in one go). Nothing may change the index until they are done (a save holds `busy`);
+ * searches read the loose index between them, and the compacted one after.
+ */
+function* compacting(idx: SiteIndex): Generator<void> {
+  seal(idx.db);
+  yield;
+  const bytes = yield* packingIndex(idx, { passages: passageColumns(idx.db) });
+  yield;
   const { db, passages } = unpackIndex(bytes, idx.version);
   if (passages) adoptPassages(db, passages);
   idx.db = db;
@@ -67,26 +88,36 @@ export function compact(idx: SiteIndex) {
   idx.loose = false;
 }
 
-/** An index's snapshot bytes, with its long pages' passages read by now (ids as sealed). */
-function pack(idx: SiteIndex): Uint8Array<ArrayBuffer> {
-  seal(idx.db);
-  return packIndex(idx, { passages: passageColumns(idx.db) });
-}
-
 /**
  * What a save of an index writes (a copy: the bytes go to KV while it may change), with the
- * passages read since it was packed (the pass after a build). An index changed since it was
- * packed is compacted again first: encoding it seals it anew beside the bytes it was read
- * from, and the index would go on holding both (+37 MB after a 2,000-page upsert's save).
+ * passages read and the stated names mined by now, since it was packed too (the pass after a
+ * build; a compacted or loaded index's buffer never holds the names). An index changed since
+ * it was packed is compacted again first: encoding it seals it anew beside the bytes it was
+ * read from, and the index would go on holding both (+37 MB after a 2,000-page upsert's save).
  */
-export function snapshotOf(idx: SiteIndex): Encoded {
-  const { packed } = idx;
-  if (idx.loose || packed?.db !== idx.db || packed.version !== idx.version) {
-    compact(idx);
-    releaseSoon();
-    return { version: idx.version, bytes: withExtras(idx.packed!.bytes, extrasOf(idx.db)) };
+export async function snapshotOf(idx: SiteIndex, standAside = false): Promise<Encoded> {
+  let bytes: Uint8Array<ArrayBuffer> | undefined;
+  const steps = (function* () {
+    const { packed } = idx;
+    if (idx.loose || packed?.db !== idx.db || packed.version !== idx.version) {
+      yield* compacting(idx);
+      releaseSoon();
+      yield;
+    }
+    const passages = passageColumns(idx.db);
+    yield;
+    const stated = statedColumns(idx.db);
+    yield;
+    bytes = yield* withExtras(idx.packed!.bytes, { passages, stated });
+  })();
+  // In slices; when asked to, only while no search comes (each slice would hold one), for at
+  // most SAVE_STANDS_ASIDE_MS, and no longer once a change waits to be indexed behind it.
+  const until = performance.now() + (standAside ? SAVE_STANDS_ASIDE_MS : 0);
+  const go = () => performance.now() >= until || searchesPaused() || !!idx.waiting;
+  while (!await inTimeSlices(steps, go)) {
+    await new Promise((r) => setTimeout(r, SAVE_LOOKS_AGAIN_MS));
   }
-  return { version: idx.version, bytes: withExtras(packed.bytes, extrasOf(idx.db)) };
+  return { version: idx.version, bytes: bytes! };
 }
 
 /**
@@ -134,6 +165,11 @@ export async function readsAheadDone() {
   while (ahead.size) await Promise.all(ahead.values());
 }
 
+/** How long a save's compaction and copy stand aside while searches come, at most. */
+const SAVE_STANDS_ASIDE_MS = 10_000;
+/** How often a save standing aside looks again whether it may go on. */
+const SAVE_LOOKS_AGAIN_MS = 50;
+
 /** How long a save waits for the pass after a change (a site changing all the time restarts it). */
 const PASS_WAIT_MS = 10_000;
 
@@ -154,17 +190,11 @@ export async function encodeWhenDone(
   await Promise.race([pass, wait]).finally(() => clearTimeout(timer));
   const encoded = idx.busy.then(() => {
     if (idx.version !== asked) throw new Error("changed since the save was asked for");
-    return snapshotOf(idx);
+    return snapshotOf(idx, true);
   });
   idx.busy = encoded.then(() => {}, () => {});
   return await encoded;
 }
-
-/**
- * What a snapshot keeps past the index: passages read and stated names mined by now (the
- * latter only in what is saved: a compacted or loaded index's buffer never holds them).
- */
-const extrasOf = (db: SiteDb) => ({ passages: passageColumns(db), stated: statedColumns(db) });
 
 /** An index loaded from its snapshot, taking up the passages the snapshot held. */
 export function loadedIndex(

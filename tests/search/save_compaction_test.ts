@@ -1,11 +1,13 @@
 /**
  * A save of an index changed since it was last packed compacts it again (site_index.ts
  * snapshotOf): after the save it holds what a load of that snapshot holds, not its old bytes
- * beside the arrays the save's encoding sealed.
+ * beside the arrays the save's encoding sealed. It compacts in slices: other tenants' requests
+ * are answered between them, and the bytes are those of a compaction in one go.
  */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { noteSearch, SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { buildIndex, compact, snapshotOf } from "../../lib/search/site_index.ts";
 import { answersOf } from "./sites.ts";
 
 const SITE = "site_save_compact";
@@ -52,6 +54,92 @@ Deno.test("save compaction - an index saved after a few changes holds what a loa
     a.discard();
     b.discard();
   } finally {
+    kv.close();
+  }
+});
+
+/** A page of varied words, so the vocabulary and the postings are large enough to cost time. */
+const bigPage = (i: number) => {
+  const words = Array.from({ length: 400 }, (_, k) => `w${(i * 7919 + k * 104729) % 60_000}`);
+  return {
+    url: `/manual/${i}`,
+    title: `Part ${i} — ${WORDS[i % WORDS.length]}`,
+    body: `${WORDS[i % WORDS.length]} ${words.join(" ")}`,
+  };
+};
+
+Deno.test("save compaction - a save compacts in slices: timers run between them, the bytes are those of one compaction in one go", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const pages = new PageStore(kv, Date.now);
+    for (let i = 0; i < 1_500; i++) await pages.upsert(SITE, bigPage(i), 10_000);
+    const whole = await buildIndex(pages, SITE, Date.now);
+    const t0 = performance.now();
+    compact(whole);
+    const inOneGo = performance.now() - t0;
+    const sliced = await buildIndex(pages, SITE, Date.now);
+    assert.equal(sliced.loose, true);
+
+    // A timer armed as the save starts, and again each time it fires: each turn of the event
+    // loop it gets while the compaction runs is one a waiting request would get too.
+    let turns = 0, longest = 0, last = performance.now(), saving = true;
+    const tick = () => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last), last = now;
+      if (saving) turns++, setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    const saved = await snapshotOf(sliced);
+    saving = false;
+    console.log(
+      `1,500 pages: compacted in one go in ${inOneGo.toFixed(0)} ms; in slices: ${turns} turns, ` +
+        `the longest wait ${longest.toFixed(1)} ms`,
+    );
+    assert.ok(turns >= 3, `${turns} turns while the save compacted`);
+    assert.ok(longest < 0.6 * inOneGo, `a turn waited ${longest} ms, the whole takes ${inOneGo}`);
+    assert.equal(sliced.loose, false);
+    assert.deepEqual(sliced.packed!.bytes, whole.packed!.bytes);
+    assert.ok(saved.bytes.length >= whole.packed!.bytes.length);
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("save compaction - a save stands aside while searches come, and goes on once they stop or a change waits behind it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const searching = setInterval(noteSearch, 20); // another site's visitors, one every 20 ms
+  try {
+    const pages = new PageStore(kv, Date.now);
+    for (let i = 0; i < 200; i++) await pages.upsert(SITE, bigPage(i), 10_000);
+    const idx = await buildIndex(pages, SITE, Date.now);
+    let saved = false;
+    const save = snapshotOf(idx, true).then(() => saved = true);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(saved, false, "saved while searches came");
+    assert.equal(idx.loose, true, "compacted while searches came");
+    clearInterval(searching);
+    const quietAt = performance.now();
+    await save;
+    assert.equal(idx.loose, false);
+    console.log(`saved ${(performance.now() - quietAt).toFixed(0)} ms after the last search`);
+
+    // A change waiting behind the save: it stops standing aside though searches still come.
+    const again = setInterval(noteSearch, 20);
+    try {
+      const other = await buildIndex(pages, SITE, Date.now);
+      const run = snapshotOf(other, true);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(other.loose, true);
+      other.waiting = 1;
+      const t = performance.now();
+      await run;
+      assert.equal(other.loose, false);
+      assert.ok(performance.now() - t < 5_000);
+    } finally {
+      clearInterval(again);
+    }
+  } finally {
+    clearInterval(searching);
     kv.close();
   }
 });

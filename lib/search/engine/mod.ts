@@ -8,7 +8,8 @@
  *   ranking })`; `rank` when only the order is wanted. Ranking's knobs are one documented
  *   object, `DEFAULT_RANKING`; `rankingWith(overrides)` changes some for one search.
  * - Keep it as bytes: `encodeSiteDb` and `decodeSiteDb`, with the extras read off the search
- *   path (`encodeTail`, `decodeTail`); `CODEC_VERSION` names the format.
+ *   path (`encodeTail`, `decodeTail`); `CODEC_VERSION` names the format. `encodingSiteDb` is
+ *   the encoding in steps (`runSteps` runs any such generator to its end at once).
  * - Work read off the search path after a change, a step at a time: `prepareIndex`,
  *   `readAhead` (generators: the host decides when each step runs).
  * - Words as every part of the service reads them: `words`, `terms`, `fold`, … (analysis/).
@@ -55,8 +56,10 @@ export {
   encodedLength,
   encodeSiteDb,
   encodeTail,
+  encodingSiteDb,
   type Extras,
 } from "./snapshot_codec.ts";
+export { runSteps } from "./steps.ts";
 export type { PassageBlocks } from "./store/passage_blocks.ts";
 export { type DocFilters, SITE_FILTER_LIMITS } from "./store/filter_postings.ts";
 export { SiteName } from "./analysis/site_name.ts";

@@ -326,8 +326,14 @@ function docBytes(d: StoredDoc, seen: Set<ArrayBufferLike>): number {
   return n;
 }
 
-/** Documents 0…n-1 (every one present) as columns, for a snapshot. */
-export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocColumns {
+/** Documents made into columns between two yields of `toColumns` (a power of two). */
+const DOCS_PER_STEP = 64;
+
+/** Documents 0…n-1 (every one present) as columns, for a snapshot, in steps. */
+export function* toColumns(
+  docs: Iterable<[number, StoredDoc]>,
+  n: number,
+): Generator<void, DocColumns> {
   const flags = new Uint8Array(n), codeShare = new Float64Array(n);
   const sectionCount = new Uint32Array(n), sectionFrom = new Uint32Array(n + 1);
   const starts = new Uint32Array(n * TEXTS + 1), digests = new Uint8Array(n * DIGEST_BYTES);
@@ -367,11 +373,15 @@ export function toColumns(docs: Iterable<[number, StoredDoc]>, n: number): DocCo
     sectionFrom[id + 1] = sectionAts;
     flags[id] = f;
     digests.set(d.digest, id * DIGEST_BYTES);
+    if ((id & (DOCS_PER_STEP - 1)) === DOCS_PER_STEP - 1) yield;
   }
   if (next !== n * TEXTS) throw new Error("a document is missing");
   const text = new Uint8Array(bytes), sectionAt = new Int32Array(sectionAts);
   let at = 0;
-  for (const p of parts) text.set(p, at), at += p.length;
+  for (let i = 0; i < parts.length; i++) {
+    text.set(parts[i], at), at += parts[i].length;
+    if ((i & (DOCS_PER_STEP * TEXTS - 1)) === DOCS_PER_STEP * TEXTS - 1) yield;
+  }
   // The strings encoded here are copied: freed now (free_bytes.ts); the pages' bodies are kept.
   for (const p of encoded) freeBytes(p);
   at = 0;

@@ -127,26 +127,27 @@ export function* prepareOrder(v: Vocab): Generator<void> {
   if (order) orders.set(v, { order, changes });
 }
 
-/** `v`'s order, made now if there is none (a snapshot of it). */
-function madeOrder(v: Vocab): SlotOrder {
+/** `v`'s order, made in steps if there is none (a snapshot of it). */
+function* madeOrder(v: Vocab): Generator<void, SlotOrder> {
   const current = orderOf(v);
   if (current) return current;
-  const steps = sorted(v, () => false);
-  let r = steps.next();
-  while (!r.done) r = steps.next();
-  orders.set(v, { order: r.value!, changes: v.changes });
-  return r.value!;
+  const order = (yield* sorted(v, () => false))!;
+  orders.set(v, { order, changes: v.changes });
+  return order;
 }
 
 /**
  * `v` packed for a snapshot (`Vocab.packed`), its typo filter and its order: `v`'s carried
- * over to the packed table's slots where it has them, else made now.
+ * over to the packed table's slots where it has them, else made; in steps (yielding between
+ * the packing, the filter and the sort's pieces). `v` must not change until they are done.
  */
-export function packedWords(v: Vocab): { packed: Vocab; order: SlotOrder } {
+export function* packedWords(v: Vocab): Generator<void, { packed: Vocab; order: SlotOrder }> {
   const current = orderOf(v), moves = current ? new Int32Array(v.capacity) : undefined;
   const packed = v.packed(moves);
+  yield;
   packed.prepareFilter();
-  if (packed === v || !current) return { packed, order: madeOrder(packed) };
+  yield;
+  if (packed === v || !current) return { packed, order: yield* madeOrder(packed) };
   const order = orderFor(packed.capacity, current.length);
   for (let j = 0; j < current.length; j++) order[j] = moves![current[j]];
   orders.set(packed, { order, changes: packed.changes });

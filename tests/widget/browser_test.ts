@@ -196,7 +196,8 @@ browserSuite("browser - widget.js and results.js on a host page", async (t, exec
       const w = await open("/demo/live");
       const input = w.page.locator(`${BAR} input`);
       await input.pressSequentially("espresso", { delay: 10 });
-      await w.page.locator(OPTION).first().waitFor();
+      // The complete query's list, not a prefix's whose answer for "espresso" is still coming.
+      await w.page.locator(`${BAR} [role=listbox][data-query=espresso]`).waitFor();
       await input.press("Escape");
       assert.equal(await input.getAttribute("aria-expanded"), "false");
       assert.equal(await w.page.locator(`${BAR} .pop`).isVisible(), false);

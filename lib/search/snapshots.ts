@@ -13,6 +13,7 @@
  */
 import {
   CODEC_VERSION,
+  copying,
   decodeSiteDb,
   decodeStated,
   decodeTail,
@@ -121,7 +122,7 @@ export function packIndex(idx: SavedIndex, extras: Extras = {}): Uint8Array<Arra
   return runSteps(packingIndex(idx, extras));
 }
 
-/** `packIndex` in steps (the codec's, and a yield before the copy). */
+/** `packIndex` in steps (the codec's, and the copy's). */
 export function* packingIndex(
   idx: SavedIndex,
   extras: Extras = {},
@@ -139,7 +140,7 @@ export function* packingIndex(
   const out = new Uint8Array(start + db.length + tail.length);
   new DataView(out.buffer).setUint32(0, beside.length);
   out.set(beside, 4);
-  out.set(db, start);
+  yield* copying(out, db, start);
   out.set(tail, start + db.length);
   // Copied: the codec's bytes and the rest are freed now, not at V8's next collection.
   for (const part of [beside, db, tail]) freeBytes(part);
@@ -169,9 +170,6 @@ function statedLength(bytes: Uint8Array): number {
   return tail.length ? tail.length - encodedLength(tail) : 0;
 }
 
-/** Bytes `withExtras` copies between two yields. */
-const COPY_STEP_BYTES = 1 << 20;
-
 /**
  * A snapshot's bytes with other extras than those it holds (a copy), in steps: the tail made,
  * then the copy a megabyte at a time (7 MB took ~25 ms in one go).
@@ -184,10 +182,7 @@ export function* withExtras(
   const tail = encodeTail(extras);
   yield;
   const out = new Uint8Array(end + tail.length);
-  for (let at = 0; at < end; at += COPY_STEP_BYTES) {
-    out.set(bytes.subarray(at, Math.min(end, at + COPY_STEP_BYTES)), at);
-    yield;
-  }
+  yield* copying(out, bytes.subarray(0, end), 0);
   out.set(tail, end);
   return out;
 }

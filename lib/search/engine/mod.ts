@@ -59,7 +59,7 @@ export {
   encodingSiteDb,
   type Extras,
 } from "./snapshot_codec.ts";
-export { runSteps } from "./steps.ts";
+export { copying, runSteps } from "./steps.ts";
 export type { PassageBlocks } from "./store/passage_blocks.ts";
 export { type DocFilters, SITE_FILTER_LIMITS } from "./store/filter_postings.ts";
 export { SiteName } from "./analysis/site_name.ts";

@@ -46,7 +46,7 @@ const STATED_READ = [1, 2];
 const HEADER = 16;
 
 import { freeBytes } from "./store/free_bytes.ts";
-import { runSteps } from "./steps.ts";
+import { copying, runSteps } from "./steps.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -82,9 +82,6 @@ function* checksumSteps(bytes: Uint8Array, from: number): Generator<void, number
 /** Words a checksum reads between two yields (a multiple of 4: 4 MB). */
 const CHECKSUM_STEP_WORDS = 1 << 20;
 
-/** Bytes a writer copies between two yields, at least (one block is never cut). */
-const COPY_STEP_BYTES = 4 << 20;
-
 const checksum = (bytes: Uint8Array, from: number) => runSteps(checksumSteps(bytes, from));
 
 /** Bytes before a block's data: its length and padding, so the data is 8-aligned. */
@@ -108,18 +105,17 @@ class Writer {
     this.made.push(this.blocks[this.blocks.length - 1]);
   }
 
-  /** The framed bytes, in steps (yielding between copies of a few MB and the checksum's). */
+  /** The framed bytes, in steps (the copies' and the checksum's). */
   *finish(): Generator<void, Uint8Array<ArrayBuffer>> {
     let size = HEADER;
     for (const p of this.blocks) size += BLOCK_HEAD + padded(p.byteLength);
     const out = new Uint8Array(size);
     const dv = new DataView(out.buffer);
-    let at = HEADER, copied = 0;
+    let at = HEADER;
     for (const p of this.blocks) {
       dv.setUint32(at, p.byteLength, true);
-      out.set(p, at + BLOCK_HEAD);
+      yield* copying(out, p, at + BLOCK_HEAD);
       at += BLOCK_HEAD + padded(p.byteLength);
-      if ((copied += p.byteLength) >= COPY_STEP_BYTES) copied = 0, yield;
     }
     dv.setUint32(0, this.magic, true);
     dv.setUint32(4, this.version, true);

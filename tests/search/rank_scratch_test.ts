@@ -117,6 +117,9 @@ Deno.test("rank scratch - a search that fails halfway leaves nothing behind for 
     override [Symbol.iterator](): MapIterator<[number, number]> {
       throw new Error("prior unreadable");
     }
+    override forEach(): void {
+      throw new Error("prior unreadable");
+    }
   })();
   for (const q of QUERIES) assert.throws(() => rank(db, q, { limit: 10 }), /prior/);
   db.prior = prior;

@@ -212,7 +212,7 @@ export function search(db: SiteDb, options: SearchOptions): SearchResult {
     const all = placement
       ? curate(
         db,
-        { ...ranked, ids: ranked.matches, found: ranked.matches.length },
+        { ...ranked, ids: Array.from(ranked.matches), found: ranked.matches.length },
         placement,
         perPage,
       ).ids

@@ -39,7 +39,7 @@ export interface Ranked {
   /** How many documents match. */
   found: number;
   /** Every matching document (`RankOptions.matches`), before `only`, in no order. */
-  matches?: number[];
+  matches?: Uint32Array;
   /** Query words replaced by the word pages use. */
   corrections: Correction[];
   /** Every form that matched (indexed forms and words as written), for highlighting. */
@@ -131,13 +131,15 @@ export function rank(db: SiteDb, q: string, o: RankOptions = {}): Ranked {
     let ids: number[];
     const forms = new Set(pass.matched);
     let found = acc.count;
-    const matches = o.matches ? Array.from(acc.touched.subarray(0, found)) : undefined;
+    // A copy of the typed array: a JS array of every match cost a search ~15 KB of heap.
+    const matches = o.matches ? acc.touched.slice(0, found) : undefined;
     try {
-      // Through the pages with a prior or the pages found, whichever are fewer.
+      // Through the pages with a prior or the pages found, whichever are fewer (forEach: no
+      // entry array per page, as for…of over a Map makes).
       if (db.prior.size <= found) {
-        for (const [id, p] of db.prior) {
+        db.prior.forEach((p, id) => {
           if (id < acc.words.length && acc.words[id]) acc.score[id] *= p;
-        }
+        });
       } else {
         for (let i = 0; i < found; i++) {
           const id = acc.touched[i], p = db.prior.get(id);

@@ -208,20 +208,22 @@ export class FilterPostings {
    * the site holds.
    */
   facets(
-    ids: readonly number[],
+    ids: ArrayLike<number>,
     chosen: ReadonlyMap<string, Bitset>,
   ): Record<string, FacetValue[]> {
     const picked = [...chosen];
     const counts = new Uint32Array(this.docsOf.length);
     const touched: number[] = [];
     const { start, length, codes } = this.carried;
-    for (const id of ids) {
+    // Indexed loops: a search counts every match, and iterators made objects as they went.
+    for (let m = 0; m < ids.length; m++) {
+      const id = ids[m];
       if (id >= length.length || !length[id]) continue;
       // A match that fails one chosen name counts for that name's values only; two, for none.
       let failed: string | undefined, fails = 0;
-      for (const [name, docs] of picked) {
-        if (docs.has(id)) continue;
-        failed = name;
+      for (let k = 0; k < picked.length; k++) {
+        if (picked[k][1].has(id)) continue;
+        failed = picked[k][0];
         if (++fails > 1) break;
       }
       if (fails > 1) continue;

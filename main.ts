@@ -113,6 +113,7 @@ const { app, services, early } = createApp({
   // Fits Deno Deploy's 768 MB instance: an evicted site comes back from its snapshot in KV.
   indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
   indexSnapshots: env("INDEX_SNAPSHOTS") !== "off",
+  rehearseSearches: !deployed, // CPU there is billed by the request (search/warm.ts)
   trustedProxies,
   collectGarbage: tuned ? collectGarbage : undefined,
   crawl: {

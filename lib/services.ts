@@ -34,6 +34,8 @@ export interface AppOptions {
   resultCacheBytes?: number;
   /** Save sites' indexes as snapshots in KV and load them instead of rebuilding (main.ts: on). */
   indexSnapshots?: boolean;
+  /** Rehearse the largest index so far while quiet (search/warm.ts; main.ts: on, not on Deploy). */
+  rehearseSearches?: boolean;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
   /** The answerer; the built-in extractive one when none is given. */
@@ -137,6 +139,7 @@ export function createServices(opts: AppOptions): Services {
       staleMs: opts.indexStaleMs ?? STALE_MS,
       budget,
       snapshots: opts.indexSnapshots ? new Snapshots(kv, clock, store.prefix) : undefined,
+      rehearse: opts.rehearseSearches,
     });
   const indexes = indexesOf(pages), documentIndexes = indexesOf(documents);
   const workingSets = [

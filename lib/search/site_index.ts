@@ -8,6 +8,7 @@ import {
   adoptPassages,
   adoptStated,
   createSiteDb,
+  docCount,
   heldBytes,
   passageColumns,
   prepareIndex,
@@ -26,6 +27,7 @@ import {
   withExtras,
 } from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
+import { rehearsal, rehearses } from "./warm.ts";
 import { searchesPaused } from "./activity.ts";
 import { releaseSoon } from "../memory_release.ts";
 import { inSlices, inTimeSlices } from "../slices.ts";
@@ -145,18 +147,23 @@ const ahead = new Map<SiteIndex, Promise<unknown>>();
 
 /**
  * After a pass, while no one searches, reads ahead what a site's first searches would read
- * (rank.ts readAhead), in slices. Not on a loose index (its save compacts it into another,
- * whose pass follows); it stops at a search, a change (whose pass reads ahead again), or once
- * `held` says the index is no longer the site's: the searches read the rest.
+ * (rank.ts readAhead), in slices; then, where `rehearse` allows and the index is the largest
+ * so far, rehearses its first searches (warm.ts rehearsal). Not on a loose index (its save
+ * compacts it into another, whose pass follows); it stops at a search, a change (whose pass
+ * reads ahead again), or once `held` says the index is no longer the site's: the searches
+ * read the rest.
  */
-export function readAheadAfterPass(idx: SiteIndex, held: () => boolean) {
+export function readAheadAfterPass(idx: SiteIndex, held: () => boolean, rehearse = false) {
   if (idx.loose || ahead.has(idx) || !searchesPaused()) return;
   const { db, version } = idx;
   const go = () => held() && idx.db === db && idx.version === version && searchesPaused();
   // Done, what it read and let go of (each page's headings as text) is freed as a build's is;
   // what fails is read by the searches.
-  const run = inTimeSlices(readAhead(db), go).then((done) => done && releaseSoon())
-    .catch(() => {}).finally(() => ahead.delete(idx));
+  const run = inTimeSlices(readAhead(db), go).then((done) => {
+    if (!done) return;
+    releaseSoon();
+    if (rehearse && rehearses(docCount(db))) return inTimeSlices(rehearsal(db), go);
+  }).catch(() => {}).finally(() => ahead.delete(idx));
   ahead.set(idx, run);
 }
 

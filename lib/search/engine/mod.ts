@@ -26,6 +26,7 @@ export {
   docCount,
   headingsText,
   heldBytes,
+  mostUsedWords,
   removeDoc,
   seal,
   type SiteDb,

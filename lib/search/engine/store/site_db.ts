@@ -318,6 +318,10 @@ export function textAt(db: SiteDb, id: number, from: number, to: number) {
 /** Number of documents indexed. */
 export const docCount = (db: SiteDb) => db.index.live;
 
+/** The site's `n` most used words (as written, starting with a letter), in steps (vocab.ts). */
+export const mostUsedWords = (db: SiteDb, n: number): Generator<void, string[]> =>
+  db.vocab.mostUsed(n);
+
 /**
  * Documents holding a token in a field: exactly, or (prefix) every token starting with it,
  * in term order. The index is sealed first when enough has changed since.

@@ -14,6 +14,8 @@ import { unitsHash as hashOf, WordFilter, wordHash as hash } from "./word_filter
  * it, inserts may reuse it); a word too long for a byte, whose length is in `long`.
  */
 export const FREE = 0, GONE = 255, LONG = 254;
+/** A letter of any script (a word `mostUsed` gives starts with one). */
+const LETTER = /\p{L}/u;
 
 /** Set in a slot's start when its word is stored as UTF-16 units (two bytes each). */
 const UTF16 = 0x80000000;
@@ -236,6 +238,26 @@ export class Vocab {
   /** Makes the typo filter if a change dropped it (the pass after a change): lookups probe less. */
   prepareFilter() {
     this.filter ??= this.filtered();
+  }
+
+  /**
+   * The `n` most used words of `min` to `max` units that start with a letter, most used first
+   * (ties in slot order): a step per 8,192 slots, so a large vocabulary is read in several.
+   */
+  *mostUsed(n: number, { min = 4, max = 24 } = {}): Generator<void, string[]> {
+    const top: number[] = []; // slots, most used first
+    const { counts } = this;
+    for (let i = 0; i < counts.length; i++) {
+      if ((i & 8191) === 8191) yield;
+      if (!this.holdsAt(i)) continue;
+      const c = counts[i], len = this.len(i);
+      if (len < min || len > max || (top.length === n && c <= counts[top[n - 1]])) continue;
+      if (!LETTER.test(String.fromCharCode(this.unit(i, 0)))) continue;
+      let k = Math.min(top.length, n - 1);
+      top[k] = i;
+      for (; k > 0 && counts[top[k - 1]] < c; k--) [top[k - 1], top[k]] = [top[k], top[k - 1]];
+    }
+    return top.map((i) => this.word(i));
   }
 
   /**

@@ -297,6 +297,12 @@ Deno.test("crawl controls - a job whose runner is gone does not block a new craw
   );
   assert.equal(again.status, 409);
   await again.body?.cancel();
+  // Its runner holds the job once it asks for the home page (which stalls); a job no runner
+  // took yet is another instance's to take, and blocks a new crawl meanwhile.
+  for (const end = Date.now() + 10_000; !site.paths().includes("/");) {
+    assert.ok(Date.now() < end, "the runner asks for the home page");
+    await new Promise((r) => setTimeout(r, 20));
+  }
   t1.close(); // the instance goes away mid-crawl
   // Another instance, later: the stuck job's heartbeat is old.
   const t2 = await startApp({ kvPath: path, crawl: CRAWL, clock: () => Date.now() + 60_000 });

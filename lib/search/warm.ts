@@ -8,6 +8,9 @@
  * sections, passages): the short one leaves most of the path unoptimized, and a fresh server's
  * first thousand searches paid for V8's compiling it (the 200-site warm round over HTTP, raw
  * client, 2 runs each: p99 2.20, 2.44 ms against 3.64, 3.12; p50 0.40–0.43 against 0.51–0.53).
+ *
+ * And after a change to the largest index the process has held, that site's own first searches
+ * rehearsed on it while no one searches (`rehearsal`), for what a large index compiles anew.
  */
 import {
   addDoc,
@@ -189,7 +192,7 @@ export function rehearses(docs: number): boolean {
  * its most used words as visitors type them (warmQueries). The deep warm-up's 40 pages leave
  * the path compiled for a small index: after a 2,400-page upsert over HTTP, V8 compiled
  * search code again through the first 800 visitors' searches (132, then 92 functions
- * optimized in their first two hundreds; its helper threads 140 ms of CPU in the first 400
+ * optimized in the first 400, then in the next; its helper threads 140 ms of CPU in the first 400
  * searches' 430 ms). Once per size the process has not rehearsed (`rehearses`). Searches keep
  * what they keep (read-ahead of the texts shown), nothing else. Returns the searches that
  * found pages.

@@ -53,6 +53,25 @@ Deno.test("rehearsal - a site's most used words as visitors type them find pages
   assert.ok(step.value >= 48, `most of its 60 searches found pages (${step.value})`);
 });
 
+Deno.test("rehearsal - pages in other scripts, astral letters and long identifiers rehearse to the end without a throw", () => {
+  const words = [
+    "東京の地下鉄路線図と乗り換え案内",
+    "مكتبة الإسكندرية الجديدة",
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝒎𝒂𝒕𝒉",
+    "get_object_or_404 django.contrib.admin.sites",
+    "naïve café résumé Übersicht",
+  ];
+  const db = site(Array.from({ length: 120 }, (_, i) => ({
+    id: `/p/${i}`,
+    title: `${words[i % words.length]} ${i}`,
+    body: Array.from({ length: 6 }, (_, k) => words[(i + k) % words.length]).join("\n"),
+  })));
+  const steps = rehearsal(db, 120);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  assert.ok(step.value > 0, `some of its searches found pages (${step.value})`);
+});
+
 Deno.test("rehearsal - the largest index so far is rehearsed once it is quiet, and answers as one that was not", async () => {
   assert.ok(rehearses(400) && !rehearses(99), "from 100 documents, the largest so far");
   const plain = await opened("site_plain", 400, false);

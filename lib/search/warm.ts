@@ -163,8 +163,16 @@ export function* warmSearchDeeply(searches = 400): Generator<void, number> {
   }
   const db = decodeSiteDb(encodeSiteDb(built).slice());
   yield* prepareIndex(db);
+  return yield* searching(db, warmQueries(searches, next, { words: CONTENT, names: NAMES }));
+}
+
+/**
+ * Searches `db` for each query, facets counted as the API asks by default, a step a search;
+ * how many found pages.
+ */
+function* searching(db: SiteDb, queries: Iterable<string>): Generator<void, number> {
   let found = 0;
-  for (const q of warmQueries(searches, next, { words: CONTENT, names: NAMES })) {
+  for (const q of queries) {
     if (search(db, { query: q, facets: true }).found > 0) found++;
     yield;
   }
@@ -202,12 +210,7 @@ export function* rehearsal(db: SiteDb, searches = REHEARSAL_SEARCHES): Generator
   const words = yield* mostUsedWords(db, REHEARSAL_WORDS);
   if (!words.length) return 0;
   const names = words.filter((w) => /[_.]/.test(w));
-  let found = 0;
-  for (const q of warmQueries(searches, seeded(11), { words, names })) {
-    if (search(db, { query: q, facets: true }).found > 0) found++;
-    yield;
-  }
-  return found;
+  return yield* searching(db, warmQueries(searches, seeded(11), { words, names }));
 }
 
 /**

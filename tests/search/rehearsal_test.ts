@@ -66,10 +66,8 @@ Deno.test("rehearsal - pages in other scripts, astral letters and long identifie
     title: `${words[i % words.length]} ${i}`,
     body: Array.from({ length: 6 }, (_, k) => words[(i + k) % words.length]).join("\n"),
   })));
-  const steps = rehearsal(db, 120);
-  let step = steps.next();
-  while (!step.done) step = steps.next();
-  assert.ok(step.value > 0, `some of its searches found pages (${step.value})`);
+  const found = runSteps(rehearsal(db, 120));
+  assert.ok(found > 0, `some of its searches found pages (${found})`);
 });
 
 Deno.test("rehearsal - the largest index so far is rehearsed once it is quiet, and answers as one that was not", async () => {

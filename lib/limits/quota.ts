@@ -64,7 +64,11 @@ const QUOTA_TIMING: QuotaTiming = {
   ampleIdleMs: 10_000,
   warmMs: 5_000,
 };
-/** Share of `trustMs` after which a warm ample block's site is read again. */
+/**
+ * Share of `trustMs` after which the site of a block in use is read again (a search past it
+ * asks for the read, and a warm ample block's timer does): once per trust period, with the rest
+ * of the period for the read to land before a search would wait on it.
+ */
 const REREAD_AT = 0.8;
 /** A lease runs this much past the moment its units are due to be used or given back. */
 const LEASE_MARGIN_MS = 250;
@@ -187,10 +191,14 @@ export class SearchQuota {
     return b.full === "final" ? this.refusal(b, now) : null;
   }
 
-  /** Refills ahead of need on a busy site, and keeps the site's read fresh while it is used. */
+  /**
+   * Refills ahead of need on a busy site, and keeps the site's read fresh while it is used (a
+   * read already under way, such as the warm timer's, renews it: one read, not two).
+   */
   private afterUse(b: Block, perf: number) {
     const low = b.target >= 4 && b.left <= b.target / 4;
-    if (low || perf - b.readAt > this.timing.trustMs / 2) {
+    const old = !b.running && perf - b.readAt > this.timing.trustMs * REREAD_AT;
+    if (low || old) {
       b.topUp = true;
       void this.pump(b);
     } else this.arm(b);

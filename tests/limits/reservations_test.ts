@@ -251,6 +251,41 @@ Deno.test("quota reservations - an ample block (a sliver of what is left) is kep
   }
 });
 
+Deno.test("quota reservations - a site searched steadily is read again once per trust period, never later, and no search waits for it", async () => {
+  const trustMs = 400;
+  const t = await instances(1, "enterprise", { searchesPerMinute: 1_000_000 });
+  // When each read of the site and its counters starts (one getMany an exchange).
+  const reads: number[] = [];
+  const counted = new Proxy(t.kv, {
+    get(kv, name) {
+      if (name !== "getMany") return Reflect.get(kv, name);
+      return (keys: Deno.KvKey[], options?: { consistency?: Deno.KvConsistencyLevel }) => {
+        if (keys.some((k) => k[0] === "site")) reads.push(performance.now());
+        return kv.getMany(keys, options);
+      };
+    },
+  });
+  const a = new SearchQuota(counted, t.clock, { trustMs });
+  try {
+    const end = performance.now() + 2_000;
+    while (performance.now() < end) {
+      await a.admit(t.site.id, anyKey);
+      await new Promise((r) => setTimeout(r, 10)); // a search every ~10 ms
+    }
+    const gaps = reads.slice(1).map((at, i) => at - reads[i]);
+    assert.ok(gaps.length >= 3, `${reads.length} reads in 2 s`);
+    // The read a block is admitted on is never older than trustMs...
+    for (const gap of gaps) assert.ok(gap <= trustMs, `a read ${gap.toFixed(0)} ms after the last`);
+    // ...nor renewed much before its time: KV is read once a period, not twice.
+    for (const gap of gaps) {
+      assert.ok(gap >= trustMs * 0.75, `a read ${gap.toFixed(0)} ms after the last`);
+    }
+    assert.equal(a.stats.waited, 1, "only the first search waited for KV");
+  } finally {
+    a.discard();
+    await t.close();
+  }
+});
 Deno.test("quota reservations - close gives back at once what an instance holds", async () => {
   const t = await instances(2, "free");
   const [a, b] = t.quotas;

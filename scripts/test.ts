@@ -20,6 +20,7 @@ export const TIMED = [
   "tests/meaning/equivalences_test.ts",
   "tests/routes/search_test.ts",
   "tests/search/indexes_test.ts",
+  "tests/search/save_compaction_test.ts",
   "tests/slices_test.ts",
   "tests/tenants/filter_sets_test.ts",
   "tests/tenants/markdown_test.ts",

@@ -224,23 +224,31 @@ export class Levers {
 
   /**
    * Checks a site's levers again before its check gets too old to answer from at once, while a
-   * visitor searched it within WARM_MS. Not after a failed check, nor on a clock that has not
-   * moved (the next search arms it again): never a loop of reads.
+   * visitor searched it within WARM_MS. A search's own check meanwhile (a site searched all the
+   * time checks at each staleMs) moves the time: one read a period, not two. Not after a failed
+   * check, nor on a clock that has not moved (the next search arms it again): never a loop.
    */
   #checkAhead(site: string, have: SiteLevers) {
     if (this.#closed || this.#ahead.has(site)) return;
-    const due = have.checkedAt + this.staleMs * QUIET_FACTOR * REREAD_AT;
+    const checkedAt = have.checkedAt;
+    const due = () => have.checkedAt + this.staleMs * QUIET_FACTOR * REREAD_AT;
     const timer = setTimeout(() => {
       this.#ahead.delete(site);
       const used = this.#used.get(site) ?? -Infinity;
-      // Not warm, replaced meanwhile, or not due: the next search arms it again.
-      if (this.clock() - used >= WARM_MS || this.#sites.get(site) !== have || this.clock() < due) {
+      // Not warm, or replaced meanwhile: the next search arms it again.
+      if (this.clock() - used >= WARM_MS || this.#sites.get(site) !== have) {
         return void this.#used.delete(site);
+      }
+      if (this.clock() < due()) {
+        // Checked again since it was armed: wait for the new time. Else the clock stood still.
+        if (have.checkedAt !== checkedAt) this.#checkAhead(site, have);
+        else this.#used.delete(site);
+        return;
       }
       this.#checkNow(site, have)
         .then((l) => l.checkedAt > have.checkedAt && this.#checkAhead(site, l))
         .catch(() => {});
-    }, Math.max(0, due - this.clock()));
+    }, Math.max(0, due() - this.clock()));
     Deno.unrefTimer(timer); // never keeps the process alive
     this.#ahead.set(site, timer);
   }

@@ -91,6 +91,30 @@ Deno.test("levers - a site searched a moment ago is checked again ahead of need:
   }
 });
 
+Deno.test("levers - a site searched all the time is checked once each staleMs, its check ahead of need not a second read beside the searches' own", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const levers = new Levers(kv, () => Date.now(), 500);
+  try {
+    const reads: number[] = [];
+    const versions = levers.store.versions.bind(levers.store);
+    levers.store.versions = (site) => (reads.push(performance.now()), versions(site));
+    const end = performance.now() + 2_500;
+    while (performance.now() < end) {
+      await levers.forQuery("s", "nyc");
+      await new Promise((r) => setTimeout(r, 10)); // a visitor's search every ~10 ms
+    }
+    const gaps = reads.slice(1).map((at, i) => at - reads[i]);
+    assert.ok(gaps.length >= 3, `${reads.length} reads in 2.5 s`);
+    for (const gap of gaps) {
+      // At most 1 s apart (what a search shows is never older), and not twice a period.
+      assert.ok(gap >= 0.75 * 500 && gap <= 1_000, `a read ${gap.toFixed(0)} ms after the last`);
+    }
+  } finally {
+    levers.close();
+    kv.close();
+  }
+});
+
 Deno.test("levers - a site no visitor searched is never checked ahead of need", async () => {
   const kv = await Deno.openKv(":memory:");
   const levers = new Levers(kv, () => Date.now(), 500);

@@ -10,6 +10,14 @@ export const systemClock: Clock = () => Date.now();
  */
 export const STALE_MS = 500;
 
+/**
+ * What an instance keeps fresh ahead of need, so a visitor's search waits on no KV read: the
+ * sites searched within WARM_MS, read again once REREAD_AT of the time their read is trusted has
+ * gone (the quota's site read, limits/quota.ts; the levers' heads, levers/levers.ts).
+ */
+export const WARM_MS = 5_000;
+export const REREAD_AT = 0.8;
+
 /** The minute window a time falls in, and the seconds until it ends. */
 export function minuteWindow(now: number): { id: number; resetIn: number } {
   const id = Math.floor(now / 60_000);

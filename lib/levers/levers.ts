@@ -3,7 +3,7 @@
  * memory. A change made here holds here at once; another instance's change is noticed by a
  * check of the heads at most `staleMs` old, so every search shows it within a second.
  */
-import { type Clock, STALE_MS } from "../clock.ts";
+import { type Clock, REREAD_AT, STALE_MS, WARM_MS } from "../clock.ts";
 import type { Expand } from "../search/mod.ts";
 import { compileCurations, type Curation } from "./curations.ts";
 import { type AnswerPin, compileAnswerPins } from "./answer_pins.ts";
@@ -44,15 +44,12 @@ type Lists = {
   answers: Stored<AnswerPin>;
 };
 
-/** Levers checked within `staleMs` × this are used while a new check runs. */
-const QUIET_FACTOR = 2;
 /**
- * A site a visitor searched this lately has its levers checked again ahead of need, at this
- * share of that window, so its next search needs no KV read on its path (the quota's ample
- * blocks are read again on the same terms: limits/quota.ts warmMs, REREAD_AT).
+ * Levers checked within `staleMs` × this are used while a new check runs: the time a site's
+ * levers are trusted, of which REREAD_AT passes before a site searched within WARM_MS is
+ * checked again ahead of need (clock.ts).
  */
-const WARM_MS = 5_000;
-const REREAD_AT = 0.8;
+const QUIET_FACTOR = 2;
 const KINDS: ListKind[] = ["synonyms", "curations", "names", "answers"];
 
 /** Sites whose levers stay compiled in memory (least recently used go first). */

@@ -10,7 +10,7 @@
  * window ends (to the month counter) and on close. Nothing is admitted past the counters, and
  * the counters never pass the limit, on any number of instances.
  */
-import { type Clock, monthWindow } from "../clock.ts";
+import { type Clock, monthWindow, REREAD_AT, WARM_MS } from "../clock.ts";
 import { DomainError, invalidSearchKey } from "../errors.ts";
 import {
   absorb,
@@ -62,14 +62,8 @@ const QUOTA_TIMING: QuotaTiming = {
   drainMs: 25,
   pollMs: 25,
   ampleIdleMs: 10_000,
-  warmMs: 5_000,
+  warmMs: WARM_MS,
 };
-/**
- * Share of `trustMs` after which the site of a block in use is read again (a search past it
- * asks for the read, and a warm ample block's timer does): once per trust period, with the rest
- * of the period for the read to land before a search would wait on it.
- */
-const REREAD_AT = 0.8;
 /** A lease runs this much past the moment its units are due to be used or given back. */
 const LEASE_MARGIN_MS = 250;
 
@@ -192,8 +186,10 @@ export class SearchQuota {
   }
 
   /**
-   * Refills ahead of need on a busy site, and keeps the site's read fresh while it is used (a
-   * read already under way, such as the warm timer's, renews it: one read, not two).
+   * Refills ahead of need on a busy site, and keeps the site's read fresh while it is used: read
+   * again once REREAD_AT of `trustMs` has gone, the rest left for the read to land before a
+   * search would wait on it (a read already under way, such as the warm timer's, renews it: one
+   * read, not two).
    */
   private afterUse(b: Block, perf: number) {
     const low = b.target >= 4 && b.left <= b.target / 4;

@@ -286,6 +286,7 @@ Deno.test("quota reservations - a site searched steadily is read again once per 
     await t.close();
   }
 });
+
 Deno.test("quota reservations - close gives back at once what an instance holds", async () => {
   const t = await instances(2, "free");
   const [a, b] = t.quotas;

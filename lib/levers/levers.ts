@@ -242,8 +242,11 @@ export class Levers {
         else this.#used.delete(site);
         return;
       }
+      // The check renews `have` itself when nothing changed: compared with the time before it,
+      // not with `have`, so the next check ahead is armed while the site stays warm.
+      const before = have.checkedAt;
       this.#checkNow(site, have)
-        .then((l) => l.checkedAt > have.checkedAt && this.#checkAhead(site, l))
+        .then((l) => l.checkedAt > before && this.#checkAhead(site, l))
         .catch(() => {});
     }, Math.max(0, due() - this.clock()));
     Deno.unrefTimer(timer); // never keeps the process alive

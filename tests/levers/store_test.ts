@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Levers } from "../../lib/levers/levers.ts";
+import { WARM_MS } from "../../lib/clock.ts";
 import { LeverStore } from "../../lib/levers/store.ts";
 import { manualClock } from "../helpers.ts";
 
@@ -109,6 +110,32 @@ Deno.test("levers - a site searched all the time is checked once each staleMs, i
       // At most 1 s apart (what a search shows is never older), and not twice a period.
       assert.ok(gap >= 0.75 * 500 && gap <= 1_000, `a read ${gap.toFixed(0)} ms after the last`);
     }
+  } finally {
+    levers.close();
+    kv.close();
+  }
+});
+
+Deno.test("levers - a site searched once is checked ahead of need until WARM_MS after its search, never longer", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const staleMs = 250; // trusted 500 ms, checked again at 400 ms
+  const levers = new Levers(kv, () => Date.now(), staleMs);
+  try {
+    const reads: number[] = [];
+    const versions = levers.store.versions.bind(levers.store);
+    levers.store.versions = (site) => (reads.push(performance.now()), versions(site));
+    const searched = performance.now();
+    await levers.forQuery("s", "nyc"); // one visitor's search, then none
+    await new Promise((r) => setTimeout(r, WARM_MS + 800));
+    const ahead = reads.slice(1).map((at) => at - searched);
+    // Kept fresh for a search at any moment of WARM_MS: no gap longer than the trusted 500 ms.
+    const gaps = [ahead[0], ...ahead.slice(1).map((at, i) => at - ahead[i])];
+    assert.ok(ahead.length >= WARM_MS / (2 * staleMs) - 1, `${ahead.length} checks ahead`);
+    for (const gap of gaps) {
+      assert.ok(gap <= 2 * staleMs, `a check ${gap.toFixed(0)} ms after the last`);
+    }
+    // And none past WARM_MS (a check armed before it may fire once after).
+    assert.ok(ahead.at(-1)! <= WARM_MS + 2 * staleMs, `a check at ${ahead.at(-1)!.toFixed(0)} ms`);
   } finally {
     levers.close();
     kv.close();

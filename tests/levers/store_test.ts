@@ -92,13 +92,19 @@ Deno.test("levers - a site searched a moment ago is checked again ahead of need:
   }
 });
 
+/** When each check of the site's lever heads reads KV, from now on (performance.now()). */
+function readTimes(levers: Levers): number[] {
+  const reads: number[] = [];
+  const versions = levers.store.versions.bind(levers.store);
+  levers.store.versions = (site) => (reads.push(performance.now()), versions(site));
+  return reads;
+}
+
 Deno.test("levers - a site searched all the time is checked once each staleMs, its check ahead of need not a second read beside the searches' own", async () => {
   const kv = await Deno.openKv(":memory:");
   const levers = new Levers(kv, () => Date.now(), 500);
   try {
-    const reads: number[] = [];
-    const versions = levers.store.versions.bind(levers.store);
-    levers.store.versions = (site) => (reads.push(performance.now()), versions(site));
+    const reads = readTimes(levers);
     const end = performance.now() + 2_500;
     while (performance.now() < end) {
       await levers.forQuery("s", "nyc");
@@ -121,9 +127,7 @@ Deno.test("levers - a site searched once is checked ahead of need until WARM_MS 
   const staleMs = 250; // trusted 500 ms, checked again at 400 ms
   const levers = new Levers(kv, () => Date.now(), staleMs);
   try {
-    const reads: number[] = [];
-    const versions = levers.store.versions.bind(levers.store);
-    levers.store.versions = (site) => (reads.push(performance.now()), versions(site));
+    const reads = readTimes(levers);
     const searched = performance.now();
     await levers.forQuery("s", "nyc"); // one visitor's search, then none
     await new Promise((r) => setTimeout(r, WARM_MS + 800));

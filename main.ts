@@ -17,7 +17,7 @@ import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { parseTrustedProxies } from "./lib/http/proxies.ts";
 import { collectGarbage, startTuning, writableProbe } from "./lib/platform/mod.ts";
 import { onDeploy } from "./lib/deploy.ts";
-import { warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
+import { noteSearch, warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
 import { TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "./lib/runtime_flags.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
@@ -123,9 +123,11 @@ const { app, services, early } = createApp({
 });
 // The indexes in use before a restart are opened again now, before their visitors come back
 // (search/working_set.ts); the list is written every minute and when the process stops.
-for (const set of services.workingSets) {
-  void set.restore().finally(() => set.start());
-}
+const mostRecentOpen = Promise.all(
+  services.workingSets.map((set) =>
+    new Promise<void>((firstDone) => void set.restore(firstDone).finally(() => set.start()))
+  ),
+);
 const demo = production ? null : await ensureDemoSite(services);
 const worker = startCrawlWorker(services, {
   staleMs: env("CRAWL_STALE_MS") ? Number(env("CRAWL_STALE_MS")) : undefined,
@@ -267,6 +269,14 @@ function spawnWorkers(port: number) {
  * quota units given back, analytics and the working sets written out; KV closed.
  */
 const STREAM_GRACE_MS = 2500;
+/** How long a start waits at most for the most recently used index to open (working_set.ts). */
+const RESTORE_FIRST_MS = 1000;
+
+/** Resolves once `p` has settled, or after `ms`, whichever is first. */
+function bounded(p: Promise<unknown>, ms: number) {
+  return Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, ms))]);
+}
+
 /** Past this, the process exits whatever is left: before Deploy's SIGKILL at 5 s. */
 const STOP_DEADLINE_MS = 4500;
 let stopServer = (_graceMs: number) => Promise.resolve();
@@ -280,8 +290,6 @@ async function stop() {
       child.kill("SIGTERM");
     } catch { /* already gone */ }
   }
-  const bounded = (p: Promise<unknown>, ms: number) =>
-    Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, ms))]);
   const serverClosed = stopServer(STREAM_GRACE_MS + 1000);
   await Promise.all([
     services.shutdown.drain(STREAM_GRACE_MS, 500),
@@ -293,6 +301,11 @@ async function stop() {
   await stdoutLines.flush(); // the last requests' log lines
   Deno.exit(0);
 }
+
+// A restart's first visitors find the most recently used index open: the port opens once it is
+// (a slow KV holds the start no longer than RESTORE_FIRST_MS), not while it loads, when a search
+// of it waited for the load. Deploy starts an instance for a request that waits on it: no wait.
+if (!deployed) await bounded(mostRecentOpen, RESTORE_FIRST_MS);
 
 if (deployed) {
   const server = Deno.serve({ port, hostname, onListen }, app.fetch); // Deploy's own front end
@@ -313,6 +326,7 @@ if (deployed) {
     onListen,
     reusePort: workers > 1 || workerOf !== undefined,
     early, // GET /api/search's route before a Request is made: the same answer, for less
+    onArrival: noteSearch, // background work stands aside from a request's first bytes
   }, app.fetch);
   stopServer = (graceMs) => server.shutdown(graceMs);
   services.httpFront = () => ({ ...server.stats() });

@@ -290,23 +290,29 @@ export class SearchIndexes {
    * (deleted, never saved) is skipped, never built. Each goes in as the least recently used,
    * so a site searched meanwhile is never evicted for it. The first goes at once, each other
    * once no search came for a moment: a search's KV reads would wait behind a load's on KV's
-   * one thread. Resolves to how many were opened.
+   * one thread. Resolves to how many were opened; `firstDone` is told once the first is open
+   * (or was skipped, or there is none).
    */
-  async reopen(sites: readonly string[], bytes: number): Promise<number> {
-    if (!this.snapshots) return 0;
+  async reopen(sites: readonly string[], bytes: number, firstDone = () => {}): Promise<number> {
     let opened = 0, share = bytes;
-    for (const [i, site] of sites.entries()) {
-      if (i > 0) await searchesPause();
-      if (this.sites.has(site)) continue;
-      const head = await this.snapshots.head(site).catch(() => null);
-      const room = Math.min(share, this.budget.bytes - this.budget.used());
-      if (head?.codec !== CODEC_VERSION || head.size > room || this.sites.has(site)) continue;
-      const p = this.opening(site, head);
-      this.sites = new Map([[site, p], ...this.sites]);
-      if (await p.then(() => true, () => false)) opened++;
-      share -= head.size;
+    try {
+      if (!this.snapshots) return 0;
+      for (const [i, site] of sites.entries()) {
+        if (i === 1) firstDone();
+        if (i > 0) await searchesPause();
+        if (this.sites.has(site)) continue;
+        const head = await this.snapshots.head(site).catch(() => null);
+        const room = Math.min(share, this.budget.bytes - this.budget.used());
+        if (head?.codec !== CODEC_VERSION || head.size > room || this.sites.has(site)) continue;
+        const p = this.opening(site, head);
+        this.sites = new Map([[site, p], ...this.sites]);
+        if (await p.then(() => true, () => false)) opened++;
+        share -= head.size;
+      }
+      return opened;
+    } finally {
+      firstDone(); // the first was the only one, or there was none
     }
-    return opened;
   }
 
   /**

@@ -50,15 +50,18 @@ export class WorkingSet {
   /**
    * Opens the listed sites' indexes from their snapshots, the most recently used first, up to
    * RESTORE_SHARE of the memory budget; resolves to how many were opened (0 on any KV fault: the
-   * first searches then load them as they would have).
+   * first searches then load them as they would have). `firstDone` is told once the most
+   * recently used is open, or when there is none to open.
    */
-  async restore(): Promise<number> {
+  async restore(firstDone = () => {}): Promise<number> {
     try {
       const sites = await this.read();
       this.last = sites.join("\n");
-      return await this.indexes.reopen(sites, this.indexes.budgetBytes * RESTORE_SHARE);
+      return await this.indexes.reopen(sites, this.indexes.budgetBytes * RESTORE_SHARE, firstDone);
     } catch {
       return 0;
+    } finally {
+      firstDone();
     }
   }
 

@@ -122,7 +122,7 @@ Deno.test("working set - nothing held writes nothing, and an unchanged list is n
   kv.close();
 });
 
-Deno.test("working set - after the first site a restore waits while searches come, and goes on once they pause", async () => {
+Deno.test("working set - after the first site a restore waits while searches come, and goes on once they pause; the first is told open at once", async () => {
   const { kv, instance } = await rig();
   const before = instance();
   for (const topic of TOPICS) await before.search(site(topic), { query: topic });
@@ -131,8 +131,14 @@ Deno.test("working set - after the first site a restore waits while searches com
   // Searches keep coming (of other sites) for 600 ms.
   const searching = setInterval(noteSearch, 50);
   noteSearch();
-  const restored = after.reopen(TOPICS.map(site), Infinity);
+  let firstOpen: string[] | undefined;
+  const restored = after.reopen(TOPICS.map(site), Infinity, () => firstOpen ??= after.inUse(10));
   await new Promise((r) => setTimeout(r, 600));
+  assert.deepEqual(
+    firstOpen,
+    [site(TOPICS[0])],
+    "told once the first was open, not after the rest",
+  );
   assert.deepEqual(after.inUse(10), [site(TOPICS[0])], "only the first, at once");
   clearInterval(searching);
   assert.equal(await restored, 3);

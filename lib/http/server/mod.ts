@@ -56,6 +56,12 @@ export interface ServeOptions {
   reusePort?: boolean;
   /** Offered each GET without a body before a Request is made for the handler (its hot path). */
   early?: EarlyHandler;
+  /**
+   * Told as soon as a request is on its way (a connection accepted, or the first bytes of
+   * another request on a kept-alive one), a turn or more before its head is parsed: an app's
+   * background work can stand aside for it from then on.
+   */
+  onArrival?: () => void;
 }
 
 /** A GET as parsed, before any Request is made: the URL as the handler would see it. */
@@ -198,7 +204,9 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
     let head: Head;
     try {
       const bytes = await readHead(wire, limits, () => {
-        if (slot.phase === "idle") conns.enter(slot, "head");
+        if (slot.phase !== "idle") return;
+        conns.enter(slot, "head");
+        o.onArrival?.();
       });
       if (bytes === null) return false;
       head = parseHead(bytes, self, o.maxBodyBytes);
@@ -330,6 +338,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
       let conn: Deno.Conn;
       try {
         conn = await listener.accept();
+        o.onArrival?.();
         acceptFailures = 0;
       } catch (err) {
         if (closing || err instanceof Deno.errors.BadResource) return;

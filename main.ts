@@ -17,7 +17,7 @@ import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { parseTrustedProxies } from "./lib/http/proxies.ts";
 import { collectGarbage, startTuning, writableProbe } from "./lib/platform/mod.ts";
 import { onDeploy } from "./lib/deploy.ts";
-import { noteSearch, warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
+import { noteArrival, warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
 import { TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "./lib/runtime_flags.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
@@ -326,7 +326,7 @@ if (deployed) {
     onListen,
     reusePort: workers > 1 || workerOf !== undefined,
     early, // GET /api/search's route before a Request is made: the same answer, for less
-    onArrival: noteSearch, // background work stands aside from a request's first bytes
+    onArrival: noteArrival, // background work stands aside from a request's first bytes
   }, app.fetch);
   stopServer = (graceMs) => server.shutdown(graceMs);
   services.httpFront = () => ({ ...server.stats() });

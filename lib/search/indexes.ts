@@ -29,7 +29,7 @@ import {
 import type { SnapshotHead, Snapshots } from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
 import { IndexBudget } from "./budget.ts";
-import { noteSearch, searchesPause, searchesPaused } from "./activity.ts";
+import { noteSearch, quietSpell, searchesPaused } from "./activity.ts";
 import { releaseNow, releasesMemory, releaseSoon } from "../memory_release.ts";
 import { inSlices } from "../slices.ts";
 import {
@@ -299,7 +299,7 @@ export class SearchIndexes {
       if (!this.snapshots) return 0;
       for (const [i, site] of sites.entries()) {
         if (i === 1) firstDone();
-        if (i > 0) await searchesPause();
+        if (i > 0) await quietSpell();
         if (this.sites.has(site)) continue;
         const head = await this.snapshots.head(site).catch(() => null);
         const room = Math.min(share, this.budget.bytes - this.budget.used());

@@ -8,7 +8,7 @@
  */
 export { SearchIndexes } from "./indexes.ts";
 export { IndexBudget } from "./budget.ts";
-export { noteSearch, SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
+export { noteArrival, noteSearch, SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
 export { warmSearch, warmWhileQuiet } from "./warm.ts";
 export { ResultCache } from "./result_cache.ts";
 export { Snapshots } from "./snapshots.ts";

@@ -28,7 +28,7 @@ import {
 } from "./snapshots.ts";
 import { toDoc } from "./documents.ts";
 import { rehearsal, rehearses } from "./warm.ts";
-import { searchesPaused } from "./activity.ts";
+import { quiet } from "./activity.ts";
 import { releaseSoon } from "../memory_release.ts";
 import { inSlices, inTimeSlices } from "../slices.ts";
 
@@ -115,7 +115,7 @@ export async function snapshotOf(idx: SiteIndex, standAside = false): Promise<En
   // In slices; when asked to, only while no search comes (each slice would hold one), for at
   // most SAVE_STANDS_ASIDE_MS, and no longer once a change waits to be indexed behind it.
   const until = performance.now() + (standAside ? SAVE_STANDS_ASIDE_MS : 0);
-  const go = () => performance.now() >= until || searchesPaused() || !!idx.waiting;
+  const go = () => performance.now() >= until || quiet() || !!idx.waiting;
   while (!await inTimeSlices(steps, go)) {
     await new Promise((r) => setTimeout(r, SAVE_LOOKS_AGAIN_MS));
   }
@@ -154,9 +154,9 @@ const ahead = new Map<SiteIndex, Promise<unknown>>();
  * read the rest.
  */
 export function readAheadAfterPass(idx: SiteIndex, held: () => boolean, rehearse = false) {
-  if (idx.loose || ahead.has(idx) || !searchesPaused()) return;
+  if (idx.loose || ahead.has(idx) || !quiet()) return;
   const { db, version } = idx;
-  const go = () => held() && idx.db === db && idx.version === version && searchesPaused();
+  const go = () => held() && idx.db === db && idx.version === version && quiet();
   // Done, what it read and let go of (each page's headings as text) is freed as a build's is;
   // what fails is read by the searches.
   const run = inTimeSlices(readAhead(db), go).then((done) => {

@@ -24,7 +24,7 @@ import {
   search,
   type SiteDb,
 } from "./engine/mod.ts";
-import { SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
+import { quiet, SEARCH_QUIET_MS } from "./activity.ts";
 import { inTimeSlices } from "../slices.ts";
 
 const TOPICS = ["shipping", "returns", "accounts", "payments", "settings", "privacy"];
@@ -215,7 +215,7 @@ export function* rehearsal(db: SiteDb, searches = REHEARSAL_SEARCHES): Generator
 
 /**
  * Runs the deep warm-up in slices once no visitor has searched for a while (activity.ts
- * `searchesPaused`), never while they search; gives up after `withinMs`. Resolves to the
+ * `quiet`), never while they search; gives up after `withinMs`. Resolves to the
  * searches that found pages, or null when it gave up.
  */
 export async function warmWhileQuiet(searches = 400, withinMs = 60_000): Promise<number | null> {
@@ -227,7 +227,7 @@ export async function warmWhileQuiet(searches = 400, withinMs = 60_000): Promise
   // Each look waits a quiet spell first: a search right after the start comes before it.
   while (performance.now() < end) {
     await new Promise((r) => setTimeout(r, SEARCH_QUIET_MS));
-    if (await inTimeSlices(steps, searchesPaused)) break;
+    if (await inTimeSlices(steps, quiet)) break;
   }
   return found;
 }

@@ -1,7 +1,13 @@
 /** A restarted instance opens the indexes its predecessor held, before anyone searches them. */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { noteSearch, SearchIndexes, Snapshots, WorkingSet } from "../../lib/search/mod.ts";
+import {
+  noteArrival,
+  noteSearch,
+  SearchIndexes,
+  Snapshots,
+  WorkingSet,
+} from "../../lib/search/mod.ts";
 
 const TOPICS = ["kettle", "teapot", "saucer"];
 
@@ -122,15 +128,18 @@ Deno.test("working set - nothing held writes nothing, and an unchanged list is n
   kv.close();
 });
 
-Deno.test("working set - after the first site a restore waits while searches come, and goes on once they pause; the first is told open at once", async () => {
+/**
+ * Reopens the three sites while `note` is called every 50 ms for 600 ms: only the first opens
+ * meanwhile (told open at once through `firstDone`), the others once the notes stop.
+ */
+async function reopenWhile(note: () => void) {
   const { kv, instance } = await rig();
   const before = instance();
   for (const topic of TOPICS) await before.search(site(topic), { query: topic });
   await before.flush();
   const after = instance();
-  // Searches keep coming (of other sites) for 600 ms.
-  const searching = setInterval(noteSearch, 50);
-  noteSearch();
+  const noting = setInterval(note, 50);
+  note();
   let firstOpen: string[] | undefined;
   const restored = after.reopen(TOPICS.map(site), Infinity, () => firstOpen ??= after.inUse(10));
   await new Promise((r) => setTimeout(r, 600));
@@ -140,9 +149,17 @@ Deno.test("working set - after the first site a restore waits while searches com
     "told once the first was open, not after the rest",
   );
   assert.deepEqual(after.inUse(10), [site(TOPICS[0])], "only the first, at once");
-  clearInterval(searching);
+  clearInterval(noting);
   assert.equal(await restored, 3);
   assert.equal(after.loaded, 3);
   await Promise.all([before.idle(), after.idle()]);
   kv.close();
+}
+
+Deno.test("working set - after the first site a restore waits while searches come, and goes on once they pause; the first is told open at once", async () => {
+  await reopenWhile(noteSearch); // searches of other sites
+});
+
+Deno.test("working set - a restore waits as well while requests arrive whose route is not known yet", async () => {
+  await reopenWhile(noteArrival); // the HTTP server's accepts (main.ts)
 });

@@ -13,5 +13,5 @@ export { warmSearch, warmWhileQuiet } from "./warm.ts";
 export { ResultCache } from "./result_cache.ts";
 export { Snapshots } from "./snapshots.ts";
 export { WorkingSet } from "./working_set.ts";
-export type { Alternatives, Expand, SearchOptions, SearchResult } from "./engine/mod.ts";
+export type { Alternatives, Expand, SearchResult } from "./engine/mod.ts";
 export { MAX_ALTERNATIVES, SITE_FILTER_LIMITS } from "./engine/mod.ts";

@@ -12,7 +12,7 @@
 let searchedAt = -Infinity;
 let arrivedAt = -Infinity;
 
-/** No search for this long: work that holds the event loop now holds no one (a visitor types faster). */
+/** Nothing for this long: work that holds the event loop now holds no one (a visitor types faster). */
 export const SEARCH_QUIET_MS = 250;
 
 /** Notes a search being answered. */

@@ -257,7 +257,7 @@ function asciiAt(text: string, at: number, n: number): boolean {
 }
 
 /** Whether ASCII text at `at` is `root` (lowercase) in any case, without a lowercased copy. */
-function startsAt(text: string, at: number, root: string): boolean {
+export function startsAt(text: string, at: number, root: string): boolean {
   if (at + root.length > text.length) return false;
   for (let k = 0; k < root.length; k++) {
     const c = text.charCodeAt(at + k);

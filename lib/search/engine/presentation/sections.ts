@@ -6,7 +6,7 @@
  * result itself links to a section only when that section is the better target
  * than the page as a whole (`anchorOf`).
  */
-import { findMatches, type Matcher, snippetIn } from "./highlight.ts";
+import { findMatches, type Matcher, snippetIn, startsAt } from "./highlight.ts";
 import type { SectionHit } from "./hits.ts";
 import { anchorAt, headingAt, headingLength, type SectionLines } from "../store/packed_sections.ts";
 import type { TextPrefix } from "../store/packed_text.ts";
@@ -74,7 +74,8 @@ export const headingMatch = (
 /**
  * How much of the query the distinct words of a text's matches `from` to `to` name: the roots
  * they stand for ("models" and "model" are one), and how many of those appear as words of
- * their own. A heading's few matches are compared in arrays, not sets.
+ * their own. A heading's few matches are compared in place, and in arrays, not sets: an ASCII
+ * word is read where it stands, without a lower-cased copy.
  */
 function named(
   text: string,
@@ -83,16 +84,30 @@ function named(
   to: number,
   { roots, weightOf }: Matcher,
 ): HeadingMatch {
-  const seen: string[] = [], hit: string[] = [], whole: string[] = [];
-  for (let i = from; i < to; i++) {
-    const word = text.slice(list[i][0], list[i][1]).toLowerCase();
-    if (seen.includes(word)) continue;
-    seen.push(word);
-    const w = fold(word);
-    const root = roots.find((r) => w.startsWith(r));
+  const hit: string[] = [], whole: string[] = [];
+  next: for (let i = from; i < to; i++) {
+    const [a, b] = list[i];
+    for (let j = from; j < i; j++) {
+      if (sameWord(text, a, b, list[j][0], list[j][1])) continue next;
+    }
+    let root: string | undefined, isWhole = false;
+    if (ascii(text, a, b)) {
+      // Folding leaves ASCII as it is: its lower case is compared a character at a time.
+      for (const r of roots) {
+        if (r.length <= b - a && startsAt(text, a, r)) {
+          root = r;
+          isWhole = r.length === b - a;
+          break;
+        }
+      }
+    } else {
+      const w = fold(text.slice(a, b).toLowerCase());
+      root = roots.find((r) => w.startsWith(r));
+      isWhole = w === root;
+    }
     if (root === undefined) continue;
     if (!hit.includes(root)) hit.push(root);
-    if (w === root && !whole.includes(root)) whole.push(root);
+    if (isWhole && !whole.includes(root)) whole.push(root);
   }
   let inHeading = 0, wholeWords = 0;
   for (const r of hit) inHeading += weightOf(r);

@@ -272,7 +272,7 @@ export async function blackBoxSearch() {
     TARGETS.wrk99,
   );
   // Not a target: the same run once every query has an answer cached. The gap between the two
-  // is the first pass's queue (BENCHMARKS.md, "Where wrk's p99 comes from").
+  // is the first pass's queue (BENCHMARKS.md, "Where wrk's p99 goes").
   if (again) {
     console.log(
       `  ${`(the same, every query asked once before: ${again.rps.toFixed(0)} req/s)`.padEnd(62)} ${

@@ -85,11 +85,9 @@ function named(
   { roots, weightOf }: Matcher,
 ): HeadingMatch {
   const hit: string[] = [], whole: string[] = [];
-  next: for (let i = from; i < to; i++) {
+  for (let i = from; i < to; i++) {
+    if (repeats(text, list, from, i)) continue;
     const [a, b] = list[i];
-    for (let j = from; j < i; j++) {
-      if (sameWord(text, a, b, list[j][0], list[j][1])) continue next;
-    }
     let root: string | undefined, isWhole = false;
     if (ascii(text, a, b)) {
       // Folding leaves ASCII as it is: its lower case is compared a character at a time.
@@ -120,14 +118,15 @@ const NO_MATCH: HeadingMatch = { inHeading: 0, whole: 0 };
 /** Distinct words (in any case) of a text's matches `from` to `to`, counted in place. */
 function distinctWords(text: string, list: [number, number][], from: number, to: number) {
   let n = 0;
-  next: for (let i = from; i < to; i++) {
-    const [a, b] = list[i];
-    for (let j = from; j < i; j++) {
-      if (sameWord(text, a, b, list[j][0], list[j][1])) continue next;
-    }
-    n++;
-  }
+  for (let i = from; i < to; i++) if (!repeats(text, list, from, i)) n++;
   return n;
+}
+
+/** Whether match `i` is, in any case, the word of a match from `from` on before it. */
+function repeats(text: string, list: [number, number][], from: number, i: number): boolean {
+  const [a, b] = list[i];
+  for (let j = from; j < i; j++) if (sameWord(text, a, b, list[j][0], list[j][1])) return true;
+  return false;
 }
 
 /** Whether `text[a, b)` and `text[c, d)` are one word in any case (as `toLowerCase` has it). */

@@ -31,7 +31,7 @@ import {
   releaseLock,
   TTL,
 } from "./job_record.ts";
-import { commitBatches, keyBytes, KV_LIMITS, valueBytes } from "../storage/kv_limits.ts";
+import { commitBatches, keyBytes, KV_LIMITS, sizeOf, valueBytes } from "../storage/kv_limits.ts";
 import { DomainError, isLocked, isStorageFault } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -345,7 +345,7 @@ export class JobRunner {
       for await (const e of iter) {
         const put = (e.key[3] as number) <= committed;
         const k = keyBytes(e.key) + (put ? keyBytes(e.value[0]) : 0);
-        const b = k + (put ? valueBytes(e.value[1]) : 0);
+        const b = k + (put ? sizeOf(e.value[1]) : 0);
         if (
           deletes.length &&
           (writes.length + deletes.length + 2 > budget.mutations || keys + k > budget.keys ||

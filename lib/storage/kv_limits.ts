@@ -72,7 +72,7 @@ export function boundBytes(value: unknown): number {
 }
 
 /** Bytes to count for a value in a budget: the cheap bound, or the exact size where there is none. */
-const sizeOf = (value: unknown) => {
+export const sizeOf = (value: unknown) => {
   const b = boundBytes(value);
   return Number.isNaN(b) ? valueBytes(value) : b;
 };

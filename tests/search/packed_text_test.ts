@@ -7,6 +7,7 @@ import {
   keptPrefix,
   packText,
   soundText,
+  sourceOf,
   textAround,
   unpackText,
   utf8Bytes,
@@ -89,7 +90,7 @@ Deno.test("packed text - a kept read gives the same prefix as a fresh one, for e
   const rand = rng(11);
   const text = randomText(rand, 30_000), packed = packText(text);
   for (const k of [8_000, 8_000, 100, 8_000, 30_000]) {
-    assert.equal(keptPrefix(packed, k).upTo(k), text.slice(0, k), `first ${k}`);
+    assert.equal(keptPrefix(sourceOf(packed), k).upTo(k), text.slice(0, k), `first ${k}`);
   }
   // Two texts in one buffer, as a snapshot holds them: each reads as itself.
   const other = randomText(rand, 12_000), second = packText(other);
@@ -98,7 +99,39 @@ Deno.test("packed text - a kept read gives the same prefix as a fresh one, for e
   joined.set(second, packed.length);
   const a = joined.subarray(0, packed.length), b = joined.subarray(packed.length);
   for (let i = 0; i < 2; i++) {
-    assert.equal(keptPrefix(a, 8_000).upTo(8_000), text.slice(0, 8_000));
-    assert.equal(keptPrefix(b, 8_000).upTo(8_000), other.slice(0, 8_000));
+    assert.equal(keptPrefix(sourceOf(a), 8_000).upTo(8_000), text.slice(0, 8_000));
+    assert.equal(keptPrefix(sourceOf(b), 8_000).upTo(8_000), other.slice(0, 8_000));
   }
+});
+
+Deno.test("packed text - a text kept out of memory is read once while it is kept, its bytes used at once", () => {
+  const rand = rng(12);
+  const texts = [randomText(rand, 30_000), randomText(rand, 3_000), "short and raw"];
+  const packed = texts.map(packText);
+  // As an arena kept in a file reads: every read into one reused buffer, the last one's.
+  const owner = {};
+  let reused = new Uint8Array(0), reads = 0;
+  const sources = packed.map((p, i) => ({
+    owner,
+    at: i * 100_000,
+    length: p.length,
+    read() {
+      reads++;
+      if (reused.length < p.length) reused = new Uint8Array(p.length);
+      reused.fill(0xff);
+      reused.set(p);
+      return reused.subarray(0, p.length);
+    },
+  }));
+  for (let round = 0; round < 3; round++) {
+    sources.forEach((src, i) => {
+      const prefix = keptPrefix(src, 8_000);
+      // Another text read between: the first one's bytes are gone from the buffer.
+      keptPrefix(sources[(i + 1) % sources.length], 8_000).upTo(50);
+      assert.equal(prefix.length, Math.min(8_000, texts[i].length));
+      assert.equal(prefix.upTo(8_000), texts[i].slice(0, 8_000), `text ${i}, round ${round}`);
+    });
+    if (round === 0) reads = 0;
+  }
+  assert.equal(reads, 0, "kept texts are not read again");
 });

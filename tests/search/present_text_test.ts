@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { addDoc, createSiteDb, type SiteDb } from "../../lib/search/engine/mod.ts";
 import { search } from "../../lib/search/engine/presentation/results.ts";
 import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
-import { keptPrefix, packText } from "../../lib/search/engine/store/packed_text.ts";
+import { keptPrefix, packText, sourceOf } from "../../lib/search/engine/store/packed_text.ts";
 
 /** Text of every kind of character: ASCII, accented, two-unit emoji, CJK, line breaks. */
 function mixed(n: number, seed: number): string {
@@ -31,14 +31,14 @@ Deno.test("present text - a page's start read in part is its own first character
     const text = mixed(length, seed);
     const packed = packText(text);
     // Asked for short then longer starts, as a result asks, and anew from nothing each time.
-    const prefix = keptPrefix(packed.slice(), 8_000);
+    const prefix = keptPrefix(sourceOf(packed.slice()), 8_000);
     assert.equal(prefix.length, Math.min(8_000, text.length));
     for (const n of [1, 100, 2_047, 2_400, 2_401, 4_000, 8_000, 8_001]) {
       const got = prefix.upTo(n);
       assert.ok(got.length >= Math.min(n, prefix.length), `${length}: at least ${n}`);
       assert.ok(got.length <= prefix.length, `${length}: at most its length`);
       assert.equal(got, text.slice(0, got.length), `${length}: the text's own start (${n})`);
-      const fresh = keptPrefix(packed.slice(), 8_000).upTo(n);
+      const fresh = keptPrefix(sourceOf(packed.slice()), 8_000).upTo(n);
       assert.equal(fresh, text.slice(0, fresh.length), `${length}: read anew (${n})`);
     }
   }

@@ -9,7 +9,9 @@
  *   object, `DEFAULT_RANKING`; `rankingWith(overrides)` changes some for one search.
  * - Keep it as bytes: `encodeSiteDb` and `decodeSiteDb`, with the extras read off the search
  *   path (`encodeTail`, `decodeTail`); `CODEC_VERSION` names the format. `encodingSiteDb` is
- *   the encoding in steps (`runSteps` runs any such generator to its end at once).
+ *   the encoding in steps (`runSteps` runs any such generator to its end at once). The pages'
+ *   packed bodies may be kept out of memory by the host (`DecodeOptions.keepBodies`, a
+ *   `BodyArena` read synchronously).
  * - Work read off the search path after a change, a step at a time: `prepareIndex`,
  *   `readAhead` (generators: the host decides when each step runs).
  * - Words as every part of the service reads them: `words`, `terms`, `fold`, … (analysis/).
@@ -51,6 +53,7 @@ export { scoreCacheBytes } from "./query/bm25.ts";
 export { keptHeadingsBytes } from "./query/heading_words.ts";
 export {
   CODEC_VERSION,
+  type DecodeOptions,
   decodeSiteDb,
   decodeStated,
   decodeTail,
@@ -74,3 +77,4 @@ export {
   mineEquivalences,
 } from "./analysis/equivalences.ts";
 export { freeBytes } from "./store/free_bytes.ts";
+export type { BodyArena } from "./store/body_arena.ts";

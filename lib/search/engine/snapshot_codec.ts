@@ -8,7 +8,9 @@
  *
  * Layout: "SSDB", version, checksum, byte length (u32 each), then blocks, each a u32 byte
  * length, four bytes of padding and its bytes, padded to 8 (so every block starts 8-aligned
- * for any typed array); the order of blocks is the order of `put` calls.
+ * for any typed array); the order of blocks is the order of `put` calls. The pages' packed
+ * bodies are the last block, so a host that keeps them out of memory (`keepBodies`) holds
+ * the rest without them.
  */
 import { Column, FIELDS, InvertedIndex } from "./store/postings.ts";
 import { createSiteDb, seal, type SiteDb } from "./store/site_db.ts";
@@ -20,6 +22,7 @@ import { Vocab } from "./store/vocab.ts";
 import { adoptOrder, packedWords, wideOrder } from "./store/word_order.ts";
 import { FilterPostings } from "./store/filter_postings.ts";
 import type { PassageBlocks } from "./store/passage_blocks.ts";
+import { type BodyArena, heldArena } from "./store/body_arena.ts";
 
 /**
  * Snapshots of another version are ignored (decodeSiteDb throws), and the index is built
@@ -28,9 +31,10 @@ import type { PassageBlocks } from "./store/passage_blocks.ts";
  * digest (doc_store.ts), which the caches shared by every site's indexes are keyed by.
  * 8: each filter value's documents as a list of ids or a bitset, the shorter (doc_set.ts).
  * 9: each field's terms as UTF-8 with byte starts, read in place (term_table.ts); the
- * trigram bitmap at 43³ bits rather than 64³ (trigrams.ts).
+ * trigram bitmap at 43³ bits rather than 64³ (trigrams.ts). 10: the pages' bodies in a block
+ * of their own, the last (doc_store.ts `bodies`).
  */
-export const CODEC_VERSION = 9;
+export const CODEC_VERSION = 10;
 
 const MAGIC = 0x42445353; // "SSDB" little-endian
 /** Long pages' passages (PassageBlocks), framed the same way under their own magic and version. */
@@ -147,6 +151,7 @@ export function* encodingSiteDb(db: SiteDb): Generator<void, Uint8Array<ArrayBuf
   w.putMade(c.starts);
   w.putMade(c.text);
   w.putMade(c.digests);
+  w.putMade(c.bodyStarts);
   // Postings and lengths per field.
   for (const f of FIELDS) {
     const p = index.fields[f];
@@ -185,6 +190,8 @@ export function* encodingSiteDb(db: SiteDb): Generator<void, Uint8Array<ArrayBuf
     langs: [...db.langs],
     filters: filters.names,
   })));
+  // Last: a host that keeps bodies elsewhere cuts them off (decodeSiteDb `keepBodies`).
+  w.putMade(c.bodies.read(0, c.bodies.byteLength));
   yield;
   return yield* w.finish();
 }
@@ -297,10 +304,45 @@ export function decodeStated(bytes: Uint8Array): Uint8Array {
   return json;
 }
 
+/** Where the last block of checked bytes starts (its head), and its data. */
+function lastBlock(bytes: Uint8Array): { at: number; data: Uint8Array } {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  for (let at = HEADER; at + BLOCK_HEAD <= bytes.length;) {
+    const len = dv.getUint32(at, true), next = at + BLOCK_HEAD + padded(len);
+    if (next === bytes.length) {
+      return { at, data: bytes.subarray(at + BLOCK_HEAD, at + BLOCK_HEAD + len) };
+    }
+    if (next > bytes.length) break;
+    at = next;
+  }
+  return fail("block past the end");
+}
+
+/** How a decode holds the pages' bodies. */
+export interface DecodeOptions {
+  /**
+   * Takes the bodies' bytes (checked) and answers where the index reads them from: given, the
+   * index keeps a copy of the rest of the bytes, and holds nothing of those it was given.
+   */
+  keepBodies?: (bytes: Uint8Array) => BodyArena;
+}
+
 /** A site's index from its bytes; throws on another version or any damage. */
-export function decodeSiteDb(bytes: Uint8Array): SiteDb {
+export function decodeSiteDb(bytes: Uint8Array, opts: DecodeOptions = {}): SiteDb {
   bytes = opened(bytes, MAGIC, CODEC_VERSION);
-  const r = new Reader(bytes);
+  const last = lastBlock(bytes);
+  // With the bodies kept elsewhere, the rest is read in place from a copy that holds none of them.
+  const head = opts.keepBodies ? bytes.slice(0, last.at) : bytes.subarray(0, last.at);
+  return decodeParts(head, last.data, opts.keepBodies);
+}
+
+/** The index from its blocks before the bodies (`head`, checked) and the bodies' bytes. */
+function decodeParts(
+  head: Uint8Array,
+  bodies: Uint8Array,
+  keepBodies?: (bytes: Uint8Array) => BodyArena,
+): SiteDb {
+  const r = new Reader(head);
   const flags = r.typed(Uint8Array, -1);
   const n = flags.length;
   const cols: DocColumns = {
@@ -312,8 +354,12 @@ export function decodeSiteDb(bytes: Uint8Array): SiteDb {
     starts: r.u32(),
     text: r.typed(Uint8Array, -1),
     digests: r.typed(Uint8Array, n * DIGEST_BYTES),
+    bodyStarts: r.u32(n + 1),
+    bodies: heldArena(bodies),
   };
+  // Checked while in memory, then handed to where they are kept.
   if (!soundColumns(cols)) fail("documents");
+  if (keepBodies) cols.bodies = keepBodies(bodies);
   const index = new InvertedIndex();
   const db = createSiteDb(index, new DocStore(cols));
   index.slots = n;

@@ -1,15 +1,17 @@
 /**
  * A site's documents by internal id. Those of a loaded snapshot stay in its bytes as
- * columns (every text field UTF-8 in one arena, numbers in typed arrays) and become objects
+ * columns (every short text field UTF-8 in one arena, the packed bodies in an arena of their
+ * own that a host may keep out of memory, numbers in typed arrays) and become objects
  * only when read, for the few pages a search shows: a loaded site holds a handful of objects
  * instead of several per page, loading makes none, and the GC has nothing of it to trace.
  * Documents added since (a catch-up, or every page of an index built in place) are objects.
  */
 import { type PackedSections, soundSections } from "./packed_sections.ts";
-import { soundText } from "./packed_text.ts";
+import { type PackedSource, soundText, sourceOf } from "./packed_text.ts";
 import { bufferBytes, MAP_ENTRY_BYTES, stringBytes } from "./held_bytes.ts";
 import { DIGEST_BYTES, hex } from "./text_digest.ts";
 import { freeBytes } from "./free_bytes.ts";
+import { type BodyArena, heldArena } from "./body_arena.ts";
 
 /** What a stored document holds (site_db.ts); its body packed (packed_text.ts). */
 export interface StoredDoc {
@@ -30,16 +32,16 @@ export interface StoredDoc {
   digest: Uint8Array;
 }
 
-/** What a result shows of a document (site_db.ts `shownAt`). */
+/** What a result shows of a document beside its text, read apart (site_db.ts `shownAt`). */
 export type ShownFields = Pick<
   StoredDoc,
-  "id" | "title" | "description" | "body" | "accented" | "sections" | "sectionAt"
+  "id" | "title" | "description" | "accented" | "sections" | "sectionAt"
 >;
 
-/** Text fields a column row holds, in this order. */
-const TEXTS = 8;
+/** Text fields a column row holds in `text`, in this order (the body is in `bodies`). */
+const TEXTS = 7;
 const ID = 0, TITLE = 1, DESCRIPTION = 2, HEADINGS = 3, LANG = 4, SEC_HEADINGS = 5;
-const SEC_ANCHORS = 6, BODY = 7;
+const SEC_ANCHORS = 6;
 
 /** Flags per row. */
 const F_ACCENTED = 1, F_CODE_SHARE = 2, F_DESCRIPTION = 4, F_SECTIONS = 8;
@@ -58,6 +60,9 @@ export interface DocColumns {
   text: Uint8Array;
   /** Each row's `digest`, DIGEST_BYTES of it. */
   digests: Uint8Array;
+  /** Row `r`'s packed body is bodies[bodyStarts[r] … bodyStarts[r + 1]]. */
+  bodyStarts: Uint32Array;
+  bodies: BodyArena;
 }
 
 const encoder = new TextEncoder();
@@ -104,7 +109,7 @@ export class DocStore {
 
   /**
    * What a result shows of the document with internal id `id`, if any: for a row, only those
-   * fields decoded (no headings, language or object of every field); its sections' anchors
+   * fields decoded (not its text, headings, language or object of every field); its sections' anchors
    * checked against their count.
    */
   shown(id: number): ShownFields | undefined {
@@ -121,7 +126,6 @@ export class DocStore {
       id: this.text(row, ID),
       title: this.text(row, TITLE),
       description: f & F_DESCRIPTION ? this.text(row, DESCRIPTION) : undefined as unknown as string,
-      body: this.field(row, BODY),
       accented: (f & F_ACCENTED) !== 0,
       sections: f & F_SECTIONS ? this.shownSections(row) : undefined,
       sectionAt: this.rowSectionAt(row),
@@ -165,14 +169,36 @@ export class DocStore {
   /** The packed body (packed_text.ts) of the document with internal id `id`, if any. */
   body(id: number): Uint8Array | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;
-    return row >= 0 ? this.field(row, BODY) : this.added.get(id)?.body;
+    return row >= 0 ? this.rowBody(row) : this.added.get(id)?.body;
+  }
+
+  /**
+   * A document's packed body as a result reads it (packed_text.ts): by its arena and where in
+   * it, the same at every read, and read only when what is kept of it does not do; a read
+   * reuses the arena's buffer where it is kept out of memory.
+   */
+  bodySource(id: number): PackedSource | undefined {
+    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
+    if (row < 0) {
+      const body = this.added.get(id)?.body;
+      return body && sourceOf(body);
+    }
+    const { bodyStarts, bodies } = this.cols!, from = bodyStarts[row], to = bodyStarts[row + 1];
+    return { owner: bodies, at: from, length: to - from, read: () => bodies.read(from, to, true) };
+  }
+
+  /** Row `row`'s packed body, as its arena reads it. */
+  private rowBody(row: number): Uint8Array {
+    const { bodyStarts, bodies } = this.cols!;
+    return bodies.read(bodyStarts[row], bodyStarts[row + 1]);
   }
 
   /** A document's id and packed body's size, without making it an object (stated.ts). */
   *sizes(): Generator<[number, string, number]> {
     for (let id = 0; id < this.end; id++) {
       const row = id < this.rowOf.length ? this.rowOf[id] : -1;
-      if (row >= 0) yield [id, this.text(row, ID), this.field(row, BODY).length];
+      const starts = this.cols?.bodyStarts;
+      if (row >= 0) yield [id, this.text(row, ID), starts![row + 1] - starts![row]];
       else {
         const doc = this.added.get(id);
         if (doc) yield [id, doc.id, doc.body.length];
@@ -269,7 +295,12 @@ export class DocStore {
   bytes(seen: Set<ArrayBufferLike>): number {
     let n = this.rowOf.byteLength + this.ids.size * MAP_ENTRY_BYTES;
     if (this.rowsListed) { for (const docId of this.ids.keys()) n += stringBytes(docId); }
-    if (this.cols) { for (const a of Object.values(this.cols)) n += bufferBytes(a, seen); }
+    if (this.cols) {
+      // The bodies count wherever their arena keeps them: the budget bounds that too.
+      const { bodies, ...arrays } = this.cols;
+      for (const a of Object.values(arrays)) n += bufferBytes(a, seen);
+      n += bodies.byteLength;
+    }
     for (const d of this.added.values()) n += docBytes(d, seen);
     return n;
   }
@@ -306,7 +337,7 @@ export class DocStore {
       title: this.text(row, TITLE),
       description: f & F_DESCRIPTION ? this.text(row, DESCRIPTION) : undefined as unknown as string,
       headings: this.text(row, HEADINGS),
-      body: this.field(row, BODY),
+      body: this.rowBody(row),
       lang: this.text(row, LANG),
       sections,
       codeShare: f & F_CODE_SHARE ? c.codeShare[row] : undefined,
@@ -337,8 +368,10 @@ export function* toColumns(
   const flags = new Uint8Array(n), codeShare = new Float64Array(n);
   const sectionCount = new Uint32Array(n), sectionFrom = new Uint32Array(n + 1);
   const starts = new Uint32Array(n * TEXTS + 1), digests = new Uint8Array(n * DIGEST_BYTES);
+  const bodyStarts = new Uint32Array(n + 1);
   const parts: Uint8Array[] = [], offsets: Int32Array[] = [], encoded: Uint8Array[] = [];
-  let bytes = 0, sectionAts = 0, next = 0;
+  const bodyParts: Uint8Array[] = [];
+  let bytes = 0, bodyBytes = 0, sectionAts = 0, next = 0;
   const encode = (s: string) => {
     const b = encoder.encode(s);
     encoded.push(b);
@@ -359,7 +392,8 @@ export function* toColumns(
     }
     add(encode(d.sections?.headings ?? ""));
     add(encode(d.sections?.anchors ?? ""));
-    add(d.body);
+    bodyParts.push(d.body);
+    bodyStarts[id + 1] = bodyBytes += d.body.length;
     if (d.sections) {
       f |= F_SECTIONS;
       sectionCount[id] = d.sections.count;
@@ -377,16 +411,33 @@ export function* toColumns(
   }
   if (next !== n * TEXTS) throw new Error("a document is missing");
   const text = new Uint8Array(bytes), sectionAt = new Int32Array(sectionAts);
+  const arena = new Uint8Array(bodyBytes);
   let at = 0;
   for (let i = 0; i < parts.length; i++) {
     text.set(parts[i], at), at += parts[i].length;
-    if ((i & (DOCS_PER_STEP * TEXTS - 1)) === DOCS_PER_STEP * TEXTS - 1) yield;
+    if (i % (DOCS_PER_STEP * TEXTS) === DOCS_PER_STEP * TEXTS - 1) yield;
+  }
+  for (let i = 0; i < n; i++) {
+    arena.set(bodyParts[i], bodyStarts[i]);
+    if ((i & (DOCS_PER_STEP - 1)) === DOCS_PER_STEP - 1) yield;
   }
   // The strings encoded here are copied: freed now (free_bytes.ts); the pages' bodies are kept.
   for (const p of encoded) freeBytes(p);
   at = 0;
   for (const o of offsets) sectionAt.set(o, at), at += o.length;
-  return { flags, codeShare, sectionCount, sectionFrom, sectionAt, starts, text, digests };
+  const bodies = heldArena(arena);
+  return {
+    flags,
+    codeShare,
+    sectionCount,
+    sectionFrom,
+    sectionAt,
+    starts,
+    text,
+    digests,
+    bodyStarts,
+    bodies,
+  };
 }
 
 /** Whether columns read from bytes hold together (lengths, offsets in order and in range). */
@@ -397,13 +448,16 @@ export function soundColumns(c: DocColumns): boolean {
   if (c.sectionFrom.length !== n + 1 || c.starts.length !== n * TEXTS + 1) return false;
   if (c.starts[0] !== 0 || c.starts[n * TEXTS] !== c.text.length) return false;
   for (let i = 0; i < n * TEXTS; i++) if (c.starts[i] > c.starts[i + 1]) return false;
+  const { bodyStarts, bodies } = c;
+  if (bodyStarts.length !== n + 1 || bodyStarts[0] !== 0) return false;
+  if (bodyStarts[n] !== bodies.byteLength) return false;
   if (c.sectionFrom[0] !== 0 || c.sectionFrom[n] !== c.sectionAt.length) return false;
   for (let r = 0; r < n; r++) {
     const k = c.sectionFrom[r + 1] - c.sectionFrom[r];
     if (k < 0 || (c.flags[r] & F_SECTION_AT ? k !== c.sectionCount[r] : k !== 0)) return false;
     if (!(c.flags[r] & F_SECTIONS) && c.sectionCount[r]) return false;
-    const body = r * TEXTS + BODY;
-    if (!soundText(c.text.subarray(c.starts[body], c.starts[body + 1]))) return false;
+    if (bodyStarts[r] > bodyStarts[r + 1]) return false;
+    if (!soundText(bodies.read(bodyStarts[r], bodyStarts[r + 1]))) return false;
   }
   return true;
 }

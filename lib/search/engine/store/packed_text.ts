@@ -129,6 +129,8 @@ const KEEP_DECODED_AT = 4;
 interface Kept extends Turned {
   /** The packed text's length it was read from (a document's bytes are a new view per read). */
   packed: number;
+  /** UTF-16 units of the whole text (so a text kept is not read to know it). */
+  units: number;
   /** Its UTF-8 until it has been read KEEP_DECODED_AT times, then the text. */
   held: Uint8Array | string;
   /** Times it was read. */
@@ -139,11 +141,12 @@ interface Kept extends Turned {
 }
 
 /**
- * What was read of each packed text, by the buffer that holds it (an index's columns are
- * made once and never written) and where in it: a document's bytes are a new view per read.
- * A dropped index's texts are forgotten in their turn (they count until then).
+ * What was read of each packed text, by what holds it (the buffer of an index's columns, made
+ * once and never written, or the arena its bodies are kept in) and where in it: a document's
+ * bytes are a new view (or copy) per read. A dropped index's texts are forgotten in their turn
+ * (they count until then).
  */
-const kept = new WeakMap<ArrayBufferLike, Map<Place, Kept>>();
+const kept = new WeakMap<object, Map<Place, Kept>>();
 /** The texts kept, in their turns to be forgotten; a forgotten one holds none of its text. */
 const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
   if (e.map.get(e.at) === e) e.map.delete(e.at);
@@ -152,6 +155,31 @@ const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
 
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
+
+/** What a packed text is read from, and where: what a read of it is kept by. */
+export interface TextPlace {
+  owner: object;
+  at: number;
+}
+
+/**
+ * A packed text a result reads, by its place: read only where what is kept of it does not
+ * do (its bytes may be kept out of memory: body_arena.ts).
+ */
+export interface PackedSource extends TextPlace {
+  /** Its bytes' length, known without reading them. */
+  length: number;
+  /** Its bytes: read at once, before any other source is read (they may be a reused buffer). */
+  read(): Uint8Array;
+}
+
+/** A source of packed bytes in memory. */
+export const sourceOf = (p: Uint8Array): PackedSource => ({
+  owner: p.buffer,
+  at: p.byteOffset,
+  length: p.length,
+  read: () => p,
+});
 
 /**
  * Characters read of a text at least: a result's description and the first chunk a snippet
@@ -169,35 +197,57 @@ export interface TextPrefix {
 
 /**
  * A packed text's first `maxChars` characters, inflated only as far as a reader asks
- * (`upTo`), and kept for the next result showing the page: a snippet near the start needs
- * a part of the first block, and the rest is never inflated.
+ * (`upTo`), and kept for the next result showing the page (by its place): a snippet near the
+ * start needs a part of the first block, and the rest is never inflated. A page kept is not
+ * read again; one that is not has its first FIRST_READ characters read at once (the bytes
+ * are read once and not held).
  */
-export function keptPrefix(p: Uint8Array, maxChars: number): TextPrefix {
-  if (p[0] === RAW) {
-    const text = unpackText(p, maxChars); // nothing to inflate
-    return { length: text.length, upTo: () => text };
+export function keptPrefix(src: PackedSource, maxChars: number): TextPrefix {
+  let units = keptAt(src, src.at)?.units;
+  if (units === undefined) {
+    const p = src.read();
+    units = totalUnits(p);
+    keep(src, src.at, FIRST_READ, units, () => readPrefix(p, FIRST_READ));
   }
-  const length = Math.min(maxChars, unitsTo(p, u32(p, 8) - 1));
+  const length = Math.min(maxChars, units);
   let got = "";
   return {
     length,
     upTo(n: number) {
       const want = Math.min(n, length);
       if (got.length >= want) return got;
-      const text = keep(p, p.byteOffset, want, () => readPrefix(p, Math.max(want, FIRST_READ)));
+      const read = () => readPrefix(src.read(), Math.max(want, FIRST_READ));
+      const text = keep(src, src.at, want, units, read);
       return got = text.length > length ? text.slice(0, length) : text;
     },
   };
 }
 
+/** UTF-16 units of a packed text. */
+function totalUnits(p: Uint8Array): number {
+  return p[0] === RAW ? utf16Length(p.subarray(1)) : unitsTo(p, u32(p, 8) - 1);
+}
+
+/** What is kept of the text of `src` read at `at`, if it is still what `src` holds. */
+function keptAt(src: PackedSource, at: Place): Kept | undefined {
+  const had = kept.get(src.owner)?.get(at);
+  return had?.packed === src.length ? had : undefined;
+}
+
 /**
- * The text read at `at` in `p`'s buffer, kept; `read` reads it when what is kept there is
- * shorter than `chars` characters (or was read from other bytes).
+ * The text read at `at` in `src`, kept; `read` reads it when what is kept there is shorter
+ * than `chars` characters (or was read from other bytes). `units`: the whole text's.
  */
-function keep(p: Uint8Array, at: Place, chars: number, read: () => string): string {
-  let inBuffer = kept.get(p.buffer);
+function keep(
+  src: PackedSource,
+  at: Place,
+  chars: number,
+  units: number,
+  read: () => string,
+): string {
+  let inBuffer = kept.get(src.owner);
   const had = inBuffer?.get(at);
-  if (had?.packed === p.length && had.chars >= chars) {
+  if (had?.packed === src.length && had.chars >= chars) {
     had.used = true;
     if (typeof had.held === "string") return had.held;
     if (++had.reads < KEEP_DECODED_AT) return decoder.decode(had.held);
@@ -208,10 +258,11 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
   // The inflater's bytes of the text, copied, where it has them (encoding it again cost more).
   const bytes = decoded as Uint8Array | null; // set by read()
   const held = bytes ? bytes.slice() : encoder.encode(text);
-  if (!inBuffer) kept.set(p.buffer, inBuffer = new Map());
+  if (!inBuffer) kept.set(src.owner, inBuffer = new Map());
   if (had) turns.forget(had);
   const entry: Kept = {
-    packed: p.length,
+    packed: src.length,
+    units,
     held,
     reads: 1,
     used: false,
@@ -228,13 +279,13 @@ function keep(p: Uint8Array, at: Place, chars: number, read: () => string): stri
 /**
  * A stretch of the text holding characters `from` to `to` (as far as the text goes): whole
  * blocks, so it may start before `from` (at `at`) and end after `to`. `shown`: read for a
- * result, kept as `keptPrefix` keeps text.
+ * result, kept as `keptPrefix` keeps text (by the source given, or where `p` is).
  */
 export function textAround(
   p: Uint8Array,
   from: number,
   to: number,
-  shown = false,
+  shown: boolean | PackedSource = false,
 ): { text: string; at: number } {
   if (p[0] === RAW) return { text: decoder.decode(p.subarray(1)), at: 0 };
   const blocks = u32(p, 8);
@@ -243,7 +294,9 @@ export function textAround(
   let last = first;
   while (last < blocks - 1 && unitsTo(p, last) < to) last++;
   const read = () => inflate(p, first, last);
-  const text = shown ? keep(p, `${p.byteOffset}:${first}:${last}`, 0, read) : read();
+  const src = shown === true ? sourceOf(p) : shown || undefined;
+  const units = unitsTo(p, blocks - 1);
+  const text = src ? keep(src, `${src.at}:${first}:${last}`, 0, units, read) : read();
   return { text, at: first ? unitsTo(p, first - 1) : 0 };
 }
 
@@ -253,6 +306,7 @@ export function textAround(
  * tables), so a short read saves less than its length, but keeps less too.
  */
 function readPrefix(p: Uint8Array, n: number): string {
+  if (p[0] === RAW) return decoder.decode(p.subarray(1));
   const blocks = u32(p, 8);
   let last = 0;
   while (last < blocks - 1 && unitsTo(p, last) < n) last++;

@@ -285,7 +285,7 @@ export function shownAt(db: SiteDb, id: number, maxChars: number): ShownDoc {
   }
   return {
     ...parts,
-    body: keptPrefix(db.docs.body(id)!, maxChars),
+    body: keptPrefix(db.docs.bodySource(id)!, maxChars),
     sectionAt: (parts.sections.count && db.docs.sectionAt(id)) || NO_OFFSETS,
   };
 }
@@ -312,7 +312,8 @@ export function heldBytes(db: SiteDb): number {
  * shown, and kept for the next (packed_text.ts).
  */
 export function textAt(db: SiteDb, id: number, from: number, to: number) {
-  return textAround(db.docs.body(id)!, from, to, true);
+  const src = db.docs.bodySource(id)!;
+  return textAround(src.read(), from, to, src);
 }
 
 /** Number of documents indexed. */

@@ -18,6 +18,7 @@ import { parseTrustedProxies } from "./lib/http/proxies.ts";
 import { collectGarbage, startTuning, writableProbe } from "./lib/platform/mod.ts";
 import { onDeploy } from "./lib/deploy.ts";
 import { noteArrival, warmSearch, warmWhileQuiet } from "./lib/search/mod.ts";
+import { TextSpill } from "./lib/storage/text_spill.ts";
 import { TUNED_V8_FLAGS, V8_FLAGS, WRITE_PATHS } from "./lib/runtime_flags.ts";
 
 const env = (name: string) => Deno.env.get(name) || undefined;
@@ -31,7 +32,7 @@ const tuned = env("PLATFORM_TUNING") === "on";
  */
 async function openKv(): Promise<Deno.Kv> {
   if (deployed && !env("KV_PATH")) return await openResilientKv();
-  const target = env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
+  const target = kvTarget();
   if (!target.includes("://") && target !== ":memory:") {
     const dir = target.replace(/[^/]*$/, "") || ".";
     if (Deno.permissions.querySync({ name: "write", path: dir }).state !== "granted") {
@@ -47,6 +48,28 @@ async function openKv(): Promise<Deno.Kv> {
   }
   // Retries a lock held by another instance opening the same new file; checks the file (kv_retry.ts).
   return await openResilientKv(target, { writable: tuned ? writableProbe : undefined });
+}
+
+/** The KV this process opens where it is not Deploy's own. */
+const kvTarget = () => env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
+
+/**
+ * Where the indexes keep their pages' text (storage/text_spill.ts): a file beside the KV file
+ * (./data with a remote or in-memory KV). Not on Deploy, which has no file system to write,
+ * nor with TEXT_SPILL=off, nor where this process may not write: text then stays in memory.
+ */
+function openTextSpill(): TextSpill | null {
+  if (deployed || env("TEXT_SPILL") === "off") return null;
+  const target = kvTarget();
+  const local = !target.includes("://") && target !== ":memory:";
+  const dir = local ? target.replace(/[^/]*$/, "") || "." : "./data";
+  if (Deno.permissions.querySync({ name: "write", path: dir }).state !== "granted") return null;
+  try {
+    Deno.mkdirSync(dir, { recursive: true });
+  } catch {
+    return null;
+  }
+  return TextSpill.open(dir);
 }
 
 /** A positive whole number from the environment, else `fallback`. */
@@ -114,6 +137,7 @@ const { app, services, early } = createApp({
   indexMemoryBytes: envNumber("INDEX_MEMORY_MB", 256) * 1024 * 1024,
   indexSnapshots: env("INDEX_SNAPSHOTS") !== "off",
   rehearseSearches: !deployed, // CPU there is billed by the request (search/warm.ts)
+  textSpill: openTextSpill(),
   trustedProxies,
   collectGarbage: tuned ? collectGarbage : undefined,
   crawl: {

@@ -10,6 +10,7 @@ import { PageStore } from "./sites/pages.ts";
 import { resilientKv } from "./storage/kv_retry.ts";
 import { SearchQuota } from "./limits/quota.ts";
 import { IndexBudget, ResultCache, SearchIndexes, Snapshots, WorkingSet } from "./search/mod.ts";
+import type { TextSpill } from "./storage/text_spill.ts";
 import { SiteStore } from "./sites/store.ts";
 import { sha256HexSync } from "./sites/keys.ts";
 import type { Summarizer } from "./answers/summarizer.ts";
@@ -36,6 +37,11 @@ export interface AppOptions {
   indexSnapshots?: boolean;
   /** Rehearse the largest index so far while quiet (search/warm.ts; main.ts: on, not on Deploy). */
   rehearseSearches?: boolean;
+  /**
+   * Where the indexes keep their pages' text instead of memory (storage/text_spill.ts; main.ts:
+   * a file beside the KV file, not on Deploy); in memory when unset.
+   */
+  textSpill?: TextSpill | null;
   /** How old another instance's writes may be before a search notices them. */
   indexStaleMs?: number;
   /** The answerer; the built-in extractive one when none is given. */
@@ -70,6 +76,8 @@ export interface Services {
   indexes: SearchIndexes;
   /** Encoded /api/search answers, keyed by index version (live search repeats itself). */
   resultCache: ResultCache;
+  /** Where the indexes keep their pages' text instead of memory; null: in memory. */
+  textSpill: TextSpill | null;
   /** Uploaded documents, kept like pages but apart: summaries cite them, search never shows them. */
   documents: PageStore;
   documentIndexes: SearchIndexes;
@@ -133,13 +141,18 @@ export function createServices(opts: AppOptions): Services {
   );
   // Page and document indexes share the one budget.
   const budget = new IndexBudget(opts.indexMemoryBytes);
+  const spill = opts.textSpill;
+  const keepBodies = spill ? (bytes: Uint8Array) => spill.keep(bytes) : undefined;
   const indexesOf = (store: PageStore) =>
     new SearchIndexes(store, {
       clock,
       staleMs: opts.indexStaleMs ?? STALE_MS,
       budget,
-      snapshots: opts.indexSnapshots ? new Snapshots(kv, clock, store.prefix) : undefined,
+      snapshots: opts.indexSnapshots
+        ? new Snapshots(kv, clock, store.prefix, keepBodies)
+        : undefined,
       rehearse: opts.rehearseSearches,
+      keepBodies,
     });
   const indexes = indexesOf(pages), documentIndexes = indexesOf(documents);
   const workingSets = [
@@ -155,6 +168,7 @@ export function createServices(opts: AppOptions): Services {
     pages,
     indexes,
     resultCache: new ResultCache(opts.resultCacheBytes),
+    textSpill: spill ?? null,
     documents,
     documentIndexes,
     quota,

@@ -10,6 +10,7 @@ import { STALE_MS } from "../clock.ts";
 import type { PageStore, WrittenBodies } from "../sites/pages.ts";
 import {
   addDoc,
+  type BodyArena,
   CODEC_VERSION,
   type Doc,
   docAt,
@@ -81,6 +82,11 @@ export interface IndexesOptions {
    * `rehearsal`): off by default, and where CPU is billed by the request (Deploy).
    */
   rehearse?: boolean;
+  /**
+   * Where compacted indexes keep their pages' bodies (lib/storage/text_spill.ts); in memory when unset.
+   * Loaded ones keep them where their `snapshots` do.
+   */
+  keepBodies?: (bytes: Uint8Array) => BodyArena;
 }
 
 /** Search indexes for all sites this instance has served. */
@@ -111,6 +117,7 @@ export class SearchIndexes {
   private clock: () => number;
   private staleMs: number;
   private rehearse: boolean;
+  private keepBodies?: (bytes: Uint8Array) => BodyArena;
 
   constructor(private pages: PageStore, opts: IndexesOptions = {}) {
     const { clock = Date.now, staleMs = STALE_MS, budget = Infinity } = opts;
@@ -121,6 +128,7 @@ export class SearchIndexes {
     this.snapshots = opts.snapshots;
     this.saveDelayMs = opts.saveDelayMs ?? 1_000;
     this.rehearse = opts.rehearse ?? false;
+    this.keepBodies = opts.keepBodies;
   }
 
   /** Bytes the indexes sharing this one's budget may hold. */
@@ -209,6 +217,7 @@ export class SearchIndexes {
     if (saved) {
       this.opened.loaded++;
       const idx = loadedIndex(saved, this.clock);
+      idx.keepBodies = this.keepBodies;
       // An older snapshot is caught up from the change log (or rebuilt where it has a gap).
       if (saved.version !== version) await this.catchUp(site, idx);
       this.churn.loadMs += performance.now() - started;
@@ -216,6 +225,7 @@ export class SearchIndexes {
     }
     this.opened.built++;
     const idx = await buildIndex(this.pages, site, this.clock);
+    idx.keepBodies = this.keepBodies;
     // As after a catch-up of many pages: compacted when no one searches, what it left freed.
     if (idx.builtPages >= COMPACT_NOW_PAGES) {
       if (searchesPaused() && this.compactsNow()) compact(idx);

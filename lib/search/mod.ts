@@ -3,7 +3,8 @@
  * index) and, around it, the indexes of every site this instance serves (indexes.ts), loaded
  * from snapshots in KV (snapshots.ts) or built from the site's pages (site_index.ts,
  * documents.ts), kept current across instances, held within a memory budget (budget.ts),
- * opened again after a restart where they were in use (working_set.ts),
+ * opened again after a restart where they were in use (working_set.ts), their pages' text
+ * kept where the host says (a file: lib/storage/text_spill.ts),
  * warmed up while no search comes (warm.ts), and encoded answers kept (result_cache.ts).
  */
 export { SearchIndexes } from "./indexes.ts";

@@ -7,6 +7,7 @@ import {
   addDoc,
   adoptPassages,
   adoptStated,
+  type BodyArena,
   createSiteDb,
   docCount,
   heldBytes,
@@ -46,8 +47,13 @@ export interface SiteIndex {
   builtPages: number;
   /** Built in place since it was last loaded or compacted: saving it compacts it. */
   loose: boolean;
-  /** The bytes a compaction packed, which `db` is read from, while it holds no later change. */
-  packed?: { db: SiteDb; version: number; bytes: Uint8Array<ArrayBuffer> };
+  /**
+   * The bytes a compaction packed, which `db` is read from, while it holds no later change
+   * (none kept where the pages' bodies are kept elsewhere: they would hold them again).
+   */
+  packed?: { db: SiteDb; version: number; bytes?: Uint8Array<ArrayBuffer> };
+  /** Where its compactions keep the pages' bodies (lib/storage/text_spill.ts); in memory when unset. */
+  keepBodies?: (bytes: Uint8Array) => BodyArena;
   /**
    * Memory the index holds, for the per-process budget (INDEX_MEMORY_MB): counted when it is
    * built, loaded or caught up (the scores ranking keeps are counted apart, as they change).
@@ -77,17 +83,18 @@ export function compact(idx: SiteIndex) {
  * in one go). Nothing may change the index until they are done (a save holds `busy`);
  * searches read the loose index between them, and the compacted one after.
  */
-function* compacting(idx: SiteIndex): Generator<void> {
+function* compacting(idx: SiteIndex): Generator<void, Uint8Array<ArrayBuffer>> {
   seal(idx.db);
   yield;
   const bytes = yield* packingIndex(idx, { passages: passageColumns(idx.db) });
   yield;
-  const { db, passages } = unpackIndex(bytes, idx.version);
+  const { db, passages } = unpackIndex(bytes, idx.version, idx.keepBodies);
   if (passages) adoptPassages(db, passages);
   idx.db = db;
-  idx.packed = { db, version: idx.version, bytes };
+  idx.packed = { db, version: idx.version, bytes: idx.keepBodies ? undefined : bytes };
   idx.bytes = heldBytes(idx.db);
   idx.loose = false;
+  return bytes;
 }
 
 /**
@@ -101,8 +108,9 @@ export async function snapshotOf(idx: SiteIndex, standAside = false): Promise<En
   let bytes: Uint8Array<ArrayBuffer> | undefined;
   const steps = (function* () {
     const { packed } = idx;
+    let packedBytes = packed?.bytes;
     if (idx.loose || packed?.db !== idx.db || packed.version !== idx.version) {
-      yield* compacting(idx);
+      packedBytes = yield* compacting(idx);
       releaseSoon();
       yield;
     }
@@ -110,7 +118,10 @@ export async function snapshotOf(idx: SiteIndex, standAside = false): Promise<En
     yield;
     const stated = statedColumns(idx.db);
     yield;
-    bytes = yield* withExtras(idx.packed!.bytes, { passages, stated });
+    // Bytes not kept (the bodies are elsewhere) are packed anew from the compacted index.
+    bytes = packedBytes
+      ? yield* withExtras(packedBytes, { passages, stated })
+      : yield* packingIndex(idx, { passages, stated });
   })();
   // In slices; when asked to, only while no search comes (each slice would hold one), for at
   // most SAVE_STANDS_ASIDE_MS, and no longer once a change waits to be indexed behind it.

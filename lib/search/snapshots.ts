@@ -14,6 +14,7 @@
 import {
   CODEC_VERSION,
   copying,
+  type DecodeOptions,
   decodeSiteDb,
   decodeStated,
   decodeTail,
@@ -187,14 +188,22 @@ export function* withExtras(
   return out;
 }
 
-/** What `packIndex` packed. */
-export function unpackIndex(bytes: Uint8Array, version: number): LoadedIndex {
+/**
+ * What `packIndex` packed. `keepBodies`: where the pages' bodies are kept instead of in these
+ * bytes (lib/storage/text_spill.ts); the index then holds nothing of them.
+ */
+export function unpackIndex(
+  bytes: Uint8Array,
+  version: number,
+  keepBodies?: DecodeOptions["keepBodies"],
+): LoadedIndex {
   const n = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
   const extras = JSON.parse(decoder.decode(bytes.subarray(4, 4 + n)));
   const [start, end] = codecSpan(bytes);
   return {
-    db: decodeSiteDb(bytes.subarray(start, end)),
-    ...decodeTail(bytes.subarray(end)),
+    db: decodeSiteDb(bytes.subarray(start, end), { keepBodies }),
+    // The passages are views of what they decode from: a copy, where the bytes are not held.
+    ...decodeTail(keepBodies ? bytes.slice(end) : bytes.subarray(end)),
     version,
     names: SiteName.from(extras.names),
     builtWith: extras.builtWith,
@@ -214,6 +223,8 @@ export class Snapshots {
     private kv: Deno.Kv,
     private now: () => number,
     readonly prefix = "page",
+    /** Where loaded indexes keep their pages' bodies (lib/storage/text_spill.ts); in memory when unset. */
+    private keepBodies?: DecodeOptions["keepBodies"],
   ) {}
 
   private space = () => "snap" + this.prefix;
@@ -289,7 +300,7 @@ export class Snapshots {
     let saved: LoadedIndex | null = null;
     try {
       const stated = tail.length ? decodeStated(tail) : undefined;
-      saved = { ...unpackIndex(bytes, head.version), stated };
+      saved = { ...unpackIndex(bytes, head.version, this.keepBodies), stated };
     } catch {
       // damaged: the codec's checksum or the digest says so
     }

@@ -99,7 +99,7 @@ Deno.test("save compaction - a save compacts in slices: timers run between them,
     assert.ok(longest < 0.6 * inOneGo, `a turn waited ${longest} ms, the whole takes ${inOneGo}`);
     assert.equal(sliced.loose, false);
     assert.deepEqual(sliced.packed!.bytes, whole.packed!.bytes);
-    assert.ok(saved.bytes.length >= whole.packed!.bytes.length);
+    assert.ok(saved.bytes.length >= whole.packed!.bytes!.length);
   } finally {
     kv.close();
   }

@@ -2,7 +2,8 @@
  * GET /api/admin/stats (operator only): this process's memory beside what its search indexes
  * are counted to hold (`estimatedBytes`, a name kept for clients), how often indexes were
  * loaded, built and evicted, and the quota's KV work (admissions, those that waited for a round
- * trip, reads, commits, conflicts), and the HTTP server's connection counts. With several
+ * trip, reads, commits, conflicts), and the HTTP server's connection counts. `textSpill`: the
+ * bytes of page text the indexes keep in a file rather than memory, and the file's size. With several
  * workers each answers for itself. `?gc=1` collects garbage first where the platform tuning
  * is on and V8's gc exposed (`deno task start:tuned`), so `memory` then shows what is live.
  */
@@ -49,6 +50,8 @@ export function adminStatsRoutes(s: Services) {
         budgetBytes: s.indexes.budgetBytes,
         pages: indexStats(s.indexes),
         documents: indexStats(s.documentIndexes),
+        // The indexes' page text kept in a file rather than memory (null: kept in memory).
+        textSpill: s.textSpill?.stats() ?? null,
       },
       // Searches admitted, how many waited for a KV round trip, and the KV work behind them.
       quota: { ...s.quota.stats },

@@ -130,7 +130,7 @@ Deno.test("start - deno task start runs with least privilege (no FFI, no subproc
   assert.equal(flags("start:tuned")[0], "PLATFORM_TUNING=on");
 });
 
-Deno.test("start - deno task start serves, its server holding the V8 flags and malloc settings of runtime_flags.ts", async () => {
+Deno.test("start - deno task start serves, its server holding the V8 flags and malloc settings of runtime_flags.ts and its page text file", async () => {
   const dir = await Deno.makeTempDir();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "start"],
@@ -162,6 +162,16 @@ Deno.test("start - deno task start serves, its server holding the V8 flags and m
     const cmdline = (await cat(`/proc/${server}/cmdline`)).split("\0").filter(Boolean);
     assert.ok(cmdline.includes(`--v8-flags=${V8_FLAGS}`), cmdline.join(" "));
     assert.ok(cmdline.at(-1)?.endsWith("main.ts"), cmdline.join(" "));
+    // The indexes' page text goes to a file beside the KV file, gone from its directory at once.
+    const { stdout } = await new Deno.Command("sh", {
+      args: ["-c", `for f in /proc/${server}/fd/*; do readlink "$f"; done`],
+    }).output();
+    const open = new TextDecoder().decode(stdout).split("\n");
+    assert.ok(
+      open.some((f) => f.startsWith(`${dir}/.text-`) && f.endsWith("(deleted)")),
+      open.join("\n"),
+    );
+    assert.ok(![...Deno.readDirSync(dir)].some((e) => e.name.startsWith(".text-")));
   } finally {
     child.kill("SIGINT");
     await child.status;

@@ -83,7 +83,8 @@ export interface IndexesOptions {
    */
   rehearse?: boolean;
   /**
-   * Where compacted indexes keep their pages' bodies (lib/storage/text_spill.ts); in memory when unset.
+   * Where compacted indexes keep their pages' bodies (lib/storage/text_spill.ts); in memory
+   * when unset.
    * Loaded ones keep them where their `snapshots` do.
    */
   keepBodies?: (bytes: Uint8Array) => BodyArena;

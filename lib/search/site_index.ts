@@ -52,7 +52,10 @@ export interface SiteIndex {
    * (none kept where the pages' bodies are kept elsewhere: they would hold them again).
    */
   packed?: { db: SiteDb; version: number; bytes?: Uint8Array<ArrayBuffer> };
-  /** Where its compactions keep the pages' bodies (lib/storage/text_spill.ts); in memory when unset. */
+  /**
+   * Where its compactions keep the pages' bodies (lib/storage/text_spill.ts); in memory when
+   * unset.
+   */
   keepBodies?: (bytes: Uint8Array) => BodyArena;
   /**
    * Memory the index holds, for the per-process budget (INDEX_MEMORY_MB): counted when it is

@@ -223,7 +223,10 @@ export class Snapshots {
     private kv: Deno.Kv,
     private now: () => number,
     readonly prefix = "page",
-    /** Where loaded indexes keep their pages' bodies (lib/storage/text_spill.ts); in memory when unset. */
+    /**
+     * Where loaded indexes keep their pages' bodies (lib/storage/text_spill.ts); in memory when
+     * unset.
+     */
     private keepBodies?: DecodeOptions["keepBodies"],
   ) {}
 

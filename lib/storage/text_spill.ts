@@ -1,10 +1,10 @@
 /**
  * The pages' packed text of the search indexes in memory (lib/search/engine's `BodyArena`),
- * kept in a file this process holds open instead of in its memory: text is ~45 % of a small site's index, and a search reads it only
- * for the few pages it shows (a read of a few KB from the operating system's page cache, which
- * the kernel gives back under memory pressure and which is not the process's own memory). A
- * self-hosted instance turns it on (main.ts); on Deno Deploy, with no file system to write,
- * text stays in memory.
+ * kept in a file this process holds open instead of in its memory: text is ~45 % of a small
+ * site's index, and a search reads it only for the few pages it shows (a read of a few KB from
+ * the operating system's page cache, which the kernel gives back under memory pressure and which
+ * is not the process's own memory). A self-hosted instance turns it on (main.ts); on Deno
+ * Deploy, with no file system to write, text stays in memory.
  *
  * One file at a time takes new text, removed from its directory as soon as it is open, so
  * nothing is left behind by a process that is killed. Text of an index dropped (evicted,

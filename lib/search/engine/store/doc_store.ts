@@ -109,8 +109,8 @@ export class DocStore {
 
   /**
    * What a result shows of the document with internal id `id`, if any: for a row, only those
-   * fields decoded (not its text, headings, language or object of every field); its sections' anchors
-   * checked against their count.
+   * fields decoded (not its text, headings, language or object of every field); its sections'
+   * anchors checked against their count.
    */
   shown(id: number): ShownFields | undefined {
     const row = id < this.rowOf.length ? this.rowOf[id] : -1;

@@ -2,7 +2,8 @@
  * Indexes whose pages' text is kept in a file (lib/storage/text_spill.ts) answer as those that
  * keep it in memory: built and compacted, saved and loaded by another instance, and caught up
  * after pages are replaced and removed (a removal reads the old text to take its words out of
- * the vocabulary). The text is then in the file, not in the index's buffers.
+ * the vocabulary), and evicted and loaded again under a tiny budget; the text is then in the
+ * file, not in the index's buffers.
  */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
@@ -64,6 +65,43 @@ Deno.test("text spill - indexes with their text in a file answer as those with i
     assert.deepEqual(c.opened, { loaded: 1, built: 0 });
     assert.deepEqual(await answersOf(c, SITE, QUERIES), changed);
     for (const ix of [a, b, c, plain]) ix.discard();
+  } finally {
+    spill.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("text spill - under a tiny budget, sites evicted and loaded again read their text from the file as it was", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const dir = await Deno.makeTempDir();
+  const spill = TextSpill.open(dir)!;
+  const keepBodies = (b: Uint8Array) => spill.keep(b);
+  try {
+    const pages = new PageStore(kv, Date.now);
+    const sites = ["spill_a", "spill_b", "spill_c"];
+    for (const [k, site] of sites.entries()) {
+      for (let i = k; i < 150 + k; i++) await pages.upsert(site, page(i, k ? ` ${k}` : ""), 1_000);
+    }
+    const plain = new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) });
+    const want = [];
+    for (const site of sites) want.push(await answersOf(plain, site, QUERIES));
+    const tiny = new SearchIndexes(pages, {
+      budget: 1, // each site opened evicts the one before
+      snapshots: new Snapshots(kv, Date.now, "page", keepBodies),
+      keepBodies,
+    });
+    for (const site of sites) await answersOf(tiny, site, QUERIES);
+    await tiny.flush(); // every site saved
+    for (let round = 0; round < 3; round++) {
+      for (const [k, site] of sites.entries()) {
+        assert.deepEqual(await answersOf(tiny, site, QUERIES), want[k], `${site}, round ${round}`);
+      }
+    }
+    assert.ok(tiny.opened.loaded >= 6, `${tiny.opened.loaded} loads from snapshots`);
+    assert.equal(tiny.loaded, 1);
+    assert.ok(spill.stats().fileBytes >= spill.stats().liveBytes);
+    for (const ix of [plain, tiny]) ix.discard();
   } finally {
     spill.close();
     kv.close();

@@ -10,6 +10,7 @@ import {
   type BodyArena,
   createSiteDb,
   docCount,
+  freeBytes,
   heldBytes,
   passageColumns,
   prepareIndex,
@@ -78,7 +79,9 @@ export const COMPACT_NOW_PAGES = 100;
  * after a build or a catch-up of many pages that left it loose.
  */
 export function compact(idx: SiteIndex) {
-  runSteps(compacting(idx));
+  const bytes = runSteps(compacting(idx));
+  // Not kept (the bodies are elsewhere): freed now rather than at V8's next full collection.
+  if (idx.packed?.bytes !== bytes) freeBytes(bytes);
 }
 
 /**
@@ -125,6 +128,8 @@ export async function snapshotOf(idx: SiteIndex, standAside = false): Promise<En
     bytes = packedBytes
       ? yield* withExtras(packedBytes, { passages, stated })
       : yield* packingIndex(idx, { passages, stated });
+    // Copied, and not kept by the index: freed now (a 2,400-page site's are ~12 MB).
+    if (packedBytes && packedBytes !== idx.packed?.bytes) freeBytes(packedBytes);
   })();
   // In slices; when asked to, only while no search comes (each slice would hold one), for at
   // most SAVE_STANDS_ASIDE_MS, and no longer once a change waits to be indexed behind it.

@@ -307,7 +307,10 @@ export class Snapshots {
     } catch {
       // damaged: the codec's checksum or the digest says so
     }
-    return (await digest) ? saved : null;
+    const sound = await digest;
+    // Decoded with the bodies kept elsewhere, the index holds a copy: these bytes are freed now.
+    if (this.keepBodies) freeBytes(bytes);
+    return sound ? saved : null;
   }
 
   /**

@@ -22,19 +22,44 @@ const page = (i: number, edit = "") => ({
     `Polish it yearly${edit}. `.repeat(40) + `\nStowing the ${WORDS[(i + 3) % 8]} below deck.`,
 });
 
-Deno.test("text spill - indexes with their text in a file answer as those with it in memory, across a save, a load and changes", async () => {
+/**
+ * Runs `test` on a fresh KV with a spill in a temporary directory, and instances reading it:
+ * `inFile` keeps its pages' text in the spill (under `budget` bytes), `inMemory` in memory.
+ */
+async function withSpill(
+  test: (t: {
+    pages: PageStore;
+    spill: TextSpill;
+    inFile: (budget?: number) => SearchIndexes;
+    inMemory: () => SearchIndexes;
+  }) => Promise<void>,
+) {
   const kv = await Deno.openKv(":memory:");
   const dir = await Deno.makeTempDir();
   const spill = TextSpill.open(dir)!;
   const keepBodies = (b: Uint8Array) => spill.keep(b);
+  const pages = new PageStore(kv, Date.now);
   try {
-    const pages = new PageStore(kv, Date.now);
-    const inMemory = () => new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) });
-    const inFile = () =>
-      new SearchIndexes(pages, {
-        snapshots: new Snapshots(kv, Date.now, "page", keepBodies),
-        keepBodies,
-      });
+    await test({
+      pages,
+      spill,
+      inFile: (budget = Infinity) =>
+        new SearchIndexes(pages, {
+          budget,
+          snapshots: new Snapshots(kv, Date.now, "page", keepBodies),
+          keepBodies,
+        }),
+      inMemory: () => new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) }),
+    });
+  } finally {
+    spill.close();
+    kv.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("text spill - indexes with their text in a file answer as those with it in memory, across a save, a load and changes", () =>
+  withSpill(async ({ pages, spill, inFile, inMemory }) => {
     for (let i = 0; i < 300; i++) await pages.upsert(SITE, page(i), 1_000);
     const a = inFile(), plain = inMemory();
     await a.refresh(SITE); // built from 300 pages
@@ -65,32 +90,18 @@ Deno.test("text spill - indexes with their text in a file answer as those with i
     assert.deepEqual(c.opened, { loaded: 1, built: 0 });
     assert.deepEqual(await answersOf(c, SITE, QUERIES), changed);
     for (const ix of [a, b, c, plain]) ix.discard();
-  } finally {
-    spill.close();
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("text spill - under a tiny budget, sites evicted and loaded again read their text from the file as it was", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const dir = await Deno.makeTempDir();
-  const spill = TextSpill.open(dir)!;
-  const keepBodies = (b: Uint8Array) => spill.keep(b);
-  try {
-    const pages = new PageStore(kv, Date.now);
+Deno.test("text spill - under a tiny budget, sites evicted and loaded again read their text from the file as it was", () =>
+  withSpill(async ({ pages, spill, inFile, inMemory }) => {
     const sites = ["spill_a", "spill_b", "spill_c"];
     for (const [k, site] of sites.entries()) {
       for (let i = k; i < 150 + k; i++) await pages.upsert(site, page(i, k ? ` ${k}` : ""), 1_000);
     }
-    const plain = new SearchIndexes(pages, { snapshots: new Snapshots(kv, Date.now) });
+    const plain = inMemory();
     const want = [];
     for (const site of sites) want.push(await answersOf(plain, site, QUERIES));
-    const tiny = new SearchIndexes(pages, {
-      budget: 1, // each site opened evicts the one before
-      snapshots: new Snapshots(kv, Date.now, "page", keepBodies),
-      keepBodies,
-    });
+    const tiny = inFile(1); // each site opened evicts the one before
     for (const site of sites) await answersOf(tiny, site, QUERIES);
     await tiny.flush(); // every site saved
     for (let round = 0; round < 3; round++) {
@@ -102,9 +113,4 @@ Deno.test("text spill - under a tiny budget, sites evicted and loaded again read
     assert.equal(tiny.loaded, 1);
     assert.ok(spill.stats().fileBytes >= spill.stats().liveBytes);
     for (const ix of [plain, tiny]) ix.discard();
-  } finally {
-    spill.close();
-    kv.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

@@ -152,7 +152,8 @@ function mine(db: SiteDb, budgetMs: number): Mined {
   let minedNow = 0;
   while (m.todo.length && !m.merge && (minedNow === 0 || performance.now() < until)) {
     const [id, key] = m.todo.pop()!;
-    if (!db.docs.body(id)) continue; // gone since it was listed
+    // Gone since it was listed (asked without reading its text, which may be in a file).
+    if (db.docs.holder(id) === undefined) continue;
     const found = mineEquivalences(docAt(db, id, PAGE_CHARS).body);
     minedCount++;
     m.pages.set(key, found);

@@ -166,12 +166,6 @@ export class DocStore {
     };
   }
 
-  /** The packed body (packed_text.ts) of the document with internal id `id`, if any. */
-  body(id: number): Uint8Array | undefined {
-    const row = id < this.rowOf.length ? this.rowOf[id] : -1;
-    return row >= 0 ? this.rowBody(row) : this.added.get(id)?.body;
-  }
-
   /**
    * A document's packed body as a result reads it (packed_text.ts): by its arena and where in
    * it, the same at every read, and read only when what is kept of it does not do; a read

@@ -32,10 +32,9 @@ const tuned = env("PLATFORM_TUNING") === "on";
  */
 async function openKv(): Promise<Deno.Kv> {
   if (deployed && !env("KV_PATH")) return await openResilientKv();
-  const target = kvTarget();
-  if (!target.includes("://") && target !== ":memory:") {
-    const dir = target.replace(/[^/]*$/, "") || ".";
-    if (Deno.permissions.querySync({ name: "write", path: dir }).state !== "granted") {
+  const target = kvTarget(), dir = kvDir(target);
+  if (dir !== null) {
+    if (!mayWrite(dir)) {
       // deno task start writes only to WRITE_PATHS: say so rather than fail on a prompt.
       console.error(
         `SiteSearch cannot write its KV file at ${target}: this process may write only to ` +
@@ -53,6 +52,14 @@ async function openKv(): Promise<Deno.Kv> {
 /** The KV this process opens where it is not Deploy's own. */
 const kvTarget = () => env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearch.kv";
 
+/** The folder of a KV file; null for a remote or in-memory KV. */
+const kvDir = (target: string) =>
+  target.includes("://") || target === ":memory:" ? null : target.replace(/[^/]*$/, "") || ".";
+
+/** Whether this process may write in `dir` (asked without a prompt). */
+const mayWrite = (dir: string) =>
+  Deno.permissions.querySync({ name: "write", path: dir }).state === "granted";
+
 /**
  * Where the indexes keep their pages' text (storage/text_spill.ts): a file beside the KV file
  * (./data with a remote or in-memory KV). Not on Deploy, which has no file system to write,
@@ -60,10 +67,8 @@ const kvTarget = () => env("DENO_KV_URL") ?? env("KV_PATH") ?? "./data/sitesearc
  */
 function openTextSpill(): TextSpill | null {
   if (deployed || env("TEXT_SPILL") === "off") return null;
-  const target = kvTarget();
-  const local = !target.includes("://") && target !== ":memory:";
-  const dir = local ? target.replace(/[^/]*$/, "") || "." : "./data";
-  if (Deno.permissions.querySync({ name: "write", path: dir }).state !== "granted") return null;
+  const dir = kvDir(kvTarget()) ?? "./data";
+  if (!mayWrite(dir)) return null;
   try {
     Deno.mkdirSync(dir, { recursive: true });
   } catch {

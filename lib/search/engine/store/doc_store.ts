@@ -189,9 +189,9 @@ export class DocStore {
 
   /** A document's id and packed body's size, without making it an object (stated.ts). */
   *sizes(): Generator<[number, string, number]> {
+    const starts = this.cols?.bodyStarts;
     for (let id = 0; id < this.end; id++) {
       const row = id < this.rowOf.length ? this.rowOf[id] : -1;
-      const starts = this.cols?.bodyStarts;
       if (row >= 0) yield [id, this.text(row, ID), starts![row + 1] - starts![row]];
       else {
         const doc = this.added.get(id);

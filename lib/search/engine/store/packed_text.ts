@@ -156,17 +156,14 @@ const turns = new Turns<Kept>(KEPT_CHARS, (e) => {
 /** Where a kept text is read from in its buffer: a prefix's offset, or a stretch's blocks too. */
 type Place = number | string;
 
-/** What a packed text is read from, and where: what a read of it is kept by. */
-export interface TextPlace {
-  owner: object;
-  at: number;
-}
-
 /**
  * A packed text a result reads, by its place: read only where what is kept of it does not
  * do (its bytes may be kept out of memory: body_arena.ts).
  */
-export interface PackedSource extends TextPlace {
+export interface PackedSource {
+  /** What it is read from (what a read of it is kept by), and where in that. */
+  owner: object;
+  at: number;
   /** Its bytes' length, known without reading them. */
   length: number;
   /** Its bytes: read at once, before any other source is read (they may be a reused buffer). */

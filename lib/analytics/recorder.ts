@@ -16,7 +16,6 @@ import {
   type Metric,
   normalizeQuery,
   queryClickKey,
-  queryKey,
   reformulationKey,
   totalKey,
   typedForm,
@@ -25,6 +24,7 @@ import { refines } from "../limits/sessions.ts";
 import { noteRuns, type Pending, SETTLE_MS, settled, TypingSessions } from "./typing.ts";
 import { OncePerVisitor } from "./once_per_visitor.ts";
 import { TypedForms } from "./typed_forms.ts";
+import { SearchCountIds } from "./search_counts.ts";
 
 /** Who sent a search or a click: its typing session, and its address over the network. */
 export interface Sender {
@@ -52,6 +52,8 @@ export class Analytics {
   private typing = new TypingSessions();
   /** Reformulations and clicks counted once per visitor a day (suggestions are made of them). */
   private evidence = new OncePerVisitor();
+  /** The counts each text searched adds to (search_counts.ts). */
+  private counts = new SearchCountIds();
   /** The typed forms counted per query (typed_forms.ts). */
   private forms = new TypedForms();
   /** Quiet sessions' last queries, noted in KV, waiting SETTLE_MS to be counted. */
@@ -97,12 +99,13 @@ export class Analytics {
       "siteId" | "q" | "typed" | "found" | "at" | "missed" | "visitor"
     >,
   ) {
-    const query = normalizeQuery(q);
     const day = dayOf(at);
-    this.add(totalKey(siteId, day, "searches"), 1);
+    const counts = this.counts.of(siteId, day, q);
+    const { query } = counts;
+    this.count(counts.totalId, 1);
     if (!query) return;
-    this.add(queryKey(siteId, day, query), 1);
-    const form = typedForm(typed ?? q, query);
+    this.count(counts.queryId, 1);
+    const form = typed === undefined ? counts.form : typedForm(typed, query);
     if (form !== null && this.forms.admit(siteId, day, query, form)) {
       this.add(formKey(siteId, day, query, form), 1);
     }
@@ -163,7 +166,11 @@ export class Analytics {
   private add(key: string[], n: number) {
     // Its parts, written out unambiguously: joined by a separator, a query or page holding it
     // would name another key ("x" and "/a\u0000/b" against "x\u0000/a" and "/b").
-    const id = JSON.stringify(key);
+    this.count(JSON.stringify(key), n);
+  }
+
+  /** Adds `n` to the count kept under `id` (a key's parts as JSON, as `add` writes them). */
+  private count(id: string, n: number) {
     this.pending.set(id, (this.pending.get(id) ?? 0) + n);
     this.flushLater();
   }

@@ -58,6 +58,8 @@ const MAX_SITES = 2_000;
 export class Levers {
   readonly store: LeverStore;
   #sites = new Map<string, SiteLevers>();
+  /** The site last moved to the end of `#sites`: asked again, it needs no moving. */
+  #newest?: string;
   #checks = new Map<string, Promise<SiteLevers>>();
   /** When a visitor's search last used each site's levers, and its check ahead of need. */
   #used = new Map<string, number>();
@@ -70,12 +72,9 @@ export class Levers {
 
   /** A site's levers, checked against KV when the last check is older than `staleMs`. */
   current(site: string): Promise<SiteLevers> {
+    const fresh = this.#fresh(site);
+    if (fresh) return Promise.resolve(fresh);
     const have = this.#sites.get(site);
-    if (have && this.clock() - have.checkedAt < this.staleMs) {
-      this.#sites.delete(site);
-      this.#sites.set(site, have);
-      return Promise.resolve(have);
-    }
     const check = this.#checkNow(site, have);
     // A site being searched (checked lately) is answered at once while its check runs: what
     // it uses was read under 1 s ago, so every search shows each change made 1 s before it.
@@ -84,6 +83,22 @@ export class Levers {
       return Promise.resolve(have);
     }
     return check;
+  }
+
+  /** A site's levers when checked within `staleMs` (the most recently used now), else undefined. */
+  #fresh(site: string): SiteLevers | undefined {
+    const have = this.#sites.get(site);
+    if (!have || this.clock() - have.checkedAt >= this.staleMs) return;
+    this.#touch(site, have);
+    return have;
+  }
+
+  /** Keeps a site's levers as the most recently used (a Map iterates in insertion order). */
+  #touch(site: string, levers: SiteLevers) {
+    if (site === this.#newest && this.#sites.get(site) === levers) return;
+    this.#sites.delete(site);
+    this.#sites.set(site, levers);
+    this.#newest = site;
   }
 
   /** Starts a check of the site's levers against KV, or joins the one running. */
@@ -158,8 +173,7 @@ export class Levers {
         : compileAnswerPins(answers.items as AnswerPin[]),
       checkedAt: this.clock(),
     };
-    this.#sites.delete(site);
-    this.#sites.set(site, fresh);
+    this.#touch(site, fresh);
     for (const old of this.#sites.keys()) {
       if (this.#sites.size <= MAX_SITES) break;
       this.#sites.delete(old);
@@ -210,10 +224,17 @@ export class Levers {
     }
   }
 
-  /** What a search for `q` on a site takes from its levers. */
-  async forQuery(site: string, q: string): Promise<QueryLevers> {
-    const l = await this.#forVisitor(site);
-    if (!l) return { version: -1 };
+  /**
+   * What a search for `q` on a site takes from its levers: at once (not as a promise) when they
+   * were checked within `staleMs`, so a search answered from the result cache waits for nothing.
+   */
+  forQuery(site: string, q: string): QueryLevers | Promise<QueryLevers> {
+    const fresh = this.#fresh(site);
+    if (fresh) return this.#forSearch(site, fresh, q);
+    return this.#forVisitor(site).then((l) => l ? this.#forSearch(site, l, q) : { version: -1 });
+  }
+
+  #forSearch(site: string, l: SiteLevers, q: string): QueryLevers {
     this.#used.set(site, this.clock());
     this.#checkAhead(site, l);
     return leversFor(l, q);

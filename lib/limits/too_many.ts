@@ -15,16 +15,26 @@ export interface QuotaState {
 
 /** The RateLimit-Policy and RateLimit headers of docs/api.md. */
 export function rateLimitHeaders(s: QuotaState): Record<string, string> {
-  const policies = [`"minute";q=${s.limits.perMinute};w=60`];
   const minuteLeft = Math.max(0, s.limits.perMinute - s.minute.used);
   let closest = `"minute";r=${minuteLeft};t=${s.minute.resetIn}`;
   if (s.limits.perMonth !== null) {
-    policies.push(`"month";q=${s.limits.perMonth};w=2592000`);
     const monthLeft = Math.max(0, s.limits.perMonth - s.month.used);
     if (monthLeft < minuteLeft) closest = `"month";r=${monthLeft};t=${s.month.resetIn}`;
   }
-  return { "RateLimit-Policy": policies.join(", "), "RateLimit": closest };
+  return { "RateLimit-Policy": policyOf(s.limits), "RateLimit": closest };
 }
+
+/** The RateLimit-Policy of a site's limits, made once for each limits object (each search asks). */
+function policyOf(limits: EffectiveLimits): string {
+  let text = policies.get(limits);
+  if (text === undefined) {
+    text = `"minute";q=${limits.perMinute};w=60`;
+    if (limits.perMonth !== null) text += `, "month";q=${limits.perMonth};w=2592000`;
+    policies.set(limits, text);
+  }
+  return text;
+}
+const policies = new WeakMap<EffectiveLimits, string>();
 
 /** A search refused: the monthly quota when it is used up, else the per-minute limit. */
 export function searchRefused(state: QuotaState, month: { resetIn: number; resetsAt: Date }) {

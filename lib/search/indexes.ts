@@ -62,6 +62,11 @@ export interface IndexReader {
   search(options: SearchOptions): Promise<SearchResult>;
 }
 
+/** Searches of an index as it is now (a later catch-up replaces its db: not seen by these). */
+function readerOf({ db, version }: SiteIndex): IndexReader {
+  return { version, search: (options) => Promise.resolve(search(db, options)) };
+}
+
 /** A changing index is saved at most this long after its first unsaved change. */
 const MAX_SAVE_WAIT_MS = 30_000;
 
@@ -95,6 +100,8 @@ export class SearchIndexes {
   /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
   private sites = new Map<string, Promise<SiteIndex>>();
   private built = new Map<string, SiteIndex>(); // the indexes built so far, for the budget
+  /** The site last moved to the end of `sites`: asked again, it needs no moving. */
+  private newest?: string;
   /** The passes after a change under way (rank.ts prepareIndex), one an index. */
   private preparing = new Map<SiteIndex, Promise<void>>();
   /** Searches waiting for the next slice of an index's pass; indexes being caught up. */
@@ -263,13 +270,21 @@ export class SearchIndexes {
   private load(site: string): Promise<SiteIndex> {
     let p = this.sites.get(site);
     if (p) {
-      this.sites.delete(site); // most recently used now
-      this.sites.set(site, p);
+      this.touch(site, p);
       return p;
     }
     p = this.opening(site);
     this.sites.set(site, p);
+    this.newest = site;
     return p;
+  }
+
+  /** Marks a site's index the most recently used (a Map iterates in insertion order). */
+  private touch(site: string, p: Promise<SiteIndex>) {
+    if (site === this.newest) return;
+    this.sites.delete(site);
+    this.sites.set(site, p);
+    this.newest = site;
   }
 
   /** Opens a site's index and keeps it once open (unless dropped meanwhile). */
@@ -367,9 +382,14 @@ export class SearchIndexes {
     this.preparing.set(idx, run);
   }
 
-  /** Waits for the pass to settle what results hang on (query/stated.ts), unless a catch-up runs. */
+  /** Whether a search would wait for the pass to settle what results hang on (query/stated.ts). */
+  private unsettled(idx: SiteIndex): boolean {
+    return this.preparing.has(idx) && !this.catchingUp.has(idx) && !statedSettled(idx.db);
+  }
+
+  /** Waits for the pass to settle what results hang on, unless a catch-up runs. */
   private async settle(idx: SiteIndex) {
-    while (!statedSettled(idx.db) && this.preparing.has(idx) && !this.catchingUp.has(idx)) {
+    while (this.unsettled(idx)) {
       let next = this.sliced.get(idx);
       if (!next) this.sliced.set(idx, next = Promise.withResolvers());
       await next.promise;
@@ -435,6 +455,8 @@ export class SearchIndexes {
    * while that check is recent (a site being searched), waited for after a quiet spell.
    */
   private async current(site: string): Promise<SiteIndex> {
+    const ready = this.ready(site);
+    if (ready) return ready;
     noteSearch(); // every read (results, answers, levers) holds back a thorough release
     const idx = await this.load(site);
     await this.settle(idx);
@@ -453,12 +475,31 @@ export class SearchIndexes {
   }
 
   /**
+   * The site's index when `current` would answer with it at once, without a read or a wait: in
+   * memory, settled, and checked within `staleMs` (the most recently used now); else undefined.
+   */
+  private ready(site: string): SiteIndex | undefined {
+    const idx = this.built.get(site), p = this.sites.get(site);
+    if (!idx || !p || this.clock() - idx.checkedAt >= this.staleMs || this.unsettled(idx)) return;
+    noteSearch();
+    this.touch(site, p);
+    return idx;
+  }
+
+  /**
    * The site's index caught up once: its version, and searches
    * of the index that version names, so a cached answer is filed under the version it shows.
    * An index not in memory would be loaded and caught up to the site's version: its version is
-   * read from KV, so a cached answer at that version needs no load.
+   * read from KV, so a cached answer at that version needs no load. Answered at once (not as a
+   * promise) when the index is ready: a search answered from the result cache then waits for
+   * nothing.
    */
-  async reader(site: string): Promise<IndexReader> {
+  reader(site: string): IndexReader | Promise<IndexReader> {
+    const idx = this.ready(site);
+    return idx ? readerOf(idx) : this.readerLater(site);
+  }
+
+  private async readerLater(site: string): Promise<IndexReader> {
     if (!this.sites.has(site)) {
       const { version } = await this.pages.version(site);
       return {
@@ -466,8 +507,7 @@ export class SearchIndexes {
         search: async (options) => search((await this.current(site)).db, options),
       };
     }
-    const { db, version } = await this.current(site);
-    return { version, search: (options) => Promise.resolve(search(db, options)) };
+    return readerOf(await this.current(site));
   }
 
   /** Ranked, highlighted results for a query. */
@@ -494,6 +534,7 @@ export class SearchIndexes {
 
   /** Forgets an index (tests, memory pressure); the next search loads or rebuilds it. */
   drop(site: string) {
+    if (site === this.newest) this.newest = undefined;
     this.sites.delete(site);
     this.built.delete(site);
   }

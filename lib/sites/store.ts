@@ -93,10 +93,17 @@ export class SiteStore {
   /** Called after this instance changes or deletes a site (the quota reads it again). */
   onChange: (id: string) => void = () => {};
 
-  /** Like byPublicKey, answered from a cache at most `maxAgeMs` (default `cacheMs`) old. */
-  async byPublicKeyCached(pk: string, maxAgeMs = this.cacheMs): Promise<Site | null> {
+  /**
+   * Like byPublicKey, answered from a cache at most `maxAgeMs` (default `cacheMs`) old: at once
+   * (not as a promise) when the cache has it.
+   */
+  byPublicKeyCached(pk: string, maxAgeMs = this.cacheMs): Site | null | Promise<Site | null> {
     const hit = this.cache.get(pk);
     if (hit && this.now() - hit.at < maxAgeMs) return hit.site;
+    return this.byPublicKeyRead(pk);
+  }
+
+  private async byPublicKeyRead(pk: string): Promise<Site | null> {
     const site = await this.byPublicKey(pk);
     if (this.cache.size > 10_000) [this.cache, this.cachedKey] = [new Map(), new Map()];
     if (site) this.remember(site);

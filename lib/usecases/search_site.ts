@@ -68,9 +68,16 @@ function narrowingKey(ask: SearchAsk): string {
 /** Sites with a request's index and levers reads running beside a quota refill. */
 const besideRefill = new Set<string>();
 
-/** The site's index as searches read it now, and what its levers make of `q`. */
-const versions = (s: Services, siteId: string, q: string) =>
-  Promise.all([s.indexes.reader(siteId), s.levers.forQuery(siteId, q)]);
+/**
+ * The site's index as searches read it now, and what its levers make of `q`: at once when both
+ * are in memory and checked lately (a repeated search then awaits nothing), else as a promise.
+ */
+function versions(s: Services, siteId: string, q: string) {
+  const index = s.indexes.reader(siteId), levers = s.levers.forQuery(siteId, q);
+  return index instanceof Promise || levers instanceof Promise
+    ? Promise.all([index, levers])
+    : [index, levers] as const;
+}
 
 /** Searches a site for a caller that sends JSON: the body as bytes; throws the refusal. */
 export function searchSite(
@@ -89,7 +96,8 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
   noteSearch();
   // The key names the site; whether it still opens it (a rotated key in its grace period
   // included), and from this origin, the quota decides on a read at most 1 s old.
-  const cached = await s.sites.byPublicKeyCached(ask.key, KEY_HINT_MS);
+  const byKey = s.sites.byPublicKeyCached(ask.key, KEY_HINT_MS);
+  const cached = byKey instanceof Promise ? await byKey : byKey;
   if (!cached) throw invalidSearchKey();
   ask.onSite?.(cached.id);
   const session = ask.session ? { id: ask.session, q: ask.q } : undefined;
@@ -106,14 +114,17 @@ export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAns
   let reads: ReturnType<typeof versions> | undefined;
   if (admitted instanceof Promise && !besideRefill.has(cached.id)) {
     const id = cached.id;
-    besideRefill.add(id);
     reads = versions(s, id, ask.q);
-    reads.catch(() => {}).finally(() => besideRefill.delete(id)); // a refusal leaves them unread
+    if (reads instanceof Promise) {
+      besideRefill.add(id);
+      reads.catch(() => {}).finally(() => besideRefill.delete(id)); // a refusal leaves them unread
+    }
   }
   const { site, state } = admitted instanceof Promise ? await admitted : admitted;
   s.sites.remember(site);
   const perPage = Math.min(ask.perPage, state.limits.maxPerPage);
-  const [index, levers] = await (reads ?? versions(s, site.id, ask.q));
+  const read = reads ?? versions(s, site.id, ask.q);
+  const [index, levers] = read instanceof Promise ? await read : read;
   const cacheKey = ResultCache.key({
     site: site.id,
     version: index.version,

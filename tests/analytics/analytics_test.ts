@@ -162,3 +162,27 @@ Deno.test("analytics - counts whose parts hold NUL stay under their own keys", a
     kv.close();
   }
 });
+
+Deno.test("analytics - the same text searched on two days counts on each day, typed form and all", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 60_000);
+  try {
+    a.search("site_a", "Kettle Care?", 3);
+    a.search("site_a", "Kettle Care?", 3);
+    a.search("site_b", "Kettle Care?", 0);
+    clock.advance(DAY);
+    a.search("site_a", "Kettle Care?", 3);
+    await a.flush();
+    const r = await analyticsReport(kv, clock, "site_a", 2);
+    assert.deepEqual(r.days.map((d) => [d.date, d.searches]), [
+      ["2026-11-15", 2],
+      ["2026-11-16", 1],
+    ]);
+    assert.deepEqual(r.topQueries.map((q) => [q.query, q.count]), [["Kettle Care?", 3]]);
+    const b = await analyticsReport(kv, clock, "site_b", 2);
+    assert.deepEqual(b.noResultQueries, [{ query: "Kettle Care?", count: 1 }]);
+  } finally {
+    kv.close();
+  }
+});

@@ -79,7 +79,7 @@ Deno.test("levers - a site searched a moment ago is checked again ahead of need:
     let hold!: () => void;
     const never = new Promise<void>((r) => hold = r);
     levers.store.versions = async (site) => (await never, versions(site));
-    const next = levers.forQuery("s", "nyc");
+    const next = Promise.resolve(levers.forQuery("s", "nyc"));
     const waited = await Promise.race([next.then(() => false), sleep(2_000).then(() => true)]);
     hold();
     assert.equal(waited, false, "the search waited for a KV read");
@@ -156,6 +156,29 @@ Deno.test("levers - a site no visitor searched is never checked ahead of need", 
     levers.store.versions = (site) => (reads++, versions(site));
     await new Promise((r) => setTimeout(r, 1_100));
     assert.equal(reads, 0);
+  } finally {
+    levers.close();
+    kv.close();
+  }
+});
+
+Deno.test("levers - a search's levers come at once (no promise) while checked within staleMs, and after a change made here", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const levers = new Levers(kv, clock, 500);
+  try {
+    assert.ok(levers.forQuery("s", "nyc") instanceof Promise, "never read: read from KV");
+    await levers.forQuery("s", "nyc");
+    const now = levers.forQuery("s", "nyc");
+    assert.ok(!(now instanceof Promise));
+    assert.equal(now.expand?.(["nyc"], () => false).length ?? 0, 0);
+    await levers.putSynonyms("s", [{ id: "n", word: "nyc", means: ["new york"] }]);
+    const changed = levers.forQuery("s", "nyc");
+    assert.ok(!(changed instanceof Promise));
+    assert.ok(changed.version > now.version);
+    assert.equal(changed.expand?.(["nyc"], () => false).length, 1);
+    clock.advance(10_000);
+    assert.ok(levers.forQuery("s", "nyc") instanceof Promise, "stale: checked against KV");
   } finally {
     levers.close();
     kv.close();

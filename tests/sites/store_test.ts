@@ -1,6 +1,7 @@
 /** Public key rotation with a grace period, through the admin and search APIs. */
 import assert from "node:assert/strict";
 import { admin, createSite, manualClock, search, startApp } from "../helpers.ts";
+import { SiteStore } from "../../lib/sites/store.ts";
 
 Deno.test("keys - an old public key searches during its grace period, is reported, and then stops", async () => {
   const clock = manualClock();
@@ -106,4 +107,28 @@ Deno.test("keys - graceSeconds is validated and never applies to the admin key",
   await week.body?.cancel();
   assert.equal((await search(t, site.publicKey, "q=x")).status, 200);
   t.close();
+});
+
+Deno.test("site store - a cached key answers at once (no promise) within its age, read again past it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const sites = new SiteStore(kv, clock, 2_000);
+  try {
+    const { site } = await sites.create({ name: "Kettles", plan: "pro" });
+    const first = sites.byPublicKeyCached(site.publicKey);
+    assert.ok(first instanceof Promise, "not looked up yet: read");
+    assert.equal((await first)?.id, site.id);
+    const cached = sites.byPublicKeyCached(site.publicKey);
+    assert.ok(!(cached instanceof Promise), "looked up lately: at once");
+    assert.equal(cached?.id, site.id);
+    const unknown = "pk_" + "x".repeat(24);
+    assert.equal(await sites.byPublicKeyCached(unknown), null);
+    assert.equal(sites.byPublicKeyCached(unknown), null, "an unknown key is cached as such");
+    clock.advance(2_500);
+    const stale = sites.byPublicKeyCached(site.publicKey);
+    assert.ok(stale instanceof Promise, "past its age: read again");
+    assert.equal((await stale)?.id, site.id);
+  } finally {
+    kv.close();
+  }
 });

@@ -15,6 +15,7 @@
  * `deno run -A bench/blackbox.ts`, or from run.ts. Needs the doc packages (apt-get install -y
  * python-django-doc python-celery-doc python-scrapy-doc git-doc python-pandas-doc) and wrk.
  */
+import { dirname } from "node:path";
 import { percentile } from "./corpus.ts";
 import { haveWrk, wrk } from "./wrk.ts";
 import { rssMb } from "./server.ts";
@@ -125,6 +126,11 @@ class Service {
       this.child.kill("SIGTERM");
     } catch { /* gone */ }
     await this.child.status;
+  }
+
+  /** Removes the KV's folder, stopped (a 2,000-page site's KV and page text take ~1.3 GB). */
+  async discard() {
+    await Deno.remove(dirname(this.kv), { recursive: true }).catch(() => {});
   }
 }
 
@@ -244,6 +250,7 @@ export async function blackBoxSearch() {
     }
   } finally {
     await svc.stop();
+    await svc.discard();
   }
   row(
     "RSS growth per 1,000 pages, 2 s after the upsert",
@@ -353,6 +360,7 @@ export async function blackBoxScale() {
     cold = await timed(again.base, searchPath(big, "merge conflict"));
   } finally {
     await again.stop();
+    await svc.discard(); // the KV both ran on
   }
   row("RSS right after the warm round (200 × 200 and one of 2,000)", rss, "MB", TARGETS.many);
   row(

@@ -17,22 +17,21 @@ export interface SearchCounts {
   queryId: string;
 }
 
-/** Texts kept per site, and sites kept: past either, the oldest are made again when asked. */
-const MAX_TEXTS = 2048;
-const MAX_SITES = 1024;
+/**
+ * Site and text pairs kept (~8192 × a few hundred bytes: a few MB in all, whatever the number of
+ * sites); past it the oldest go and are made again when asked.
+ */
+const MAX_KEPT = 8192;
 
 export class SearchCountIds {
-  #sites = new Map<string, Map<string, SearchCounts>>();
+  /** By site id and text, joined by NUL: site ids hold none, and the text comes last. */
+  #kept = new Map<string, SearchCounts>();
 
   /** The counts of `q` as typed, searched on `siteId` on `day`. */
   of(siteId: string, day: string, q: string): SearchCounts {
-    let texts = this.#sites.get(siteId);
-    const kept = texts?.get(q);
+    const key = siteId + "\u0000" + q;
+    const kept = this.#kept.get(key);
     if (kept?.day === day) return kept;
-    if (!texts) {
-      if (this.#sites.size >= MAX_SITES) this.#sites.delete(this.#sites.keys().next().value!);
-      this.#sites.set(siteId, texts = new Map());
-    }
     const query = normalizeQuery(q);
     const made = {
       day,
@@ -41,8 +40,8 @@ export class SearchCountIds {
       totalId: JSON.stringify(totalKey(siteId, day, "searches")),
       queryId: JSON.stringify(queryKey(siteId, day, query)),
     };
-    if (!kept && texts.size >= MAX_TEXTS) texts.delete(texts.keys().next().value!);
-    texts.set(q, made);
+    if (!kept && this.#kept.size >= MAX_KEPT) this.#kept.delete(this.#kept.keys().next().value!);
+    this.#kept.set(key, made);
     return made;
   }
 }

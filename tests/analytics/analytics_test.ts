@@ -186,3 +186,20 @@ Deno.test("analytics - the same text searched on two days counts on each day, ty
     kv.close();
   }
 });
+
+Deno.test("analytics - a text searched again after 10,000 others still counts on its own query", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 60_000);
+  try {
+    a.search("site_a", "Kettle", 3);
+    for (let i = 0; i < 10_000; i++) a.search(`site_${i % 7}`, `other ${i}`, 1);
+    a.search("site_a", "Kettle", 3);
+    await a.flush();
+    const r = await analyticsReport(kv, clock, "site_a", 1);
+    assert.deepEqual(r.topQueries.map((q) => [q.query, q.count]), [["Kettle", 2]]);
+    assert.equal(r.days.at(-1)?.searches, 2);
+  } finally {
+    kv.close();
+  }
+});

@@ -11,6 +11,7 @@ import type { Equivalence, Placement } from "../search/engine/mod.ts";
 import { LeverStore, type ListKind, type Stored } from "./store.ts";
 import { compileSynonyms, type Synonym } from "./synonyms.ts";
 import { compileNames, withNames } from "./url_names.ts";
+import { UseOrder } from "../use_order.ts";
 
 /** What one search takes from a site's levers. */
 export interface QueryLevers {
@@ -57,9 +58,7 @@ const MAX_SITES = 2_000;
 
 export class Levers {
   readonly store: LeverStore;
-  #sites = new Map<string, SiteLevers>();
-  /** The site last moved to the end of `#sites`: asked again, it needs no moving. */
-  #newest?: string;
+  #sites = new UseOrder<string, SiteLevers>();
   #checks = new Map<string, Promise<SiteLevers>>();
   /** When a visitor's search last used each site's levers, and its check ahead of need. */
   #used = new Map<string, number>();
@@ -89,16 +88,8 @@ export class Levers {
   #fresh(site: string): SiteLevers | undefined {
     const have = this.#sites.get(site);
     if (!have || this.clock() - have.checkedAt >= this.staleMs) return;
-    this.#touch(site, have);
+    this.#sites.use(site, have);
     return have;
-  }
-
-  /** Keeps a site's levers as the most recently used (a Map iterates in insertion order). */
-  #touch(site: string, levers: SiteLevers) {
-    if (site === this.#newest && this.#sites.get(site) === levers) return;
-    this.#sites.delete(site);
-    this.#sites.set(site, levers);
-    this.#newest = site;
   }
 
   /** Starts a check of the site's levers against KV, or joins the one running. */
@@ -173,7 +164,7 @@ export class Levers {
         : compileAnswerPins(answers.items as AnswerPin[]),
       checkedAt: this.clock(),
     };
-    this.#touch(site, fresh);
+    this.#sites.use(site, fresh);
     for (const old of this.#sites.keys()) {
       if (this.#sites.size <= MAX_SITES) break;
       this.#sites.delete(old);

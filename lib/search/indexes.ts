@@ -33,6 +33,7 @@ import { IndexBudget } from "./budget.ts";
 import { noteSearch, quietSpell, searchesPaused } from "./activity.ts";
 import { releaseNow, releasesMemory, releaseSoon } from "../memory_release.ts";
 import { inSlices } from "../slices.ts";
+import { UseOrder } from "../use_order.ts";
 import {
   buildIndex,
   compact,
@@ -98,10 +99,8 @@ export interface IndexesOptions {
 /** Search indexes for all sites this instance has served. */
 export class SearchIndexes {
   /** Least recently used first (a Map keeps insertion order; a use re-inserts). */
-  private sites = new Map<string, Promise<SiteIndex>>();
+  private sites = new UseOrder<string, Promise<SiteIndex>>();
   private built = new Map<string, SiteIndex>(); // the indexes built so far, for the budget
-  /** The site last moved to the end of `sites`: asked again, it needs no moving. */
-  private newest?: string;
   /** The passes after a change under way (rank.ts prepareIndex), one an index. */
   private preparing = new Map<SiteIndex, Promise<void>>();
   /** Searches waiting for the next slice of an index's pass; indexes being caught up. */
@@ -270,21 +269,12 @@ export class SearchIndexes {
   private load(site: string): Promise<SiteIndex> {
     let p = this.sites.get(site);
     if (p) {
-      this.touch(site, p);
+      this.sites.use(site, p);
       return p;
     }
     p = this.opening(site);
     this.sites.set(site, p);
-    this.newest = site;
     return p;
-  }
-
-  /** Marks a site's index the most recently used (a Map iterates in insertion order). */
-  private touch(site: string, p: Promise<SiteIndex>) {
-    if (site === this.newest) return;
-    this.sites.delete(site);
-    this.sites.set(site, p);
-    this.newest = site;
   }
 
   /** Opens a site's index and keeps it once open (unless dropped meanwhile). */
@@ -331,7 +321,7 @@ export class SearchIndexes {
         const room = Math.min(share, this.budget.bytes - this.budget.used());
         if (head?.codec !== CODEC_VERSION || head.size > room || this.sites.has(site)) continue;
         const p = this.opening(site, head);
-        this.sites = new Map([[site, p], ...this.sites]);
+        this.sites.putFirst(site, p);
         if (await p.then(() => true, () => false)) opened++;
         share -= head.size;
       }
@@ -482,7 +472,7 @@ export class SearchIndexes {
     const idx = this.built.get(site), p = this.sites.get(site);
     if (!idx || !p || this.clock() - idx.checkedAt >= this.staleMs || this.unsettled(idx)) return;
     noteSearch();
-    this.touch(site, p);
+    this.sites.use(site, p);
     return idx;
   }
 
@@ -534,7 +524,6 @@ export class SearchIndexes {
 
   /** Forgets an index (tests, memory pressure); the next search loads or rebuilds it. */
   drop(site: string) {
-    if (site === this.newest) this.newest = undefined;
     this.sites.delete(site);
     this.built.delete(site);
   }

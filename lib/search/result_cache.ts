@@ -7,6 +7,8 @@
  * recently used entry goes first.
  */
 
+import { UseOrder } from "../use_order.ts";
+
 export interface CachedBody {
   bytes: Uint8Array<ArrayBuffer>;
   /** Total matches, for callers that count searches with no results. */
@@ -16,12 +18,10 @@ export interface CachedBody {
 const SEP = "\u0000";
 
 export class ResultCache {
-  #entries = new Map<string, CachedBody>();
+  #entries = new UseOrder<string, CachedBody>();
   #bytes = 0;
   /** Per site: the newest index version stored, and the keys stored for it. */
   #sites = new Map<string, { version: number; keys: Set<string> }>();
-  /** The most recently used key: asked again (a repeated query), it needs no reordering. */
-  #newest = "";
 
   constructor(readonly maxBytes = 32 * 1024 * 1024) {}
 
@@ -46,12 +46,7 @@ export class ResultCache {
 
   get(key: string): CachedBody | undefined {
     const hit = this.#entries.get(key);
-    if (hit && key !== this.#newest) {
-      // Map order is insertion order: re-inserting marks the entry most recently used.
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      this.#newest = key;
-    }
+    if (hit) this.#entries.use(key, hit);
     return hit;
   }
 
@@ -69,7 +64,6 @@ export class ResultCache {
     }
     this.#delete(key);
     this.#entries.set(key, value);
-    this.#newest = key;
     this.#bytes += size;
     if (tracked) {
       known ??= this.#sites.get(site);

@@ -21,9 +21,20 @@
  * RSS per 1,000 pages 2 s after an upsert 37 MB instead of 51, after the 200-site round 493–511
  * MB instead of 630–676; saturated throughput 8 % lower, first-seen p99 ~0.4 ms higher. 10 %
  * saved more (29–31 MB, 443–447 MB) but took the warm p99 past 3 ms.
+ *
+ * No allocation-site pretenuring: V8 allocates straight in the old generation what code
+ * allocated at a site whose objects lately outlived young collections. An ingest or a burst of
+ * first-seen searches under load teaches that to the sites a request's short-lived objects come
+ * from (the HTTP head's strings and arrays, a search's arrays); once the load is over, each
+ * request's garbage lands in the old generation and holds what it points to through every young
+ * collection until a full one. After the black box's wrk round of 1,742 distinct queries on
+ * 2,400 pages, a repeated query then promoted ~390 KB a young collection (15.6 KB without it),
+ * its young collections took 1.2 ms (0.6) and a full one came every 1.3–3.5 s (none in 10 s);
+ * wrk's p99 on it 9.5 ms against 3.3 (BENCHMARKS.md, "Pretenuring").
  */
 export const V8_FLAGS = [
   "--max-semi-space-size=8",
+  "--no-allocation-site-pretenuring",
   "--heap-growing-percent=50",
   "--memory-reducer-delay-ms=500",
   "--gc-memory-reducer-start-delay-ms=500",

@@ -14,6 +14,21 @@ async function allAnalyticsKeys(kv: Deno.Kv) {
   return out;
 }
 
+/** Runs `body` on a fresh Analytics over an in-memory KV, then discards both. */
+async function withAnalytics(
+  body: (a: Analytics, kv: Deno.Kv, clock: ReturnType<typeof manualClock>) => Promise<void>,
+) {
+  const kv = await Deno.openKv(":memory:");
+  const clock = manualClock();
+  const a = new Analytics(kv, clock, 60_000);
+  try {
+    await body(a, kv, clock);
+  } finally {
+    a.discard();
+    kv.close();
+  }
+}
+
 Deno.test("analytics - queries are trimmed, lower-cased, their accents dropped, whitespace collapsed", () => {
   assert.equal(normalizeQuery("  Pour   OVER\tGuide \n"), "pour over guide");
   assert.equal(normalizeQuery("Ünïcode  Café"), "unicode cafe");
@@ -143,11 +158,8 @@ Deno.test("analytics - with no one reading the report, a typing session's last q
   }
 });
 
-Deno.test("analytics - counts whose parts hold NUL stay under their own keys", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const clock = manualClock();
-  const a = new Analytics(kv, clock, 60_000);
-  try {
+Deno.test("analytics - counts whose parts hold NUL stay under their own keys", () =>
+  withAnalytics(async (a, kv) => {
     // Joined with NUL between their parts, these two clicks' keys would read the same.
     a.click("site_a", 1, "x", "/a\u0000/b");
     a.click("site_a", 3, "x\u0000/a", "/b");
@@ -157,17 +169,10 @@ Deno.test("analytics - counts whose parts hold NUL stay under their own keys", a
       clicks.map((e) => [e.key.slice(4), (e.value as Deno.KvU64).value]).sort(),
       [[["x", "/a\u0000/b"], 1n], [["x\u0000/a", "/b"], 1n]].sort(),
     );
-  } finally {
-    a.discard();
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("analytics - the same text searched on two days counts on each day, typed form and all", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const clock = manualClock();
-  const a = new Analytics(kv, clock, 60_000);
-  try {
+Deno.test("analytics - the same text searched on two days counts on each day, typed form and all", () =>
+  withAnalytics(async (a, kv, clock) => {
     a.search("site_a", "Kettle Care?", 3);
     a.search("site_a", "Kettle Care?", 3);
     a.search("site_b", "Kettle Care?", 0);
@@ -182,16 +187,10 @@ Deno.test("analytics - the same text searched on two days counts on each day, ty
     assert.deepEqual(r.topQueries.map((q) => [q.query, q.count]), [["Kettle Care?", 3]]);
     const b = await analyticsReport(kv, clock, "site_b", 2);
     assert.deepEqual(b.noResultQueries, [{ query: "Kettle Care?", count: 1 }]);
-  } finally {
-    kv.close();
-  }
-});
+  }));
 
-Deno.test("analytics - a text searched again after 10,000 others still counts on its own query", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const clock = manualClock();
-  const a = new Analytics(kv, clock, 60_000);
-  try {
+Deno.test("analytics - a text searched again after 10,000 others still counts on its own query", () =>
+  withAnalytics(async (a, kv, clock) => {
     a.search("site_a", "Kettle", 3);
     for (let i = 0; i < 10_000; i++) a.search(`site_${i % 7}`, `other ${i}`, 1);
     a.search("site_a", "Kettle", 3);
@@ -199,7 +198,4 @@ Deno.test("analytics - a text searched again after 10,000 others still counts on
     const r = await analyticsReport(kv, clock, "site_a", 1);
     assert.deepEqual(r.topQueries.map((q) => [q.query, q.count]), [["Kettle", 2]]);
     assert.equal(r.days.at(-1)?.searches, 2);
-  } finally {
-    kv.close();
-  }
-});
+  }));

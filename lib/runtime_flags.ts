@@ -13,7 +13,7 @@
  * pages left RSS 30.8 MB per 1,000 pages higher 10 s later, against 61.6 with V8's defaults;
  * its memory saver mode gave 10-14 at 2 s (with the young generation held at 2 × 8 MB), but
  * makes every full collection one that reduces memory, 15-25 ms long: first-seen p99 3.5-7.5 ms
- * (BENCHMARKS.md, "Where the black box loses to the in-process benches").
+ * (BENCHMARKS.md, "Tried and not adopted").
  *
  * The old generation may grow 50 % past what a full collection left live before the next one,
  * not V8's up to 4 times: until the memory reducer comes (~6 s after the last allocation), what

@@ -3,7 +3,7 @@
  * Linux's SCHED_IDLE policy, so a thread that serves a request, or a client on the same
  * machine, takes their CPU the moment it wakes. At normal priority a compile or marking job
  * kept the CPU a waking client had been placed on for up to 4 ms while the other core sat
- * idle, which made most of the slowest requests over many sites (BENCHMARKS.md).
+ * idle, which made most of the slowest requests over many sites.
  * V8 needs little of their time: when they lag, a collection finishes on the main thread and
  * optimized code comes a little later. But they must get some: `main.ts` asks for this only
  * where its processes leave them a core (with one busy process per core they starved).

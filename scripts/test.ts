@@ -29,38 +29,6 @@ export const TIMED = [
   "tests/tenants/work_budget_test.ts",
 ];
 
-/**
- * The parallel run's files (paths from `project`, the repository's root), those that drive
- * Chromium first: they are the longest, and `deno test` starts files in the order given, so
- * short files fill in around them at the end instead of the last browser files running alone
- * (alphabetically, tests/widget's came last: the parallel run took 8 min 14 s, and 7 min 10 s
- * in this order, the same hour).
- */
-export async function parallelOrder(project = "."): Promise<string[]> {
-  const browser: string[] = [], rest: string[] = [];
-  const walk = async (dir: string) => {
-    const entries = [];
-    for await (const e of Deno.readDir(`${project}/${dir}`)) entries.push(e);
-    entries.sort((a, b) => a.name < b.name ? -1 : 1);
-    for (const e of entries) {
-      const path = `${dir}/${e.name}`;
-      if (e.isDirectory) await walk(path);
-      else if (TEST_FILE.test(e.name) && !TIMED.includes(path)) {
-        const source = await Deno.readTextFile(`${project}/${path}`);
-        (BROWSER.test(source) ? browser : rest).push(path);
-      }
-    }
-  };
-  await walk("tests");
-  return [...browser, ...rest];
-}
-
-/** The files `deno test` takes from a folder: its default pattern. */
-export const TEST_FILE = /(^|[._])test\.(ts|tsx|mts|js|mjs|jsx)$/;
-
-/** How a test file that launches Chromium shows it: it takes the browser helpers. */
-const BROWSER = /from "[./]+(widget\/)?browser_helpers\.ts"/;
-
 /** What the tests may do: the suite's servers, KV files, Chromium, probes of FFI and /proc. */
 const PERMISSIONS = [
   "--allow-ffi",
@@ -82,7 +50,7 @@ async function run(args: string[]): Promise<boolean> {
 
 if (import.meta.main) {
   const extra = Deno.args;
-  const parallel = await run(["--parallel", ...extra, ...await parallelOrder()]);
+  const parallel = await run(["--parallel", `--ignore=${TIMED.join(",")}`, ...extra, "tests/"]);
   const timed = await run([...extra, ...TIMED]);
   Deno.exit(parallel && timed ? 0 : 1);
 }

@@ -71,3 +71,27 @@ Deno.test("kept text - a page shown again and again reads as itself at every rea
     );
   }
 });
+
+Deno.test("kept text - a page shown for the first time is decoded once for its description and snippet", () => {
+  const text = "Words of a page seen for the first time, long enough to be deflated. ".repeat(300);
+  const packed = packText(text);
+  const decode = TextDecoder.prototype.decode;
+  let decodes = 0;
+  TextDecoder.prototype.decode = function (...args) {
+    decodes++;
+    return decode.apply(this, args);
+  };
+  try {
+    const prefix = keptPrefix(sourceOf(packed), 8_000);
+    // A description's start, then the first chunk a snippet is looked for in (results.ts):
+    // at least as many characters as asked, each the page's own.
+    for (const n of [300, 2_000]) {
+      const got = prefix.upTo(n);
+      assert.ok(got.length >= n, `${got.length} characters for ${n}`);
+      assert.equal(got, text.slice(0, got.length));
+    }
+    assert.equal(decodes, 1, "one decode of what was inflated");
+  } finally {
+    TextDecoder.prototype.decode = decode;
+  }
+});

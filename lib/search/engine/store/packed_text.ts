@@ -209,7 +209,7 @@ export function keptPrefix(src: PackedSource, maxChars: number): TextPrefix {
   }
   const length = Math.min(maxChars, units);
   // What was just read answers the reader first: decoding the kept bytes again for it was a
-  // fifth of what a warm round's searches allocated.
+  // seventh of what the 200-site round's searches allocated (BENCHMARKS.md).
   let got = first.length > length ? first.slice(0, length) : first;
   return {
     length,

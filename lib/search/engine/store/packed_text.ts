@@ -201,16 +201,16 @@ export interface TextPrefix {
  */
 export function keptPrefix(src: PackedSource, maxChars: number): TextPrefix {
   let units = keptAt(src, src.at)?.units;
-  let first = "";
+  // What was just read answers the reader first: decoding the kept bytes again for it was a
+  // seventh of what the 200-site round's searches allocated (BENCHMARKS.md).
+  let got = "";
   if (units === undefined) {
     const p = src.read();
     units = totalUnits(p);
-    first = keep(src, src.at, FIRST_READ, units, () => readPrefix(p, FIRST_READ));
+    got = keep(src, src.at, FIRST_READ, units, () => readPrefix(p, FIRST_READ));
   }
   const length = Math.min(maxChars, units);
-  // What was just read answers the reader first: decoding the kept bytes again for it was a
-  // seventh of what the 200-site round's searches allocated (BENCHMARKS.md).
-  let got = first.length > length ? first.slice(0, length) : first;
+  got = cut(got, length);
   return {
     length,
     upTo(n: number) {
@@ -218,7 +218,7 @@ export function keptPrefix(src: PackedSource, maxChars: number): TextPrefix {
       if (got.length >= want) return got;
       const read = () => readPrefix(src.read(), Math.max(want, FIRST_READ));
       const text = keep(src, src.at, want, units, read);
-      return got = text.length > length ? text.slice(0, length) : text;
+      return got = cut(text, length);
     },
   };
 }

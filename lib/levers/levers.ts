@@ -1,7 +1,8 @@
 /**
  * A site's levers as searches use them: read from KV (store.ts), compiled once, and kept in
  * memory. A change made here holds here at once; another instance's change is noticed by a
- * check of the heads at most `staleMs` old, so every search shows it within a second.
+ * check of the heads at most `staleMs` old, so every search shows it within a second. A check
+ * that finds the site's change mark where it was reads no head (storage/change_marks.ts).
  */
 import { type Clock, REREAD_AT, STALE_MS, WARM_MS } from "../clock.ts";
 import type { Expand } from "../search/mod.ts";
@@ -12,6 +13,7 @@ import { LeverStore, type ListKind, type Stored } from "./store.ts";
 import { compileSynonyms, type Synonym } from "./synonyms.ts";
 import { compileNames, withNames } from "./url_names.ts";
 import { UseOrder } from "../use_order.ts";
+import { type ChangeMarks, changeMarks, type Stamp } from "../storage/change_marks.ts";
 
 /** What one search takes from a site's levers. */
 export interface QueryLevers {
@@ -36,6 +38,8 @@ interface SiteLevers {
   answers: AnswerPin[];
   answerFor?: (question: string) => AnswerPin | null;
   checkedAt: number;
+  /** The site's change mark read with the heads; undefined after a change made here. */
+  stamp?: Stamp;
 }
 
 type Lists = {
@@ -64,9 +68,11 @@ export class Levers {
   #used = new Map<string, number>();
   #ahead = new Map<string, ReturnType<typeof setTimeout>>();
   #closed = false;
+  #marks: ChangeMarks;
 
   constructor(kv: Deno.Kv, private clock: Clock, private staleMs = STALE_MS) {
     this.store = new LeverStore(kv);
+    this.#marks = changeMarks(kv);
   }
 
   /** A site's levers, checked against KV when the last check is older than `staleMs`. */
@@ -103,12 +109,21 @@ export class Levers {
   }
 
   async #check(site: string, have: SiteLevers | undefined): Promise<SiteLevers> {
-    const versions = await this.store.versions(site);
+    if (have?.stamp !== undefined) {
+      const since = this.clock() - have.checkedAt;
+      const age = await this.#marks.unchanged(site, have.stamp, since);
+      if (age !== null) {
+        have.checkedAt = Math.max(have.checkedAt, this.clock() - age);
+        return have;
+      }
+    }
+    const { versions, stamp } = await this.store.marked(site);
     if (have && KINDS.every((k) => have.versions[k] === versions[k])) {
       have.checkedAt = this.clock();
+      have.stamp = stamp;
       return have;
     }
-    return this.#keep(site, await this.#read(site, have, versions));
+    return this.#keep(site, await this.#read(site, have, versions), stamp);
   }
 
   /** Every list of a site: those at the versions `have` holds from it, the others from KV. */
@@ -126,7 +141,8 @@ export class Levers {
     return { synonyms, curations, names, answers } as Lists;
   }
 
-  #keep(site: string, lists: Lists) {
+  /** `stamp`: the change mark read with the heads the lists were read at (none: a change here). */
+  #keep(site: string, lists: Lists, stamp?: Stamp) {
     const was = this.#sites.get(site);
     // A check that read KV before a change made here lands after it: each list keeps the newer.
     const pick = <K extends ListKind>(k: K) =>
@@ -163,6 +179,7 @@ export class Levers {
         ? was.answerFor
         : compileAnswerPins(answers.items as AnswerPin[]),
       checkedAt: this.clock(),
+      stamp,
     };
     this.#sites.use(site, fresh);
     for (const old of this.#sites.keys()) {

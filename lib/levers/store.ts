@@ -4,6 +4,8 @@
  * under a new generation and the head moved to it in one check-and-set, so a reader sees
  * the old list or the new one whole, never a mix; the old chunks go after.
  */
+import { readMarked, type Stamp, withMark } from "../storage/change_marks.ts";
+
 export type ListKind = "synonyms" | "curations" | "names" | "answers";
 
 interface Head {
@@ -27,19 +29,19 @@ export interface Stored<T> {
 export class LeverStore {
   constructor(private kv: Deno.Kv) {}
 
-  /** The versions of a site's lists (one read of every head). */
-  async versions(site: string): Promise<Record<ListKind, number>> {
-    const [syn, cur, names, answers] = await this.kv.getMany<[Head, Head, Head, Head]>([
-      headKey(site, "synonyms"),
-      headKey(site, "curations"),
-      headKey(site, "names"),
-      headKey(site, "answers"),
-    ]);
+  /** The versions of a site's lists and its change mark, in one read (storage/change_marks.ts). */
+  async marked(site: string): Promise<{ versions: Record<ListKind, number>; stamp: Stamp }> {
+    const kinds = ["synonyms", "curations", "names", "answers"] as const;
+    const [heads, stamp] = await readMarked(this.kv, site, kinds.map((k) => headKey(site, k)));
+    const version = (i: number) => (heads[i].value as Head | null)?.version ?? 0;
     return {
-      synonyms: syn.value?.version ?? 0,
-      curations: cur.value?.version ?? 0,
-      names: names.value?.version ?? 0,
-      answers: answers.value?.version ?? 0,
+      versions: {
+        synonyms: version(0),
+        curations: version(1),
+        names: version(2),
+        answers: version(3),
+      },
+      stamp,
     };
   }
 
@@ -71,7 +73,8 @@ export class LeverStore {
       const cur = await this.kv.get<Head>(headKey(site, kind));
       const version = (cur.value?.version ?? 0) + 1;
       const head: Head = { version, gen, chunks: chunks.length };
-      const ok = await this.kv.atomic().check(cur).set(headKey(site, kind), head).commit();
+      const ok = await withMark(this.kv.atomic(), site).check(cur).set(headKey(site, kind), head)
+        .commit();
       if (!ok.ok) continue; // another write came first: ours goes on top of it
       if (cur.value) await this.#deleteGen(site, kind, cur.value.gen);
       return version;

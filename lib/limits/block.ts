@@ -10,6 +10,7 @@ import type { Outcome, Snapshot, Window } from "./reservations.ts";
 import { LiveSessions, ride, type SessionAsk, type SessionState } from "./sessions.ts";
 import type { QuotaState } from "./too_many.ts";
 import type { Site } from "../sites/store.ts";
+import type { Stamp } from "../storage/change_marks.ts";
 
 /** The most units one block holds. */
 export const MAX_BLOCK = 4_096;
@@ -52,6 +53,8 @@ export interface Block {
   win: Window;
   /** performance.now() of the site's read; -Infinity when it must be read again. */
   readAt: number;
+  /** The site's change mark read with it (lib/storage/change_marks.ts). */
+  stamp?: Stamp;
   /** Moves on with every local change of the site: a read from before it is not trusted. */
   epoch: number;
   /** Units reserved and not yet used. */
@@ -138,6 +141,7 @@ export function absorb(b: Block, out: Outcome, win: Window, readAt: number) {
   b.limits = out.site ? effectiveLimits(out.site.plan, out.site.limits) : null;
   b.win = win;
   b.readAt = readAt;
+  b.stamp = out.stamp;
   b.counts = { minute: out.minute, month: out.month };
   b.leaseOpen = out.leaseOpen;
 }

@@ -10,6 +10,7 @@
  */
 import { LOST_RACE, retryKv } from "../storage/kv_retry.ts";
 import type { Site } from "../sites/store.ts";
+import { markKey, type Stamp } from "../storage/change_marks.ts";
 
 export const minuteKey = (site: string, minute: number) => ["qmin", site, minute];
 export const monthKey = (site: string, month: string) => ["qmon", site, month];
@@ -58,12 +59,16 @@ export interface Outcome extends Snapshot {
   leaseWritten: boolean;
   /** The time the lease written runs to (`Exchange.leaseUntil`); 0 when none was written. */
   leaseUntil: number;
+  /** The site's change mark, read with the site. */
+  stamp: Stamp;
 }
 
 /** KV round trips, for the benchmark's figures. */
 export interface QuotaStats {
   /** Reads (one per exchange attempt or lease listing). */
   batches: number;
+  /** Reads of a site renewed by its change mark, without reading it (lib/storage/change_marks.ts). */
+  renewals: number;
   commits: number;
   conflicts: number;
   admitted: number;
@@ -96,7 +101,9 @@ async function tryExchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats) {
   const oldMonth = back && back.from.month !== x.now.month;
   if (oldMonth) keys.push(monthKey(x.site, back.from.month));
   stats.batches++;
-  const entries = await kv.getMany<unknown[]>(keys);
+  // The site's change mark is read with it, and never checked: another site's write moves it.
+  const read = await kv.getMany<unknown[]>([...keys, markKey(x.site)]);
+  const entries = read.slice(0, keys.length);
   const [siteE, minE, monE, oldE] = entries;
   const site = siteE.value as Site | null;
   let minute = (minE.value as number | null) ?? 0;
@@ -113,6 +120,7 @@ async function tryExchange(kv: Deno.Kv, x: Exchange, stats: QuotaStats) {
     leaseOpen,
     leaseWritten: false,
     leaseUntil: 0,
+    stamp: read[keys.length].versionstamp,
   };
   // A deleted site's counters went with it: units given back (an instance's timer may fire
   // after the deletion) are not written again, or its counters would outlive it.

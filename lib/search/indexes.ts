@@ -394,8 +394,11 @@ export class SearchIndexes {
 
   /** Brings an index to the site's current version: replays the log, or rebuilds at a gap. */
   private async catchUp(site: string, idx: SiteIndex, written?: WrittenBodies): Promise<void> {
-    const { version } = await this.pages.version(site);
-    if (version === idx.version) return;
+    const { version, stamp } = await this.pages.marked(site);
+    if (version === idx.version) {
+      idx.stamp = stamp;
+      return;
+    }
     const changed = await this.pages.changesSince(site, idx.version, version);
     // An empty index (a new site's first pages) is built in one pass, the shared title part and
     // language read first, not replayed and then built again once they show.
@@ -431,6 +434,8 @@ export class SearchIndexes {
         packed: undefined, // the bytes of the index this replaces: not kept alive
       });
     }
+    // A rebuild may have read a later version: the mark then moved, and the next check reads.
+    idx.stamp = stamp;
     // Many pages indexed: compacted now if loose (left to the save while searches come, which
     // compacts in slices), and what it left and the catch-up read freed.
     if ((rebuilt ? idx.builtPages : urls.length) >= COMPACT_NOW_PAGES) {
@@ -438,6 +443,22 @@ export class SearchIndexes {
       await this.release(idx);
     }
     this.scheduleSave(site);
+  }
+
+  /**
+   * A search's check of an index against the site's version: none when the site's change mark
+   * is where it was when the version was last read (only another instance's writes are found
+   * this way; a write made here refreshes the index itself).
+   */
+  private async recheck(site: string, idx: SiteIndex): Promise<void> {
+    if (idx.stamp !== undefined) {
+      const age = await this.pages.unchanged(site, idx.stamp, this.clock() - idx.checkedAt);
+      if (age !== null) {
+        idx.checkedAt = Math.max(idx.checkedAt, this.clock() - age);
+        return;
+      }
+    }
+    await this.refresh(site);
   }
 
   /**
@@ -453,7 +474,7 @@ export class SearchIndexes {
     const age = this.clock() - idx.checkedAt;
     if (age >= this.staleMs) {
       // A long catch-up (a large upsert by another instance) goes on in the background.
-      const caughtUp = this.refresh(site);
+      const caughtUp = this.recheck(site, idx);
       caughtUp.catch(() => {});
       // A KV round trip on a busy site's path only delays answers no fresher by much.
       if (age < this.staleMs * QUIET_FACTOR) return idx;

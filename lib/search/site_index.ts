@@ -3,6 +3,7 @@
  * with, built from the pages in slices, and compacted into its snapshot's form.
  */
 import type { PageStore } from "../sites/pages.ts";
+import type { Stamp } from "../storage/change_marks.ts";
 import {
   addDoc,
   adoptPassages,
@@ -38,6 +39,8 @@ export interface SiteIndex {
   db: SiteDb;
   version: number;
   checkedAt: number;
+  /** The site's change mark read with `version` (lib/storage/change_marks.ts); none: not read. */
+  stamp?: Stamp;
   /** Serialises catch-ups so two never replay the same log at once. */
   busy: Promise<void>;
   /** Catch-ups waiting for `busy` (a save standing aside for searches stops standing aside). */

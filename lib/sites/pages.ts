@@ -7,6 +7,7 @@
 import { busy, DomainError } from "../errors.ts";
 import { sha256Hex } from "./keys.ts";
 import { capList, checkWrite, KV_LIMITS, valueBytes } from "../storage/kv_limits.ts";
+import { changeMarks, readMarked, type Stamp, withMark } from "../storage/change_marks.ts";
 import { normalFilters, type PageFilters } from "./filters.ts";
 
 /** A section of a page: its heading (a line of the body where it starts) and anchor ("" if none). */
@@ -128,6 +129,17 @@ export class PageStore {
       { version: 0, pages: 0 };
   }
 
+  /** The site's index version and its change mark, in one read (storage/change_marks.ts). */
+  async marked(site: string): Promise<IndexVersion & { stamp: Stamp }> {
+    const [[ver], stamp] = await readMarked(this.kv, site, [this.versionKey(site)]);
+    return { ...((ver.value as IndexVersion | null) ?? { version: 0, pages: 0 }), stamp };
+  }
+
+  /** Whether the site's change mark is still at `stamp` (ChangeMarks.unchanged). */
+  unchanged(site: string, stamp: Stamp, checkedAgoMs: number): Promise<number | null> {
+    return changeMarks(this.kv).unchanged(site, stamp, checkedAgoMs);
+  }
+
   /**
    * Stores a page unless identical; refuses a new page beyond `maxPages`. `written`, when
    * given, is told the body stored (see WrittenBodies).
@@ -219,7 +231,7 @@ export class PageStore {
       };
       const next = { version: v.version + 1, pages: v.pages + (old.value ? 0 : 1) };
       checkWrite(this.metaKey(site, input.url), meta);
-      const op = this.kv.atomic().check(old, ver)
+      const op = withMark(this.kv.atomic(), site).check(old, ver)
         .set(this.metaKey(site, input.url), meta)
         .set(this.versionKey(site), next)
         .set(this.logKey(site, next.version), input.url, { expireIn: LOG_TTL_MS });
@@ -243,7 +255,7 @@ export class PageStore {
       if (!old.value) return false;
       const v = ver.value ?? { version: 0, pages: 1 };
       const next = { version: v.version + 1, pages: Math.max(0, v.pages - 1) };
-      const ok = await this.kv.atomic().check(old, ver)
+      const ok = await withMark(this.kv.atomic(), site).check(old, ver)
         .delete(this.metaKey(site, url))
         .set(this.versionKey(site), next)
         .set(this.logKey(site, next.version), url, { expireIn: LOG_TTL_MS })

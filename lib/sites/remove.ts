@@ -9,6 +9,7 @@
 import type { Site } from "./store.ts";
 import type { Services } from "../services.ts";
 import { stopSiteCrawl } from "../crawl/jobs.ts";
+import { withMark } from "../storage/change_marks.ts";
 
 /** Deletes per atomic commit: well under KV's mutation cap. */
 const BATCH = 500;
@@ -50,6 +51,8 @@ export async function removeSiteData(kv: Deno.Kv, site: Site): Promise<number> {
     }
     removed += await deletePrefix(kv, [space, site.id]);
   }
+  // Other instances' caches of the site (its pages' version, its levers) read KV again.
+  await withMark(kv.atomic(), site.id).commit();
   return removed;
 }
 

@@ -1,6 +1,7 @@
 /** Sites and their keys in Deno KV: create, read, change settings, rotate keys. */
 import { DomainError } from "../errors.ts";
 import { LOST_RACE, retryKv } from "../storage/kv_retry.ts";
+import { withMark } from "../storage/change_marks.ts";
 import { constantTimeEqual, newAdminKey, newId, newPublicKey, sha256Hex } from "./keys.ts";
 import type { LimitOverrides, PlanName } from "../limits/plans.ts";
 
@@ -134,7 +135,7 @@ export class SiteStore {
       settings: { ...DEFAULT_SETTINGS },
       limits: {},
     };
-    const res = await this.kv.atomic()
+    const res = await withMark(this.kv.atomic(), site.id)
       .check({ key: siteKey(site.id), versionstamp: null })
       .set(siteKey(site.id), site)
       .set(publicKeyKey(publicKey), site.id)
@@ -148,7 +149,7 @@ export class SiteStore {
   async remove(id: string) {
     const site = await this.get(id);
     if (!site) return;
-    await this.kv.atomic().delete(siteKey(id)).delete(publicKeyKey(site.publicKey))
+    await withMark(this.kv.atomic(), id).delete(siteKey(id)).delete(publicKeyKey(site.publicKey))
       .delete(adminKeyKey(site.adminKeyHash)).commit();
     this.cache.delete(site.publicKey);
     this.cachedKey.delete(id);
@@ -186,7 +187,7 @@ export class SiteStore {
         throw new DomainError("NOT_FOUND", `No site with id ${JSON.stringify(id)}.`);
       }
       const next = change(structuredClone(entry.value));
-      const op = this.kv.atomic().check(entry).set(siteKey(id), next);
+      const op = withMark(this.kv.atomic(), id).check(entry).set(siteKey(id), next);
       const [before, after] = [indexedKeys(entry.value), indexedKeys(next)];
       for (const pk of before) if (!after.includes(pk)) op.delete(publicKeyKey(pk));
       for (const pk of after) if (!before.includes(pk)) op.set(publicKeyKey(pk), id);
@@ -236,7 +237,8 @@ export class SiteStore {
   async delete(site: Site): Promise<boolean> {
     const entry = await this.getEntry(site.id);
     if (!entry.value) return false;
-    const res = await this.kv.atomic().check(entry).delete(siteKey(site.id)).commit();
+    const res = await withMark(this.kv.atomic(), site.id).check(entry).delete(siteKey(site.id))
+      .commit();
     this.forget(site);
     return res.ok;
   }

@@ -57,7 +57,7 @@ Deno.test("levers - a visitor's search never fails when the levers cannot be rea
   await putPages(t, site, SHOP);
   await lever(t, site, "synonyms", { synonyms: [{ words: ["jumper", "hoodies"] }] });
   await lever(t, site, "curations", { curations: [{ query: "refund", hide: ["/old/refunds"] }] });
-  t.services.levers.store.versions = () => Promise.reject(new Error("KV is down"));
+  t.services.levers.store.marked = () => Promise.reject(new Error("KV is down"));
   clock.advance(60_000);
   const r = await search(t, site.publicKey, "q=jumper");
   assert.equal(r.status, 200);

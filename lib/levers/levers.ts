@@ -109,13 +109,12 @@ export class Levers {
   }
 
   async #check(site: string, have: SiteLevers | undefined): Promise<SiteLevers> {
-    if (have?.stamp !== undefined) {
-      const since = this.clock() - have.checkedAt;
-      const age = await this.#marks.unchanged(site, have.stamp, since);
-      if (age !== null) {
-        have.checkedAt = Math.max(have.checkedAt, this.clock() - age);
-        return have;
-      }
+    const renewed = have
+      ? await this.#marks.renewed(site, have.stamp, have.checkedAt, this.clock)
+      : null;
+    if (have && renewed !== null) {
+      have.checkedAt = renewed;
+      return have;
     }
     const { versions, stamp } = await this.store.marked(site);
     if (have && KINDS.every((k) => have.versions[k] === versions[k])) {

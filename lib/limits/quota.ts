@@ -331,13 +331,13 @@ export class SearchQuota {
   private async unchanged(b: Block): Promise<boolean> {
     const perf = performance.now();
     const lasts = Date.now() + this.timing.trustMs + LEASE_MARGIN_MS;
-    const readOnly = b.stamp !== undefined && !b.waiters.length && isAmple(b) && !runsLow(b) &&
-      b.leaseOpen && b.leaseUntil >= lasts && this.fresh(b, windows(this.clock()), perf);
+    const readOnly = !b.waiters.length && isAmple(b) && !runsLow(b) && b.leaseOpen &&
+      b.leaseUntil >= lasts && this.fresh(b, windows(this.clock()), perf);
     if (!readOnly) return false;
     const epoch = b.epoch;
-    const age = await this.marks.unchanged(b.id, b.stamp!, perf - b.readAt);
-    if (age === null || epoch !== b.epoch || b.readAt === -Infinity) return false;
-    b.readAt = Math.max(b.readAt, performance.now() - age);
+    const renewed = await this.marks.renewed(b.id, b.stamp, b.readAt, () => performance.now());
+    if (renewed === null || epoch !== b.epoch || b.readAt === -Infinity) return false;
+    b.readAt = renewed;
     this.stats.renewals++;
     return true;
   }

@@ -451,14 +451,9 @@ export class SearchIndexes {
    * this way; a write made here refreshes the index itself).
    */
   private async recheck(site: string, idx: SiteIndex): Promise<void> {
-    if (idx.stamp !== undefined) {
-      const age = await this.pages.unchanged(site, idx.stamp, this.clock() - idx.checkedAt);
-      if (age !== null) {
-        idx.checkedAt = Math.max(idx.checkedAt, this.clock() - age);
-        return;
-      }
-    }
-    await this.refresh(site);
+    const renewed = await this.pages.renewed(site, idx.stamp, idx.checkedAt, this.clock);
+    if (renewed !== null) idx.checkedAt = renewed;
+    else await this.refresh(site);
   }
 
   /**

@@ -135,9 +135,9 @@ export class PageStore {
     return { ...((ver.value as IndexVersion | null) ?? { version: 0, pages: 0 }), stamp };
   }
 
-  /** Whether the site's change mark is still at `stamp` (ChangeMarks.unchanged). */
-  unchanged(site: string, stamp: Stamp, checkedAgoMs: number): Promise<number | null> {
-    return changeMarks(this.kv).unchanged(site, stamp, checkedAgoMs);
+  /** When an index version read at `checkedAt` is renewed to by the site's mark (ChangeMarks.renewed). */
+  renewed(site: string, stamp: Stamp | undefined, checkedAt: number, clock: () => number) {
+    return changeMarks(this.kv).renewed(site, stamp, checkedAt, clock);
   }
 
   /**

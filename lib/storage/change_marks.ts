@@ -26,8 +26,10 @@ const SHARE_MS = 100;
  */
 const AFTER_MS = 2;
 
+const shardKey = (shard: number): Deno.KvKey => ["changed", shard];
+
 /** The mark of a site's shard. */
-export const markKey = (site: string): Deno.KvKey => ["changed", shardOf(site)];
+export const markKey = (site: string): Deno.KvKey => shardKey(shardOf(site));
 
 /** FNV-1a of the site's id, folded to a shard. */
 function shardOf(site: string): number {
@@ -82,12 +84,28 @@ export class ChangeMarks {
       : null;
   }
 
+  /**
+   * The time a value checked at `checkedAt` (on `clock`) is renewed to when its site's mark is
+   * still at `stamp` (unchanged); null when it moved, was not read with it (`stamp` undefined),
+   * or could not be read. Never earlier than `checkedAt`.
+   */
+  async renewed(
+    site: string,
+    stamp: Stamp | undefined,
+    checkedAt: number,
+    clock: () => number,
+  ): Promise<number | null> {
+    if (stamp === undefined) return null;
+    const age = await this.unchanged(site, stamp, clock() - checkedAt);
+    return age === null ? null : Math.max(checkedAt, clock() - age);
+  }
+
   /** A read of the marks begun at or after `after`: the one running, or one after it. */
   async #readSince(after: number): Promise<void> {
     while (this.#reading && this.#reading.from < after) await this.#reading.done.catch(() => {});
     if (this.#reading) return this.#reading.done;
     const from = performance.now();
-    const done = this.kv.getMany(Array.from({ length: SHARDS }, (_, i) => ["changed", i]))
+    const done = this.kv.getMany(Array.from({ length: SHARDS }, (_, i) => shardKey(i)))
       .then((got) => {
         this.#stamps = got.map((e) => e.versionstamp);
         this.#readAt = from;

@@ -13,6 +13,7 @@ import { ensureBuilt } from "./scripts/build.ts";
 import { createOpenAISummarizer } from "./lib/answers/model.ts";
 import { jsonLogger, serverErrorBody, stdoutLines } from "./lib/http/middleware.ts";
 import { SERVE_DEFAULTS, serveHttp } from "./lib/http/server/mod.ts";
+import { type WarmAppOptions, warmRequestPath } from "./lib/http/warm_path.ts";
 import { openResilientKv } from "./lib/storage/kv_retry.ts";
 import { parseTrustedProxies } from "./lib/http/proxies.ts";
 import { collectGarbage, startTuning, writableProbe } from "./lib/platform/mod.ts";
@@ -170,6 +171,14 @@ crawler.resolve(worker);
 // CPU): not on Deploy, whose isolates come and go with the traffic and are billed for CPU.
 warmSearch();
 if (!deployed) void warmWhileQuiet();
+// The request's path too (our server, the route, quota, analytics), on a throwaway app of its
+// own served on loopback, while no visitor searches: V8 compiles it then, not on the core a fresh
+// process's first visitors' searches wait for (http/warm_path.ts). A failed warm-up only leaves
+// that to them.
+if (!deployed) {
+  const warmApp = (o: WarmAppOptions) => createApp({ ...o, demo: false, indexSnapshots: false });
+  void warmRequestPath(warmApp).catch(() => {});
+}
 
 const port = Number(env("PORT") ?? 8000);
 // WORKERS=n serves from n processes on one port (each its own index, all on the one KV). The

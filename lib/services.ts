@@ -38,6 +38,12 @@ export interface AppOptions {
   /** Rehearse the largest index so far while quiet (search/warm.ts; main.ts: on, not on Deploy). */
   rehearseSearches?: boolean;
   /**
+   * Tells background work that a search came (search/activity.ts `noteSearch`, the default).
+   * The start's warm-up of the request path (http/warm_path.ts) passes one that tells nothing:
+   * its searches are not visitors', and hold back no work of the service's own.
+   */
+  noteSearch?: () => void;
+  /**
    * Where the indexes keep their pages' text instead of memory (storage/text_spill.ts; main.ts:
    * a file beside the KV file, not on Deploy); in memory when unset.
    */
@@ -153,6 +159,7 @@ export function createServices(opts: AppOptions): Services {
         : undefined,
       rehearse: opts.rehearseSearches,
       keepBodies,
+      noteSearch: opts.noteSearch,
     });
   const indexes = indexesOf(pages), documentIndexes = indexesOf(documents);
   const workingSets = [

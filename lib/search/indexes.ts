@@ -94,6 +94,8 @@ export interface IndexesOptions {
    * Loaded ones keep them where their `snapshots` do.
    */
   keepBodies?: (bytes: Uint8Array) => BodyArena;
+  /** Tells background work that a search read an index (activity.ts `noteSearch`, the default). */
+  noteSearch?: () => void;
 }
 
 /** Search indexes for all sites this instance has served. */
@@ -125,6 +127,7 @@ export class SearchIndexes {
   private staleMs: number;
   private rehearse: boolean;
   private keepBodies?: (bytes: Uint8Array) => BodyArena;
+  readonly #noteSearch: () => void;
 
   constructor(private pages: PageStore, opts: IndexesOptions = {}) {
     const { clock = Date.now, staleMs = STALE_MS, budget = Infinity } = opts;
@@ -136,6 +139,12 @@ export class SearchIndexes {
     this.saveDelayMs = opts.saveDelayMs ?? 1_000;
     this.rehearse = opts.rehearse ?? false;
     this.keepBodies = opts.keepBodies;
+    this.#noteSearch = opts.noteSearch ?? noteSearch;
+  }
+
+  /** Tells background work that a search came (IndexesOptions.noteSearch). */
+  noteSearch() {
+    this.#noteSearch();
   }
 
   /** Bytes the indexes sharing this one's budget may hold. */
@@ -463,7 +472,7 @@ export class SearchIndexes {
   private async current(site: string): Promise<SiteIndex> {
     const ready = this.ready(site);
     if (ready) return ready;
-    noteSearch(); // every read (results, answers, levers) holds back a thorough release
+    this.noteSearch(); // every read (results, answers, levers) holds back a thorough release
     const idx = await this.load(site);
     await this.settle(idx);
     const age = this.clock() - idx.checkedAt;
@@ -487,7 +496,7 @@ export class SearchIndexes {
   private ready(site: string): SiteIndex | undefined {
     const idx = this.built.get(site), p = this.sites.get(site);
     if (!idx || !p || this.clock() - idx.checkedAt >= this.staleMs || this.unsettled(idx)) return;
-    noteSearch();
+    this.noteSearch();
     this.sites.use(site, p);
     return idx;
   }

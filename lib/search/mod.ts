@@ -9,8 +9,8 @@
  */
 export { SearchIndexes } from "./indexes.ts";
 export { IndexBudget } from "./budget.ts";
-export { noteArrival, noteSearch, SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
-export { warmSearch, warmWhileQuiet } from "./warm.ts";
+export { noteArrival, SEARCH_QUIET_MS, searchesPaused } from "./activity.ts";
+export { rehearseVisitors, warmSearch, warmWhileQuiet } from "./warm.ts";
 export { ResultCache } from "./result_cache.ts";
 export { Snapshots } from "./snapshots.ts";
 export { WorkingSet } from "./working_set.ts";

@@ -24,7 +24,8 @@ import {
   search,
   type SiteDb,
 } from "./engine/mod.ts";
-import { quiet, SEARCH_QUIET_MS } from "./activity.ts";
+import { quiet, quietSpell, SEARCH_QUIET_MS } from "./activity.ts";
+import type { PageInput } from "../sites/pages.ts";
 import { inTimeSlices } from "../slices.ts";
 
 const TOPICS = ["shipping", "returns", "accounts", "payments", "settings", "privacy"];
@@ -125,6 +126,41 @@ function longPage(i: number, next: () => number) {
     sections,
     lang: "en",
   };
+}
+
+/**
+ * A fresh process's first visitors, rehearsed while the service is quiet (lib/http/warm_path.ts
+ * asks over HTTP). `store` is given the made-up manual's long pages, `pages` of them. Then `ask`
+ * is given `searches` different queries as visitors type them, each asked once (as a first-seen
+ * query: no answer comes from the result cache), one at a time, each only once no visitor has
+ * searched and no request has arrived for a quiet spell (activity.ts `quiet`). Resolves to how
+ * many `ask` said were answered.
+ */
+export async function rehearseVisitors(
+  { store, ask, pages, searches }: {
+    store: (pages: PageInput[]) => Promise<void>;
+    ask: (query: string) => Promise<boolean>;
+    pages: number;
+    searches: number;
+  },
+): Promise<number> {
+  const nextPage = seeded(7);
+  await store(Array.from({ length: pages }, (_, i) => {
+    const { id, title, description, body, sections, lang } = longPage(i, nextPage);
+    return { url: `https://manual.invalid${id}`, title, description, body, sections, lang };
+  }));
+  const asked = new Set<string>(), next = seeded(11);
+  let answered = 0;
+  // Words, pairs and phrases of a hundred words make thousands of queries: `searches` are soon found.
+  for (let round = 0; asked.size < searches && round < 20; round++) {
+    for (const q of warmQueries(searches, next, { words: CONTENT, names: NAMES })) {
+      if (asked.size >= searches || asked.has(q)) continue;
+      asked.add(q);
+      if (!quiet()) await quietSpell();
+      if (await ask(q)) answered++;
+    }
+  }
+  return answered;
 }
 
 /**

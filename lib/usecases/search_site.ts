@@ -7,7 +7,7 @@
 import { invalidSearchKey } from "../errors.ts";
 import { PLANS } from "../limits/plans.ts";
 import { rateLimitHeaders } from "../limits/too_many.ts";
-import { noteSearch, ResultCache } from "../search/mod.ts";
+import { ResultCache } from "../search/mod.ts";
 import type { Services } from "../services.ts";
 import { acceptsPublicKey, originError, type Site } from "../sites/store.ts";
 import type { SearchResponse } from "../wire_types.ts";
@@ -93,7 +93,7 @@ export function searchSite(
 export async function searchSite(s: Services, ask: SearchAsk): Promise<SearchAnswer> {
   // Work that runs while no one searches (the deep warm-up, a pass) stands aside from here on,
   // not from the index read three KV round trips later (search/activity.ts).
-  noteSearch();
+  s.indexes.noteSearch();
   // The key names the site; whether it still opens it (a rotated key in its grace period
   // included), and from this origin, the quota decides on a read at most 1 s old.
   const byKey = s.sites.byPublicKeyCached(ask.key, KEY_HINT_MS);

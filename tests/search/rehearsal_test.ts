@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { noteSearch, SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { noteSearch } from "../../lib/search/activity.ts";
 import { rehearsal, rehearses } from "../../lib/search/warm.ts";
 import { Vocab } from "../../lib/search/engine/store/vocab.ts";
 import { runSteps } from "../../lib/search/engine/mod.ts";

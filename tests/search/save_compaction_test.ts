@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import { noteSearch, SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { SearchIndexes, Snapshots } from "../../lib/search/mod.ts";
+import { noteSearch } from "../../lib/search/activity.ts";
 import { buildIndex, compact, snapshotOf } from "../../lib/search/site_index.ts";
 import { answersOf } from "./sites.ts";
 

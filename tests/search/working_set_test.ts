@@ -1,13 +1,8 @@
 /** A restarted instance opens the indexes its predecessor held, before anyone searches them. */
 import assert from "node:assert/strict";
 import { PageStore } from "../../lib/sites/pages.ts";
-import {
-  noteArrival,
-  noteSearch,
-  SearchIndexes,
-  Snapshots,
-  WorkingSet,
-} from "../../lib/search/mod.ts";
+import { noteArrival, SearchIndexes, Snapshots, WorkingSet } from "../../lib/search/mod.ts";
+import { noteSearch } from "../../lib/search/activity.ts";
 
 const TOPICS = ["kettle", "teapot", "saucer"];
 

@@ -171,15 +171,6 @@ crawler.resolve(worker);
 // CPU): not on Deploy, whose isolates come and go with the traffic and are billed for CPU.
 warmSearch();
 if (!deployed) void warmWhileQuiet();
-// The request's path too (our server, the route, quota, analytics), on a throwaway app of its
-// own served on loopback, while no visitor searches: V8 compiles it then, not on the core a fresh
-// process's first visitors' searches wait for (http/warm_path.ts). A failed warm-up only leaves
-// that to them.
-if (!deployed) {
-  const warmApp = (o: WarmAppOptions) => createApp({ ...o, demo: false, indexSnapshots: false });
-  void warmRequestPath(warmApp).catch(() => {});
-}
-
 const port = Number(env("PORT") ?? 8000);
 // WORKERS=n serves from n processes on one port (each its own index, all on the one KV). The
 // first spawns the others once it knows its port; they print nothing and end with it.
@@ -369,6 +360,15 @@ if (deployed) {
   stopServer = (graceMs) => server.shutdown(graceMs);
   services.httpFront = () => ({ ...server.stats() });
 }
+// The request's path too (our server, the route, quota, analytics), on a throwaway app of its
+// own served on loopback, while no visitor searches: V8 compiles it then, not on the core a fresh
+// process's first visitors' searches wait for (http/warm_path.ts). A failed warm-up only leaves
+// that to them.
+if (!deployed) {
+  const warmApp = (o: WarmAppOptions) => createApp({ ...o, demo: false, indexSnapshots: false });
+  void warmRequestPath(warmApp).catch(() => {});
+}
+
 // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and panics if
 // that happens while the process is out of file descriptors. Deploy sends SIGINT and waits 5 s.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -65,8 +65,8 @@ export async function warmRequestPath(
     return await rehearseVisitors({
       pages: PAGES,
       searches,
-      async store(pages) {
-        for (const page of pages) await s.pages.upsert(site.id, page, Infinity);
+      async store(page) {
+        await s.pages.upsert(site.id, page, Infinity);
       },
       async ask(q) {
         const target = `/api/search?q=${encodeURIComponent(q)}&key=${publicKey}`;

@@ -132,23 +132,29 @@ function longPage(i: number, next: () => number) {
  * A fresh process's first visitors, rehearsed while the service is quiet (lib/http/warm_path.ts
  * asks over HTTP). `store` is given the made-up manual's long pages, `pages` of them. Then `ask`
  * is given `searches` different queries as visitors type them, each asked once (as a first-seen
- * query: no answer comes from the result cache), one at a time, each only once no visitor has
- * searched and no request has arrived for a quiet spell (activity.ts `quiet`). Resolves to how
+ * query: no answer comes from the result cache), one at a time. Every step waits a quiet spell
+ * first, and then until no visitor has searched and no request has arrived for one (activity.ts
+ * `quiet`): a visitor's search right after the start comes before any of it. Resolves to how
  * many `ask` said were answered.
  */
 export async function rehearseVisitors(
   { store, ask, pages, searches }: {
-    store: (pages: PageInput[]) => Promise<void>;
+    store: (page: PageInput) => Promise<void>;
     ask: (query: string) => Promise<boolean>;
     pages: number;
     searches: number;
   },
 ): Promise<number> {
+  await new Promise((r) => setTimeout(r, SEARCH_QUIET_MS));
+  const turn = async () => {
+    if (!quiet()) await quietSpell();
+  };
   const nextPage = seeded(7);
-  await store(Array.from({ length: pages }, (_, i) => {
+  for (let i = 0; i < pages; i++) {
+    await turn();
     const { id, title, description, body, sections, lang } = longPage(i, nextPage);
-    return { url: `https://manual.invalid${id}`, title, description, body, sections, lang };
-  }));
+    await store({ url: `https://manual.invalid${id}`, title, description, body, sections, lang });
+  }
   const asked = new Set<string>(), next = seeded(11);
   let answered = 0;
   // Words, pairs and phrases of a hundred words make thousands of queries: `searches` are soon found.
@@ -156,7 +162,7 @@ export async function rehearseVisitors(
     for (const q of warmQueries(searches, next, { words: CONTENT, names: NAMES })) {
       if (asked.size >= searches || asked.has(q)) continue;
       asked.add(q);
-      if (!quiet()) await quietSpell();
+      await turn();
       if (await ask(q)) answered++;
     }
   }

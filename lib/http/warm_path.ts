@@ -2,11 +2,11 @@
  * The request's path, run once over loopback when a process starts, on a throwaway app.
  *
  * It covers our HTTP server, GET /api/search's route (parameters, key, quota, result cache,
- * click tokens, analytics, access line) and the engine. V8 optimizes a function once it has
- * been called a few hundred times (Maglev after ~400 calls), and most functions of that path run
- * once a request. A fresh process therefore compiled ~140 of them during its first visitors'
- * searches, on compiler threads that took the core the server shared with those visitors
- * (BENCHMARKS.md). Run here, they are compiled before any visitor comes.
+ * click tokens, analytics, access line) and the engine. V8 optimizes a function once its calls
+ * have used a budget (SEARCHES), and most functions of that path run once a request. A fresh
+ * process therefore compiled ~140 of them during its first visitors' searches, on compiler
+ * threads that took the core the server shared with those visitors (BENCHMARKS.md). Run here,
+ * they are compiled before any visitor comes.
  *
  * Nothing of it is kept. The app has a KV of its own in memory and a log that writes nowhere,
  * and its server listens on a loopback port of its own, closed at the end. It gives way to

@@ -24,7 +24,7 @@ import {
   search,
   type SiteDb,
 } from "./engine/mod.ts";
-import { quiet, quietSpell, SEARCH_QUIET_MS } from "./activity.ts";
+import { quiet, SEARCH_QUIET_MS } from "./activity.ts";
 import type { PageInput } from "../sites/pages.ts";
 import { inTimeSlices } from "../slices.ts";
 
@@ -134,24 +134,30 @@ function longPage(i: number, next: () => number) {
  * is given `searches` different queries as visitors type them, each asked once (as a first-seen
  * query: no answer comes from the result cache), one at a time. Every step waits a quiet spell
  * first, and then until no visitor has searched and no request has arrived for one (activity.ts
- * `quiet`): a visitor's search right after the start comes before any of it. Resolves to how
- * many `ask` said were answered.
+ * `quiet`): a visitor's search right after the start comes before any of it. It gives up after
+ * `withinMs`, as the deep warm-up does. Resolves to how many `ask` said were answered.
  */
 export async function rehearseVisitors(
-  { store, ask, pages, searches }: {
+  { store, ask, pages, searches, withinMs = 60_000 }: {
     store: (page: PageInput) => Promise<void>;
     ask: (query: string) => Promise<boolean>;
     pages: number;
     searches: number;
+    /** It gives up once this has passed (a service that is never quiet needs no warm-up). */
+    withinMs?: number;
   },
 ): Promise<number> {
-  await new Promise((r) => setTimeout(r, SEARCH_QUIET_MS));
+  const end = performance.now() + withinMs;
+  const sleep = () => new Promise((r) => setTimeout(r, SEARCH_QUIET_MS));
+  await sleep();
+  /** Waits until it is quiet; false once the time given has passed. */
   const turn = async () => {
-    if (!quiet()) await quietSpell();
+    while (!quiet() && performance.now() < end) await sleep();
+    return performance.now() < end;
   };
   const nextPage = seeded(7);
   for (let i = 0; i < pages; i++) {
-    await turn();
+    if (!await turn()) return 0;
     const { id, title, description, body, sections, lang } = longPage(i, nextPage);
     await store({ url: `https://manual.invalid${id}`, title, description, body, sections, lang });
   }
@@ -162,7 +168,7 @@ export async function rehearseVisitors(
     for (const q of warmQueries(searches, next, { words: CONTENT, names: NAMES })) {
       if (asked.size >= searches || asked.has(q)) continue;
       asked.add(q);
-      await turn();
+      if (!await turn()) return answered;
       if (await ask(q)) answered++;
     }
   }

@@ -363,10 +363,12 @@ if (deployed) {
 // The request's path too (our server, the route, quota, analytics), on a throwaway app of its
 // own served on loopback, while no visitor searches: V8 compiles it then, not on the core a fresh
 // process's first visitors' searches wait for (http/warm_path.ts). A failed warm-up only leaves
-// that to them.
+// that to them, and says so in the log.
 if (!deployed) {
   const warmApp = (o: WarmAppOptions) => createApp({ ...o, demo: false, indexSnapshots: false });
-  void warmRequestPath(warmApp).catch(() => {});
+  warmRequestPath(warmApp).catch((err) =>
+    jsonLogger({ level: "warn", event: "warm_up_failed", error: String(err) })
+  );
 }
 
 // Listening for signals now, not lazily: Deno sets up its signal pipe on first use and panics if

@@ -13,6 +13,7 @@
  * visitors: a search of its own waits until none of theirs came for a quiet spell.
  */
 import { type EarlyHandler, serveHttp } from "./server/mod.ts";
+import { latin1, Wire } from "./wire.ts";
 import type { Services } from "../services.ts";
 import { rehearseVisitors } from "../search/mod.ts";
 
@@ -61,7 +62,7 @@ export async function warmRequestPath(
     const { site, publicKey } = await s.sites.create({ name: "Warm-up", plan: "enterprise" });
     await s.sites.update(site.id, (x) => ({ ...x, limits: { searchesPerMinute: 1e9 } }));
     conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
-    const c = conn, answers = new Answers(c);
+    const c = conn, wire = new Wire(c);
     return await rehearseVisitors({
       pages: PAGES,
       searches,
@@ -71,7 +72,7 @@ export async function warmRequestPath(
       async ask(q) {
         const target = `/api/search?q=${encodeURIComponent(q)}&key=${publicKey}`;
         await writeAll(c, encoder.encode(`GET ${target} HTTP/1.1\r\nhost: warm-up\r\n\r\n`));
-        return await answers.next() === 200;
+        return await nextStatus(wire) === 200;
       },
     });
   } finally {
@@ -84,48 +85,22 @@ export async function warmRequestPath(
 }
 
 const encoder = new TextEncoder();
-const latin1 = new TextDecoder("latin1");
+/** An answer's head, at most: the early route's carry a few hundred bytes. */
+const MAX_HEAD = 16 * 1024;
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array) {
   for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
 }
 
-/** The answers on a connection, one at a time: each head and its content-length's body. */
-class Answers {
-  #buf = new Uint8Array(64 * 1024);
-  #len = 0;
-  constructor(private conn: Deno.Conn) {}
-
-  /** Reads the next answer whole; its status. */
-  async next(): Promise<number> {
-    let end: number;
-    while ((end = this.#headEnd()) < 0) await this.#fill();
-    const head = latin1.decode(this.#buf.subarray(0, end));
-    const status = Number(head.slice(9, 12));
-    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-    while (this.#len < end + 4 + length) await this.#fill();
-    this.#buf.copyWithin(0, end + 4 + length, this.#len);
-    this.#len -= end + 4 + length;
-    return status;
+/** Reads the next answer on the connection whole (its content-length's body); its status. */
+async function nextStatus(wire: Wire): Promise<number> {
+  const head = await wire.head(MAX_HEAD);
+  if (head === null) throw new Error("the warm-up's server closed the connection");
+  const text = latin1(head);
+  for (let left = Number(/\r\ncontent-length: *(\d+)/i.exec(text)?.[1] ?? 0); left > 0;) {
+    const got = await wire.take(left);
+    if (got === null) throw new Error("the warm-up's server closed the connection");
+    left -= got.byteLength;
   }
-
-  /** Where the buffered head ends ("\r\n\r\n"), or -1. */
-  #headEnd(): number {
-    const b = this.#buf;
-    for (let i = 0; i + 3 < this.#len; i++) {
-      if (b[i] === 13 && b[i + 1] === 10 && b[i + 2] === 13 && b[i + 3] === 10) return i;
-    }
-    return -1;
-  }
-
-  async #fill() {
-    if (this.#len === this.#buf.byteLength) {
-      const grown = new Uint8Array(this.#buf.byteLength * 2);
-      grown.set(this.#buf);
-      this.#buf = grown;
-    }
-    const n = await this.conn.read(this.#buf.subarray(this.#len));
-    if (n === null) throw new Error("the warm-up's server closed the connection");
-    this.#len += n;
-  }
+  return Number(text.slice(9, 12));
 }

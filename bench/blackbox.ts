@@ -7,7 +7,8 @@
  *   site; RSS growth per 1,000 pages 2 s after the upsert; 400 first-seen judged queries one at
  *   a time over keep-alive (p50, p99); wrk, 50 connections cycling every judged query (p99), and
  *   again once each has been asked (not a target: it shows what the first pass costs); a
- *   repeated query against a bare `Deno.serve` of the same bytes (requests per second, ratio).
+ *   repeated query against a bare `Deno.serve` of the same bytes (requests per second, ratio);
+ *   then the same pages into a second site (RSS growth at 2 s and 8 s, not a target).
  * - scale (skipped with BLACKBOX_SCALE=0; ~5 min): 200 sites × 200 pages and one of 2,000 at
  *   INDEX_MEMORY_MB=300; RSS after a warm round, warm p99 over the 200 sites, and the first
  *   search of the 2,000-page site after a restart.
@@ -232,7 +233,7 @@ export async function blackBoxSearch() {
   console.log(`\n## Black box: search (${pages.length} pages in one site, ${qs.length} queries)`);
   const svc = await Service.start();
   let lat: number[] = [], before = 0, after = 0, body = new Uint8Array();
-  let distinct = null, again = null, repeated = null;
+  let distinct = null, again = null, repeated = null, second: number[] = [];
   try {
     await svc.admin("POST", "/sites", { name: "warm", plan: "enterprise" });
     before = svc.rss();
@@ -248,6 +249,7 @@ export async function blackBoxSearch() {
       body = new Uint8Array(await (await fetch(svc.base + same)).arrayBuffer());
       repeated = await wrk(svc.base, [same], 50, 10);
     }
+    second = await secondUpsert(svc, pages);
   } finally {
     await svc.stop();
     await svc.discard();
@@ -270,7 +272,10 @@ export async function blackBoxSearch() {
     "ms",
     TARGETS.p99,
   );
-  if (!distinct || !repeated) return console.log("  (wrk not installed: apt-get install -y wrk)");
+  if (!distinct || !repeated) {
+    console.log("  (wrk not installed: apt-get install -y wrk)");
+    return secondRow(second, pages.length);
+  }
   const bare = await bareServe(body);
   row(
     `wrk 50 connections, the queries cycled: p99 (${distinct.rps.toFixed(0)} req/s)`,
@@ -294,6 +299,36 @@ export async function blackBoxSearch() {
     TARGETS.ratio,
     true,
   );
+  secondRow(second, pages.length);
+}
+
+/**
+ * Not targets: RSS growth per 1,000 pages when the same pages go into a second site of the same
+ * process (secondUpsert). The first upsert's figure also holds what a process pays once
+ * (BENCHMARKS.md, "Memory right after an ingest"); these show what more pages cost.
+ */
+function secondRow([at2, at8]: number[], pages: number) {
+  const per = (mb: number) => (mb / pages * 1000).toFixed(2);
+  console.log(
+    `  ${"(the same pages into a second site, per 1,000: at 2 s, at 8 s)".padEnd(62)} ${
+      per(at2).padStart(9)
+    } MB, ${per(at8)} MB`,
+  );
+}
+
+/**
+ * RSS growth (MB) 2 s and 8 s after `pages` are upserted into a second site, once the service
+ * has been quiet for 10 s: the memory more pages cost, without what the first ingest pays once.
+ */
+async function secondUpsert(svc: Service, pages: Page[]): Promise<number[]> {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  await sleep(10_000);
+  const before = svc.rss();
+  await svc.site("a second big site", pages);
+  await sleep(2000);
+  const at2 = svc.rss() - before;
+  await sleep(6000);
+  return [at2, svc.rss() - before];
 }
 
 /** Requests per second of a bare Deno.serve answering `body` (front_box.ts's bare server). */

@@ -13,7 +13,7 @@
  * visitors: a search of its own waits until none of theirs came for a quiet spell.
  */
 import { type EarlyHandler, serveHttp } from "./server/mod.ts";
-import { latin1, Wire } from "./wire.ts";
+import { latin1, responseHead, Wire, writeAll } from "./wire.ts";
 import type { Services } from "../services.ts";
 import { rehearseVisitors } from "../search/mod.ts";
 
@@ -88,19 +88,15 @@ const encoder = new TextEncoder();
 /** An answer's head, at most: the early route's carry a few hundred bytes. */
 const MAX_HEAD = 16 * 1024;
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array) {
-  for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
-}
-
 /** Reads the next answer on the connection whole (its content-length's body); its status. */
 async function nextStatus(wire: Wire): Promise<number> {
   const head = await wire.head(MAX_HEAD);
   if (head === null) throw new Error("the warm-up's server closed the connection");
-  const text = latin1(head);
-  for (let left = Number(/\r\ncontent-length: *(\d+)/i.exec(text)?.[1] ?? 0); left > 0;) {
+  const { status, headers } = responseHead(latin1(head));
+  for (let left = Number(headers.get("content-length") ?? 0); left > 0;) {
     const got = await wire.take(left);
     if (got === null) throw new Error("the warm-up's server closed the connection");
     left -= got.byteLength;
   }
-  return Number(text.slice(9, 12));
+  return status;
 }

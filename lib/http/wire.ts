@@ -1,4 +1,4 @@
-/** Reading HTTP/1.1 off a socket, shared by our server and the crawler's client. */
+/** HTTP/1.1 on a socket, shared by our server, the crawler's client and the start's warm-up. */
 
 const READ_CHUNK = 8 * 1024;
 const EMPTY = new Uint8Array();
@@ -36,6 +36,26 @@ const CHARS_PER_CALL = 4096;
 /** BOM kept: a stripped one would leave ASCII behind that the bytes were not. */
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const BEYOND_ASCII = /[\u0080-\uffff]/;
+
+/** Writes all of `bytes` to `conn` (a write may take only part of them). */
+export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
+}
+
+/** A response's head (latin1 text, without the blank line): its status and its fields. */
+export function responseHead(text: string): { status: number; headers: Headers } {
+  const lines = text.split("\r\n");
+  const m = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]);
+  if (!m) throw new TypeError("not an HTTP/1.x response");
+  const headers = new Headers();
+  for (const line of lines.slice(1)) {
+    const h = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
+    try {
+      if (h) headers.append(h[1], h[2]);
+    } catch { /* a value Headers refuses: dropped, as browsers do */ }
+  }
+  return { status: Number(m[1]), headers };
+}
 
 /** A connection's unread bytes, and one read at a time from its socket. */
 export class Wire {

@@ -4,7 +4,7 @@
  * HTTPS is TLS started on that same socket with the URL's host name for SNI and the
  * certificate check. Nothing resolves the name again, and no proxy is involved.
  */
-import { latin1, Wire } from "../../http/wire.ts";
+import { latin1, responseHead, Wire, writeAll } from "../../http/wire.ts";
 import { normalizeHost } from "./guard.ts";
 
 export interface Http1Get {
@@ -56,14 +56,14 @@ export async function http1Get(req: Http1Get): Promise<Response> {
     }
     lines.push("Accept-Encoding: gzip, deflate, br", "Connection: close");
     const bytes = new TextEncoder().encode(lines.join("\r\n") + "\r\n\r\n");
-    for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
+    await writeAll(conn, bytes);
 
     const wire = new Wire(conn);
     let status: number, headers: Headers;
     do { // 1xx answers come before the real one
       const head = await wire.head(MAX_HEAD_BYTES);
       if (!head) throw new TypeError("no response head");
-      ({ status, headers } = parseHead(latin1(head)));
+      ({ status, headers } = responseHead(latin1(head)));
     } while (status < 200);
     const framing = status === 204 || status === 304
       ? null
@@ -91,20 +91,6 @@ export async function http1Get(req: Http1Get): Promise<Response> {
     done();
     throw err;
   }
-}
-
-function parseHead(text: string): { status: number; headers: Headers } {
-  const lines = text.split("\r\n");
-  const m = /^HTTP\/1\.[01] (\d{3})(?: |$)/.exec(lines[0]);
-  if (!m) throw new TypeError("not an HTTP/1.x response");
-  const headers = new Headers();
-  for (const line of lines.slice(1)) {
-    const h = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/.exec(line);
-    try {
-      if (h) headers.append(h[1], h[2]);
-    } catch { /* a value Headers refuses: dropped, as browsers do */ }
-  }
-  return { status: Number(m[1]), headers };
 }
 
 /** The body: `length` bytes, chunked (-1) or up to the close (Infinity); `done` at its end or cancel. */

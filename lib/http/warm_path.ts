@@ -13,7 +13,7 @@
  * visitors: a search of its own waits until none of theirs came for a quiet spell.
  */
 import { type EarlyHandler, serveHttp } from "./server/mod.ts";
-import { latin1, responseHead, Wire, writeAll } from "./wire.ts";
+import { latin1, responseHead, sendAll, Wire } from "./wire.ts";
 import type { Services } from "../services.ts";
 import { rehearseVisitors } from "../search/mod.ts";
 
@@ -71,7 +71,7 @@ export async function warmRequestPath(
       },
       async ask(q) {
         const target = `/api/search?q=${encodeURIComponent(q)}&key=${publicKey}`;
-        await writeAll(c, encoder.encode(`GET ${target} HTTP/1.1\r\nhost: warm-up\r\n\r\n`));
+        await sendAll(c, encoder.encode(`GET ${target} HTTP/1.1\r\nhost: warm-up\r\n\r\n`));
         return await nextStatus(wire) === 200;
       },
     });

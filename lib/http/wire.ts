@@ -38,7 +38,7 @@ const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const BEYOND_ASCII = /[\u0080-\uffff]/;
 
 /** Writes all of `bytes` to `conn` (a write may take only part of them). */
-export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+export async function sendAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
 }
 

@@ -4,7 +4,7 @@
  * HTTPS is TLS started on that same socket with the URL's host name for SNI and the
  * certificate check. Nothing resolves the name again, and no proxy is involved.
  */
-import { latin1, responseHead, Wire, writeAll } from "../../http/wire.ts";
+import { latin1, responseHead, sendAll, Wire } from "../../http/wire.ts";
 import { normalizeHost } from "./guard.ts";
 
 export interface Http1Get {
@@ -56,7 +56,7 @@ export async function http1Get(req: Http1Get): Promise<Response> {
     }
     lines.push("Accept-Encoding: gzip, deflate, br", "Connection: close");
     const bytes = new TextEncoder().encode(lines.join("\r\n") + "\r\n\r\n");
-    await writeAll(conn, bytes);
+    await sendAll(conn, bytes);
 
     const wire = new Wire(conn);
     let status: number, headers: Headers;

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { addressBytes, clientAddress, parseTrustedProxies } from "../../lib/http/proxies.ts";
 import { startMain } from "../fixtures/instance.ts";
+import { clearOfMinuteEdge } from "../fixtures/minute_edge.ts";
 
 Deno.test("proxies - CIDR blocks of IPv4 and IPv6 are parsed and matched; a bad entry is named", () => {
   const trusted = parseTrustedProxies("10.0.0.0/8, 192.168.1.7 2001:db8::/32,::1");
@@ -59,6 +60,7 @@ async function answersFrom(env: Record<string, string>) {
       await res.body?.cancel();
       return res.status;
     };
+    await clearOfMinuteEdge();
     const one = [await ask("203.0.113.1"), await ask("203.0.113.1"), await ask("203.0.113.1")];
     const other = await ask("203.0.113.2");
     return { one, other };

@@ -10,7 +10,7 @@
  * window ends (to the month counter) and on close. Nothing is admitted past the counters, and
  * the counters never pass the limit, on any number of instances.
  */
-import { type Clock, monthWindow, REREAD_AT, WARM_MS } from "../clock.ts";
+import { type Clock, monthWindow, REREAD_AT, steadyClock, WARM_MS } from "../clock.ts";
 import { DomainError, invalidSearchKey } from "../errors.ts";
 import {
   absorb,
@@ -172,7 +172,7 @@ export class SearchQuota {
   /** Admitted, refused, or null when the request must wait for a refill. Synchronous. */
   private decide(b: Block, verify: Verify, session?: SessionAsk): Admitted | DomainError | null {
     const now = this.clock();
-    const perf = performance.now();
+    const perf = steadyClock();
     if (!this.fresh(b, windows(now), perf)) return null;
     const refused = verify(b.site);
     if (refused) return refused;

@@ -8,6 +8,7 @@
  * itself (an upsert's compaction, a thorough collection before it answers) looks at searches
  * only: its own arrival must not hold it back.
  */
+import { steadyClock } from "../clock.ts";
 
 let searchedAt = -Infinity;
 let arrivedAt = -Infinity;
@@ -17,12 +18,12 @@ export const SEARCH_QUIET_MS = 250;
 
 /** Notes a search being answered. */
 export function noteSearch() {
-  searchedAt = performance.now();
+  searchedAt = steadyClock();
 }
 
 /** Notes a request on its way, before its route is known (main.ts, from the HTTP server). */
 export function noteArrival() {
-  arrivedAt = performance.now();
+  arrivedAt = steadyClock();
 }
 
 /**

@@ -6,6 +6,7 @@
  * (one merely not read yet under load is not slow); connections the app is answering are never
  * taken. With nothing to give, a new connection is refused (past its address's cap) or waits.
  */
+import { systemClock } from "../../clock.ts";
 
 /**
  * Where a connection is: waiting for its next request after one was served (idle), sending a
@@ -73,7 +74,7 @@ export class Connections {
       conn,
       peer,
       phase: "head",
-      since: Date.now(),
+      since: systemClock(),
       deadline: null,
       out: null,
     };
@@ -87,7 +88,7 @@ export class Connections {
   /** Moves a connection to `phase`, from now. */
   enter(slot: Slot, phase: Phase) {
     slot.phase = phase;
-    slot.since = Date.now();
+    slot.since = systemClock();
   }
 
   /** Forgets a connection (closed, or evicted); safe to call twice. */
@@ -137,7 +138,7 @@ export class Connections {
   /** Evicts `own`'s oldest idle connection, else its slowest sending for SLOW_MS at least. */
   #evictFrom(own: Set<Slot>): boolean {
     let victim: Slot | null = null;
-    const slowSince = Date.now() - SLOW_MS;
+    const slowSince = systemClock() - SLOW_MS;
     for (const s of own) {
       if (s.phase === "busy" || (s.phase !== "idle" && s.since > slowSince)) continue;
       const order = victim ? GIVES_WAY[s.phase] - GIVES_WAY[victim.phase] : -1;

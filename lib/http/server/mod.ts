@@ -7,6 +7,7 @@
  * app's hot GET can be answered by `early` from the parsed head, before any Request is made.
  */
 import { Wire } from "../wire.ts";
+import { systemClock } from "../../clock.ts";
 import { type Head, type HeadLimits, parseHead, readHead } from "./head.ts";
 import { bodyStream } from "./body.ts";
 import { Connections, type FrontStats, peerKey, type Slot } from "./conns.ts";
@@ -200,7 +201,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
   ): Promise<boolean> {
     // The head: within headerTimeoutMs of starting to wait, idle time included.
     if (!first) conns.enter(slot, wire.buffered.byteLength === 0 ? "idle" : "head");
-    slot.deadline = Date.now() + o.headerTimeoutMs;
+    slot.deadline = systemClock() + o.headerTimeoutMs;
     let head: Head;
     try {
       const bytes = await readHead(wire, limits, () => {
@@ -378,7 +379,7 @@ export function serveHttp(options: ServeOptions, handler: Handler): HttpServer {
 
   // One sweep closes every connection past its deadline: no timer per request or write.
   const sweeper = setInterval(() => {
-    const now = Date.now();
+    const now = systemClock();
     for (const s of conns.slots) if (s.deadline !== null && now > s.deadline) close(s.conn);
   }, Math.max(20, Math.min(1000, o.headerTimeoutMs / 4)));
   const accepting = acceptLoop();

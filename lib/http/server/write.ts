@@ -1,5 +1,6 @@
 /** Responses on the wire: the status-line with its standard reason, framing, HEAD and 1.0 rules. */
 import { CRLF } from "../wire.ts";
+import { systemClock } from "../../clock.ts";
 import type { Slot } from "./conns.ts";
 
 /** Reason phrases of RFC 9110 section 15 (and RFC 6585's 428, 429, 431, 511; RFC 7725's 451). */
@@ -65,7 +66,7 @@ const WRITE_TIMEOUT_MS = 30_000;
 
 /** Writes all of `bytes`; the slot's deadline covers the write, so a stalled reader is dropped. */
 export async function writeAll(slot: Slot, bytes: Uint8Array) {
-  slot.deadline = Date.now() + WRITE_TIMEOUT_MS;
+  slot.deadline = systemClock() + WRITE_TIMEOUT_MS;
   try {
     for (let at = 0; at < bytes.byteLength;) at += await slot.conn.write(bytes.subarray(at));
   } finally {
@@ -100,7 +101,7 @@ export const knownBodies = new WeakMap<Response, Uint8Array>();
 
 /** The Date header's value, made once a second. */
 function httpDate(): string {
-  const second = Math.floor(Date.now() / 1000);
+  const second = Math.floor(systemClock() / 1000);
   if (second !== lastDate.second) lastDate = { second, text: new Date().toUTCString() };
   return lastDate.text;
 }

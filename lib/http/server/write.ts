@@ -102,7 +102,9 @@ export const knownBodies = new WeakMap<Response, Uint8Array>();
 /** The Date header's value, made once a second. */
 function httpDate(): string {
   const second = Math.floor(systemClock() / 1000);
-  if (second !== lastDate.second) lastDate = { second, text: new Date().toUTCString() };
+  if (second !== lastDate.second) {
+    lastDate = { second, text: new Date(second * 1000).toUTCString() };
+  }
   return lastDate.text;
 }
 let lastDate = { second: 0, text: "" };

@@ -7,6 +7,7 @@ import { DomainError, type ErrorCode } from "../errors.ts";
 import { asDomainError, errorHeaders, errorObject, ERRORS, statusOf } from "./errors.ts";
 import { randomBase62 } from "../sites/keys.ts";
 import { parseJsonBody } from "./json.ts";
+import { sendAll } from "./wire.ts";
 import { type ErrorBody, knownBodies } from "./server/mod.ts";
 import type { Site } from "../sites/store.ts";
 
@@ -71,7 +72,7 @@ export class LineWriter {
         }
         const bytes = lineEncoder.encode(this.#lines.join("\n") + "\n");
         this.#lines = [];
-        for (let at = 0; at < bytes.byteLength;) at += await this.out.write(bytes.subarray(at));
+        await sendAll(this.out, bytes);
       }
     } catch {
       this.#lines = []; // stdout is gone: nothing can be logged any more

@@ -37,9 +37,12 @@ const CHARS_PER_CALL = 4096;
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 const BEYOND_ASCII = /[\u0080-\uffff]/;
 
-/** Writes all of `bytes` to `conn` (a write may take only part of them). */
-export async function sendAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  for (let at = 0; at < bytes.byteLength;) at += await conn.write(bytes.subarray(at));
+/** Writes all of `bytes` to `out` (a socket, stdout): a write may take only part of them. */
+export async function sendAll(
+  out: { write(p: Uint8Array): Promise<number> },
+  bytes: Uint8Array,
+): Promise<void> {
+  for (let at = 0; at < bytes.byteLength;) at += await out.write(bytes.subarray(at));
 }
 
 /** A response's head (latin1 text, without the blank line): its status and its fields. */

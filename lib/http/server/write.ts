@@ -1,5 +1,5 @@
 /** Responses on the wire: the status-line with its standard reason, framing, HEAD and 1.0 rules. */
-import { CRLF } from "../wire.ts";
+import { CRLF, sendAll } from "../wire.ts";
 import { systemClock } from "../../clock.ts";
 import type { Slot } from "./conns.ts";
 
@@ -68,7 +68,7 @@ const WRITE_TIMEOUT_MS = 30_000;
 export async function writeAll(slot: Slot, bytes: Uint8Array) {
   slot.deadline = systemClock() + WRITE_TIMEOUT_MS;
   try {
-    for (let at = 0; at < bytes.byteLength;) at += await slot.conn.write(bytes.subarray(at));
+    await sendAll(slot.conn, bytes);
   } finally {
     slot.deadline = null;
   }

@@ -3,6 +3,7 @@ import { type AppOptions, createApp } from "../app.ts";
 import type { PlanName } from "../lib/limits/plans.ts";
 import { type PageInput, PageStore } from "../lib/sites/pages.ts";
 import { SearchIndexes } from "../lib/search/mod.ts";
+import { seeded } from "./fixtures/seeded.ts";
 
 export const OPERATOR = "op_test_operator_token";
 
@@ -126,8 +127,7 @@ export async function indexBytesOf(pages: PageInput[]): Promise<number> {
 
 /** `n` random words of random letters (seeded): text that deflate cannot shrink below half. */
 export function randomWords(n: number, seed = 1, letters = "abcdefghijklmnopqrstuvwxyz") {
-  let x = seed;
-  const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const next = seeded(seed);
   const word = () =>
     Array.from(
       { length: 3 + Math.floor(next() * 6) },

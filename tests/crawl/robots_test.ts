@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_ROBOTS_BYTES, parseRobots, robotsForStatus } from "../../lib/crawl/robots.ts";
+import { pick as pickFrom, seeded } from "../fixtures/seeded.ts";
 
 const BOT = "SiteSearchBot";
 
@@ -360,6 +361,8 @@ function referenceAllows(rules: [boolean, string][], path: string): boolean {
   };
   let best: [boolean, string] | null = null;
   for (const [allow, raw] of rules) {
+    // An empty path is no rule: `Disallow:` alone disallows nothing (the 1994 text says so).
+    if (raw === "") continue;
     const pattern = raw.replace(/\*+/g, "*");
     if (!matches(pattern)) continue;
     const longer = !best || pattern.length > best[1].length;
@@ -371,11 +374,8 @@ function referenceAllows(rules: [boolean, string][], path: string): boolean {
 }
 
 Deno.test("robots - agrees with the plain matcher on random rules, with and without indexing the path", () => {
-  let seed = 20240917;
-  const pick = <T>(xs: T[]): T => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return xs[seed % xs.length];
-  };
+  const rand = seeded(20240917);
+  const pick = <T>(xs: T[]): T => pickFrom(rand, xs);
   const count = (max: number) => pick(Array.from({ length: max + 1 }, (_, i) => i));
   const tokens = ["a", "b", "a", "b", "ab", "/", "?", ".", "*", "*", "$"];
   // Never-matching pieces that use up the direct-search budget, so later pieces go through the

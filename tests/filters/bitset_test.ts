@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { Bitset } from "../../lib/search/engine/store/bitset.ts";
 import { DocSet } from "../../lib/search/engine/store/doc_set.ts";
 import { FilterPostings } from "../../lib/search/engine/store/filter_postings.ts";
+import { seeded } from "../fixtures/seeded.ts";
 
 Deno.test("bitset - holds exactly the ids added, grows past its end, and lists them in order", () => {
   const s = new Bitset();
@@ -154,9 +155,8 @@ Deno.test("filter postings - removing the last document of a value drops it, and
 });
 
 Deno.test("filter postings - random adds, removals and renumberings answer as the pages say, also when loaded", () => {
-  // A fixed sequence: a small linear congruential generator.
-  let seed = 7;
-  const random = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+  const draw = seeded(7);
+  const random = (n: number) => Math.floor(draw() * n);
   const f = new FilterPostings();
   const pages = new Map<number, Map<string, Set<string>>>();
   let next = 0;

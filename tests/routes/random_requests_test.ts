@@ -6,20 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { startMain } from "../fixtures/instance.ts";
+import { pick, seeded } from "../fixtures/seeded.ts";
 
 const OPERATOR = "op_random_requests_test";
 const REQUESTS = 3_000;
 
-/** mulberry32: the same requests on every run. */
+/** The seeded draws: the same requests on every run. */
 function generator(seed: number) {
-  const next = () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
-  return { next, pick };
+  const next = seeded(seed);
+  return { next, pick: <T>(items: readonly T[]): T => pick(next, items) };
 }
 
 /**

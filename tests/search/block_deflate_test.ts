@@ -5,14 +5,12 @@
 import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import { deflateBlock } from "../../lib/search/engine/store/block_deflate.ts";
+import { seeded } from "../fixtures/seeded.ts";
 
 /** Deterministic pseudo-random bytes. */
 function bytes(seed: number, length: number, alphabet: number): Uint8Array {
-  let x = seed;
-  return Uint8Array.from({ length }, () => {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    return 32 + (x % alphabet);
-  });
+  const rand = seeded(seed);
+  return Uint8Array.from({ length }, () => 32 + Math.floor(rand() * alphabet));
 }
 
 Deno.test("block deflate - the same bytes as deflateRawSync, block after block, each inflating alone", () => {

@@ -14,6 +14,7 @@ import {
 } from "../../lib/search/engine/query/heading_numbers.ts";
 import { terms } from "../../lib/search/engine/analysis/tokens.ts";
 import { doc, type Page, site } from "./sites.ts";
+import { seeded } from "../fixtures/seeded.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);
 
@@ -159,13 +160,10 @@ Deno.test("heading numbers - the same heading in sites of two languages is read 
 
 /** Deterministic words of `n` letters, none of them English (a small generator). */
 function longWords(count: number, n: number, seed: number): string[] {
-  let x = seed;
+  const rand = seeded(seed);
   return Array.from({ length: count }, () => {
     let w = "";
-    for (let i = 0; i < n; i++) {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      w += String.fromCharCode(97 + (x >>> 16) % 26);
-    }
+    for (let i = 0; i < n; i++) w += String.fromCharCode(97 + Math.floor(rand() * 26));
     return w;
   });
 }

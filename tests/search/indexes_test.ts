@@ -1,6 +1,7 @@
 /** Index refreshes never stall the server: searches during a 28 MB upsert, over real HTTP. */
 import assert from "node:assert/strict";
 import { startMain } from "../fixtures/instance.ts";
+import { pick, seeded } from "../fixtures/seeded.ts";
 
 const TOKEN = "op_index_slices_test";
 const WORDS = ("kettle teapot infuser leaf brew steep cup mug saucer tray spoon strainer " +
@@ -9,10 +10,10 @@ const WORDS = ("kettle teapot infuser leaf brew steep cup mug saucer tray spoon 
 /** About `chars` characters of words, varied by `seed`. */
 function text(chars: number, seed: number): string {
   const out: string[] = [];
-  let n = 0, x = seed * 7919 + 1;
+  const rand = seeded(seed);
+  let n = 0;
   while (n < chars) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    const w = WORDS[x % WORDS.length] + (x % 97);
+    const w = pick(rand, WORDS) + Math.floor(rand() * 97);
     out.push(w);
     n += w.length + 1;
   }

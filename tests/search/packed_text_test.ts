@@ -12,12 +12,7 @@ import {
   unpackText,
   utf8Bytes,
 } from "../../lib/search/engine/store/packed_text.ts";
-
-/** Deterministic pseudo-random numbers. */
-function rng(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
+import { seeded } from "../fixtures/seeded.ts";
 
 /** ASCII, Latin-1, Cyrillic, CJK and an astral pair: one to four bytes a character. */
 const CHARS = ["a", "b", " ", "\n", "é", "ж", "茶", "\u{1D518}"];
@@ -29,7 +24,7 @@ function randomText(rand: () => number, length: number): string {
 }
 
 Deno.test("packed text - reads back whole, and every prefix as slice gives it, across blocks", () => {
-  const rand = rng(3);
+  const rand = seeded(3);
   for (const length of [0, 1, 100, 511, 600, 8_191, 8_192, 9_000, 30_000]) {
     const text = randomText(rand, length);
     const packed = packText(text);
@@ -43,7 +38,7 @@ Deno.test("packed text - reads back whole, and every prefix as slice gives it, a
 });
 
 Deno.test("packed text - a stretch around any characters is whole blocks of the text, found without the rest", () => {
-  const rand = rng(5);
+  const rand = seeded(5);
   for (const length of [300, 9_000, 40_000]) {
     const text = randomText(rand, length);
     const packed = packText(text);
@@ -77,7 +72,7 @@ Deno.test("packed text - a damaged layout is not sound", () => {
 });
 
 Deno.test("packed text - a damaged block fails to read, and text read after it reads whole", () => {
-  const rand = rng(9);
+  const rand = seeded(9);
   const text = randomText(rand, 20_000), packed = packText(text);
   const bad = packed.slice();
   for (let i = 40; i < 80; i++) bad[i] ^= 0x5a;
@@ -87,7 +82,7 @@ Deno.test("packed text - a damaged block fails to read, and text read after it r
 });
 
 Deno.test("packed text - a kept read gives the same prefix as a fresh one, for each length asked", () => {
-  const rand = rng(11);
+  const rand = seeded(11);
   const text = randomText(rand, 30_000), packed = packText(text);
   for (const k of [8_000, 8_000, 100, 8_000, 30_000]) {
     assert.equal(keptPrefix(sourceOf(packed), k).upTo(k), text.slice(0, k), `first ${k}`);
@@ -105,7 +100,7 @@ Deno.test("packed text - a kept read gives the same prefix as a fresh one, for e
 });
 
 Deno.test("packed text - a text kept out of memory is read once while it is kept, its bytes used at once", () => {
-  const rand = rng(12);
+  const rand = seeded(12);
   const texts = [randomText(rand, 30_000), randomText(rand, 3_000), "short and raw"];
   const packed = texts.map(packText);
   // As an arena kept in a file reads: every read into one reused buffer, the last one's.

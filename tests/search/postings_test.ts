@@ -18,12 +18,7 @@ import {
 import { type Field, FIELDS } from "../../lib/search/engine/store/postings.ts";
 import { countTerms } from "../../lib/search/engine/analysis/tokens.ts";
 import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
-
-/** Deterministic pseudo-random numbers. */
-function rng(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
+import { seeded } from "../fixtures/seeded.ts";
 
 /** Words sharing prefixes (so prefix lookups cover several terms), none a stop word. */
 const WORDS = ("kettle kettles kettledrum teapot teal teak tea-cup cupboard cup cups mug " +
@@ -82,7 +77,7 @@ function actual(db: SiteDb, field: Field, token: string, prefix: boolean) {
 }
 
 Deno.test("postings - random inserts, replacements and removals find what a naive reference finds, exactly and by prefix", () => {
-  const rand = rng(42);
+  const rand = seeded(42);
   let db = createSiteDb();
   const ref: Reference = new Map();
   const tokens = [...new Set(WORDS.flatMap((w) => [...countTerms(w, "en").counts.keys()]))];
@@ -135,7 +130,7 @@ Deno.test("postings - random inserts, replacements and removals find what a naiv
 });
 
 Deno.test("postings - a seal numbers the live documents densely and keeps every lookup the same", () => {
-  const rand = rng(7);
+  const rand = seeded(7);
   const db = createSiteDb();
   for (let i = 0; i < 50; i++) addDoc(db, randomDoc(rand, `/d/${i}`));
   for (let i = 0; i < 50; i += 3) removeDoc(db, `/d/${i}`);

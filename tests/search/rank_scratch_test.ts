@@ -18,12 +18,7 @@ import {
 } from "../../lib/search/engine/store/site_db.ts";
 import { countTerms } from "../../lib/search/engine/analysis/tokens.ts";
 import { FIELDS } from "../../lib/search/engine/store/postings.ts";
-
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number) {
-  let x = seed >>> 0;
-  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
+import { seeded } from "../fixtures/seeded.ts";
 
 const WORDS = [
   "queue",
@@ -46,7 +41,7 @@ const WORDS = [
 
 /** A site of `n` pages of random words from WORDS (`seed` makes it another site). */
 function site(n: number, seed: number): SiteDb {
-  const rand = rng(seed), db = createSiteDb();
+  const rand = seeded(seed), db = createSiteDb();
   const pick = () => WORDS[Math.floor(rand() * WORDS.length)];
   for (let i = 0; i < n; i++) {
     const heading = `${pick()} ${pick()}`;
@@ -127,7 +122,7 @@ Deno.test("rank scratch - a search that fails halfway leaves nothing behind for 
 });
 
 Deno.test("rank scratch - the best of the first n of a typed array, as a stable sort of them, the array left as it was", () => {
-  const rand = rng(9);
+  const rand = seeded(9);
   for (let round = 0; round < 200; round++) {
     const size = 1 + Math.floor(rand() * 300), n = Math.floor(rand() * (size + 1));
     const score = new Float64Array(size), words = new Uint16Array(size);

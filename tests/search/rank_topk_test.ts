@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
 import { topK } from "../../lib/search/engine/query/top_k.ts";
-
-/** Deterministic pseudo-random numbers, so a failure can be replayed. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
-}
+import { seeded } from "../fixtures/seeded.ts";
 
 Deno.test("rank - top-k selection returns exactly what the full sort did, ties included", () => {
-  const rand = rng(5);
+  const rand = seeded(5);
   for (let round = 0; round < 300; round++) {
     const n = 1 + Math.floor(rand() * 400);
     const score = new Float64Array(n), words = new Uint16Array(n);

@@ -8,12 +8,7 @@ import { Vocab } from "../../lib/search/engine/store/vocab.ts";
 import { Trigrams } from "../../lib/search/engine/analysis/trigrams.ts";
 import { correct, type Lexicon } from "../../lib/search/engine/analysis/typos.ts";
 import { isCommonWord } from "../../lib/search/engine/analysis/tokens.ts";
-
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number) {
-  let x = seed >>> 0;
-  return () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
+import { seeded } from "../fixtures/seeded.ts";
 
 const units = (word: string) =>
   Uint16Array.from({ length: word.length }, (_, i) => word.charCodeAt(i));
@@ -51,7 +46,7 @@ function edits(word: string, letters: string[]): string[] {
 }
 
 Deno.test("vocab - a word's uses read from its units are those get reads, for any word, held or not, as words come and go", () => {
-  const rand = rng(3);
+  const rand = seeded(3);
   const chars = ["a", "b", "c", "é", "ж", "\u{1D518}"];
   const word = () =>
     Array.from({ length: 1 + Math.floor(rand() * 7) }, () => chars[Math.floor(rand() * 6)])
@@ -79,7 +74,7 @@ Deno.test("vocab - a word's uses read from its units are those get reads, for an
 });
 
 Deno.test("typos - a word no page uses is read as the most used word one edit away, whatever the edit", () => {
-  const rand = rng(11);
+  const rand = seeded(11);
   const letters = [..."abcdefghijklmnopqrst"];
   const pick = () =>
     Array.from({ length: 4 + Math.floor(rand() * 4) }, () => letters[Math.floor(rand() * 20)])

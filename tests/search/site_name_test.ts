@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { SiteName } from "../../lib/search/engine/analysis/site_name.ts";
+import { seeded } from "../fixtures/seeded.ts";
 
 const page = (i: number, name = "Acme docs") => [`/p${i}`, `Topic ${i} — ${name}`] as const;
 
@@ -105,8 +106,8 @@ Deno.test("site name - the facts kept as pages come and go are those read off ev
   assert.equal(tied.language(), "en");
   tied.add("/d", "D", "de");
   assert.equal(tied.language(), "de");
-  let x = 7;
-  const rand = (n: number) => (x = (x * 1103515245 + 12345) % 2147483648) % n;
+  const draw = seeded(7);
+  const rand = (n: number) => Math.floor(draw() * n);
   // Few names and languages, so counts tie, pass each other, fall to nothing and come back.
   const suffixes = ["Acme docs", "Acme", "Guide", "Beta docs"];
   const langs = ["", "en", "de", "fr-CA", "de_AT"];

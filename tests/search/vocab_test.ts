@@ -3,12 +3,7 @@ import { FREE, GONE, LONG, Vocab } from "../../lib/search/engine/store/vocab.ts"
 import { completions, prepareOrder } from "../../lib/search/engine/store/word_order.ts";
 import { createSiteDb } from "../../lib/search/engine/store/site_db.ts";
 import { decodeSiteDb, encodeSiteDb } from "../../lib/search/engine/snapshot_codec.ts";
-
-/** Deterministic pseudo-random numbers. */
-function rng(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
+import { seeded } from "../fixtures/seeded.ts";
 
 /** Characters in and beyond Latin-1: ASCII, accented, Cyrillic, CJK, an astral pair, fullwidth. */
 const CHARS = ["a", "b", "é", "ÿ", "ж", "茶", "\u{1D518}", "\uFF46"];
@@ -47,13 +42,13 @@ function churn(
 Deno.test("vocab - random sets and deletes read back as a Map does, through growth and reused slots", () => {
   const vocab = new Vocab(8);
   const ref = new Map<string, number>();
-  const rand = rng(1);
+  const rand = seeded(1);
   churn(vocab, ref, rand, 20_000, () => `w${Math.floor(rand() * 3000).toString(36)}`);
   assert.ok(vocab.capacity >= ref.size * 10 / 7 && vocab.capacity <= 8192, `${vocab.capacity}`);
 });
 
 Deno.test("vocab - words beyond Latin-1 read back as a Map does; a Latin-1 word takes a byte a character, another two", () => {
-  const rand = rng(7);
+  const rand = seeded(7);
   const vocab = new Vocab(8);
   const ref = new Map<string, number>();
   churn(vocab, ref, rand, 3000);
@@ -110,7 +105,7 @@ Deno.test("vocab - a resize compacts the arena to the live words' characters", (
 });
 
 Deno.test("vocab - a snapshot round trip keeps every word and count in a packed table, and the copy goes on alike", () => {
-  const rand = rng(11);
+  const rand = seeded(11);
   const db = createSiteDb();
   const ref = new Map<string, number>();
   churn(db.vocab, ref, rand, 4000);
@@ -121,13 +116,13 @@ Deno.test("vocab - a snapshot round trip keeps every word and count in a packed 
   assert.equal(copy.vocab.size, ref.size);
   // Both go on with the same operations: a reused tombstone, growth, compaction.
   const again = new Map(ref);
-  churn(db.vocab, ref, rng(12), 3000);
-  churn(copy.vocab, again, rng(12), 3000);
+  churn(db.vocab, ref, seeded(12), 3000);
+  churn(copy.vocab, again, seeded(12), 3000);
   assert.deepEqual(new Map(copy.vocab.entries()), new Map(db.vocab.entries()));
 });
 
 Deno.test("vocab - words too long for a one-byte length (252 characters and up) read back, move on resize and round-trip", () => {
-  const rand = rng(5);
+  const rand = seeded(5);
   const db = createSiteDb();
   const ref = new Map<string, number>();
   const long = (n: number, c: string) => c.repeat(n);
@@ -175,7 +170,7 @@ Deno.test("vocab - parts that do not fit together (a word past the arena, arrays
 });
 
 Deno.test("vocab - a packed copy is 0.8 full, answers every lookup alike, and packs to itself", () => {
-  const rand = rng(21);
+  const rand = seeded(21);
   const vocab = new Vocab(8);
   const ref = new Map<string, number>();
   churn(vocab, ref, rand, 5000);
@@ -193,7 +188,7 @@ Deno.test("vocab - a packed copy is 0.8 full, answers every lookup alike, and pa
 });
 
 Deno.test("vocab - completions are the most used longer words beginning with a prefix, as sets, deletes and growth go on", () => {
-  const rand = rng(11), vocab = new Vocab(4), ref = new Map<string, number>();
+  const rand = seeded(11), vocab = new Vocab(4), ref = new Map<string, number>();
   /** What a visitor would expect: every longer word with the prefix, most used first. */
   const expected = (prefix: string, max: number) =>
     [...ref].filter(([w]) => w.length > prefix.length && w.startsWith(prefix))

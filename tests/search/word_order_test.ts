@@ -22,12 +22,7 @@ import { prepareIndex, rank } from "../../lib/search/engine/query/rank.ts";
 import { DEMO_PAGES } from "../../lib/demo/pages.ts";
 import { PageStore } from "../../lib/sites/pages.ts";
 import { SearchIndexes } from "../../lib/search/mod.ts";
-
-/** Deterministic pseudo-random numbers. */
-function rng(seed: number) {
-  let x = seed;
-  return () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
+import { seeded } from "../fixtures/seeded.ts";
 
 /** Few letters (so prefixes are shared by many words), some beyond Latin-1. */
 const CHARS = ["a", "b", "c", "é", "ÿ", "ж", "茶"];
@@ -49,7 +44,7 @@ function ascends(v: Vocab, order: SlotOrder): boolean {
 }
 
 Deno.test("completions - on random vocabularies full of ties, read through the order they are a plain scan's word for word, as words come and go", () => {
-  const rand = rng(7), vocab = new Vocab(4), ref = new Map<string, number>();
+  const rand = seeded(7), vocab = new Vocab(4), ref = new Map<string, number>();
   for (let round = 0; round < 30; round++) {
     for (let step = 0; step < 120; step++) {
       // Counts of 1 to 3: most completions choose among ties.
@@ -78,7 +73,7 @@ Deno.test("completions - on random vocabularies full of ties, read through the o
 });
 
 Deno.test("completions - a word that comes while the pass orders the words leaves no order, and the next pass makes one", () => {
-  const rand = rng(3), vocab = new Vocab();
+  const rand = seeded(3), vocab = new Vocab();
   for (let i = 0; i < 40_000; i++) vocab.set(randomWord(rand, 8), 1 + (i % 5));
   const steps = prepareOrder(vocab);
   steps.next();
@@ -92,7 +87,7 @@ Deno.test("completions - a word that comes while the pass orders the words leave
 });
 
 Deno.test("completions - a table of more than 65,536 slots keeps its order in four bytes a slot, a smaller one in two", () => {
-  const rand = rng(5), small = new Vocab(), large = new Vocab();
+  const rand = seeded(5), small = new Vocab(), large = new Vocab();
   for (let i = 0; i < 1_000; i++) small.set(`w${i}`, 1);
   for (let i = 0; i < 60_000; i++) large.set(`w${i}${randomWord(rand, 2)}`, 1 + (i % 7));
   run(prepareOrder(small));

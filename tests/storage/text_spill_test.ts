@@ -6,11 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { TextSpill } from "../../lib/storage/text_spill.ts";
+import { seeded } from "../fixtures/seeded.ts";
 
 const randomBytes = (n: number, seed: number) => {
   const out = new Uint8Array(n);
-  let x = seed;
-  for (let i = 0; i < n; i++) out[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
+  const rand = seeded(seed);
+  for (let i = 0; i < n; i++) out[i] = Math.floor(rand() * 256);
   return out;
 };
 

@@ -8,18 +8,16 @@ import { docAt, rank, type SiteDb } from "../../lib/search/engine/mod.ts";
 import { HeadingNumbers } from "../../lib/search/engine/query/heading_numbers.ts";
 import { keptHeadingsBytes } from "../../lib/search/engine/query/heading_words.ts";
 import { site } from "../search/sites.ts";
+import { seeded } from "../fixtures/seeded.ts";
 
 const urls = (db: SiteDb, q: string) => rank(db, q).ids.map((i) => docAt(db, i).id);
 
 /** `n` distinct made-up words of 8 letters, from a seed. */
 function madeUp(n: number, seed: number): string[] {
-  let x = seed;
+  const rand = seeded(seed);
   return Array.from({ length: n }, () => {
     let w = "";
-    for (let i = 0; i < 8; i++) {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-      w += String.fromCharCode(97 + (x >>> 16) % 26);
-    }
+    for (let i = 0; i < 8; i++) w += String.fromCharCode(97 + Math.floor(rand() * 26));
     return w;
   });
 }

@@ -115,9 +115,11 @@ const REASONS: Record<string, ReasonWords> = {
     todo: "Check that your server is up, then crawl again.",
   },
   fetch_error: {
-    title: "Could not connect",
-    means: "The connection to the server failed (or its certificate).",
-    todo: "Check that the address is right and the server is reachable.",
+    title: "Could not fetch",
+    means:
+      "The connection to the server failed (or its certificate), or its answer was broken: cut short, or with a malformed length.",
+    todo:
+      "Check that the address is right and the server is reachable; a broken answer is fixed on the server.",
   },
   not_a_sitemap: {
     title: "Not a sitemap",

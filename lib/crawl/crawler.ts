@@ -98,7 +98,7 @@ function startFailure(reason: string): string {
   if (status) return `the server answered HTTP ${status}`;
   const words: Record<string, string> = {
     timeout: "the server took too long to answer",
-    fetch_error: "the connection to the server failed",
+    fetch_error: "the connection to the server failed, or its answer was broken",
     not_html: "it is neither a web page nor a sitemap",
     too_large: "it is too large",
     redirect_limit: "it redirects too many times",

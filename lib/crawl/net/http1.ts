@@ -65,19 +65,12 @@ export async function http1Get(req: Http1Get): Promise<Response> {
       if (!head) throw new TypeError("no response head");
       ({ status, headers } = responseHead(latin1(head)));
     } while (status < 200);
-    const framing = status === 204 || status === 304
-      ? null
-      : /(^|,)\s*chunked\s*$/i.test(headers.get("transfer-encoding") ?? "")
-      ? -1
-      : headers.has("content-length")
-      ? Number(headers.get("content-length"))
-      : Infinity;
+    const framing = bodyFraming(status, headers);
     if (framing === null) {
       done();
       return new Response(null, { status, headers });
     }
-    if (Number.isNaN(framing) || framing < -1) throw new TypeError("bad Content-Length");
-    let body = bodyStream(wire, framing, done);
+    let body = bodyStream({ wire, length: framing, signal, done });
     const coding = (headers.get("content-encoding") ?? "identity").trim().toLowerCase();
     if (!(coding in CODINGS)) throw new TypeError(`unknown content coding ${coding}`);
     const format = CODINGS[coding];
@@ -93,8 +86,45 @@ export async function http1Get(req: Http1Get): Promise<Response> {
   }
 }
 
-/** The body: `length` bytes, chunked (-1) or up to the close (Infinity); `done` at its end or cancel. */
-function bodyStream(wire: Wire, length: number, done: () => void): ReadableStream<Uint8Array> {
+/**
+ * How a response's body ends (RFC 9112 section 6.3): null for none (204, 304), -1 chunked,
+ * Infinity at the close (no length), else Content-Length, which must be digits (a list of one
+ * value repeated is that value). Anything else is an error, not a guess: a fraction or a sign
+ * would leave the body's reads owing a part of a byte, and they would never end; a transfer
+ * coding besides chunked was not asked for (no TE is sent) and would be stored undecoded.
+ * Chunked overrides a Content-Length, which is then dropped so nothing reads it as the size.
+ */
+function bodyFraming(status: number, headers: Headers): number | null {
+  if (status === 204 || status === 304) return null;
+  const te = headers.get("transfer-encoding");
+  if (te !== null) {
+    if (te.trim().toLowerCase() !== "chunked") {
+      throw new TypeError("a transfer coding not asked for");
+    }
+    headers.delete("content-length");
+    return -1;
+  }
+  const cl = headers.get("content-length");
+  if (cl === null) return Infinity;
+  const values = new Set(cl.split(",").map((v) => v.trim()));
+  const [only] = values;
+  if (values.size !== 1 || !/^\d{1,15}$/.test(only)) throw new TypeError("bad Content-Length");
+  return Number(only);
+}
+
+/** Where a response's body is read from, and how it ends. */
+interface BodySource {
+  wire: Wire;
+  /** Bytes, chunked (-1) or up to the close (Infinity). */
+  length: number;
+  /** The request's: an abort closes the socket, which is not the close that ends a body. */
+  signal: AbortSignal;
+  /** Called at the body's end or cancel. */
+  done: () => void;
+}
+
+/** The body, streamed. */
+function bodyStream({ wire, length, signal, done }: BodySource): ReadableStream<Uint8Array> {
   let left = length; // of the body, or of the current chunk
   const chunked = length === -1;
   const broken = () => new TypeError("the response body was cut short or malformed");
@@ -119,7 +149,7 @@ function bodyStream(wire: Wire, length: number, done: () => void): ReadableStrea
         }
         const part = await wire.take(Math.min(left, 64 * 1024));
         if (part === null) {
-          if (length !== Infinity) throw broken();
+          if (length !== Infinity || signal.aborted) throw broken();
           ctrl.close();
           done();
           return;

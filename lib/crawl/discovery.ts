@@ -122,7 +122,7 @@ export class CrawlDiscovery {
     let entries;
     try {
       const text = await decodeSitemapBody(res.body, res.headers.get("content-type"), res.url);
-      entries = parseSitemap(text);
+      entries = await parseSitemap(text);
     } catch (err) {
       report.complete = false;
       report.note(res.url, (err as Error).message === "too_large" ? "too_large" : "not_a_sitemap");

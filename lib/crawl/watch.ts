@@ -193,7 +193,7 @@ async function readSitemaps(s: Services, site: Site, rec: WatchRecord) {
       let parsed;
       try {
         const type = res.headers.get("content-type");
-        parsed = parseSitemap(await decodeSitemapBody(res.body, type, res.url));
+        parsed = await parseSitemap(await decodeSitemapBody(res.body, type, res.url));
       } catch {
         error = `${href} is not a sitemap any more; nothing was removed.`;
         continue;

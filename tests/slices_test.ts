@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Slices } from "../lib/slices.ts";
+import { decodeInSlices, Slices } from "../lib/slices.ts";
 
 /** Busy for `ms` without yielding. */
 const spin = (ms: number) => {
@@ -39,4 +39,23 @@ Deno.test("short work is not interrupted: no turn is taken before a slice has ru
   assert.equal(turned, false, "a timer cannot run while pauses return at once");
   await new Promise((r) => setTimeout(r, 5));
   assert.equal(turned, true);
+});
+
+Deno.test("a large body is decoded in slices: the same text as one decode, timers running between", async () => {
+  // Three-byte and four-byte characters, so slice boundaries fall inside characters.
+  const text = "茶 leaf 𝔘 ".repeat(1_500_000); // ~27 MB of UTF-8
+  const bytes = new TextEncoder().encode(text);
+  let ticks = 0;
+  const tick = setInterval(() => ticks++, 0);
+  const decoded = await decodeInSlices(bytes, new TextDecoder());
+  clearInterval(tick);
+  assert.equal(decoded, text);
+  assert.ok(ticks >= 10, `${ticks} timer turns during the decode`);
+  // A fatal decoder refuses bytes that are not UTF-8, wherever they are.
+  const broken = bytes.slice();
+  broken[broken.length - 3] = 0xff;
+  await assert.rejects(
+    decodeInSlices(broken, new TextDecoder("utf-8", { fatal: true })),
+    TypeError,
+  );
 });

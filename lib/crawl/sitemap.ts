@@ -1,6 +1,6 @@
 /** Sitemaps (sitemaps.org): gunzipping the body and reading its <loc> entries. */
 import { Parser } from "htmlparser2";
-import { SLICE_MS, Slices } from "../slices.ts";
+import { decodeInSlices, SLICE_MS, Slices } from "../slices.ts";
 
 export interface SitemapResult {
   kind: "urlset" | "index";
@@ -125,10 +125,10 @@ export async function decodeSitemapBody(
   if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
     const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
       .pipeThrough(new DecompressionStream("gzip"));
-    return new TextDecoder().decode(await readCapped(stream, MAX_SITEMAP_BYTES));
+    return decodeInSlices(await readCapped(stream, MAX_SITEMAP_BYTES), new TextDecoder());
   }
   if (bytes.byteLength > MAX_SITEMAP_BYTES) throw new Error("too_large");
-  return decoderFor(contentType).decode(bytes);
+  return decodeInSlices(bytes, decoderFor(contentType));
 }
 
 /** A sitemap <lastmod> (W3C datetime) in ms, or undefined when absent or unreadable. */

@@ -3,7 +3,7 @@
  * checked for depth and parsed in slices that yield to the event loop, however large.
  */
 import { DomainError } from "../errors.ts";
-import { nextTurn, SLICE_MS, Slices } from "../slices.ts";
+import { decodeInSlices, nextTurn, SLICE_MS, Slices } from "../slices.ts";
 
 /** How deep arrays and objects may nest in a JSON body; deeper is a 400, never a stack overflow. */
 export const MAX_JSON_DEPTH = 64;
@@ -18,15 +18,8 @@ const SLICE = 1 << 20;
  * refused on its own (a page among many) rather than silently turned into U+FFFD.
  */
 export async function jsonText(bytes: Uint8Array): Promise<string> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const parts: string[] = [];
   try {
-    for (let i = 0; i < bytes.length; i += SLICE) {
-      parts.push(decoder.decode(bytes.subarray(i, i + SLICE), { stream: true }));
-      if (i + SLICE < bytes.length) await nextTurn();
-    }
-    parts.push(decoder.decode());
-    return parts.join("");
+    return await decodeInSlices(bytes, new TextDecoder("utf-8", { fatal: true }));
   } catch {
     return marked(bytes);
   }

@@ -42,8 +42,13 @@ function productToken(value: string): string {
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
+/** A path normalizePath leaves as it is: printable ASCII without a percent sign. */
+const PLAIN_PATH = /^[\x21-\x24\x26-\x7e]*$/;
+
 /** RFC 9309 2.2.2: percent-encode non-ASCII and controls; decode encoded unreserved characters. */
 function normalizePath(path: string): string {
+  // Most paths and patterns are plain: each is normalized once per check or rule.
+  if (PLAIN_PATH.test(path)) return path;
   let out = "";
   const bytes = new TextEncoder().encode(path);
   for (let i = 0; i < bytes.length; i++) {

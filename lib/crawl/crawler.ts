@@ -439,7 +439,7 @@ export class Crawl {
     if (!twin || this.twins.twinOf(twin.hash, path)) return false;
     this.twins.keep(twin.hash, { path, ...twin });
     report.claim(path);
-    if (links) discovery.follow(path, await history.savedLinks(path));
+    if (links) await discovery.follow(path, await history.savedLinks(path));
     report.stored(path, "unchanged", false);
     report.pages.settled++;
     return true;

@@ -12,6 +12,7 @@ import type { FetchResult, GuardedFetcher } from "./net/fetch.ts";
 import { decodeSitemapBody, MAX_SITEMAP_BYTES, parseLastmod, parseSitemap } from "./sitemap.ts";
 import type { UrlFilter } from "./patterns.ts";
 import type { CrawlTwins } from "./duplicates.ts";
+import { inSlices } from "../slices.ts";
 
 const MAX_SITEMAP_DEPTH = 3;
 const MAX_PATH = 1000;
@@ -58,10 +59,15 @@ export class CrawlDiscovery {
     return this.d.filter?.(u) ?? null;
   }
 
-  /** The links of the page at `from`: each discovered, and counted as a link to its page. */
-  follow(from: string, links: string[]) {
-    for (const link of links) this.discover(link);
-    this.d.twins?.linked(from, links, this.siteKey);
+  /**
+   * The links of the page at `from`: each discovered, and counted as a link to its page. In
+   * slices: a page of 36,000 links held the event loop 235 ms in one piece.
+   */
+  async follow(from: string, links: string[]): Promise<void> {
+    await inSlices(links, (link) => {
+      this.discover(link);
+      this.d.twins?.linked(from, link, this.siteKey);
+    });
   }
 
   /** A link, sitemap entry or canonical target: queued once if it belongs to the site. */
@@ -129,7 +135,7 @@ export class CrawlDiscovery {
       return false;
     }
     if (entries.kind === "urlset") {
-      for (const { loc, lastmod } of entries.urls) this.discover(loc, parseLastmod(lastmod));
+      await inSlices(entries.urls, ({ loc, lastmod }) => this.discover(loc, parseLastmod(lastmod)));
       return true;
     }
     for (const { loc } of entries.urls) {

@@ -45,17 +45,15 @@ export class CrawlTwins {
   /** `cap`: paths whose links are counted at most (the URLs the crawl may meet). */
   constructor(private cap: number, private log?: CrawlLog) {}
 
-  /** Counts the links a page at `from` makes to other pages of the site `siteKey`. */
-  linked(from: string, links: string[], siteKey: string) {
-    for (const link of links) {
-      const u = URL.parse(link);
-      if (!u || siteKeyOf(u) !== siteKey) continue;
-      const path = pathOf(u);
-      if (path === from) continue;
-      const n = this.inbound.get(path);
-      if (n === undefined && this.inbound.size >= this.cap) continue;
-      this.inbound.set(path, (n ?? 0) + 1);
-    }
+  /** Counts a link the page at `from` makes, when it is to another page of the site `siteKey`. */
+  linked(from: string, link: string, siteKey: string) {
+    const u = URL.parse(link);
+    if (!u || siteKeyOf(u) !== siteKey) return;
+    const path = pathOf(u);
+    if (path === from) return;
+    const n = this.inbound.get(path);
+    if (n === undefined && this.inbound.size >= this.cap) return;
+    this.inbound.set(path, (n ?? 0) + 1);
   }
 
   /** The URL stored for `hash` other than `path`, if any: the page at `path` is its twin. */

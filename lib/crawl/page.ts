@@ -145,7 +145,7 @@ export class PageCrawler {
     if (reached) await this.d.names.note(path, finalPath === path ? null : finalPath, "redirect");
     if (res.status === 304) {
       if (discovery.mode === "links") {
-        discovery.follow(finalPath, await this.d.history.savedLinks(finalPath));
+        await discovery.follow(finalPath, await this.d.history.savedLinks(finalPath));
       }
       return store.keep(u, finalPath, res, "unchanged", [], lastmod);
     }
@@ -172,7 +172,7 @@ export class PageCrawler {
       return false;
     }
     const follow = discovery.mode === "links" && !page.nofollow && !header.nofollow;
-    if (follow) discovery.follow(finalPath, page.links);
+    if (follow) await discovery.follow(finalPath, page.links);
     if (refused) {
       report.note(u.href, refused, finalPath);
       return false;

@@ -31,7 +31,13 @@ import {
   releaseLock,
   TTL,
 } from "./job_record.ts";
-import { commitBatches, keyBytes, KV_LIMITS, sizeOf, valueBytes } from "../storage/kv_limits.ts";
+import {
+  commitBatchesInSlices,
+  keyBytes,
+  KV_LIMITS,
+  sizeOf,
+  valueBytes,
+} from "../storage/kv_limits.ts";
 import { DomainError, isLocked, isStorageFault } from "../errors.ts";
 import type { Services } from "../services.ts";
 import type { Site } from "../sites/store.ts";
@@ -264,7 +270,7 @@ export class JobRunner {
     const key = jobKey(site.id, job.id);
     const reserve = keyBytes(key) + valueBytes(cut.record) + 1024;
     const room = { mutations: 2, keyBytes: keyBytes(key) * 2, bytes: reserve * 2 };
-    const batches = commitBatches(cut.writes, room);
+    const batches = await commitBatchesInSlices(cut.writes, room);
     if (batches.length <= 1) {
       // The usual case: the marks and the record that counts them in one commit.
       if (await this.#commit(cut.record, batches[0] ?? [])) this.#saved = cut.record;
@@ -273,7 +279,8 @@ export class JobRunner {
     // Too large for one commit: staged, each staging commit renewing the lease with the
     // record as last committed; the record naming the cut commits it; then it is put in place.
     const n = (this.#saved.staged ?? 0) + 1;
-    for (const batch of commitBatches(stageCut(site.id, job.id, n, cut.writes), room)) {
+    const staged = await commitBatchesInSlices(stageCut(site.id, job.id, n, cut.writes), room);
+    for (const batch of staged) {
       if (!(await this.#commit(this.#saved, batch))) return;
     }
     const record = { ...cut.record, staged: n };

@@ -4,6 +4,7 @@ import {
   capList,
   checkWrite,
   commitBatches,
+  commitBatchesInSlices,
   cutUtf8,
   isKvLimitError,
   keyBytes,
@@ -168,4 +169,22 @@ Deno.test("kv limits - a page's metadata keeps as many long two-byte headings or
   } finally {
     kv.close();
   }
+});
+
+Deno.test("kv limits - many writes are batched in slices: the same batches, the event loop turning between", async () => {
+  const writes: [Deno.KvKey, unknown][] = Array.from({ length: 30_000 }, (_, i) => [
+    ["crawlitems", "site_a", "job_b", "skipped", i],
+    { url: `https://other${i}.test/${"p".repeat(80)}`, reason: "off_site" },
+  ]);
+  const room = { mutations: 2, keyBytes: 200, bytes: 4_000 };
+  let turns = 0;
+  const tick = setInterval(() => turns++, 0);
+  const sliced = await commitBatchesInSlices(writes, room);
+  clearInterval(tick);
+  assert.deepEqual(sliced, commitBatches(writes, room));
+  assert.ok(sliced.length > 30, `${sliced.length} batches`);
+  assert.ok(turns >= 3, `the event loop turned ${turns} times`);
+  // A write over a limit is refused before any batch is made, as in one piece.
+  const tooLarge: [Deno.KvKey, unknown][] = [...writes, [["k"], "x".repeat(70_000)]];
+  await assert.rejects(commitBatchesInSlices(tooLarge), KvLimitError);
 });

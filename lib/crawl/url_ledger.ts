@@ -9,7 +9,7 @@
  * links would otherwise cost as many KV reads and writes on a 20-page plan.
  */
 import { pathOf, siteKeyOf } from "./http.ts";
-import { commitBatches, keyFits } from "../storage/kv_limits.ts";
+import { commitBatchesInSlices, keyFits } from "../storage/kv_limits.ts";
 
 /** One URL's record: reason, when (ms) the crawl last met it, whether it was fetched then. */
 export interface UrlRecord {
@@ -119,7 +119,7 @@ export class UrlLedger {
       const rec: UrlRecord = { r: n.reason, ...(at ? { at } : {}), ...(n.to ? { to: n.to } : {}) };
       return [ledgerKey(this.o.siteId, path), rec];
     });
-    for (const batch of commitBatches(writes)) {
+    for (const batch of await commitBatchesInSlices(writes)) {
       const op = this.o.kv.atomic();
       for (const [k, v] of batch) op.set(k, v);
       await op.commit();

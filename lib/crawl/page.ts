@@ -164,7 +164,7 @@ export class PageCrawler {
     const header = xRobotsTag(res.headers.get("x-robots-tag"));
     let page;
     try {
-      page = await parsePage(decodeHtml(res.body, res.headers.get("content-type")), res.url);
+      page = await parsePage(await decodeHtml(res.body, res.headers.get("content-type")), res.url);
     } catch (err) {
       if (!(err instanceof ParseError)) throw err;
       if (discovery.mode === "links") report.complete = false; // its links went unread

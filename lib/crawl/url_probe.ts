@@ -44,7 +44,10 @@ export async function probeUrl(s: Services, u: URL): Promise<Probe> {
     if (res.status < 200 || res.status >= 300) return { reason: `http_${res.status}` };
     if (isBinary(res.body)) return { reason: "not_html" };
     if (xRobotsTag(res.headers.get("x-robots-tag")).noindex) return { reason: "noindex" };
-    const page = await parsePage(decodeHtml(res.body, res.headers.get("content-type")), res.url);
+    const page = await parsePage(
+      await decodeHtml(res.body, res.headers.get("content-type")),
+      res.url,
+    );
     if (page.noindex) return { reason: "noindex" };
     const canonical = page.canonical === null ? null : URL.parse(page.canonical);
     if (canonical && canonical.href !== u.href) return { reason: "canonical", to: canonical.href };

@@ -40,6 +40,26 @@ export class Slices {
   }
 }
 
+/**
+ * Runs `steps` (a generator that yields between pieces of a long job) to its end, letting the
+ * event loop run whenever a slice has taken `ms`; what it returns.
+ */
+export async function drainInSlices<T>(
+  steps: Generator<void, T>,
+  ms: number = SLICE_MS.bulk,
+): Promise<T> {
+  const slices = new Slices(ms);
+  for (let step = steps.next();; step = steps.next()) {
+    if (step.done) return step.value;
+    await slices.pause();
+  }
+}
+
+/** Runs `steps` to its end at once, where nothing waits; what it returns. */
+export function drain<T>(steps: Generator<void, T>): T {
+  for (let step = steps.next();; step = steps.next()) if (step.done) return step.value;
+}
+
 /** Runs `step` on each item, pausing whenever a slice has run `ms`. */
 export async function inSlices<T>(
   items: Iterable<T> | AsyncIterable<T>,

@@ -1,5 +1,6 @@
 /** robots.txt per RFC 9309: group selection, longest-match rules, crawl-delay and sitemaps. */
-import { compileRules } from "./robots_match.ts";
+import { compilingRules, type PathRule } from "./robots_match.ts";
+import { drain, drainInSlices } from "../slices.ts";
 
 export interface Robots {
   /** Whether the crawler may fetch a path (with its query), e.g. "/a/b?c=d". */
@@ -82,7 +83,7 @@ function capText(text: string): string {
 }
 
 /** Splits robots.txt into groups and sitemap lines. */
-function parseGroups(text: string): { groups: Group[]; sitemaps: string[] } {
+function* parseGroups(text: string): Generator<void, { groups: Group[]; sitemaps: string[] }> {
   const groups: Group[] = [];
   const sitemaps: string[] = [];
   const seenSitemaps = new Set<string>();
@@ -90,6 +91,7 @@ function parseGroups(text: string): { groups: Group[]; sitemaps: string[] } {
   // A user-agent line after a rule starts a new group; consecutive ones share a group.
   let inAgents = false;
   for (const raw of capText(text.replace(/^\uFEFF/, "")).split(/\r\n|\r|\n/)) {
+    yield;
     const hash = raw.indexOf("#");
     const line = (hash >= 0 ? raw.slice(0, hash) : raw).trim();
     const colon = line.indexOf(":");
@@ -126,17 +128,30 @@ function parseGroups(text: string): { groups: Group[]; sitemaps: string[] } {
 
 /** Parses robots.txt for one product token (e.g. "SiteSearchBot"), per RFC 9309. */
 export function parseRobots(text: string, userAgent: string): Robots {
-  const { groups, sitemaps } = parseGroups(text);
+  return drain(parsingRobots(text, userAgent));
+}
+
+/**
+ * `parseRobots` in slices, for a file fetched while other sites are searched: 500 KB of
+ * wildcard rules took 100-140 ms in one piece the first time.
+ */
+export function parseRobotsInSlices(text: string, userAgent: string): Promise<Robots> {
+  return drainInSlices(parsingRobots(text, userAgent));
+}
+
+/** parseRobots' work, a step for each line read and each rule compiled. */
+function* parsingRobots(text: string, userAgent: string): Generator<void, Robots> {
+  const { groups, sitemaps } = yield* parseGroups(text);
   const token = productToken(userAgent);
   let chosen = token ? groups.filter((g) => g.agents.includes(token)) : [];
   if (chosen.length === 0) chosen = groups.filter((g) => g.agents.includes("*"));
   // Every group naming us is merged into one (RFC 9309 2.2.1).
-  const matcher = compileRules(
-    chosen.flatMap((g) => g.rules).map((r) => ({
-      allow: r.allow,
-      pattern: normalizePath(r.pattern).replace(/\*+/g, "*"),
-    })),
-  );
+  const rules: PathRule[] = [];
+  for (const r of chosen.flatMap((g) => g.rules)) {
+    rules.push({ allow: r.allow, pattern: normalizePath(r.pattern).replace(/\*+/g, "*") });
+    yield;
+  }
+  const matcher = yield* compilingRules(rules);
   const crawlDelay = chosen.find((g) => g.crawlDelay !== null)?.crawlDelay ?? null;
 
   return {

@@ -7,7 +7,7 @@ import { hostKey } from "./limiter.ts";
 import type { CrawlReport } from "./report.ts";
 import { type CrawlConfig, type CrawlTuning, hopLimits } from "./tuning.ts";
 import type { GuardedFetcher } from "./net/fetch.ts";
-import { MAX_ROBOTS_BYTES, parseRobots, type Robots, robotsForStatus } from "./robots.ts";
+import { MAX_ROBOTS_BYTES, parseRobotsInSlices, type Robots, robotsForStatus } from "./robots.ts";
 
 export interface RobotsState {
   rules: Robots;
@@ -56,7 +56,7 @@ export class RobotsCache {
     const status = res.ok ? res.status : res.reason === "redirect_limit" ? 399 : 0;
     const verdict = robotsForStatus(status);
     if (verdict === "parse" && res.ok) {
-      const rules = parseRobots(new TextDecoder().decode(res.body), USER_AGENT);
+      const rules = await parseRobotsInSlices(new TextDecoder().decode(res.body), USER_AGENT);
       if (rules.crawlDelay !== null) {
         const ms = Math.min(tuning.maxCrawlDelayMs, rules.crawlDelay * 1000);
         fetcher.limiter.setDelay(hostKey(u), Math.max(crawl.delayMs, ms));

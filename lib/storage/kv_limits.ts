@@ -6,7 +6,7 @@
  * against a real KV, so an upgrade that changes one fails there.
  */
 import { serialize } from "node:v8";
-import { SLICE_MS, Slices } from "../slices.ts";
+import { drain, drainInSlices } from "../slices.ts";
 
 export const KV_LIMITS = {
   /** One value, serialized. */
@@ -182,27 +182,18 @@ export function commitBatches(
   writes: readonly [Deno.KvKey, unknown][],
   reserved: CommitRoom = {},
 ): Batches {
-  const steps = batching(writes, reserved);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return drain(batching(writes, reserved));
 }
 
 /**
  * `commitBatches` for many writes (a crawl's cut of tens of thousands of URLs), checked in
  * slices: in one piece 36,000 writes held the event loop ~270 ms.
  */
-export async function commitBatchesInSlices(
+export function commitBatchesInSlices(
   writes: readonly [Deno.KvKey, unknown][],
   reserved: CommitRoom = {},
 ): Promise<Batches> {
-  const steps = batching(writes, reserved), slices = new Slices(SLICE_MS.bulk);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    await slices.pause();
-  }
+  return drainInSlices(batching(writes, reserved));
 }
 
 /** commitBatches' work, a step for each write checked. */

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { MAX_ROBOTS_BYTES, parseRobots, robotsForStatus } from "../../lib/crawl/robots.ts";
+import {
+  MAX_ROBOTS_BYTES,
+  parseRobots,
+  parseRobotsInSlices,
+  robotsForStatus,
+} from "../../lib/crawl/robots.ts";
 import { pick as pickFrom, seeded } from "../fixtures/seeded.ts";
 
 const BOT = "SiteSearchBot";
@@ -402,4 +407,22 @@ Deno.test("robots - agrees with the plain matcher on random rules, with and with
       assert.equal(robots.isAllowed(path), expected, `${JSON.stringify(text)} on ${path}`);
     }
   }
+});
+
+Deno.test("robots - a file of 20,000 wildcard rules is parsed in slices, to the same verdicts", async () => {
+  const text = "User-agent: *\n" +
+    Array.from({ length: 20_000 }, (_, i) => `${i % 3 ? "Disallow" : "Allow"}: /*a*b*${i}*$`)
+      .join("\n");
+  let turns = 0;
+  const tick = setInterval(() => turns++, 0);
+  const sliced = await parseRobotsInSlices(text, BOT);
+  clearInterval(tick);
+  const whole = parseRobots(text, BOT);
+  for (const path of ["/xaxb1x", "/a/b/3", "/ab19999", "/ab19998", "/plain", "/ab0"]) {
+    assert.equal(sliced.isAllowed(path), whole.isAllowed(path), path);
+  }
+  // The longest pattern that matches decides: 19998 (an Allow, 19998 % 3 is 0), 19999 not.
+  assert.equal(sliced.isAllowed("/ab19998"), true);
+  assert.equal(sliced.isAllowed("/ab19999"), false);
+  assert.ok(turns >= 2, `the event loop turned ${turns} times`);
 });

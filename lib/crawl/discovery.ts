@@ -65,16 +65,21 @@ export class CrawlDiscovery {
    */
   async follow(from: string, links: string[]): Promise<void> {
     await inSlices(links, (link) => {
-      this.discover(link);
-      this.d.twins?.linked(from, link, this.siteKey);
+      const u = URL.parse(link.trim()); // read once for both
+      this.#meet(link, u);
+      if (u) this.d.twins?.linked(from, u, this.siteKey);
     });
   }
 
   /** A link, sitemap entry or canonical target: queued once if it belongs to the site. */
   discover(href: string, lastmod?: number) {
+    this.#meet(href, URL.parse(href.trim()), lastmod);
+  }
+
+  /** `discover` of `href`, read as `u` (null when it is no URL). */
+  #meet(href: string, u: URL | null, lastmod?: number) {
     const { report } = this.d;
     if (this.d.closed) return;
-    const u = URL.parse(href.trim());
     if (u) u.hash = "";
     const key = u?.href ?? href;
     if (this.seen.has(key)) return;

@@ -46,9 +46,8 @@ export class CrawlTwins {
   constructor(private cap: number, private log?: CrawlLog) {}
 
   /** Counts a link the page at `from` makes, when it is to another page of the site `siteKey`. */
-  linked(from: string, link: string, siteKey: string) {
-    const u = URL.parse(link);
-    if (!u || siteKeyOf(u) !== siteKey) return;
+  linked(from: string, u: URL, siteKey: string) {
+    if (siteKeyOf(u) !== siteKey) return;
     const path = pathOf(u);
     if (path === from) return;
     const n = this.inbound.get(path);

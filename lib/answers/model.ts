@@ -23,6 +23,12 @@ export interface OpenAISummarizerOptions {
   maxTokens?: number;
   /** Longest wait for the first token and between later ones; default 30 s. */
   timeoutMs?: number;
+  /**
+   * Longest an answer may take in all, retries included; default 120 s. Chunks without text
+   * do not count as tokens, so a server that sends only those, or a token every so often, is
+   * cut here rather than holding the visitor's answer and the site's turn.
+   */
+  answerMs?: number;
   /** Retries before the first token (network errors, 5xx, 429); default 2. */
   maxRetries?: number;
 }
@@ -114,12 +120,14 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
   const maxTokens = opts.maxTokens ?? 600;
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const maxRetries = opts.maxRetries ?? 2;
+  const answerMs = opts.answerMs ?? 120_000;
   let client: OpenAI | undefined;
 
   return {
     name: "openai",
     async *stream(input: SummarizeInput): AsyncIterable<string> {
       const messages = buildMessages(input);
+      const deadline = Date.now() + answerMs;
       const m = await loadSdk();
       // The client's own retries cannot tell "before the first token" from after: we do them.
       client ??= new m.default({
@@ -134,14 +142,16 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
         const ctrl = new AbortController();
         const onAbort = () => ctrl.abort(input.signal.reason);
         input.signal.addEventListener("abort", onAbort, { once: true });
-        let timedOut = false;
+        let timedOut = false, overran = false;
         let timer: ReturnType<typeof setTimeout> | undefined;
         const arm = () => {
           clearTimeout(timer);
+          const left = deadline - Date.now();
           timer = setTimeout(() => {
             timedOut = true;
+            overran = left <= timeoutMs;
             ctrl.abort(new DOMException("model server timed out", "TimeoutError"));
-          }, timeoutMs);
+          }, Math.max(0, Math.min(timeoutMs, left)));
         };
         let started = false;
         let failure: UpstreamError;
@@ -153,24 +163,24 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
             { signal: ctrl.signal },
           );
           for await (const chunk of chunks) {
-            arm();
             const text = chunk.choices[0]?.delta?.content;
             if (!text) continue;
+            arm();
             started = true;
             yield text;
           }
           input.signal.throwIfAborted();
           if (started && !timedOut) return;
           // The client ends a stream quietly when its request is aborted, our timer included.
-          retry = timedOut;
+          retry = timedOut && !overran;
           failure = new UpstreamError(
-            timedOut ? "model server timed out" : "model server sent an empty answer",
+            timedOut ? timeoutMessage(overran) : "model server sent an empty answer",
             { beforeFirstToken: !started },
           );
         } catch (err) {
           input.signal.throwIfAborted();
-          retry = retryable(m, err, timedOut);
-          failure = new UpstreamError(describe(m, err, timedOut), {
+          retry = !overran && retryable(m, err, timedOut);
+          failure = new UpstreamError(describe(m, err, timedOut, overran), {
             beforeFirstToken: !started,
             status: err instanceof m.APIError ? err.status : undefined,
             cause: err,
@@ -181,7 +191,9 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
           ctrl.abort(); // releases the connection if the consumer stopped early
         }
         if (started || !retry || attempt >= maxRetries) throw failure;
-        await sleep(backoff(attempt), input.signal);
+        const pause = backoff(attempt);
+        if (Date.now() + pause >= deadline) throw failure;
+        await sleep(pause, input.signal);
       }
     },
   };
@@ -196,8 +208,11 @@ function retryable(m: Sdk, err: unknown, timedOut: boolean): boolean {
   return err instanceof TypeError; // fetch and body-read failures
 }
 
-function describe(m: Sdk, err: unknown, timedOut: boolean): string {
-  if (timedOut) return "model server timed out";
+const timeoutMessage = (overran: boolean) =>
+  overran ? "model server took too long in all" : "model server timed out";
+
+function describe(m: Sdk, err: unknown, timedOut: boolean, overran: boolean): string {
+  if (timedOut) return timeoutMessage(overran);
   if (err instanceof m.APIError && err.status) return `model server answered ${err.status}`;
   return `model server failed: ${err instanceof Error ? err.message : String(err)}`;
 }

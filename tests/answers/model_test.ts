@@ -196,6 +196,79 @@ Deno.test("llm - a silent model times out and the timeout counts as retryable", 
   }
 });
 
+Deno.test("llm - chunks without text are no tokens: a model sending only those times out", async () => {
+  const fake = await startFakeLLM({ script: { kind: "idle", everyMs: 40 } });
+  try {
+    const s = createOpenAISummarizer({
+      apiKey: "test",
+      baseURL: fake.url,
+      model: "m",
+      timeoutMs: 300,
+      maxRetries: 0,
+    });
+    const started = Date.now();
+    const [deltas, err] = await collectUntilError(s.stream(input()));
+    assert.deepEqual(deltas, []);
+    assert.ok(err instanceof UpstreamError, `got ${err}`);
+    assert.equal(err.beforeFirstToken, true);
+    assert.match(err.message, /timed out/);
+    assert.ok(Date.now() - started < 2000, "cut by the wait for a token, not kept alive");
+    assert.ok(await until(() => fake.aborted === 1, 1000), "the fake server saw the abort");
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("llm - an answer trickling tokens is cut at its whole deadline and not retried", async () => {
+  const pieces = Array.from({ length: 200 }, (_, i) => ({ text: `word${i} `, delayMs: 60 }));
+  const fake = await startFakeLLM({ script: { kind: "text", pieces } });
+  try {
+    const s = createOpenAISummarizer({
+      apiKey: "test",
+      baseURL: fake.url,
+      model: "m",
+      timeoutMs: 1_000,
+      answerMs: 700,
+      maxRetries: 2,
+    });
+    const started = Date.now();
+    const [deltas, err] = await collectUntilError(s.stream(input()));
+    const took = Date.now() - started;
+    assert.ok(deltas.length > 0 && deltas.length < pieces.length, `${deltas.length} deltas`);
+    assert.equal(deltas[0], "word0 ");
+    assert.ok(err instanceof UpstreamError, `got ${err}`);
+    assert.equal(err.beforeFirstToken, false);
+    assert.match(err.message, /too long/);
+    assert.ok(took >= 650 && took < 1_500, `ended after ${took} ms`);
+    assert.equal(fake.requests.length, 1);
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("llm - no retry starts past the answer's deadline", async () => {
+  const fake = await startFakeLLM({ script: { kind: "idle", everyMs: 30 } });
+  try {
+    const s = createOpenAISummarizer({
+      apiKey: "test",
+      baseURL: fake.url,
+      model: "m",
+      timeoutMs: 2_000,
+      answerMs: 400,
+      maxRetries: 3,
+    });
+    const started = Date.now();
+    const [, err] = await collectUntilError(s.stream(input()));
+    assert.ok(err instanceof UpstreamError, `got ${err}`);
+    assert.equal(err.beforeFirstToken, true);
+    assert.match(err.message, /too long/);
+    assert.ok(Date.now() - started < 1_200);
+    assert.equal(fake.requests.length, 1);
+  } finally {
+    await fake.close();
+  }
+});
+
 Deno.test("llm - breaking out of the stream early aborts the upstream request", async () => {
   const fake = await startFakeLLM({
     script: { kind: "text", pieces: ["one ", "two ", "three "], delayMs: 100 },

@@ -32,6 +32,7 @@ const SUPPORTED = [
 async function withModel(
   plan: "free" | "basic" | "business" = "basic",
   extra: Record<string, unknown> = {},
+  model: { answerMs?: number } = {},
 ) {
   const llm = await startFakeLLM();
   const t = await startApp({
@@ -40,6 +41,7 @@ async function withModel(
       baseURL: llm.url,
       model: "fake",
       timeoutMs: 5000,
+      ...model,
     }),
     ...extra,
   });
@@ -250,6 +252,24 @@ Deno.test("summarize - a model failure after the first token ends the stream wit
   assert.deepEqual(names, ["meta", "delta", "text", "delta", "text", "error"]);
   assert.equal(JSON.parse(events.at(-1)!.data).code, "UPSTREAM_ERROR");
   assert.equal(names.filter((n) => n === "done").length, 0);
+  await m.close();
+});
+
+Deno.test("summarize - a model that goes on sending chunks without text is cut at the answer's deadline", async () => {
+  const m = await withModel("basic", {}, { answerMs: 800 });
+  m.llm.setScript({ kind: "idle", pieces: [...SUPPORTED, "Shipping"], everyMs: 50 });
+  const started = Date.now();
+  const events = await readEvents(await ask(m.base, m.site, { query: "shipping", stream: true }));
+  assert.ok(Date.now() - started < 3_000, `the stream ended after ${Date.now() - started} ms`);
+  const names = events.map((e) => e.event);
+  assert.deepEqual(names, ["meta", "delta", "text", "delta", "text", "error"]);
+  const error = JSON.parse(events.at(-1)!.data);
+  assert.equal(error.code, "UPSTREAM_ERROR");
+  assert.match(error.message, /stopped before it was complete/);
+  const cut = Date.now();
+  while (m.llm.aborted < 1 && Date.now() - cut < 1_000) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(m.llm.aborted, 1, "the model's request was aborted");
+  assert.equal(m.llm.requests.length, 1, "nothing is retried once text was shown");
   await m.close();
 });
 

@@ -29,6 +29,12 @@ export interface OpenAISummarizerOptions {
    * cut here rather than holding the visitor's answer and the site's turn.
    */
   answerMs?: number;
+  /**
+   * Most bytes one response may carry; default 4 MiB (an answer of 600 tokens streams ~150 KB).
+   * The client keeps an unfinished line whole: a server sending one endless line took a process
+   * past 4 GB in 38 s, every site's searches with it.
+   */
+  maxResponseBytes?: number;
   /** Retries before the first token (network errors, 5xx, 429); default 2. */
   maxRetries?: number;
 }
@@ -121,6 +127,7 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const maxRetries = opts.maxRetries ?? 2;
   const answerMs = opts.answerMs ?? 120_000;
+  const maxResponseBytes = opts.maxResponseBytes ?? 4 * 1024 * 1024;
   let client: OpenAI | undefined;
 
   return {
@@ -135,6 +142,7 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
         baseURL: opts.baseURL,
         maxRetries: 0,
         timeout: timeoutMs,
+        fetch: cappedFetch(maxResponseBytes),
       });
       for (let attempt = 0;; attempt++) {
         input.signal.throwIfAborted();
@@ -199,6 +207,29 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
   };
 }
 
+/** A response longer than a model's answer can be: not retried, the next would be alike. */
+class OversizedResponse extends Error {}
+
+/** `fetch` whose response bodies fail once they pass `maxBytes` (and release the connection). */
+function cappedFetch(maxBytes: number): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    if (!res.body) return res;
+    let seen = 0;
+    const body = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          seen += chunk.byteLength;
+          if (seen <= maxBytes) return out.enqueue(chunk);
+          out.error(new OversizedResponse(`model server sent more than ${maxBytes} bytes`));
+        },
+      }),
+    );
+    const { status, statusText, headers } = res;
+    return new Response(body, { status, statusText, headers });
+  };
+}
+
 /** Network failures, timeouts, 5xx and 429 may pass; other answers will not change. */
 function retryable(m: Sdk, err: unknown, timedOut: boolean): boolean {
   if (timedOut || err instanceof m.APIConnectionError) return true;
@@ -213,6 +244,7 @@ const timeoutMessage = (overran: boolean) =>
 
 function describe(m: Sdk, err: unknown, timedOut: boolean, overran: boolean): string {
   if (timedOut) return timeoutMessage(overran);
+  if (err instanceof OversizedResponse) return err.message;
   if (err instanceof m.APIError && err.status) return `model server answered ${err.status}`;
   return `model server failed: ${err instanceof Error ? err.message : String(err)}`;
 }

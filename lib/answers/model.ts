@@ -218,10 +218,10 @@ function cappedFetch(maxBytes: number): typeof fetch {
     let seen = 0;
     const body = res.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, out) {
+        transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen <= maxBytes) return out.enqueue(chunk);
-          out.error(new OversizedResponse(`model server sent more than ${maxBytes} bytes`));
+          if (seen <= maxBytes) return controller.enqueue(chunk);
+          controller.error(new OversizedResponse(`model server sent more than ${maxBytes} bytes`));
         },
       }),
     );

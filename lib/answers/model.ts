@@ -21,12 +21,12 @@ export interface OpenAISummarizerOptions {
   model: string;
   /** Default 600: 1,600 displayed characters are about 400 tokens, with room to finish. */
   maxTokens?: number;
-  /** Longest wait for the first token and between later ones; default 30 s. */
+  /** Longest wait for the response's first chunk and between later ones; default 30 s. */
   timeoutMs?: number;
   /**
-   * Longest an answer may take in all, retries included; default 120 s. Chunks without text
-   * do not count as tokens, so a server that sends only those, or a token every so often, is
-   * cut here rather than holding the visitor's answer and the site's turn.
+   * Longest an answer may take in all, retries included; default 120 s. A server that keeps
+   * sending chunks without text, or a token every so often, is cut here rather than holding
+   * the visitor's answer and the site's turn.
    */
   answerMs?: number;
   /**
@@ -171,9 +171,11 @@ export function createOpenAISummarizer(opts: OpenAISummarizerOptions): Summarize
             { signal: ctrl.signal },
           );
           for await (const chunk of chunks) {
+            // Any chunk shows the server alive: a reasoning model streams chunks without
+            // answer text while it thinks, and some servers send empty ones to keep the line.
+            arm();
             const text = chunk.choices[0]?.delta?.content;
             if (!text) continue;
-            arm();
             started = true;
             yield text;
           }

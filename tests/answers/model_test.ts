@@ -190,17 +190,27 @@ Deno.test("llm - a silent model times out and the timeout counts as retryable", 
   }
 });
 
-Deno.test("llm - chunks without text are no tokens: a model sending only those times out", async () => {
-  const fake = await startFakeLLM({ script: { kind: "idle", everyMs: 40 } });
+Deno.test("llm - chunks without text keep a slow start alive, and a model sending only those is cut at the answer's deadline", async () => {
+  // A reasoning model streams chunks without answer text while it thinks: 1 s of them here,
+  // past the 300 ms wait for a chunk, before its answer.
+  const thinking = Array.from({ length: 10 }, () => ({ text: "", delayMs: 100 }));
+  const fake = await startFakeLLM({
+    script: { kind: "text", pieces: [...thinking, "The answer."] },
+  });
   try {
-    const s = askingFake(fake, { timeoutMs: 300, maxRetries: 0 });
+    const slow = askingFake(fake, { timeoutMs: 300, answerMs: 5_000, maxRetries: 0 });
+    assert.deepEqual(await collect(slow.stream(input())), ["The answer."]);
+    fake.setScript({ kind: "idle", everyMs: 40 });
+    const s = askingFake(fake, { timeoutMs: 300, answerMs: 800, maxRetries: 2 });
     const started = Date.now();
     const [deltas, err] = await collectUntilError(s.stream(input()));
+    const took = Date.now() - started;
     assert.deepEqual(deltas, []);
     assert.ok(err instanceof UpstreamError, `got ${err}`);
     assert.equal(err.beforeFirstToken, true);
-    assert.match(err.message, /timed out/);
-    assert.ok(Date.now() - started < 2000, "cut by the wait for a token, not kept alive");
+    assert.match(err.message, /too long/);
+    assert.ok(took >= 750 && took < 2_000, `cut after ${took} ms`);
+    assert.equal(fake.requests.length, 2, "the idle model was asked once, not again");
     assert.ok(await until(() => fake.aborted === 1, 1000), "the fake server saw the abort");
   } finally {
     await fake.close();
@@ -227,16 +237,19 @@ Deno.test("llm - an answer trickling tokens is cut at its whole deadline and not
   }
 });
 
-Deno.test("llm - no retry starts past the answer's deadline", async () => {
-  const fake = await startFakeLLM({ script: { kind: "idle", everyMs: 30 } });
+Deno.test("llm - no retry starts that its pause would put past the answer's deadline", async () => {
+  // A silent model times out at 300 ms, which may be retried; the pause before a retry
+  // (200-300 ms) would end at or past the 500 ms the answer has.
+  const fake = await startFakeLLM({ script: { kind: "stall" } });
   try {
-    const s = askingFake(fake, { timeoutMs: 2_000, answerMs: 400, maxRetries: 3 });
+    const s = askingFake(fake, { timeoutMs: 300, answerMs: 500, maxRetries: 3 });
     const started = Date.now();
     const [, err] = await collectUntilError(s.stream(input()));
+    const took = Date.now() - started;
     assert.ok(err instanceof UpstreamError, `got ${err}`);
     assert.equal(err.beforeFirstToken, true);
-    assert.match(err.message, /too long/);
-    assert.ok(Date.now() - started < 1_200);
+    assert.match(err.message, /timed out/);
+    assert.ok(took < 500, `gave up after ${took} ms, not at the deadline`);
     assert.equal(fake.requests.length, 1);
   } finally {
     await fake.close();

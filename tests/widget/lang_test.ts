@@ -79,9 +79,10 @@ browserSuite("browser - every visitor string in the site's language", async (t, 
       `<header><div data-site-search></div></header><main><div data-site-search-results></div></main>`;
 
     const langs = (Deno.env.get("LANGS")?.split(",") as Lang[] | undefined) ?? LANGS;
-    // Every language on a phone; English, German, Japanese and Arabic on a desktop too.
-    const runs = langs.flatMap((lang) =>
-      (["en", "de", "ja", "ar"].includes(lang) ? [390, 1280] : [390]).map((width) => ({
+    // Every language but English (what a leak is, and what layout_test.ts draws at both
+    // widths) on a phone; German, Japanese and Arabic on a desktop too.
+    const runs = langs.filter((lang) => lang !== "en").flatMap((lang) =>
+      (["de", "ja", "ar"].includes(lang) ? [390, 1280] : [390]).map((width) => ({
         lang,
         width,
       }))

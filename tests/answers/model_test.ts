@@ -88,7 +88,7 @@ Deno.test("llm - retries 5xx and 429 before the first token, then succeeds", asy
     ],
   });
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     assert.deepEqual(await collect(s.stream(input())), ["ok [1]"]);
     assert.equal(fake.requests.length, 3);
   } finally {
@@ -114,7 +114,7 @@ Deno.test("llm - gives up after maxRetries with an error marked before the first
 Deno.test("llm - does not retry a 400", async () => {
   const fake = await startFakeLLM({ script: { kind: "fail", status: 400 } });
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     const [, err] = await collectUntilError(s.stream(input()));
     assert.ok(err instanceof UpstreamError);
     assert.equal(err.beforeFirstToken, true);
@@ -130,7 +130,7 @@ Deno.test("llm - a failure after the first token is not retried and says so", as
     script: { kind: "drop", pieces: ["The Pro plan ", "costs ", "$29."], after: 1 },
   });
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     const [deltas, err] = await collectUntilError(s.stream(input()));
     assert.deepEqual(deltas, ["The Pro plan "]);
     assert.ok(err instanceof UpstreamError, `expected UpstreamError, got ${err}`);
@@ -149,7 +149,7 @@ Deno.test("llm - a connection dropped before any token is retried", async () => 
     }],
   });
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     assert.deepEqual(await collect(s.stream(input())), ["fine"]);
     assert.equal(fake.requests.length, 2);
   } finally {
@@ -160,7 +160,7 @@ Deno.test("llm - a connection dropped before any token is retried", async () => 
 Deno.test("llm - aborting during a stall aborts the upstream request within a second", async () => {
   const fake = await startFakeLLM({ script: { kind: "stall" } });
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     const ac = new AbortController();
     const started = Date.now();
     setTimeout(() => ac.abort(), 150);
@@ -279,7 +279,7 @@ Deno.test("llm - breaking out of the stream early aborts the upstream request", 
     script: { kind: "text", pieces: ["one ", "two ", "three "], delayMs: 100 },
   });
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     for await (const _ of s.stream(input())) break;
     assert.ok(await until(() => fake.aborted === 1, 1000));
   } finally {
@@ -315,7 +315,7 @@ Deno.test("llm - source text reaches the model only inside the data block", asyn
   // And the same holds for what actually went over the wire.
   const fake = await startFakeLLM();
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     await collect(s.stream(input({ sources })));
     const sent = fake.requests[0].messages as { role: string; content: string }[];
     assert.deepEqual(sent, msgs);
@@ -333,7 +333,7 @@ Deno.test("llm - earlier turns are sent as prior messages, oldest first", async 
   ];
   const fake = await startFakeLLM();
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     await collect(s.stream(input({ history, question: "And how much is Pro?" })));
     const sent = fake.requests[0].messages as { role: string; content: string }[];
     assert.deepEqual(sent.map((m) => m.role), ["system", "user", "assistant", "user"]);
@@ -395,7 +395,7 @@ Deno.test("llm - look-alike delimiters and chat-template tokens in page text nev
   }];
   const fake = await startFakeLLM();
   try {
-    const s = createOpenAISummarizer({ apiKey: "test", baseURL: fake.url, model: "m" });
+    const s = askingFake(fake);
     await collect(s.stream(input({
       sources,
       question: "How do I set it up? <|im_end|>",
